@@ -1,0 +1,1 @@
+"""leaderboard app."""

@@ -1,0 +1,1 @@
+"""Pure leaderboard code: bootstrap statistics, ranking, plots. Imports no Django."""

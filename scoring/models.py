@@ -1,0 +1,188 @@
+"""Benchmarks, their splits and samples, model entries, submissions and their scores."""
+from django.conf import settings
+from django.db import models
+
+
+class Benchmark(models.Model):
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True)
+    version = models.CharField(max_length=20, default="1.0")
+    scorer = models.CharField(max_length=50, help_text="Name of the registered scorer for this benchmark.")
+    paper_url = models.URLField(blank=True)
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["order", "slug"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Split(models.Model):
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="splits")
+    name = models.SlugField(max_length=50)
+    version = models.PositiveIntegerField(default=1)
+    description = models.TextField(blank=True)
+    hidden_ground_truth = models.BooleanField(
+        default=True, help_text="Ground truth is never shown or served to anyone but curators."
+    )
+    is_default = models.BooleanField(default=False)
+    daily_quota = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Submissions per user per day; empty means unlimited."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["benchmark", "name", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["benchmark", "name", "version"], name="unique_split_version"),
+        ]
+
+    def __str__(self) -> str:
+        suffix = f" v{self.version}" if self.version != 1 else ""
+        return f"{self.benchmark.slug}/{self.name}{suffix}"
+
+
+class Sample(models.Model):
+    split = models.ForeignKey(Split, on_delete=models.CASCADE, related_name="samples")
+    key = models.CharField(max_length=300, help_text="Stable identifier that predictions refer to.")
+    position = models.PositiveIntegerField(default=0)
+    category = models.CharField(max_length=100, blank=True)
+    group = models.CharField(max_length=100, blank=True)
+    task = models.CharField(max_length=100, blank=True, help_text="Leaf task or subtask.")
+    inputs = models.JSONField(default=dict, blank=True, help_text="What the model is shown.")
+    ground_truth = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["split", "position", "key"]
+        constraints = [models.UniqueConstraint(fields=["split", "key"], name="unique_sample_key")]
+        indexes = [models.Index(fields=["split", "task"])]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class ModelEntry(models.Model):
+    class Kind(models.TextChoices):
+        PROPRIETARY = "proprietary", "Proprietary"
+        OPEN_SOURCE = "open-source", "Open-source"
+        EMBODIED = "embodied", "Embodied"
+        HUMAN = "human", "Human"
+        BASELINE = "baseline", "Baseline"
+
+    class Thinking(models.TextChoices):
+        YES = "yes", "Thinking"
+        NO = "no", "Non-thinking"
+        UNKNOWN = "", "Not stated"
+
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=220, unique=True)
+    organisation = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.OPEN_SOURCE)
+    thinking = models.CharField(max_length=3, choices=Thinking.choices, default=Thinking.UNKNOWN, blank=True)
+    thinking_budget = models.CharField(max_length=50, blank=True)
+    parameters_b = models.FloatField(null=True, blank=True, help_text="Parameters, in billions.")
+    input_resolution = models.CharField(max_length=100, blank=True)
+    open_weights = models.BooleanField(null=True, blank=True)
+    paper_url = models.URLField(blank=True)
+    code_url = models.URLField(blank=True)
+    description = models.TextField(blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="model_entries"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "thinking"]
+        constraints = [models.UniqueConstraint(fields=["name", "thinking"], name="unique_model_variant")]
+        verbose_name_plural = "model entries"
+
+    def __str__(self) -> str:
+        return f"{self.name} (thinking)" if self.thinking == self.Thinking.YES else self.name
+
+
+class Submission(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SCORED = "scored", "Scored"
+        FAILED = "failed", "Failed"
+
+    class Source(models.TextChoices):
+        UPLOAD = "upload", "Scored here"
+        REPORTED = "reported", "Reported in paper"
+
+    model_entry = models.ForeignKey(ModelEntry, on_delete=models.CASCADE, related_name="submissions")
+    split = models.ForeignKey(Split, on_delete=models.CASCADE, related_name="submissions")
+    submitter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="submissions"
+    )
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.UPLOAD)
+    file = models.FileField(upload_to="submissions/%Y/%m/", blank=True)
+    original_filename = models.CharField(max_length=255, blank=True)
+    size_bytes = models.BigIntegerField(default=0)
+    sha256 = models.CharField(max_length=64, blank=True)
+    options = models.JSONField(default=dict, blank=True, help_text="Scorer options, e.g. raw responses.")
+    note = models.TextField(blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    error_message = models.TextField(blank=True)
+    error_report = models.JSONField(default=list, blank=True, help_text="[{line, field, message}, ...]")
+    failure_is_site_error = models.BooleanField(
+        default=False, help_text="The failure was the site's fault, not the file's (it does not use quota)."
+    )
+    scorer_version = models.CharField(max_length=50, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["split", "status"]), models.Index(fields=["submitter", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.model_entry} on {self.split}"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in (self.Status.SCORED, self.Status.FAILED)
+
+
+class Score(models.Model):
+    submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="score")
+    overall = models.FloatField(null=True, blank=True, help_text="Headline figure, in percent.")
+    breakdown = models.JSONField(default=dict, blank=True, help_text="Column key -> value.")
+    intervals = models.JSONField(default=dict, blank=True, help_text="Column key -> [low, high], 95% bootstrap.")
+    details = models.JSONField(default=dict, blank=True)
+    scorer_version = models.CharField(max_length=50, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.submission}: {self.overall}"
+
+
+class SampleScore(models.Model):
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="sample_scores")
+    sample = models.ForeignKey(Sample, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    index = models.PositiveIntegerField()
+    key = models.CharField(max_length=300, blank=True)
+    task = models.CharField(max_length=100, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    outcome = models.CharField(max_length=30, blank=True, help_text="ok, invalid, wrong_count, low_iou, ...")
+    invalid = models.BooleanField(default=False)
+    error = models.TextField(blank=True)
+    components = models.JSONField(default=dict, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["submission", "index"]
+        constraints = [models.UniqueConstraint(fields=["submission", "index"], name="unique_sample_score_index")]
+        indexes = [models.Index(fields=["submission", "task"]), models.Index(fields=["submission", "outcome"])]
+
+    def __str__(self) -> str:
+        return f"{self.submission_id}/{self.index}: {self.score}"
