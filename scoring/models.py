@@ -119,7 +119,7 @@ class Submission(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="submissions"
     )
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.UPLOAD)
-    file = models.FileField(upload_to="submissions/%Y/%m/", blank=True)
+    file = models.FileField(upload_to="private/submissions/%Y/%m/", blank=True)
     original_filename = models.CharField(max_length=255, blank=True)
     size_bytes = models.BigIntegerField(default=0)
     sha256 = models.CharField(max_length=64, blank=True)

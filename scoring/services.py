@@ -71,14 +71,19 @@ def model_entry_for_upload(*, user: AbstractBaseUser, name: str, fields: dict[st
     return entry
 
 
+def upload_limit_with_overhead() -> int:
+    """The request size past which an upload is refused before its body is read (file limit + form overhead)."""
+    return settings.SUBMISSION_MAX_BYTES + 1024 * 1024
+
+
 def submission_check(
-    *, user: AbstractBaseUser | None, split: Split, uploaded_file: UploadedFile | None, declared_size: int | None = None
+    *, user: AbstractBaseUser | None, split: Split | None, uploaded_file: UploadedFile | None, declared_size: int | None = None
 ) -> None:
     """Refuse an upload that must not be stored: anonymous, missing, empty or too large."""
     if user is None or not user.is_authenticated:
         raise SubmissionError("Sign in to submit (use an API token for scripts).", status=401)
     limit = settings.SUBMISSION_MAX_BYTES
-    if declared_size is not None and declared_size > limit + 1024 * 1024:
+    if declared_size is not None and declared_size > upload_limit_with_overhead():
         raise SubmissionError(f"The upload is larger than the limit of {limit} bytes.", status=413, field="file")
     if uploaded_file is None:
         raise SubmissionError("No file was uploaded (form field 'file').", field="file")

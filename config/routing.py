@@ -1,0 +1,4 @@
+"""Websocket routes of every app, gathered in one list."""
+from scoring.routing import websocket_urlpatterns as scoring_ws
+
+websocket_urlpatterns = [*scoring_ws]

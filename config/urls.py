@@ -1,0 +1,16 @@
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path
+from django.views.static import serve
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+urlpatterns = [
+    path("", include("leaderboard.site_urls")),
+    path("admin/", admin.site.urls),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("", include("scoring.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # Only media/public is served (benchmark images, rendered views); submissions and hidden GT live elsewhere.
+    path("media/public/<path:path>", serve, {"document_root": settings.MEDIA_ROOT / "public"}),
+]

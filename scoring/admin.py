@@ -1,0 +1,55 @@
+from django.contrib import admin
+
+from scoring.models import Benchmark, ModelEntry, Sample, SampleScore, Score, Split, Submission
+
+
+@admin.register(Benchmark)
+class BenchmarkAdmin(admin.ModelAdmin):
+    list_display = ("slug", "name", "version", "scorer", "order")
+
+
+@admin.register(Split)
+class SplitAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "benchmark", "name", "version", "hidden_ground_truth", "is_default", "daily_quota")
+    list_filter = ("benchmark", "hidden_ground_truth")
+
+
+@admin.register(Sample)
+class SampleAdmin(admin.ModelAdmin):
+    list_display = ("key", "split", "category", "group", "task")
+    list_filter = ("split", "category")
+    search_fields = ("key",)
+
+
+@admin.register(ModelEntry)
+class ModelEntryAdmin(admin.ModelAdmin):
+    list_display = ("name", "thinking", "kind", "organisation", "parameters_b", "owner")
+    list_filter = ("kind", "thinking")
+    search_fields = ("name", "organisation")
+    prepopulated_fields = {"slug": ("name",)}
+
+
+class ScoreInline(admin.StackedInline):
+    model = Score
+    extra = 0
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    list_display = ("id", "model_entry", "split", "source", "status", "submitter", "created_at", "attempts")
+    list_filter = ("status", "source", "split")
+    search_fields = ("model_entry__name", "original_filename")
+    inlines = [ScoreInline]
+    readonly_fields = ("sha256", "size_bytes", "attempts", "worker", "heartbeat_at", "started_at", "finished_at")
+
+
+@admin.register(Score)
+class ScoreAdmin(admin.ModelAdmin):
+    list_display = ("submission", "overall", "scorer_version", "created_at")
+
+
+@admin.register(SampleScore)
+class SampleScoreAdmin(admin.ModelAdmin):
+    list_display = ("submission", "index", "key", "task", "score", "outcome", "invalid")
+    list_filter = ("outcome", "invalid")
+    search_fields = ("key",)

@@ -1,0 +1,86 @@
+"""Submission API: one view per operation, explicit input and output serializers."""
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import permissions, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from scoring import selectors, services
+from scoring.models import Submission
+from scoring.serializers import SubmissionCreateInput, SubmissionOutput
+
+
+def _error(exc: services.SubmissionError) -> Response:
+    body = {"detail": exc.message}
+    if exc.field:
+        body["field"] = exc.field
+    return Response(body, status=exc.status)
+
+
+def declared_size(request) -> int | None:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or "")
+    except ValueError:
+        return None
+
+
+class SubmissionCreateApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+    permission_classes = [permissions.AllowAny]  # anonymous callers get a clear 401 from submission_check
+
+    @extend_schema(request=SubmissionCreateInput, responses={201: SubmissionOutput})
+    def post(self, request: Request) -> Response:
+        user = request.user if request.user.is_authenticated else None
+        try:
+            if user is None:
+                services.submission_check(user=None, split=None, uploaded_file=None)
+            if (size := declared_size(request)) is not None and size > services.upload_limit_with_overhead():
+                services.submission_check(user=user, split=None, uploaded_file=None, declared_size=size)
+            data = SubmissionCreateInput(data=request.data)
+            if not data.is_valid():
+                return Response({"detail": "Invalid request.", "errors": data.errors}, status=400)
+            v = data.validated_data
+            split = services.split_resolve(benchmark_slug=v["benchmark"], split_name=v.get("split") or None)
+            entry = services.model_entry_for_upload(
+                user=user,
+                name=v["model"],
+                fields={
+                    "thinking": v["thinking"],
+                    "organisation": v["organisation"],
+                    "kind": v["kind"],
+                    "parameters_b": v["parameters_b"],
+                },
+            )
+            options = dict(v["options"])
+            if v["raw"]:
+                options["raw"] = True
+            submission = services.submission_create(
+                user=user, split=split, model_entry=entry, uploaded_file=v["file"], options=options, note=v["note"]
+            )
+        except services.SubmissionError as exc:
+            return _error(exc)
+        return Response(SubmissionOutput(submission).data, status=status.HTTP_201_CREATED)
+
+
+class SubmissionListApi(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses={200: SubmissionOutput(many=True)})
+    def get(self, request: Request) -> Response:
+        rows = selectors.submissions_of_user(user=request.user)[:200]
+        return Response(SubmissionOutput(rows, many=True).data)
+
+
+class SubmissionDetailApi(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses={200: SubmissionOutput})
+    def get(self, request: Request, pk: int) -> Response:
+        submission = get_object_or_404(Submission.objects.select_related("split__benchmark", "model_entry"), pk=pk)
+        if submission.submitter_id != request.user.pk and not request.user.is_staff:
+            return Response({"detail": "Not your submission."}, status=404)
+        return Response(SubmissionOutput(submission).data)

@@ -1,0 +1,67 @@
+"""Pages for submitting and following submissions (server-rendered)."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+
+from scoring import selectors, services
+from scoring.api import declared_size
+from scoring.forms import SubmissionForm
+from scoring.models import Submission
+
+
+@login_required
+def submission_new(request: HttpRequest) -> HttpResponse:
+    splits = selectors.splits_open_for_submission()
+    status = 200
+    if request.method == "POST":
+        size = declared_size(request)
+        if size is not None and size > services.upload_limit_with_overhead():
+            form = SubmissionForm(splits=splits)
+            form.add_error(None, f"The upload is larger than the limit of {services.settings.SUBMISSION_MAX_BYTES} bytes.")
+            return render(request, "scoring/submission_new.html", {"form": form}, status=413)
+        form = SubmissionForm(request.POST, request.FILES, splits=splits)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                entry = services.model_entry_for_upload(
+                    user=request.user, name=data["model_name"], fields={"thinking": data["thinking"]}
+                )
+                submission = services.submission_create(
+                    user=request.user,
+                    split=data["split"],
+                    model_entry=entry,
+                    uploaded_file=data["file"],
+                    options={"raw": True} if data["raw_responses"] else {},
+                    note=data["note"],
+                )
+            except services.SubmissionError as exc:
+                form.add_error("file" if exc.field == "file" else None, exc.message)
+                status = exc.status
+            else:
+                messages.success(request, f"Submission #{submission.pk} is queued for scoring.")
+                return redirect("submission-detail", pk=submission.pk)
+        else:
+            status = 400
+    else:
+        form = SubmissionForm(splits=splits, initial={"split": request.GET.get("split")})
+    return render(request, "scoring/submission_new.html", {"form": form}, status=status)
+
+
+@login_required
+def submission_list(request: HttpRequest) -> HttpResponse:
+    rows = selectors.submissions_of_user(user=request.user)
+    return render(request, "scoring/submission_list.html", {"submissions": rows})
+
+
+@login_required
+def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    submission = get_object_or_404(
+        Submission.objects.select_related("model_entry", "split__benchmark", "submitter"), pk=pk
+    )
+    if submission.submitter_id != request.user.pk and not request.user.is_staff:
+        raise Http404("No such submission.")
+    score = getattr(submission, "score", None) if submission.status == Submission.Status.SCORED else None
+    return render(request, "scoring/submission_detail.html", {"submission": submission, "score": score})
