@@ -49,6 +49,16 @@ def split_resolve(*, benchmark_slug: str, split_name: str | None) -> Split:
     return split
 
 
+def model_entry_slug(name: str, thinking: str) -> str:
+    """A free slug for a model variant: the name, with "-thinking" for thinking variants, numbered if taken."""
+    base = slugify(f"{name}-thinking" if thinking == ModelEntry.Thinking.YES else name)[:200] or "model"
+    slug, n = base, 1
+    while ModelEntry.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
 def model_entry_for_upload(*, user: AbstractBaseUser, name: str, fields: dict[str, Any] | None = None) -> ModelEntry:
     """The entry an upload goes to: the user's own entry of that name, or a new one owned by the user."""
     name = name.strip()
@@ -58,12 +68,7 @@ def model_entry_for_upload(*, user: AbstractBaseUser, name: str, fields: dict[st
     thinking = fields.pop("thinking", "")
     entry = ModelEntry.objects.filter(name=name, thinking=thinking).first()
     if entry is None:
-        base = slugify(f"{name}-{thinking}" if thinking else name)[:200] or "model"
-        slug, n = base, 1
-        while ModelEntry.objects.filter(slug=slug).exists():
-            n += 1
-            slug = f"{base}-{n}"
-        return ModelEntry(name=name, slug=slug, thinking=thinking, owner=user, **fields)
+        return ModelEntry(name=name, slug=model_entry_slug(name, thinking), thinking=thinking, owner=user, **fields)
     if entry.owner_id != user.pk and not user.is_staff:
         raise SubmissionError(
             f"The model entry '{entry}' belongs to someone else; choose another name.", status=403, field="model"
