@@ -257,7 +257,7 @@ class ClassicBackend:
     name = "classic"
     model_key = "classic"
 
-    def __init__(self, *, iterations: int = 4, work_side: int = 400, click_radius: int = 4) -> None:
+    def __init__(self, *, iterations: int = 3, work_side: int = 320, click_radius: int = 4) -> None:
         self.iterations = iterations
         self.work_side = work_side
         self.click_radius = click_radius
