@@ -116,6 +116,7 @@ MEDIA_ROOT = env_path("MEDIA_ROOT", VAR_DIR / "media")
 MEDIA_URL = "/media/"
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -195,6 +196,16 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# --- annotation -----------------------------------------------------------------------------------
+# SAM when a checkpoint is configured (vit_b / vit_l / vit_h), else the classical OpenCV segmenter.
+SAM_CHECKPOINT = env_str("SAM_CHECKPOINT", "")
+SAM_MODEL_TYPE = env_str("SAM_MODEL_TYPE", "vit_b")
+SAM_DEVICE = env_str("SAM_DEVICE", "cpu")
+SAM_EMBEDDING_DIR = env_path("SAM_EMBEDDING_DIR", VAR_DIR / "embeddings")
+SAM_MAX_IMAGE_PIXELS = env_int("SAM_MAX_IMAGE_PIXELS", 40_000_000)
+SAM_UPLOAD_MAX_FILES = env_int("SAM_UPLOAD_MAX_FILES", 2000)
+SAM_PREFETCH_ITEMS = env_int("SAM_PREFETCH_ITEMS", 3)
 
 # --- caches ---------------------------------------------------------------------------------------
 if REDIS_URL:

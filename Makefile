@@ -1,0 +1,51 @@
+# Two commands do everything on a fresh machine: `make run` (the site with demo data) and `make test`.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.requirements-installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# The services this machine runs, used by the integration part of `make test`.
+PG_URL ?= postgres://postgres@127.0.0.1:5432/ebh
+REDIS_BROKER_URL ?= redis://127.0.0.1:6379/14
+REDIS_LAYER_URL ?= redis://127.0.0.1:6379/13
+AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
+
+.PHONY: run test setup venv browser demo check-core clean
+
+$(STAMP): requirements.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# Chromium for the browser tests: Debian's package, never a browser download.
+browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = "0" ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else echo "note: /usr/bin/chromium is missing and this is not root; browser tests will skip"; fi; \
+	fi
+
+setup: venv
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py seed_published
+	$(BIN)/python manage.py collectstatic --noinput -v 0
+
+demo: setup
+	$(BIN)/python manage.py make_demo
+
+run: demo
+	@scripts/serve.sh $(HOST) $(PORT)
+
+test: setup browser
+	$(BIN)/python -m pytest -m "not integration"
+	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_BROKER_URL) REDIS_URL=$(REDIS_LAYER_URL) \
+	  $(BIN)/python -m pytest -m "integration or worker"
+	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(AMQP_URL) \
+	  $(BIN)/python -m pytest -m "worker"
+
+clean:
+	rm -rf var

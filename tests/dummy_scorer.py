@@ -1,0 +1,37 @@
+"""A registered test scorer: each file line is a number in [0, 1] for the sample at that position.
+
+Options: `sleep` seconds per sample (so a test can kill the worker mid-job) and `marker`, a file that gets one
+line each time a scoring run *completes* (so a test can count completed runs).
+"""
+from __future__ import annotations
+
+import time
+
+from scoring.core.contract import FileProblem, SampleResult, ScorerInput, ScoringResult, SubmissionRejected
+
+
+def score(inp: ScorerInput) -> ScoringResult:
+    lines = inp.file_path.read_text(encoding="utf-8").splitlines()
+    problems = []
+    values = []
+    for number, text in enumerate(lines, start=1):
+        try:
+            values.append(float(text))
+        except ValueError:
+            problems.append(FileProblem(f"'{text}' is not a number", line=number, field="value"))
+    if problems:
+        raise SubmissionRejected(f"{len(problems)} line(s) are not numbers", problems)
+    if inp.options.get("crash"):
+        raise RuntimeError("scorer crashed on purpose")
+    results = []
+    total = len(inp.samples)
+    for i, sample in enumerate(inp.samples):
+        time.sleep(float(inp.options.get("sleep", 0)))
+        value = values[i] if i < len(values) else 0.0
+        results.append(SampleResult(index=i, key=sample.key, score=value, task=sample.task))
+        inp.progress(i + 1, total)
+    if inp.options.get("marker"):
+        with open(inp.options["marker"], "a", encoding="utf-8") as handle:
+            handle.write("completed\n")
+    overall = 100 * sum(r.score for r in results) / max(1, len(results))
+    return ScoringResult(overall=overall, breakdown={"mean": overall}, samples=results, scorer_version="dummy-1")

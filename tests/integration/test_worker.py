@@ -1,0 +1,161 @@
+"""A real Celery worker process scores submissions end to end, and a killed worker loses nothing.
+
+Runs on whatever database and broker the environment configures: SQLite + the filesystem broker by default,
+PostgreSQL with Redis or RabbitMQ in the integration part of `make test`.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+
+from scoring import services
+from scoring.models import SampleScore, Score, Submission
+from tests.scoring.factories import ModelEntryFactory, SampleFactory, SplitFactory
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+
+class Worker:
+    """A `celery worker` process on the test database, with the dummy scorer registered."""
+
+    def __init__(self, nodename: str, log_path: Path):
+        self.nodename = nodename
+        self.log_path = log_path
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        env = dict(os.environ)
+        db = connection.settings_dict
+        if db["ENGINE"].endswith("sqlite3"):
+            env["DATABASE_URL"] = f"sqlite:///{db['NAME']}"
+        else:
+            env["DATABASE_URL"] = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        env.update(
+            EXTRA_SCORERS="dummy=tests.dummy_scorer:score",
+            MEDIA_ROOT=str(settings.MEDIA_ROOT),
+            PYTHONPATH=str(ROOT),
+            SCORING_LEASE_SECONDS="300",
+        )
+        log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-l", "info", "-n", self.nodename],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+@pytest.fixture
+def worker_factory(tmp_path):
+    workers: list[Worker] = []
+
+    def make(nodename: str) -> Worker:
+        worker = Worker(nodename, tmp_path / "worker.log")
+        workers.append(worker)
+        worker.start()
+        return worker
+
+    yield make
+    for worker in workers:
+        worker.stop()
+    log = tmp_path / "worker.log"
+    if log.exists():
+        print(log.read_text(errors="replace")[-4000:])
+
+
+@pytest.fixture
+def dummy_split(settings):
+    settings.EXTRA_SCORERS = "dummy=tests.dummy_scorer:score"
+    split = SplitFactory(benchmark__slug=f"dummy-{uuid.uuid4().hex[:6]}", benchmark__scorer="dummy")
+    for i in range(8):
+        SampleFactory(split=split, key=f"k{i}", position=i)
+    return split
+
+
+def submit(user, split, *, options=None) -> Submission:
+    content = "\n".join(["1", "0"] * 4).encode()
+    return services.submission_create(
+        user=user,
+        split=split,
+        model_entry=ModelEntryFactory(owner=user),
+        uploaded_file=SimpleUploadedFile("pred.txt", content),
+        options=options or {},
+    )
+
+
+def wait_for(predicate, *, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def test_worker_process_scores_a_submission_end_to_end(user, dummy_split, worker_factory, tmp_path):
+    marker = tmp_path / "completed.txt"
+    worker_factory(f"e2e-{uuid.uuid4().hex[:6]}@localhost")
+    submission = submit(user, dummy_split, options={"marker": str(marker)})
+
+    wait_for(lambda: Submission.objects.get(pk=submission.pk).is_final, timeout=90, what="the submission to be scored")
+
+    submission.refresh_from_db()
+    assert submission.status == "scored", submission.error_message
+    assert Score.objects.get(submission=submission).overall == pytest.approx(50.0)
+    assert SampleScore.objects.filter(submission=submission).count() == 8
+    assert marker.read_text().count("completed") == 1
+
+
+def test_killed_worker_mid_task_scores_exactly_once_after_restart(user, dummy_split, worker_factory, tmp_path):
+    marker = tmp_path / "completed.txt"
+    nodename = f"kill-{uuid.uuid4().hex[:6]}@localhost"
+    first = worker_factory(nodename)
+    submission = submit(user, dummy_split, options={"sleep": 1.0, "marker": str(marker)})
+
+    # Given the worker is half-way through the job
+    wait_for(
+        lambda: Submission.objects.filter(pk=submission.pk, status="running", progress_done__gte=2).exists(),
+        timeout=90,
+        what="the worker to start scoring",
+    )
+    # When it is killed without warning, and started again
+    first.kill()
+    assert Submission.objects.get(pk=submission.pk).status == "running"
+    worker_factory(nodename)
+
+    # Then the submission is scored, once
+    wait_for(lambda: Submission.objects.get(pk=submission.pk).is_final, timeout=120, what="the rescoring")
+    submission.refresh_from_db()
+    assert submission.status == "scored", submission.error_message
+    assert submission.attempts == 2
+    assert Score.objects.filter(submission=submission).count() == 1
+    assert SampleScore.objects.filter(submission=submission).count() == 8
+    time.sleep(3)  # a redelivered duplicate message (RabbitMQ) must find it done and change nothing
+    assert marker.read_text().count("completed") == 1
+    assert Submission.objects.get(pk=submission.pk).attempts == 2

@@ -1,0 +1,158 @@
+"""Uploading through POST /api/submissions/: what is stored, what is refused, and the scoring pipeline."""
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from scoring import services
+from scoring.models import ModelEntry, SampleScore, Score, Submission
+from tests.scoring.factories import SampleFactory, SplitFactory
+
+
+@pytest.fixture
+def dummy_split(settings):
+    settings.EXTRA_SCORERS = "dummy=tests.dummy_scorer:score"
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    split = SplitFactory(benchmark__slug="dummy-bench", benchmark__scorer="dummy", name="dev")
+    for i in range(3):
+        SampleFactory(split=split, key=f"k{i}", position=i, task="t")
+    return split
+
+
+def upload(client, **fields):
+    data = {"benchmark": "dummy-bench", "split": "dev", "model": "My-VLM"}
+    data.update(fields)
+    data.setdefault("file", SimpleUploadedFile("pred.txt", b"1\n0.5\n0\n"))
+    return client.post("/api/submissions/", data, format="multipart")
+
+
+@pytest.mark.django_db
+def test_upload_stores_file_and_queued_submission(token_client, dummy_split, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = upload(token_client)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["status"] == "queued"
+    submission = Submission.objects.get(pk=body["id"])
+    assert submission.file.read() == b"1\n0.5\n0\n"
+    assert submission.model_entry.owner.username == "alice"
+    assert len(callbacks) == 1, "scoring is enqueued once the transaction commits"
+
+
+@pytest.mark.django_db
+def test_service_scores_submission_once_and_records_every_sample(token_client, dummy_split):
+    submission_id = upload(token_client).json()["id"]
+    assert services.submission_score(submission_id=submission_id, worker="w1") == "scored"
+    assert services.submission_score(submission_id=submission_id, worker="w2") == "skipped"
+    submission = Submission.objects.get(pk=submission_id)
+    assert submission.status == "scored" and submission.scorer_version == "dummy-1"
+    assert Score.objects.get(submission=submission).overall == pytest.approx(50.0)
+    assert list(SampleScore.objects.filter(submission=submission).values_list("score", flat=True)) == [1.0, 0.5, 0.0]
+    assert submission.attempts == 1
+
+
+@pytest.mark.django_db
+def test_file_problem_fails_submission_with_line_and_field(token_client, dummy_split):
+    submission_id = upload(token_client, file=SimpleUploadedFile("p.txt", b"1\nabc\n")).json()["id"]
+    assert services.submission_score(submission_id=submission_id, worker="w") == "failed"
+    submission = Submission.objects.get(pk=submission_id)
+    assert submission.status == "failed" and not submission.failure_is_site_error
+    assert submission.error_report == [{"line": 2, "field": "value", "message": "'abc' is not a number"}]
+    assert not Score.objects.filter(submission=submission).exists()
+
+
+@pytest.mark.django_db
+def test_benchmark_without_scorer_fails_with_clear_message(token_client, settings):
+    split = SplitFactory(benchmark__slug="future-bench", benchmark__scorer="not-written-yet")
+    response = token_client.post(
+        "/api/submissions/",
+        {"benchmark": "future-bench", "split": split.name, "model": "M", "file": SimpleUploadedFile("a.txt", b"1")},
+        format="multipart",
+    )
+    submission_id = response.json()["id"]
+    services.submission_score(submission_id=submission_id, worker="w")
+    submission = Submission.objects.get(pk=submission_id)
+    assert submission.status == "failed"
+    assert "No scorer for this benchmark yet" in submission.error_message
+    assert not Score.objects.filter(submission=submission).exists()
+
+
+@pytest.mark.django_db
+def test_anonymous_upload_is_refused_and_nothing_stored(api_client, dummy_split):
+    response = upload(api_client)
+    assert response.status_code == 401
+    assert "Sign in" in response.json()["detail"]
+    assert Submission.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_empty_file_is_refused(token_client, dummy_split):
+    response = upload(token_client, file=SimpleUploadedFile("empty.jsonl", b""))
+    assert response.status_code == 400
+    assert "empty" in response.json()["detail"] and response.json()["field"] == "file"
+    assert Submission.objects.count() == 0 and ModelEntry.objects.filter(name="My-VLM").count() == 0
+
+
+@pytest.mark.django_db
+def test_file_over_the_size_limit_is_refused_with_413(token_client, dummy_split, settings):
+    settings.SUBMISSION_MAX_BYTES = 10
+    response = upload(token_client, file=SimpleUploadedFile("big.txt", b"0\n" * 20))
+    assert response.status_code == 413
+    assert "over the limit of 10 bytes" in response.json()["detail"]
+    assert Submission.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_declared_body_over_limit_is_refused_before_reading(token_client, dummy_split, settings):
+    settings.SUBMISSION_MAX_BYTES = 10
+    response = token_client.generic(
+        "POST", "/api/submissions/", b"x" * 10, content_type="multipart/form-data; boundary=zz",
+        CONTENT_LENGTH=str(50 * 1024 * 1024),
+    )
+    assert response.status_code == 413
+    assert Submission.objects.count() == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "fields, status, text",
+    [
+        ({"benchmark": "no-such-bench"}, 404, "Unknown benchmark 'no-such-bench'"),
+        ({"split": "nope"}, 404, "Unknown split 'nope'"),
+    ],
+)
+def test_unknown_benchmark_or_split_is_refused(token_client, dummy_split, fields, status, text):
+    response = upload(token_client, **fields)
+    assert response.status_code == status
+    assert text in response.json()["detail"]
+    assert Submission.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_someone_elses_model_entry_cannot_be_used(token_client, dummy_split, other_user):
+    ModelEntry.objects.create(name="Taken", slug="taken", owner=other_user)
+    response = upload(token_client, model="Taken")
+    assert response.status_code == 403
+    assert Submission.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_submitter_sees_own_submission_and_others_do_not(token_client, dummy_split, other_user, api_client):
+    submission_id = upload(token_client).json()["id"]
+    assert token_client.get(f"/api/submissions/{submission_id}/").json()["status"] == "queued"
+    api_client.credentials()
+    api_client.force_authenticate(other_user)
+    assert api_client.get(f"/api/submissions/{submission_id}/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_storage_failure_leaves_no_row_and_no_file(token_client, dummy_split, monkeypatch, settings):
+    def broken_save(self, *args, **kwargs):
+        raise RuntimeError("disk full")
+
+    from scoring.models import Submission as Model
+
+    monkeypatch.setattr(Model, "save", broken_save)
+    with pytest.raises(RuntimeError):
+        upload(token_client)
+    assert Submission.objects.count() == 0
+    stored = list((settings.MEDIA_ROOT).rglob("*.txt"))
+    assert stored == []
