@@ -21,7 +21,7 @@ REFUSALS = (
     "unable to determine",
 )
 _PUNCTUATION = str.maketrans({c: " " for c in ".()[],:;!*#{}"})
-_ANSWER_IS = re.compile(r"answer\s+is\s*:?\s*\(?\s*([A-Z])\b(?!['’]\w)", re.IGNORECASE)
+_ANSWER_IS = re.compile(r"(?i:answer\s+is)\s*:?\s*\(?\s*([A-Z])\b(?!['’]\w)")
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,8 @@ def extract_option(output: str, options: Mapping[str, str]) -> Extraction:
     elif not present and "Z" in tokens and len(tokens) == 1:
         return Extraction(None, refused=True, rule="refusal")
     match = _ANSWER_IS.search(text)
-    if match and match.group(1).upper() in options:
-        return Extraction(match.group(1).upper(), rule="answer is X")
+    if match and match.group(1) in options:
+        return Extraction(match.group(1), rule="answer is X")
     total_option_length = sum(len(str(v)) for v in options.values())
     if len(text.strip()) <= 2 * total_option_length:
         hits = [letter for letter, value in options.items() if str(value).strip() and str(value).lower() in lowered]
