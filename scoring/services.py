@@ -87,6 +87,10 @@ def submission_check(
     """Refuse an upload that must not be stored: anonymous, missing, empty or too large."""
     if user is None or not user.is_authenticated:
         raise SubmissionError("Sign in to submit (use an API token for scripts).", status=401)
+    if split is not None:
+        from scoring.quota import submission_quota_check
+
+        submission_quota_check(user=user, split=split)
     limit = settings.SUBMISSION_MAX_BYTES
     if declared_size is not None and declared_size > upload_limit_with_overhead():
         raise SubmissionError(f"The upload is larger than the limit of {limit} bytes.", status=413, field="file")
@@ -311,7 +315,14 @@ def _finish_scored(submission: Submission, attempt: int, result: ScoringResult) 
             progress_total=total,
             finished_at=timezone.now(),
         )
+        transaction.on_commit(lambda: _compare(submission.pk))
         transaction.on_commit(lambda: _notify(submission.pk))
+
+
+def _compare(submission_id: int) -> None:
+    from leaderboard.services import board_comparisons_after_scoring
+
+    board_comparisons_after_scoring(submission_id)
 
 
 def _notify(submission_id: int) -> None:

@@ -1,0 +1,153 @@
+"""Read API of the boards and the free format pre-check (one DRF view per operation, explicit serializers)."""
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import permissions, serializers
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from leaderboard import selectors
+from leaderboard.core.board import BadBoardQuery, board_build, parse_query
+from leaderboard.core.columns import spec_for
+from scoring import services
+from scoring.quota import submission_precheck
+
+
+class ColumnOutput(serializers.Serializer):
+    key = serializers.CharField()
+    label = serializers.CharField()
+    title = serializers.CharField()
+    group = serializers.CharField()
+    direction = serializers.ChoiceField(choices=["up", "down"], help_text="up: higher is better")
+    level = serializers.ChoiceField(choices=["headline", "leaf", "extra"])
+
+
+class ModelOutput(serializers.Serializer):
+    name = serializers.CharField()
+    slug = serializers.CharField()
+    kind = serializers.CharField()
+    thinking = serializers.CharField()
+    parameters_b = serializers.FloatField(allow_null=True)
+    organisation = serializers.CharField()
+
+
+class RowOutput(serializers.Serializer):
+    rank = serializers.IntegerField(allow_null=True)
+    submission = serializers.IntegerField()
+    source = serializers.ChoiceField(choices=["reported", "scored"])
+    model = ModelOutput()
+    values = serializers.DictField(child=serializers.FloatField(allow_null=True))
+    intervals = serializers.DictField(child=serializers.ListField(child=serializers.FloatField()),
+                                      help_text="95% bootstrap intervals; scored rows only")
+    not_significant_vs_above = serializers.BooleanField(
+        help_text="The paired bootstrap finds no significant difference to the row above")
+    scorer_version = serializers.CharField()
+
+
+class BoardOutput(serializers.Serializer):
+    benchmark = serializers.CharField()
+    split = serializers.CharField()
+    split_version = serializers.IntegerField()
+    sort = serializers.CharField()
+    total_rows = serializers.IntegerField()
+    columns = ColumnOutput(many=True)
+    rows = RowOutput(many=True)
+
+
+BOARD_PARAMETERS = [
+    OpenApiParameter("split", str, description="Split name (default: the benchmark's default split)"),
+    OpenApiParameter("sort", str, description="Column key to sort by (default overall)"),
+    OpenApiParameter("order", str, enum=["asc", "desc"], description="Default: better first"),
+    OpenApiParameter("kind", str, description="Comma list of proprietary, open-source, embodied, human, baseline"),
+    OpenApiParameter("thinking", str, description="Comma list of yes, no, unknown"),
+    OpenApiParameter("source", str, description="Comma list of reported, scored"),
+    OpenApiParameter("min_params", float), OpenApiParameter("max_params", float),
+    OpenApiParameter("q", str, description="Search in model name and organisation"),
+    OpenApiParameter("entries", str, enum=["best", "all"], description="Best entry per model (default) or all"),
+    OpenApiParameter("expand", bool, description="Include leaf columns"),
+    OpenApiParameter("extras", bool, description="Include on-demand columns"),
+]
+
+
+class LeaderboardApi(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(parameters=BOARD_PARAMETERS, responses={200: BoardOutput})
+    def get(self, request: Request, benchmark: str) -> Response:
+        try:
+            bench, split = selectors.benchmark_split(slug=benchmark, split_name=request.GET.get("split") or None)
+        except selectors.BoardNotFound as exc:
+            return Response({"detail": str(exc)}, status=404)
+        spec = spec_for(bench.slug)
+        try:
+            query = parse_query(request.GET, spec)
+        except BadBoardQuery as exc:
+            return Response({"detail": exc.message, "field": exc.parameter}, status=400)
+        data = selectors.board_data(split=split)
+        view = board_build(data.rows, spec, query, data.pairs)
+        keys = [c.key for c in view.columns]
+        rows = [
+            {
+                "rank": rank,
+                "submission": r.submission_id,
+                "source": r.source,
+                "model": {"name": r.model_name, "slug": r.model_slug, "kind": r.kind, "thinking": r.thinking,
+                          "parameters_b": r.parameters_b, "organisation": r.organisation},
+                "values": {k: r.value(k) for k in keys},
+                "intervals": {k: list(iv) for k in keys if (iv := r.interval(k)) is not None},
+                "not_significant_vs_above": r.submission_id in view.ties,
+                "scorer_version": r.scorer_version,
+            }
+            for rank, r in zip(view.ranks, view.rows)
+        ]
+        body = {
+            "benchmark": bench.slug, "split": split.name, "split_version": split.version, "sort": query.sort,
+            "total_rows": view.total_rows,
+            "columns": [{"key": c.key, "label": c.label, "title": c.title, "group": c.group,
+                         "direction": c.direction.value, "level": c.level.value} for c in view.columns],
+            "rows": rows,
+        }
+        return Response(BoardOutput(body).data)
+
+
+class PrecheckInput(serializers.Serializer):
+    benchmark = serializers.CharField()
+    split = serializers.CharField(required=False, allow_blank=True)
+    file = serializers.FileField()
+
+
+class ProblemOutput(serializers.Serializer):
+    line = serializers.IntegerField(allow_null=True)
+    field = serializers.CharField(allow_null=True)
+    message = serializers.CharField()
+
+
+class PrecheckOutput(serializers.Serializer):
+    ok = serializers.BooleanField()
+    checked_by = serializers.ChoiceField(choices=["scorer", "generic"])
+    problems = ProblemOutput(many=True)
+
+
+class PrecheckApi(APIView):
+    """Validate a prediction file's format without scoring it and without using quota."""
+
+    parser_classes = [MultiPartParser, FormParser]
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(request=PrecheckInput, responses={200: PrecheckOutput})
+    def post(self, request: Request) -> Response:
+        data = PrecheckInput(data=request.data)
+        if not data.is_valid():
+            return Response({"detail": "Invalid request.", "errors": data.errors}, status=400)
+        v = data.validated_data
+        try:
+            split = services.split_resolve(benchmark_slug=v["benchmark"], split_name=v.get("split") or None)
+        except services.SubmissionError as exc:
+            return Response({"detail": exc.message, "field": exc.field}, status=exc.status)
+        if v["file"].size > services.settings.SUBMISSION_MAX_BYTES:
+            return Response({"detail": "The file is over the size limit."}, status=413)
+        result = submission_precheck(split=split, uploaded_file=v["file"])
+        return Response(PrecheckOutput({"ok": result.ok, "checked_by": result.checked_by,
+                                        "problems": [p.as_dict() for p in result.problems]}).data)

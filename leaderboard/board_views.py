@@ -1,0 +1,423 @@
+"""Board pages, exports, plots, model pages and drill-down (server-rendered; JavaScript only enhances).
+
+Views are thin: resolve the split, parse the query with `leaderboard.core.board`, read cached rows from
+`leaderboard.selectors`, and render. Bad parameters answer 400, unknown boards 404, never 500.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from django.conf import settings
+from django.core.cache import cache
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET
+
+from leaderboard import selectors
+from leaderboard.core import overlay, svg
+from leaderboard.core.board import (
+    BadBoardQuery,
+    BoardView,
+    board_build,
+    column_marks,
+    export_table,
+    format_value,
+    parse_query,
+)
+from leaderboard.core.columns import Level, spec_for
+from scoring.models import ModelEntry, Sample, SampleScore, Submission
+
+PLOT_TOP_MODELS = 6
+
+
+def _error_page(request: HttpRequest, status: int, message: str) -> HttpResponse:
+    return render(request, "leaderboard/error.html", {"message": message, "status": status}, status=status)
+
+
+def _resolve(request: HttpRequest, slug: str):
+    """(benchmark, split, spec, query) or an error response."""
+    try:
+        benchmark, split = selectors.benchmark_split(slug=slug, split_name=request.GET.get("split") or None)
+    except selectors.BoardNotFound as exc:
+        return None, _error_page(request, 404, str(exc))
+    spec = spec_for(benchmark.slug)
+    try:
+        query = parse_query(request.GET, spec)
+    except BadBoardQuery as exc:
+        return None, _error_page(request, 400, f"Bad parameter '{exc.parameter}': {exc.message}")
+    return (benchmark, split, spec, query), None
+
+
+def _view(split, spec, query) -> tuple[BoardView, str]:
+    data = selectors.board_data(split=split)
+    return board_build(data.rows, spec, query, data.pairs), data.cache_key
+
+
+def _cell(view: BoardView, row, column) -> dict[str, Any]:
+    value = row.value(column.key)
+    interval = row.interval(column.key)
+    return {
+        "key": column.key,
+        "text": format_value(value, column.digits),
+        "raw": "" if value is None else repr(value),
+        "mark": view.marks.get(column.key, {}).get(row.submission_id, ""),
+        "interval": (format_value(interval[0], column.digits), format_value(interval[1], column.digits))
+        if interval else None,
+        "leaf": column.level is Level.LEAF,
+        "parent": column.parent,
+    }
+
+
+def _header_groups(columns, *, collapsed: bool = False) -> list[dict[str, Any]]:
+    """Grouped header cells; when leaves are collapsed they do not count toward a group's span."""
+    groups: list[dict[str, Any]] = []
+    for column in columns:
+        counts = 0 if (collapsed and column.level is Level.LEAF) else 1
+        if groups and groups[-1]["label"] == column.group:
+            groups[-1]["span"] += counts
+            groups[-1]["full"] += 1
+        else:
+            groups.append({"label": column.group, "span": counts, "full": 1})
+    return groups
+
+
+def _table_context(request: HttpRequest, benchmark, split, view: BoardView) -> dict[str, Any]:
+    from urllib.parse import urlencode
+
+    base = {"split": split.name} if request.GET.get("split") else {}
+    sort_links = {}
+    for column in view.columns:
+        same = view.query.sort == column.key
+        current_desc = view.query.descending if view.query.descending is not None else column.direction.value == "up"
+        params = view.query.as_params(sort=column.key, descending=(not current_desc) if same else None)
+        sort_links[column.key] = "?" + urlencode({**base, **params})
+    # Leaves are always in the table so that script can expand one group in place; without script,
+    # CSS keeps them hidden until the "expand" link asks the server for them.
+    collapsed = view.spec.has_leaves and not view.query.expanded
+    table_columns = view.columns
+    if collapsed:
+        # Only leaves some row has a value for: the papers' rows have none, and empty columns cost bytes.
+        filled = {k for r in view.rows for k, v in r.values.items() if v is not None}
+        table_columns = tuple(
+            c for c in view.spec.visible(expanded=True, extras=view.query.extras)
+            if c.level is not Level.LEAF or c.key in filled
+        )
+    marks = column_marks(view.rows, table_columns) if collapsed else view.marks
+    shown_view = replace(view, marks=marks)
+    for column in table_columns:
+        if column.key not in sort_links:
+            params = view.query.as_params(sort=column.key, descending=None, expanded=True)
+            sort_links[column.key] = "?" + urlencode({**base, **params})
+    groups = _header_groups(table_columns, collapsed=collapsed)
+    group_index = [gi for gi, g in enumerate(groups) for _ in range(g["full"])]
+    rows = []
+    for rank, row in zip(view.ranks, view.rows):
+        rows.append({
+            "row": row,
+            "rank": rank,
+            "tied": row.submission_id in view.ties,
+            "cells": [_cell(shown_view, row, c) for c in table_columns],
+        })
+    return {
+        "benchmark": benchmark,
+        "split": split,
+        "view": view,
+        "columns": [
+            {"c": c, "link": sort_links[c.key], "sorted": view.query.sort == c.key, "gi": group_index[i],
+             "desc": (view.query.descending if view.query.descending is not None else c.direction.value == "up"),
+             "has_leaves": any(x.parent == c.key for x in table_columns)}
+            for i, c in enumerate(table_columns)
+        ],
+        "groups": groups,
+        "rows": rows,
+        "has_groups": any(c.group for c in table_columns),
+        "collapsed": collapsed,
+    }
+
+
+@require_GET
+def board(request: HttpRequest, slug: str) -> HttpResponse:
+    from urllib.parse import urlencode
+
+    resolved, error = _resolve(request, slug)
+    if error:
+        return error
+    benchmark, split, spec, query = resolved
+    view, data_key = _view(split, spec, query)
+    # The table is the costly part to render; it depends only on the rows and the query.
+    fragment_key = f"{data_key}:html:{split.name if request.GET.get('split') else ''}:{query.canonical()}"
+    table_html = cache.get(fragment_key)
+    if table_html is None:
+        table_html = render_to_string("leaderboard/_board_table.html", _table_context(request, benchmark, split, view))
+        cache.set(fragment_key, table_html, selectors.ROWS_TIMEOUT)
+    base = {"split": split.name} if request.GET.get("split") else {}
+
+    def link(**override) -> str:
+        return "?" + urlencode({**base, **query.as_params(**override)})
+
+    params = urlencode({**base, **query.as_params()})
+    context = {
+        "benchmark": benchmark,
+        "split": split,
+        "splits": benchmark.splits.order_by("name", "-version"),
+        "spec": spec,
+        "query": query,
+        "view": view,
+        "table_html": mark_safe(table_html),  # rendered by our own template, escaped there
+        "params": params,
+        "toggle_entries": link(all_entries=not query.all_entries),
+        "toggle_expand": link(expanded=not query.expanded),
+        "toggle_extras": link(extras=not query.extras),
+        "kinds": ["proprietary", "open-source", "embodied", "human", "baseline"],
+        "board_ws": f"/ws/boards/{split.pk}/",
+    }
+    return render(request, "leaderboard/board.html", context)
+
+
+def _export_name(benchmark, split, ext: str) -> str:
+    return f"{benchmark.slug}-{slugify(split.name)}-v{split.version}.{ext}"
+
+
+@require_GET
+def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    if fmt not in ("csv", "json"):
+        return _error_page(request, 404, f"No export format '{fmt[:20]}': use export.csv or export.json.")
+    resolved, error = _resolve(request, slug)
+    if error:
+        return error
+    benchmark, split, spec, query = resolved
+    view, _ = _view(split, spec, query)
+    header, body = export_table(view)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(header)
+        for line in body:
+            # Spreadsheets run cells that start with = + - @ as formulas; model names are user input.
+            writer.writerow([("'" + v) if isinstance(v, str) and v[:1] in "=+-@" else ("" if v is None else v)
+                             for v in line])
+        response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+    else:
+        payload = {
+            "benchmark": benchmark.slug,
+            "split": split.name,
+            "split_version": split.version,
+            "columns": header,
+            "rows": [dict(zip(header, line)) for line in body],
+        }
+        response = HttpResponse(json.dumps(payload, indent=1), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="{_export_name(benchmark, split, fmt)}"'
+    return response
+
+
+@require_GET
+def board_plot(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
+    if kind not in ("params", "categories"):
+        return _error_page(request, 404, f"No plot '{kind[:20]}': use params.svg or categories.svg.")
+    resolved, error = _resolve(request, slug)
+    if error:
+        return error
+    benchmark, split, spec, query = resolved
+    data = selectors.board_data(split=split)
+    key = f"{data.cache_key}:plot:{kind}:{query.canonical()}"
+    body = cache.get(key)
+    if body is None:
+        view = board_build(data.rows, spec, query, data.pairs)
+        headline = spec.columns[0]
+        if kind == "params":
+            points = [
+                svg.Point(r.model_name, r.parameters_b, v, r.kind)
+                for r in view.rows
+                if r.kind == "open-source" and r.parameters_b and (v := r.value(headline.key)) is not None
+            ]
+            body = svg.scatter_log_x(points, title=f"{benchmark.name}: {headline.label} vs parameters (open models)",
+                                     y_label=headline.label)
+        else:
+            cats = [c for c in spec.visible() if c.key != "overall"] or list(spec.columns[:1])
+            top = [r for r in view.rows if r.kind not in ("human", "baseline")][:PLOT_TOP_MODELS]
+            series = [svg.Series(r.model_name + (" (thinking)" if r.thinking == "yes" else ""),
+                                 [r.value(c.key) for c in cats]) for r in top]
+            upper = 100.0 if all(c.direction.value == "up" for c in cats) else None
+            body = svg.grouped_bars([c.label for c in cats], series, y_max=upper,
+                                    title=f"{benchmark.name}: top {len(top)} models by category")
+        cache.set(key, body, selectors.ROWS_TIMEOUT)
+    return HttpResponse(body, content_type="image/svg+xml")
+
+
+def model_page(request: HttpRequest, slug: str) -> HttpResponse:
+    entry = ModelEntry.objects.filter(slug=slug).first()
+    if entry is None:
+        return _error_page(request, 404, f"No model entry '{slug[:60]}'.")
+    subs = list(selectors.model_submissions(entry=entry))
+    by_benchmark: dict[str, list[dict[str, Any]]] = {}
+    for sub in subs:
+        spec = spec_for(sub.split.benchmark.slug)
+        cells = []
+        for c in spec.visible():
+            v = sub.score.overall if c.key == "overall" else sub.score.breakdown.get(c.key)
+            cells.append({"label": c.label, "text": format_value(v if isinstance(v, (int, float)) else None, c.digits)})
+        by_benchmark.setdefault(sub.split.benchmark.name, []).append({"sub": sub, "cells": cells})
+    benchmarks = list(dict.fromkeys((s.split.benchmark.slug, s.split.benchmark.name) for s in subs))
+    return render(request, "leaderboard/model.html",
+                  {"entry": entry, "by_benchmark": by_benchmark, "benchmarks": benchmarks})
+
+
+@require_GET
+def model_chart(request: HttpRequest, slug: str, benchmark: str) -> HttpResponse:
+    """Bars of a model's category scores against the best model and the human baseline on that board."""
+    entry = get_object_or_404(ModelEntry, slug=slug)
+    try:
+        bench, split = selectors.benchmark_split(slug=benchmark, split_name=request.GET.get("split") or None)
+    except selectors.BoardNotFound as exc:
+        raise Http404(str(exc)) from None
+    spec = spec_for(bench.slug)
+    data = selectors.board_data(split=split)
+    mine = [r for r in data.rows if r.model_id == entry.pk]
+    if not mine:
+        raise Http404("This model has no score on that board.")
+    cats = [c for c in spec.visible() if c.key != "overall"] or list(spec.columns[:1])
+    headline = spec.columns[0]
+    up = headline.direction.value == "up"
+
+    def best_of(rows):
+        scored = [r for r in rows if r.value(headline.key) is not None]
+        return (max if up else min)(scored, key=lambda r: r.value(headline.key)) if scored else None
+
+    own = best_of(mine) or mine[0]
+    series = [svg.Series(entry.name, [own.value(c.key) for c in cats])]
+    leader = best_of([r for r in data.rows if r.kind not in ("human", "baseline")])
+    if leader is not None and leader.model_id != entry.pk:
+        series.append(svg.Series(f"Best: {leader.model_name}", [leader.value(c.key) for c in cats]))
+    human = best_of([r for r in data.rows if r.kind == "human"])
+    if human is not None and human.model_id != entry.pk:
+        series.append(svg.Series(f"Human: {human.model_name}", [human.value(c.key) for c in cats]))
+    upper = 100.0 if all(c.direction.value == "up" for c in cats) else None
+    body = svg.grouped_bars([c.label for c in cats], series, title=f"{entry.name} on {bench.name}", y_max=upper)
+    return HttpResponse(body, content_type="image/svg+xml")
+
+
+# --- drill-down ---------------------------------------------------------------------------------
+
+GT_KEYS = ("ground_truth", "gt", "answer", "gt_answer", "expected", "reference", "masklet", "mask", "target",
+           "answer_hint", "correct")
+
+
+def _without_ground_truth(value: Any) -> Any:
+    """Drop keys that carry ground truth, for viewers who may not see a hidden split's answers."""
+    if isinstance(value, dict):
+        return {k: _without_ground_truth(v) for k, v in value.items()
+                if not any(k.lower() == g or k.lower().startswith(g + "_") or k.lower().startswith("gt")
+                           for g in GT_KEYS)}
+    if isinstance(value, list):
+        return [_without_ground_truth(v) for v in value]
+    return value
+
+
+def _drilldown_submission(request: HttpRequest, pk: int) -> tuple[Submission, bool]:
+    submission = get_object_or_404(
+        Submission.objects.select_related("model_entry", "split__benchmark", "score"),
+        pk=pk, status=Submission.Status.SCORED, source=Submission.Source.UPLOAD,
+    )
+    curator = selectors.can_see_ground_truth(user=request.user, split=submission.split)
+    is_owner = request.user.is_authenticated and submission.submitter_id == request.user.pk
+    # On a hidden split, per-sample results are for the submitter and curators; elsewhere they are public.
+    if submission.split.hidden_ground_truth and not (curator or is_owner):
+        raise Http404("Per-sample results of a hidden split are shown to the submitter and curators only.")
+    return submission, curator
+
+
+def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
+    submission, show_gt = _drilldown_submission(request, pk)
+    task = (request.GET.get("task") or "")[:100]
+    outcome = (request.GET.get("outcome") or "")[:30]
+    tasks, outcomes = selectors.sample_facets(submission=submission)
+    if task and task not in tasks:
+        return _error_page(request, 400, f"Bad parameter 'task': '{task}' is not a task of this submission.")
+    if outcome and outcome not in outcomes:
+        return _error_page(request, 400, f"Bad parameter 'outcome': '{outcome}' is not an outcome here.")
+    paginator = Paginator(selectors.sample_scores(submission=submission, task=task, outcome=outcome), 25)
+    raw_page = request.GET.get("page") or "1"
+    if not raw_page.isdigit() or int(raw_page) < 1:
+        return _error_page(request, 400, f"Bad parameter 'page': '{raw_page[:20]}' is not a page number.")
+    page = paginator.get_page(int(raw_page))
+    benchmark = submission.split.benchmark.slug
+    sample_ids = [s.sample_id for s in page.object_list if s.sample_id]
+    samples = {s.pk: s for s in Sample.objects.filter(pk__in=sample_ids)}
+    items = []
+    for s in page.object_list:
+        sample = samples.get(s.sample_id)
+        details = s.details if show_gt else _without_ground_truth(s.details)
+        items.append({
+            "s": s,
+            "inputs": sample.inputs if sample else {},
+            "gt": sample.ground_truth if (sample and show_gt and benchmark == "plan-bench") else None,
+            "details": details,
+            "details_json": json.dumps(details, indent=1, ensure_ascii=False)[:4000],
+            "components": s.components,
+        })
+    from urllib.parse import urlencode
+
+    filters = urlencode({k: v for k, v in (("task", task), ("outcome", outcome)) if v})
+    return render(request, "leaderboard/samples.html", {
+        "submission": submission, "benchmark": benchmark, "items": items, "page": page, "tasks": tasks,
+        "outcomes": outcomes, "task": task, "outcome": outcome, "show_gt": show_gt, "filters": filters,
+    })
+
+
+def _image_path(inputs: Any) -> Path | None:
+    """The first image an EPIC sample's inputs name, found under MEDIA_ROOT (never outside it)."""
+    root = Path(settings.MEDIA_ROOT).resolve()
+    candidates: list[str] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, str) and v.lower().endswith((".jpg", ".jpeg", ".png", ".webp")):
+            candidates.append(v)
+        elif isinstance(v, dict):
+            for item in v.values():
+                walk(item)
+        elif isinstance(v, list):
+            for item in v:
+                walk(item)
+
+    walk(inputs)
+    for name in candidates:
+        for base in (root, root / "public"):
+            path = (base / name.lstrip("/")).resolve()
+            if path.is_relative_to(root) and path.is_file():
+                return path
+    return None
+
+
+def sample_overlay(request: HttpRequest, pk: int, index: int) -> HttpResponse:
+    submission, show_gt = _drilldown_submission(request, pk)
+    row = get_object_or_404(SampleScore, submission=submission, index=index)
+    sample = Sample.objects.filter(pk=row.sample_id).first()
+    image = None
+    if sample is not None and (path := _image_path(sample.inputs)) is not None:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    masks: list[np.ndarray] = []
+    size = None
+    if sample is not None:
+        rles = overlay.find_rles(sample.ground_truth)
+        if rles:
+            size = tuple(int(v) for v in rles[0]["size"])
+            if show_gt:
+                masks = [overlay.decode_rle(r) for r in rles]
+    boxes = overlay.find_shapes(row.details, keys=("boxes_px", "pred_boxes_px", "boxes", "bbox_2d", "pred_boxes"),
+                                arity=4)
+    points = overlay.find_shapes(row.details, keys=("points_px", "path_points_px", "points", "path_points"), arity=2)
+    png = overlay.render_overlay(image, masks=masks, boxes=boxes, points=points, size=size)
+    response = HttpResponse(png, content_type="image/png")
+    response["Cache-Control"] = "private, max-age=300"
+    return response

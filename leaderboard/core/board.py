@@ -1,0 +1,360 @@
+"""Board rows: filtering, best entry per model, sorting, best/second-best marks and significance marks.
+
+Rows are plain frozen dataclasses built from stored scores; every operation takes rows and returns new rows
+or marks, so the page, the exports and the API all show exactly the same thing. Query parameters are parsed
+here too, and anything malformed raises `BadBoardQuery` with the parameter and what is wrong.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Mapping, Sequence
+
+from leaderboard.core.columns import BoardSpec, Column, Direction
+
+KINDS = ("proprietary", "open-source", "embodied", "human", "baseline")
+THINKING = ("yes", "no", "unknown")
+SOURCES = ("reported", "scored")
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    submission_id: int
+    model_id: int
+    model_name: str
+    model_slug: str
+    kind: str
+    thinking: str  # "yes", "no" or ""
+    parameters_b: float | None
+    source: str  # "reported" or "scored"
+    overall: float | None
+    values: Mapping[str, float | None] = field(default_factory=dict)
+    intervals: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    organisation: str = ""
+    scorer_version: str = ""
+    note: str = ""
+    finished_at: str = ""
+
+    def value(self, key: str) -> float | None:
+        raw = self.overall if key == "overall" else self.values.get(key)
+        if raw is None or (isinstance(raw, float) and not math.isfinite(raw)):
+            return None
+        return float(raw)
+
+    def interval(self, key: str) -> tuple[float, float] | None:
+        if self.source != "scored":
+            return None  # the papers give no intervals; never invent one
+        return self.intervals.get(key)
+
+
+class BadBoardQuery(ValueError):
+    def __init__(self, parameter: str, message: str):
+        super().__init__(f"{parameter}: {message}")
+        self.parameter = parameter
+        self.message = message
+
+
+@dataclass(frozen=True)
+class BoardQuery:
+    sort: str = "overall"
+    descending: bool | None = None  # None: the column's better direction first
+    kinds: tuple[str, ...] = ()
+    thinking: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    min_params: float | None = None
+    max_params: float | None = None
+    search: str = ""
+    all_entries: bool = False
+    expanded: bool = False
+    extras: bool = False
+
+    def canonical(self) -> str:
+        """A stable text form, used as part of cache keys."""
+        return "|".join(
+            str(x)
+            for x in (
+                self.sort, self.descending, ",".join(sorted(self.kinds)), ",".join(sorted(self.thinking)),
+                ",".join(sorted(self.sources)), self.min_params, self.max_params, self.search.lower(),
+                self.all_entries, self.expanded, self.extras,
+            )
+        )
+
+    def as_params(self, **override: object) -> dict[str, str]:
+        """Query-string parameters that reproduce this query (with overrides), leaving defaults out."""
+        q = replace(self, **override)  # type: ignore[arg-type]
+        params: dict[str, str] = {}
+        if q.sort != "overall":
+            params["sort"] = q.sort
+        if q.descending is not None:
+            params["order"] = "desc" if q.descending else "asc"
+        if q.kinds:
+            params["kind"] = ",".join(q.kinds)
+        if q.thinking:
+            params["thinking"] = ",".join(q.thinking)
+        if q.sources:
+            params["source"] = ",".join(q.sources)
+        if q.min_params is not None:
+            params["min_params"] = f"{q.min_params:g}"
+        if q.max_params is not None:
+            params["max_params"] = f"{q.max_params:g}"
+        if q.search:
+            params["q"] = q.search
+        if q.all_entries:
+            params["entries"] = "all"
+        if q.expanded:
+            params["expand"] = "1"
+        if q.extras:
+            params["extras"] = "1"
+        return params
+
+
+def _choices(params: Mapping[str, str], name: str, allowed: Sequence[str]) -> tuple[str, ...]:
+    raw = params.get(name, "") or ""
+    values = tuple(dict.fromkeys(v.strip() for v in raw.split(",") if v.strip()))
+    bad = [v for v in values if v not in allowed]
+    if bad:
+        raise BadBoardQuery(name, f"unknown value(s) {', '.join(repr(b) for b in bad)}; allowed: {', '.join(allowed)}")
+    return values
+
+
+def _number(params: Mapping[str, str], name: str) -> float | None:
+    raw = (params.get(name) or "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise BadBoardQuery(name, f"'{raw[:40]}' is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise BadBoardQuery(name, "must be a finite number of billions >= 0")
+    return value
+
+
+def _flag(params: Mapping[str, str], name: str, truthy: Sequence[str] = ("1", "true", "yes", "on")) -> bool:
+    raw = (params.get(name) or "").strip().lower()
+    if raw in ("", "0", "false", "no", "off"):
+        return False
+    if raw in truthy:
+        return True
+    raise BadBoardQuery(name, f"'{raw[:40]}' is not one of {', '.join(truthy)} or 0")
+
+
+def parse_query(params: Mapping[str, str], spec: BoardSpec) -> BoardQuery:
+    """Read a board query from request parameters; raises BadBoardQuery on anything malformed."""
+    sort = (params.get("sort") or spec.default_sort).strip()
+    if spec.column(sort) is None:
+        raise BadBoardQuery("sort", f"unknown column '{sort[:60]}'; columns: {', '.join(c.key for c in spec.columns)}")
+    order = (params.get("order") or "").strip().lower()
+    if order not in ("", "asc", "desc"):
+        raise BadBoardQuery("order", f"'{order[:40]}' is not 'asc' or 'desc'")
+    entries = (params.get("entries") or "best").strip().lower()
+    if entries not in ("best", "all"):
+        raise BadBoardQuery("entries", f"'{entries[:40]}' is not 'best' or 'all'")
+    search = (params.get("q") or "").strip()
+    if len(search) > 100:
+        raise BadBoardQuery("q", "search text is longer than 100 characters")
+    query = BoardQuery(
+        sort=sort,
+        descending=None if not order else order == "desc",
+        kinds=_choices(params, "kind", KINDS),
+        thinking=_choices(params, "thinking", THINKING),
+        sources=_choices(params, "source", SOURCES),
+        min_params=_number(params, "min_params"),
+        max_params=_number(params, "max_params"),
+        search=search,
+        all_entries=entries == "all",
+        expanded=_flag(params, "expand"),
+        extras=_flag(params, "extras"),
+    )
+    if query.min_params is not None and query.max_params is not None and query.min_params > query.max_params:
+        raise BadBoardQuery("min_params", "is larger than max_params")
+    return query
+
+
+def filter_rows(rows: Iterable[BoardRow], query: BoardQuery) -> list[BoardRow]:
+    needle = query.search.casefold()
+    out = []
+    for row in rows:
+        if query.kinds and row.kind not in query.kinds:
+            continue
+        if query.thinking and (row.thinking or "unknown") not in query.thinking:
+            continue
+        if query.sources and row.source not in query.sources:
+            continue
+        if query.min_params is not None or query.max_params is not None:
+            # A parameter range only keeps models whose size is known and inside it.
+            if row.parameters_b is None:
+                continue
+            if query.min_params is not None and row.parameters_b < query.min_params:
+                continue
+            if query.max_params is not None and row.parameters_b > query.max_params:
+                continue
+        if needle and needle not in row.model_name.casefold() and needle not in row.organisation.casefold():
+            continue
+        out.append(row)
+    return out
+
+
+def _better_first(column: Column, descending: bool | None) -> bool:
+    if descending is not None:
+        return descending
+    return column.direction is Direction.UP
+
+
+def sort_rows(rows: Iterable[BoardRow], column: Column, *, descending: bool | None = None) -> list[BoardRow]:
+    """Sort by one column; rows without a value always go last; ties broken by name, then submission."""
+    desc = _better_first(column, descending)
+    present = [r for r in rows if r.value(column.key) is not None]
+    missing = [r for r in rows if r.value(column.key) is None]
+    present.sort(key=lambda r: (r.model_name.casefold(), r.submission_id))
+    present.sort(key=lambda r: r.value(column.key), reverse=desc)  # stable: ties keep name order
+    missing.sort(key=lambda r: (r.model_name.casefold(), r.submission_id))
+    return present + missing
+
+
+def best_per_model(rows: Iterable[BoardRow], column: Column) -> list[BoardRow]:
+    """Keep each model entry's best row on a column (scored rows beat reported ones only on the figure)."""
+    best: dict[int, BoardRow] = {}
+    up = column.direction is Direction.UP
+    for row in rows:
+        held = best.get(row.model_id)
+        if held is None:
+            best[row.model_id] = row
+            continue
+        a, b = row.value(column.key), held.value(column.key)
+        if b is None and a is not None:
+            best[row.model_id] = row
+        elif a is not None and b is not None and ((a > b) if up else (a < b)):
+            best[row.model_id] = row
+        elif a == b and row.submission_id < held.submission_id:
+            best[row.model_id] = row
+    return list(best.values())
+
+
+def column_marks(rows: Sequence[BoardRow], columns: Iterable[Column]) -> dict[str, dict[int, str]]:
+    """Per column, which submissions hold the best and second-best value ("best" / "second"), as the papers
+    bold and underline them. Ties share the mark; rows of the human baseline are left out, as in the papers."""
+    marks: dict[str, dict[int, str]] = {}
+    for column in columns:
+        values = sorted(
+            {v for r in rows if r.kind != "human" and (v := r.value(column.key)) is not None},
+            reverse=column.direction is Direction.UP,
+        )
+        col: dict[int, str] = {}
+        if values:
+            for r in rows:
+                v = r.value(column.key)
+                if r.kind == "human" or v is None:
+                    continue
+                if v == values[0]:
+                    col[r.submission_id] = "best"
+                elif len(values) > 1 and v == values[1]:
+                    col[r.submission_id] = "second"
+        marks[column.key] = col
+    return marks
+
+
+@dataclass(frozen=True)
+class PairSignificance:
+    """A precomputed paired-bootstrap result between two submissions on the same split."""
+
+    a: int
+    b: int
+    p_value: float
+    shared_units: int
+
+    def significant(self, alpha: float = 0.05) -> bool:
+        return self.shared_units > 0 and self.p_value < alpha
+
+
+def adjacent_ties(
+    rows: Sequence[BoardRow], pairs: Mapping[frozenset[int], PairSignificance], *, alpha: float = 0.05
+) -> set[int]:
+    """Submissions whose difference to the row just above is not significant (paired bootstrap).
+
+    Only pairs of scored rows with a stored comparison are judged: reported rows carry no samples.
+    """
+    tied: set[int] = set()
+    for above, below in zip(rows, rows[1:]):
+        result = pairs.get(frozenset((above.submission_id, below.submission_id)))
+        if result is not None and not result.significant(alpha):
+            tied.add(below.submission_id)
+    return tied
+
+
+def ranks(rows: Sequence[BoardRow], column: Column) -> list[int | None]:
+    """Competition ranks (1, 2, 2, 4) by the sort column's value; rows without a value get no rank."""
+    out: list[int | None] = []
+    previous: float | None = None
+    rank = 0
+    for position, row in enumerate(rows, start=1):
+        v = row.value(column.key)
+        if v is None:
+            out.append(None)
+            continue
+        if previous is None or v != previous:
+            rank = position
+        previous = v
+        out.append(rank)
+    return out
+
+
+@dataclass(frozen=True)
+class BoardView:
+    spec: BoardSpec
+    query: BoardQuery
+    columns: tuple[Column, ...]
+    rows: tuple[BoardRow, ...]
+    ranks: tuple[int | None, ...]
+    marks: Mapping[str, Mapping[int, str]]
+    ties: frozenset[int]
+    total_rows: int  # before filtering and best-per-model
+
+
+def board_build(
+    rows: Sequence[BoardRow],
+    spec: BoardSpec,
+    query: BoardQuery,
+    pairs: Mapping[frozenset[int], PairSignificance] | None = None,
+) -> BoardView:
+    """Everything a board shows, for a page, an export or the API: the one code path."""
+    column = spec.column(query.sort) or spec.columns[0]
+    kept = filter_rows(rows, query)
+    if not query.all_entries:
+        kept = best_per_model(kept, column)
+    ordered = sort_rows(kept, column, descending=query.descending)
+    columns = spec.visible(expanded=query.expanded, extras=query.extras)
+    # Significance is precomputed on the headline figure, so it is only shown when ranking by it.
+    ties = adjacent_ties(ordered, pairs or {}) if column.key == "overall" else set()
+    return BoardView(
+        spec=spec,
+        query=query,
+        columns=columns,
+        rows=tuple(ordered),
+        ranks=tuple(ranks(ordered, column)),
+        marks=column_marks(ordered, columns),
+        ties=frozenset(ties),
+        total_rows=len(rows),
+    )
+
+
+def format_value(value: float | None, digits: int = 2) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def export_table(view: BoardView) -> tuple[list[str], list[list[object]]]:
+    """Header and rows of exactly what the board shows (rank, model, kind, thinking, params, source, columns,
+    and the interval bounds of each column)."""
+    header = ["rank", "model", "kind", "thinking", "parameters_b", "source", "submission"]
+    for c in view.columns:
+        header += [c.key, f"{c.key}_ci_low", f"{c.key}_ci_high"]
+    body: list[list[object]] = []
+    for rank, row in zip(view.ranks, view.rows):
+        line: list[object] = [
+            rank, row.model_name, row.kind, row.thinking or "", row.parameters_b, row.source, row.submission_id
+        ]
+        for c in view.columns:
+            iv = row.interval(c.key)
+            line += [row.value(c.key), iv[0] if iv else None, iv[1] if iv else None]
+        body.append(line)
+    return header, body

@@ -1,0 +1,144 @@
+"""Reads for boards, model pages and drill-down. Board rows are cached per split under the scoring cache
+version plus a cheap fingerprint of the split's scored submissions (so a score written by another process,
+whose local cache we cannot bump, still shows), and never touch per-sample rows."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
+from django.db.models import Count, Max, QuerySet
+
+from leaderboard.core.board import BoardRow, PairSignificance
+from leaderboard.models import BoardComparison
+from scoring.models import Benchmark, ModelEntry, SampleScore, Split, Submission
+from scoring.selectors import board_cache_version
+
+# Keys under which scorers may have put the headline figure's interval.
+OVERALL_INTERVAL_KEYS = ("overall", "average", "Average", "SR")
+ROWS_TIMEOUT = 300
+
+
+class BoardNotFound(LookupError):
+    pass
+
+
+def benchmark_split(*, slug: str, split_name: str | None) -> tuple[Benchmark, Split]:
+    """The benchmark and split a board URL names; the default (newest) split when none is given."""
+    benchmark = Benchmark.objects.filter(slug=slug).first()
+    if benchmark is None:
+        known = ", ".join(Benchmark.objects.values_list("slug", flat=True))
+        raise BoardNotFound(f"Unknown benchmark '{slug[:60]}'. Known: {known}.")
+    splits = benchmark.splits.order_by("-version")
+    split = splits.filter(name=split_name).first() if split_name else splits.filter(is_default=True).first()
+    if split is None and not split_name:
+        split = splits.first()
+    if split is None:
+        known = ", ".join(sorted(set(benchmark.splits.values_list("name", flat=True)))) or "none"
+        raise BoardNotFound(f"Unknown split '{(split_name or '')[:60]}' for {benchmark.slug}. Known: {known}.")
+    return benchmark, split
+
+
+def board_fingerprint(*, split_id: int) -> str:
+    agg = Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED).aggregate(
+        n=Count("id"), last=Max("finished_at"), top=Max("id")
+    )
+    stamp = agg["last"].timestamp() if agg["last"] else 0
+    return f"{agg['n']}-{agg['top']}-{stamp:.6f}"
+
+
+def board_cache_key(*, split_id: int) -> str:
+    return f"board:{split_id}:v{board_cache_version(split_id=split_id)}:{board_fingerprint(split_id=split_id)}"
+
+
+def _row(sub: Submission) -> BoardRow:
+    score = sub.score
+    entry = sub.model_entry
+    breakdown = {k: v for k, v in (score.breakdown or {}).items() if isinstance(v, (int, float)) or v is None}
+    intervals = {k: (float(v[0]), float(v[1])) for k, v in (score.intervals or {}).items()
+                 if isinstance(v, (list, tuple)) and len(v) == 2 and None not in v}
+    for key in OVERALL_INTERVAL_KEYS:
+        if key in intervals:
+            intervals.setdefault("overall", intervals[key])
+            break
+    overall = score.overall if score.overall is not None else breakdown.get("overall")
+    return BoardRow(
+        submission_id=sub.pk,
+        model_id=entry.pk,
+        model_name=entry.name,
+        model_slug=entry.slug,
+        kind=entry.kind,
+        thinking=entry.thinking,
+        parameters_b=entry.parameters_b,
+        source="reported" if sub.source == Submission.Source.REPORTED else "scored",
+        overall=overall,
+        values=breakdown,
+        intervals=intervals,
+        organisation=entry.organisation,
+        scorer_version=score.scorer_version or sub.scorer_version,
+        note=sub.note[:200],
+        finished_at=sub.finished_at.isoformat() if sub.finished_at else "",
+    )
+
+
+def _load_rows(split_id: int) -> list[BoardRow]:
+    subs = (
+        Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED, score__isnull=False)
+        .select_related("model_entry", "score")
+        .order_by("id")
+    )
+    return [_row(s) for s in subs]
+
+
+def _load_pairs(split_id: int) -> dict[frozenset[int], PairSignificance]:
+    rows = BoardComparison.objects.filter(split_id=split_id).values_list("a_id", "b_id", "p_value", "shared_units")
+    return {frozenset((a, b)): PairSignificance(a, b, p, n) for a, b, p, n in rows}
+
+
+@dataclass(frozen=True)
+class BoardData:
+    cache_key: str
+    rows: list[BoardRow]
+    pairs: dict[frozenset[int], PairSignificance]
+
+
+def board_data(*, split: Split) -> BoardData:
+    key = board_cache_key(split_id=split.pk)
+    cached = cache.get(key)
+    if cached is None:
+        cached = (_load_rows(split.pk), _load_pairs(split.pk))
+        cache.set(key, cached, ROWS_TIMEOUT)
+    return BoardData(key, cached[0], cached[1])
+
+
+def model_submissions(*, entry: ModelEntry) -> QuerySet[Submission]:
+    return (
+        Submission.objects.filter(model_entry=entry, status=Submission.Status.SCORED, score__isnull=False)
+        .select_related("split__benchmark", "score")
+        .order_by("split__benchmark__order", "split__name", "-id")
+    )
+
+
+def can_see_ground_truth(*, user: AbstractBaseUser | None, split: Split) -> bool:
+    """Hidden-split ground truth is for curators only (staff, or the curator group)."""
+    if not split.hidden_ground_truth:
+        return True
+    if user is None or not user.is_authenticated:
+        return False
+    return bool(user.is_staff or user.groups.filter(name="curator").exists())
+
+
+def sample_scores(*, submission: Submission, task: str = "", outcome: str = "") -> QuerySet[SampleScore]:
+    rows = SampleScore.objects.filter(submission=submission)
+    if task:
+        rows = rows.filter(task=task)
+    if outcome:
+        rows = rows.filter(outcome=outcome)
+    return rows.order_by("index")
+
+
+def sample_facets(*, submission: Submission) -> tuple[list[str], list[str]]:
+    rows = SampleScore.objects.filter(submission=submission)
+    tasks = sorted(t for t in rows.values_list("task", flat=True).distinct() if t)
+    outcomes = sorted(o for o in rows.values_list("outcome", flat=True).distinct() if o)
+    return tasks, outcomes

@@ -1,0 +1,40 @@
+"""The free format pre-check page: validate a prediction file without scoring it or using quota."""
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from scoring.models import Split
+from scoring.quota import submission_precheck
+from scoring.selectors import splits_open_for_submission
+
+
+class PrecheckForm(forms.Form):
+    split = forms.ModelChoiceField(queryset=Split.objects.none(), help_text="Benchmark and split the file is for.")
+    file = forms.FileField(help_text="The prediction file; it is checked, not stored and not scored.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["split"].queryset = splits_open_for_submission()
+
+    def clean_file(self):
+        f = self.cleaned_data["file"]
+        if f.size > settings.SUBMISSION_MAX_BYTES:
+            raise forms.ValidationError(f"The file is {f.size} bytes, over the limit of {settings.SUBMISSION_MAX_BYTES}.")
+        return f
+
+
+def precheck(request: HttpRequest) -> HttpResponse:
+    result = None
+    status = 200
+    if request.method == "POST":
+        form = PrecheckForm(request.POST, request.FILES)
+        if form.is_valid():
+            result = submission_precheck(split=form.cleaned_data["split"], uploaded_file=form.cleaned_data["file"])
+        else:
+            status = 400
+    else:
+        form = PrecheckForm(initial={"split": request.GET.get("split")})
+    return render(request, "leaderboard/precheck.html", {"form": form, "result": result}, status=status)

@@ -1,0 +1,17 @@
+"""Boards, exports, plots, model pages, drill-down, the board API and the format pre-check."""
+from django.urls import path
+
+from leaderboard import api, board_views, submit_views
+
+urlpatterns = [
+    path("leaderboard/<slug:slug>/", board_views.board, name="board"),
+    path("leaderboard/<slug:slug>/export.<str:fmt>", board_views.board_export, name="board-export"),
+    path("leaderboard/<slug:slug>/plots/<str:kind>.svg", board_views.board_plot, name="board-plot"),
+    path("models/<slug:slug>/", board_views.model_page, name="model-page"),
+    path("models/<slug:slug>/chart/<slug:benchmark>.svg", board_views.model_chart, name="model-chart"),
+    path("submissions/<int:pk>/samples/", board_views.submission_samples, name="submission-samples"),
+    path("submissions/<int:pk>/samples/<int:index>/overlay.png", board_views.sample_overlay, name="sample-overlay"),
+    path("submissions/precheck/", submit_views.precheck, name="submission-precheck"),
+    path("api/leaderboards/<slug:benchmark>/", api.LeaderboardApi.as_view(), name="api-leaderboard"),
+    path("api/submissions/precheck/", api.PrecheckApi.as_view(), name="api-submission-precheck"),
+]

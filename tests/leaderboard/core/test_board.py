@@ -1,0 +1,157 @@
+import pytest
+
+from leaderboard.core.board import (
+    BadBoardQuery,
+    BoardRow,
+    PairSignificance,
+    adjacent_ties,
+    best_per_model,
+    board_build,
+    column_marks,
+    export_table,
+    filter_rows,
+    parse_query,
+    ranks,
+    sort_rows,
+)
+from leaderboard.core.columns import Direction, Level, spec_for
+
+
+def row(sid, name, overall, *, model_id=None, kind="open-source", thinking="no", params=None, source="scored",
+        values=None, intervals=None):
+    return BoardRow(
+        submission_id=sid, model_id=model_id or sid, model_name=name, model_slug=name.lower(), kind=kind,
+        thinking=thinking, parameters_b=params, source=source, overall=overall, values=values or {},
+        intervals=intervals or {},
+    )
+
+
+EPIC = spec_for("epic-bench")
+VGE = spec_for("vge-bench")
+
+
+def test_epic_spec_has_nine_groups_under_three_categories_and_23_leaves():
+    headline = [c for c in EPIC.columns if c.level is Level.HEADLINE]
+    assert [c.key for c in headline] == ["overall", "BA", "SRA", "ECA", "GD", "FP", "VM", "AR", "CR", "PR"]
+    assert {c.group for c in headline[1:]} == {"Target Localization", "Navigation", "Manipulation"}
+    leaves = [c for c in EPIC.columns if c.level is Level.LEAF]
+    single_leaf_groups = {"GD", "VM", "AR", "PR"}  # one-leaf groups are their own leaf
+    assert len(leaves) + len(single_leaf_groups) == 23
+    assert "Navigation/FeasiblePath/FeasiblePath_Ego" in {c.key for c in leaves}
+
+
+def test_plan_spec_expands_dimensions_to_16_subtasks():
+    plan = spec_for("plan-bench")
+    assert len([c for c in plan.columns if c.level is Level.LEAF]) == 16
+    assert plan.column("Route").parent == "multi_step_planning"
+
+
+def test_vge_lower_is_better_columns_sort_ascending_by_default():
+    gvpe = VGE.column("GVPE")
+    assert gvpe.direction is Direction.DOWN
+    rows = [row(1, "a", 10, values={"GVPE": 3.0}), row(2, "b", 5, values={"GVPE": 1.5}), row(3, "c", 1)]
+    assert [r.submission_id for r in sort_rows(rows, gvpe)] == [2, 1, 3]  # missing value last
+
+
+def test_sort_puts_missing_values_last_in_both_directions():
+    rows = [row(1, "a", None), row(2, "b", 3.0), row(3, "c", 7.0)]
+    col = EPIC.column("overall")
+    assert [r.submission_id for r in sort_rows(rows, col)] == [3, 2, 1]
+    assert [r.submission_id for r in sort_rows(rows, col, descending=False)] == [2, 3, 1]
+
+
+def test_best_per_model_keeps_the_highest_entry_of_each_model():
+    rows = [row(1, "m", 10, model_id=7), row(2, "m", 30, model_id=7), row(3, "n", 20, model_id=8)]
+    kept = best_per_model(rows, EPIC.column("overall"))
+    assert sorted(r.submission_id for r in kept) == [2, 3]
+
+
+def test_marks_best_and_second_best_and_skip_the_human_baseline():
+    rows = [row(1, "a", 50), row(2, "b", 40), row(3, "c", 40), row(4, "human", 90, kind="human"), row(5, "d", 10)]
+    marks = column_marks(rows, [EPIC.column("overall")])["overall"]
+    assert marks == {1: "best", 2: "second", 3: "second"}
+
+
+def test_marks_on_a_lower_is_better_column_prefer_the_smallest():
+    rows = [row(1, "a", 1, values={"GVPE": 3.0}), row(2, "b", 1, values={"GVPE": 1.0}), row(3, "c", 1, values={"GVPE": 2.0})]
+    assert column_marks(rows, [VGE.column("GVPE")])["GVPE"] == {2: "best", 3: "second"}
+
+
+def test_filters_by_kind_thinking_source_params_and_search():
+    rows = [
+        row(1, "Qwen-7B", 10, params=7, thinking="no"),
+        row(2, "Qwen-72B", 20, params=72, thinking="yes"),
+        row(3, "GPT", 30, kind="proprietary", thinking="", source="reported"),
+    ]
+    q = parse_query({"kind": "open-source", "min_params": "10"}, EPIC)
+    assert [r.submission_id for r in filter_rows(rows, q)] == [2]
+    assert [r.submission_id for r in filter_rows(rows, parse_query({"thinking": "unknown"}, EPIC))] == [3]
+    assert [r.submission_id for r in filter_rows(rows, parse_query({"source": "reported"}, EPIC))] == [3]
+    assert [r.submission_id for r in filter_rows(rows, parse_query({"q": "qwen"}, EPIC))] == [1, 2]
+    assert [r.submission_id for r in filter_rows(rows, parse_query({"max_params": "8"}, EPIC))] == [1]
+
+
+@pytest.mark.parametrize(
+    "params, parameter",
+    [
+        ({"sort": "nope"}, "sort"),
+        ({"order": "sideways"}, "order"),
+        ({"kind": "alien"}, "kind"),
+        ({"thinking": "maybe"}, "thinking"),
+        ({"min_params": "abc"}, "min_params"),
+        ({"max_params": "-3"}, "max_params"),
+        ({"min_params": "nan"}, "min_params"),
+        ({"min_params": "9", "max_params": "2"}, "min_params"),
+        ({"entries": "some"}, "entries"),
+        ({"expand": "perhaps"}, "expand"),
+        ({"q": "x" * 101}, "q"),
+    ],
+)
+def test_bad_query_parameters_are_refused_with_the_parameter_named(params, parameter):
+    with pytest.raises(BadBoardQuery) as err:
+        parse_query(params, EPIC)
+    assert err.value.parameter == parameter
+
+
+def test_adjacent_ties_mark_only_non_significant_neighbours():
+    rows = [row(1, "a", 50), row(2, "b", 49), row(3, "c", 30)]
+    pairs = {
+        frozenset((1, 2)): PairSignificance(1, 2, 0.4, 100),
+        frozenset((2, 3)): PairSignificance(2, 3, 0.001, 100),
+    }
+    assert adjacent_ties(rows, pairs) == {2}
+
+
+def test_ranks_share_a_rank_on_equal_values():
+    rows = [row(1, "a", 5), row(2, "b", 5), row(3, "c", 3), row(4, "d", None)]
+    assert ranks(rows, EPIC.column("overall")) == [1, 1, 3, None]
+
+
+def test_reported_rows_never_show_an_interval():
+    r = row(1, "a", 5, source="reported", intervals={"overall": (4.0, 6.0)})
+    assert r.interval("overall") is None
+    assert row(2, "b", 5, intervals={"overall": (4.0, 6.0)}).interval("overall") == (4.0, 6.0)
+
+
+def test_export_table_has_exactly_the_shown_rows_and_columns():
+    rows = [row(1, "a", 50, values={"BA": 1.0}, intervals={"overall": (45.0, 55.0)}), row(2, "b", 40)]
+    view = board_build(rows, EPIC, parse_query({"kind": "open-source"}, EPIC))
+    header, body = export_table(view)
+    assert header[:7] == ["rank", "model", "kind", "thinking", "parameters_b", "source", "submission"]
+    assert "Navigation/FeasiblePath/FeasiblePath_Ego" not in header  # leaves only when expanded
+    assert [line[1] for line in body] == ["a", "b"]
+    assert body[0][header.index("overall_ci_low")] == 45.0
+    expanded = board_build(rows, EPIC, parse_query({"expand": "1"}, EPIC))
+    assert "Navigation/FeasiblePath/FeasiblePath_Ego" in export_table(expanded)[0]
+
+
+def test_ties_are_only_shown_when_ranking_by_the_headline_column():
+    rows = [row(1, "a", 50, values={"BA": 2.0}), row(2, "b", 49, values={"BA": 1.0})]
+    pairs = {frozenset((1, 2)): PairSignificance(1, 2, 0.5, 10)}
+    assert board_build(rows, EPIC, parse_query({}, EPIC), pairs).ties == {2}
+    assert board_build(rows, EPIC, parse_query({"sort": "BA"}, EPIC), pairs).ties == frozenset()
+
+
+def test_query_params_round_trip():
+    q = parse_query({"sort": "BA", "order": "asc", "kind": "human,open-source", "q": "x", "entries": "all"}, EPIC)
+    assert parse_query(q.as_params(), EPIC) == q
