@@ -14,7 +14,9 @@ from scoring.core.contract import ScorerInput, ScoringResult
 
 Scorer = Callable[[ScorerInput], ScoringResult]
 
-REGISTRY: dict[str, str] = {}
+REGISTRY: dict[str, str] = {
+    "vge-bench": "scoring.scorers.vge:score",
+}
 
 
 class NoScorer(LookupError):
