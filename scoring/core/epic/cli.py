@@ -1,0 +1,77 @@
+"""`python -m scoring epic-bench PRED.jsonl --output OUT.json`: score EPIC-Bench predictions without Django.
+
+PRED is the toolkit's std_format (GT inline or via gt_json_path) or, with --raw, raw model responses. OUT holds
+the toolkit's summary and one row per sample, in input order, and says which scorer mode produced it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from scoring.core.contract import SubmissionRejected
+
+from .fields import COORDINATE_SYSTEMS
+from .pipeline import read_file, score_records
+from .scorer import SCORER_VERSION, Options, summarize
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m scoring epic-bench", description=__doc__.splitlines()[0])
+    p.add_argument("predictions", help="std_format JSONL (or JSON array); raw responses JSONL with --raw")
+    p.add_argument("--output", "-o", help="where to write the result JSON (default: print the summary only)")
+    p.add_argument("--raw", action="store_true", help="the file holds raw responses {images, response}")
+    p.add_argument("--workers", type=int, default=1, help="score in N processes (default 1)")
+    p.add_argument("--compat", action="store_true",
+                   help="reproduce the toolkit's reading of B1 (list-wrapped sentinels) and B5 (GT-missing invalid)")
+    p.add_argument("--coord-mode", choices=[c for c in COORDINATE_SYSTEMS if c != "auto"],
+                   help="override every record's coordinate_system")
+    p.add_argument("--gt-root", action="append", default=[],
+                   help="folder that relative gt_json_path values are resolved against (repeatable)")
+    p.add_argument("--expected-counts", help="JSON with overall/by_category/by_type/by_group expected totals")
+    p.add_argument("--strict", action="store_true", help="fail (exit 1) if any line had to be skipped")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    options = Options(compat=args.compat, coord_mode=args.coord_mode)
+    started = time.perf_counter()
+    try:
+        parsed = read_file(args.predictions, raw=args.raw)
+    except SubmissionRejected as exc:
+        print(f"rejected: {exc.message}", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 1
+    for problem in parsed.problems:
+        print(f"warning: {args.predictions}: {problem}", file=sys.stderr)
+    if args.strict and parsed.problems:
+        return 1
+    expected = json.loads(Path(args.expected_counts).read_text()) if args.expected_counts else None
+    roots = [*args.gt_root, str(Path(args.predictions).resolve().parent)]
+    records = [line.record for line in parsed.lines]
+    samples = score_records(records, options=options, roots=roots, workers=max(1, args.workers))
+    summary = summarize(samples, expected)
+    rows = []
+    for line, sample in zip(parsed.lines, samples):
+        row = sample.as_row()
+        row["line"] = line.number
+        rows.append(row)
+    payload = {
+        "std_response_jsonl": str(Path(args.predictions).resolve()),
+        "scorer": {"version": SCORER_VERSION, "mode": options.mode_name,
+                   "parser": "reference" if args.raw else None, "coord_override": args.coord_mode},
+        "summary": summary,
+        "problems": [p.as_dict() for p in parsed.problems],
+        "samples": rows,
+    }
+    elapsed = time.perf_counter() - started
+    if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.output).write_text(json.dumps(payload, ensure_ascii=False, indent=1), encoding="utf-8")
+    overall = summary["overall"]
+    print(json.dumps({"overall": overall, "mode": options.mode_name, "seconds": round(elapsed, 3)}, indent=1))
+    return 0
