@@ -40,6 +40,8 @@ demo: setup
 run: demo
 	@scripts/serve.sh $(HOST) $(PORT)
 
+# Tests keep their files (SQLite test database, broker folder) in var/test, away from the running site's.
+test: export EBH_VAR_DIR = $(CURDIR)/var/test
 test: setup browser
 	$(BIN)/python -m pytest -m "not integration"
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_BROKER_URL) REDIS_URL=$(REDIS_LAYER_URL) \

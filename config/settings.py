@@ -169,6 +169,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_in": str(CELERY_BROKER_DIR),
         "data_folder_out": str(CELERY_BROKER_DIR),
         "processed_folder": str(CELERY_BROKER_DIR / "processed"),
+        "control_folder": str(CELERY_BROKER_DIR / "control"),
         "store_processed": False,
     }
 else:
@@ -206,6 +207,11 @@ SAM_EMBEDDING_DIR = env_path("SAM_EMBEDDING_DIR", VAR_DIR / "embeddings")
 SAM_MAX_IMAGE_PIXELS = env_int("SAM_MAX_IMAGE_PIXELS", 40_000_000)
 SAM_UPLOAD_MAX_FILES = env_int("SAM_UPLOAD_MAX_FILES", 2000)
 SAM_PREFETCH_ITEMS = env_int("SAM_PREFETCH_ITEMS", 3)
+
+# --- PLAN judge (OpenAI-compatible endpoint; unset: rule judge, then the human queue) ---------------
+JUDGE_BASE_URL = os.environ.get("JUDGE_BASE_URL", "")
+JUDGE_MODEL = os.environ.get("JUDGE_MODEL", "")
+JUDGE_API_KEY = os.environ.get("JUDGE_API_KEY", "")
 
 # --- caches ---------------------------------------------------------------------------------------
 if REDIS_URL:

@@ -83,3 +83,98 @@ def token_client(api_client, user):
     token = Token.objects.create(user=user)
     api_client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     return api_client
+
+
+# --- real browser and a real ASGI server ------------------------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """The system Chromium driven by Playwright (never a downloaded browser)."""
+    if not os.path.exists(CHROMIUM):
+        message = f"browser test: {CHROMIUM} is missing (make test installs Debian's chromium)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium):
+    context = chromium.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    yield page
+    context.close()
+
+
+def login_page(page, base_url: str, username: str, password: str) -> None:
+    page.goto(f"{base_url}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("form.form button[type=submit]")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+
+
+@pytest.fixture
+def asgi_server(transactional_db, settings, tmp_path):
+    """A daphne process (HTTP + websockets) on the test database, on a free loopback port.
+
+    Use with data committed by the test (this fixture implies a transactional database)."""
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from django.db import connection
+
+    root = Path(__file__).resolve().parent.parent
+    db = connection.settings_dict
+    env = dict(os.environ)
+    if db["ENGINE"].endswith("sqlite3"):
+        env["DATABASE_URL"] = f"sqlite:///{db['NAME']}"
+    else:
+        env["DATABASE_URL"] = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    env.update(
+        MEDIA_ROOT=str(settings.MEDIA_ROOT),
+        PYTHONPATH=str(root),
+        CELERY_TASK_ALWAYS_EAGER="true",
+        EXTRA_SCORERS="dummy=tests.dummy_scorer:score",
+    )
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    log = (tmp_path / "daphne.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if process.poll() is not None:
+                raise RuntimeError((tmp_path / "daphne.log").read_text())
+            time.sleep(0.2)
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(timeout=20)

@@ -34,7 +34,7 @@ class Worker:
         self.log_path = log_path
         self.process: subprocess.Popen | None = None
 
-    def start(self) -> None:
+    def env(self) -> dict[str, str]:
         env = dict(os.environ)
         db = connection.settings_dict
         if db["ENGINE"].endswith("sqlite3"):
@@ -47,6 +47,17 @@ class Worker:
             PYTHONPATH=str(ROOT),
             SCORING_LEASE_SECONDS="300",
         )
+        return env
+
+    def purge(self) -> None:
+        """Drop messages other tests left in the broker (their submissions are not in this test's database)."""
+        subprocess.run(
+            [sys.executable, "-m", "celery", "-A", "config", "purge", "-f"],
+            cwd=ROOT, env=self.env(), capture_output=True, timeout=60, check=True,
+        )
+
+    def start(self) -> None:
+        env = self.env()
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-l", "info", "-n", self.nodename],
@@ -76,6 +87,8 @@ def worker_factory(tmp_path):
 
     def make(nodename: str) -> Worker:
         worker = Worker(nodename, tmp_path / "worker.log")
+        if not workers:
+            worker.purge()
         workers.append(worker)
         worker.start()
         return worker
