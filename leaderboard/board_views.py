@@ -365,6 +365,9 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
             "details": details,
             "details_json": json.dumps(details, indent=1, ensure_ascii=False)[:4000],
             "components": s.components,
+            "plan": _plan_fields(details, s.outcome) if benchmark == "plan-bench" else None,
+            "question": _first(sample.inputs, "question", "prompt") if sample else None,
+            "options": _options(sample.inputs) if sample else [],
         })
     from urllib.parse import urlencode
 
@@ -373,6 +376,31 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
         "submission": submission, "benchmark": benchmark, "items": items, "page": page, "tasks": tasks,
         "outcomes": outcomes, "task": task, "outcome": outcome, "show_gt": show_gt, "filters": filters,
     })
+
+
+def _first(mapping: Any, *keys: str) -> Any:
+    if not isinstance(mapping, dict):
+        return None
+    return next((mapping[k] for k in keys if mapping.get(k) not in (None, "")), None)
+
+
+def _options(inputs: Any) -> list[tuple[str, Any]]:
+    options = _first(inputs, "options", "choices")
+    if isinstance(options, dict):
+        return list(options.items())
+    if isinstance(options, list):
+        return [(chr(ord("A") + i), v) for i, v in enumerate(options[:26])]
+    return []
+
+
+def _plan_fields(details: Any, outcome: str) -> dict[str, Any]:
+    """What a PLAN-Bench row shows, under the names its scorer may use."""
+    return {
+        "output": _first(details, "output", "response", "prediction", "raw"),
+        "extracted": _first(details, "extracted", "extracted_answer", "answer_extracted", "pred"),
+        "verdict": _first(details, "verdict", "judgement", "judgment") or outcome,
+        "decided_by": _first(details, "decided_by", "judge", "decider", "source"),
+    }
 
 
 def _image_path(inputs: Any) -> Path | None:

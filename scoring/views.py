@@ -10,6 +10,7 @@ from scoring import selectors, services
 from scoring.api import declared_size
 from scoring.forms import SubmissionForm
 from scoring.models import Submission
+from scoring.quota import quotas_for_user
 
 
 @login_required
@@ -47,7 +48,8 @@ def submission_new(request: HttpRequest) -> HttpResponse:
             status = 400
     else:
         form = SubmissionForm(splits=splits, initial={"split": request.GET.get("split")})
-    return render(request, "scoring/submission_new.html", {"form": form}, status=status)
+    quotas = quotas_for_user(user=request.user, splits=splits)
+    return render(request, "scoring/submission_new.html", {"form": form, "quotas": quotas}, status=status)
 
 
 @login_required

@@ -1,0 +1,221 @@
+"""Board pages, exports, plots and the read API against the real database."""
+import csv
+import io
+
+import pytest
+from django.core.cache import cache
+
+from leaderboard.services import board_comparisons_update
+from tests.leaderboard.conftest import EPIC_LEAVES, make_entry, make_reported, make_scored, random_scores
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache():
+    cache.clear()
+
+
+@pytest.fixture
+def board(epic_split):
+    gpt = make_entry("GPT-Test", kind="proprietary", thinking="")
+    qwen = make_entry("Qwen-Test-7B", params=7)
+    human = make_entry("Human", kind="human", thinking="")
+    make_reported(epic_split, gpt, 40.0, {"BA": 30.0, "FP": 50.0})
+    make_reported(epic_split, human, 90.0, {"BA": 95.0})
+    old = make_reported(epic_split, qwen, 20.0, {"BA": 10.0})
+    scored = make_scored(epic_split, qwen, random_scores(1, 40, 0.6),
+                         breakdown={"FP": 61.0, EPIC_LEAVES[0]: 70.0, EPIC_LEAVES[1]: 52.0})
+    return {"gpt": gpt, "qwen": qwen, "old": old, "scored": scored}
+
+
+@pytest.mark.django_db
+def test_board_shows_paper_columns_grouped_with_best_marks(client, board):
+    response = client.get("/leaderboard/epic-bench/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    for header in ("Average", "BA", "SRA", "ECA", "GD", "FP", "VM", "AR", "CR", "PR"):
+        assert f">{header}<span" in html
+    for group in ("Target Localization", "Navigation", "Manipulation"):
+        assert group in html
+    rows = response.context["view"].rows
+    names = [r.model_name for r in rows]
+    assert names.count("Qwen-Test-7B") == 1, "best entry per model by default"
+    assert 'class="num best"' in html
+
+
+@pytest.mark.django_db
+def test_all_entries_are_one_click_away(client, board):
+    best = client.get("/leaderboard/epic-bench/").context["view"]
+    every = client.get("/leaderboard/epic-bench/?entries=all").context["view"]
+    assert len(every.rows) == len(best.rows) + 1
+    assert board["old"].pk in {r.submission_id for r in every.rows}
+
+
+@pytest.mark.django_db
+def test_scored_rows_show_intervals_and_reported_rows_none(client, board):
+    html = client.get("/leaderboard/epic-bench/?source=scored").content.decode()
+    assert 'class="ci"' in html
+    html = client.get("/leaderboard/epic-bench/?source=reported").content.decode()
+    assert 'class="ci"' not in html
+
+
+@pytest.mark.django_db
+def test_leaves_come_with_the_table_hidden_until_expanded(client, board):
+    html = client.get("/leaderboard/epic-bench/").content.decode()
+    assert 'class="table board collapsed"' in html
+    assert "FP-Ego" in html and 'data-parent="FP"' in html
+    expanded = client.get("/leaderboard/epic-bench/?expand=1").content.decode()
+    assert "collapsed" not in expanded.split('id="board-table"')[0][-80:]
+
+
+@pytest.mark.django_db
+def test_sort_by_a_column_orders_rows_and_missing_values_go_last(client, board):
+    view = client.get("/leaderboard/epic-bench/?sort=BA").context["view"]
+    values = [r.value("BA") for r in view.rows]
+    present = [v for v in values if v is not None]
+    assert present == sorted(present, reverse=True)
+    assert values[len(present):] == [None] * (len(values) - len(present))
+    asc = client.get("/leaderboard/epic-bench/?sort=BA&order=asc").context["view"]
+    assert [r.value("BA") for r in asc.rows][0] == min(present)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("query", ["sort=nope", "kind=alien", "min_params=x", "order=up", "entries=2", "thinking=?"])
+def test_bad_parameters_answer_400_with_the_problem(client, board, query):
+    response = client.get(f"/leaderboard/epic-bench/?{query}")
+    assert response.status_code == 400
+    assert "Bad parameter" in response.content.decode()
+    api = client.get(f"/api/leaderboards/epic-bench/?{query}")
+    assert api.status_code == 400 and api.json()["field"] == query.split("=")[0]
+
+
+@pytest.mark.django_db
+def test_unknown_benchmark_or_split_is_404_everywhere(client, board):
+    for url in ("/leaderboard/nope/", "/leaderboard/epic-bench/?split=zzz", "/leaderboard/nope/export.csv",
+                "/api/leaderboards/nope/", "/api/leaderboards/epic-bench/?split=zzz",
+                "/leaderboard/epic-bench/plots/params.svg?split=zzz", "/leaderboard/epic-bench/export.xml",
+                "/leaderboard/epic-bench/plots/pie.svg", "/models/no-such-model/"):
+        assert client.get(url).status_code == 404, url
+
+
+@pytest.mark.django_db
+def test_csv_export_has_exactly_the_rows_and_columns_shown(client, board):
+    page = client.get("/leaderboard/epic-bench/?kind=open-source,proprietary").context["view"]
+    response = client.get("/leaderboard/epic-bench/export.csv?kind=open-source,proprietary")
+    assert response["Content-Type"].startswith("text/csv")
+    lines = list(csv.reader(io.StringIO(response.content.decode())))
+    header, body = lines[0], lines[1:]
+    assert [line[1] for line in body] == [r.model_name for r in page.rows]
+    assert [h for h in header if not h.endswith(("_ci_low", "_ci_high"))][7:] == [c.key for c in page.columns]
+
+
+@pytest.mark.django_db
+def test_json_export_of_an_empty_board_is_empty_rows_not_an_error(client, board):
+    response = client.get("/leaderboard/epic-bench/export.json?q=nothing-matches-this")
+    assert response.status_code == 200
+    assert response.json()["rows"] == []
+    csv_body = client.get("/leaderboard/epic-bench/export.csv?q=nothing-matches-this").content.decode()
+    assert csv_body.strip().count("\n") == 0  # header only
+
+
+@pytest.mark.django_db
+def test_api_rows_carry_values_intervals_and_directions(client, board):
+    body = client.get("/api/leaderboards/vge-bench/").json()
+    assert body["benchmark"] == "vge-bench" and body["rows"] == []
+    assert {c["key"]: c["direction"] for c in body["columns"]}["GVPE"] == "down"
+    epic = client.get("/api/leaderboards/epic-bench/?source=scored").json()
+    row = epic["rows"][0]
+    assert row["source"] == "scored" and len(row["intervals"]["overall"]) == 2
+    reported = client.get("/api/leaderboards/epic-bench/?source=reported").json()["rows"]
+    assert all(r["intervals"] == {} for r in reported)
+
+
+@pytest.mark.django_db
+def test_api_is_in_the_openapi_schema(client):
+    schema = client.get("/api/schema/?format=json").json()
+    assert "/api/leaderboards/{benchmark}/" in schema["paths"]
+    assert "/api/submissions/precheck/" in schema["paths"]
+
+
+@pytest.mark.django_db
+def test_html_in_model_names_is_shown_as_text(client, epic_split):
+    evil = make_entry("<script>alert(1)</script>", description="<img src=x onerror=alert(2)>")
+    make_reported(epic_split, evil, 10.0)
+    for url in ("/leaderboard/epic-bench/", f"/models/{evil.slug}/"):
+        html = client.get(url).content.decode()
+        assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+        assert "<img src=x" not in html
+    svg = client.get("/leaderboard/epic-bench/plots/categories.svg").content.decode()
+    assert "<script>" not in svg
+
+
+@pytest.mark.django_db
+def test_a_new_score_shows_without_waiting_for_the_cache(client, board, epic_split):
+    before = client.get("/leaderboard/epic-bench/?entries=all").context["view"]
+    newcomer = make_entry("Newcomer")
+    make_scored(epic_split, newcomer, random_scores(3, 40, 0.9))
+    after = client.get("/leaderboard/epic-bench/?entries=all").context["view"]
+    assert len(after.rows) == len(before.rows) + 1
+    assert after.rows[0].model_name in ("Human", "Newcomer")
+
+
+@pytest.mark.django_db
+def test_adjacent_ranks_without_significant_difference_are_marked(client, epic_split):
+    a = make_scored(epic_split, make_entry("A"), random_scores(5, 40, 0.5))
+    same = [*random_scores(5, 40, 0.5)]
+    same[0], same[1] = same[1], same[0]  # nearly the same answers: not significantly different
+    b = make_scored(epic_split, make_entry("B"), same)
+    c = make_scored(epic_split, make_entry("C"), [0.0] * 40)
+    for sub in (a, b, c):
+        board_comparisons_update(submission_id=sub.pk)
+    view = client.get("/leaderboard/epic-bench/").context["view"]
+    order = [r.submission_id for r in view.rows]
+    assert order[-1] == c.pk
+    assert order[1] in view.ties, "the second of two near-identical systems is marked"
+    assert c.pk not in view.ties, "a clearly worse system is not"
+    assert "≈" in client.get("/leaderboard/epic-bench/").content.decode()
+
+
+@pytest.mark.django_db
+def test_board_page_runs_no_per_sample_queries(client, board, django_assert_max_num_queries):
+    client.get("/leaderboard/epic-bench/")  # warm the cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get("/leaderboard/epic-bench/").status_code == 200
+    assert not any("sample" in q["sql"].lower() for q in ctx.captured_queries)
+    assert len(ctx.captured_queries) <= 4
+
+
+@pytest.mark.django_db
+def test_plots_are_svg_and_follow_the_filters(client, board):
+    response = client.get("/leaderboard/epic-bench/plots/params.svg")
+    assert response["Content-Type"] == "image/svg+xml"
+    assert "Qwen-Test-7B" in response.content.decode()
+    filtered = client.get("/leaderboard/epic-bench/plots/categories.svg?kind=proprietary").content.decode()
+    assert "GPT-Test" in filtered and "Qwen-Test-7B" not in filtered
+
+
+@pytest.mark.django_db
+def test_model_page_lists_submissions_and_card_fields(client, board):
+    qwen = board["qwen"]
+    qwen.organisation = "Org & Co"
+    qwen.save()
+    html = client.get(f"/models/{qwen.slug}/").content.decode()
+    assert "Org &amp; Co" in html and "7 B" in html
+    assert html.count("reported in paper") == 1 and f"scored here #{board['scored'].pk}" in html
+    # Qwen's scored entry (about 60) leads the non-human rows, so GPT's chart compares against it.
+    chart = client.get(f"/models/{board['gpt'].slug}/chart/epic-bench.svg").content.decode()
+    assert "Best: Qwen-Test-7B" in chart and "Human: Human" in chart
+    own = client.get(f"/models/{qwen.slug}/chart/epic-bench.svg").content.decode()
+    assert "Best:" not in own, "the best model is not compared with itself"
+
+
+@pytest.mark.django_db
+def test_filters_by_parameter_range_thinking_and_search(client, board):
+    view = client.get("/leaderboard/epic-bench/?min_params=5&max_params=10").context["view"]
+    assert {r.model_name for r in view.rows} == {"Qwen-Test-7B"}
+    view = client.get("/leaderboard/epic-bench/?thinking=unknown").context["view"]
+    assert {r.model_name for r in view.rows} == {"GPT-Test", "Human"}
+    view = client.get("/leaderboard/epic-bench/?q=gpt").context["view"]
+    assert [r.model_name for r in view.rows] == ["GPT-Test"]

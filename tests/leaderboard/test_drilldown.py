@@ -1,0 +1,93 @@
+"""Per-sample drill-down: filters, pagination, overlays, and who may see a hidden split's ground truth."""
+import cv2
+import numpy as np
+import pytest
+from django.contrib.auth.models import Group
+from pycocotools import mask as mask_utils
+
+from scoring.models import Benchmark, Sample, Split
+from tests.leaderboard.conftest import make_entry, make_scored
+
+
+def _rle(mask):
+    enc = mask_utils.encode(np.asfortranarray(mask.astype(np.uint8)))
+    return {"size": list(enc["size"]), "counts": enc["counts"].decode("ascii")}
+
+
+@pytest.fixture
+def hidden_submission(epic_split, user):
+    mask = np.zeros((60, 80), bool)
+    mask[10:30, 10:40] = True
+    Sample.objects.filter(split=epic_split, key="e000").update(ground_truth={"masklet_path": [_rle(mask)],
+                                                                             "answer": "SECRET-GT"})
+    details = [{"boxes_px": [[50, 40, 70, 55]], "gt_answer": "SECRET-GT"}] + [{}] * 39
+    return make_scored(epic_split, make_entry("M"), [1.0] * 20 + [0.0] * 20, submitter=user, details=details)
+
+
+@pytest.mark.django_db
+def test_samples_filter_by_task_and_outcome_and_paginate(client, user, hidden_submission):
+    client.force_login(user)
+    url = f"/submissions/{hidden_submission.pk}/samples/"
+    page = client.get(url)
+    assert page.status_code == 200
+    assert page.context["page"].paginator.count == 40 and len(page.context["items"]) == 25
+    assert len(client.get(url + "?page=2").context["items"]) == 15
+    low = client.get(url + "?outcome=low_iou").context["page"].paginator.count
+    assert low == 20
+    ego = client.get(url + "?task=Navigation/FeasiblePath/FeasiblePath_Ego").context["page"].paginator.count
+    assert ego == 20
+    assert client.get(url + "?outcome=bogus").status_code == 400
+    assert client.get(url + "?page=abc").status_code == 400
+
+
+@pytest.mark.django_db
+def test_hidden_split_drilldown_is_for_submitter_and_curators_only(client, other_user, hidden_submission):
+    url = f"/submissions/{hidden_submission.pk}/samples/"
+    assert client.get(url).status_code == 404
+    client.force_login(other_user)
+    assert client.get(url).status_code == 404
+    assert client.get(url + "0/overlay.png").status_code == 404
+
+
+@pytest.mark.django_db
+def test_submitter_sees_no_ground_truth_of_a_hidden_split_but_a_curator_does(client, user, other_user,
+                                                                              hidden_submission):
+    client.force_login(user)
+    url = f"/submissions/{hidden_submission.pk}/samples/"
+    assert "SECRET-GT" not in client.get(url).content.decode()
+    own = client.get(url + "0/overlay.png")
+    img = cv2.imdecode(np.frombuffer(own.content, np.uint8), cv2.IMREAD_COLOR)
+    assert img.shape[:2] == (60, 80)
+    px = img[20, 20].astype(int)
+    assert not (px[1] > px[0] + 30), "no GT mask drawn for a non-curator"
+    assert img[40, 60][2] > 150 or img[40, 50][2] > 150  # the predicted box is drawn (red)
+
+    Group.objects.get(name="curator").user_set.add(other_user)
+    client.force_login(other_user)
+    assert "SECRET-GT" in client.get(url).content.decode()
+    curated = cv2.imdecode(np.frombuffer(client.get(url + "0/overlay.png").content, np.uint8), cv2.IMREAD_COLOR)
+    px = curated[20, 20].astype(int)
+    assert px[1] > px[0] + 30 and px[1] > px[2] + 30, "the GT mask is tinted green for a curator"
+
+
+@pytest.mark.django_db
+def test_public_split_drilldown_is_public(client, epic_dev):
+    sub = make_scored(epic_dev, make_entry("Open"), [1.0, 0.0] * 5)
+    assert client.get(f"/submissions/{sub.pk}/samples/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_plan_and_vge_drilldowns_show_answers_and_replay_links(client):
+    plan = Benchmark.objects.get(slug="plan-bench")
+    split = Split.objects.create(benchmark=plan, name="demo", hidden_ground_truth=False)
+    Sample.objects.create(split=split, key="q1", position=0, task="OO",
+                          inputs={"question": "Which is <b>front</b>?", "options": {"A": "cup", "B": "box"}})
+    sub = make_scored(split, make_entry("P"), [1.0], details=[
+        {"output": "I think A", "extracted": "A", "verdict": "correct", "decided_by": "rules"}])
+    html = client.get(f"/submissions/{sub.pk}/samples/").content.decode()
+    assert "Which is &lt;b&gt;front&lt;/b&gt;?" in html and "I think A" in html and "rules" in html
+    vge = Benchmark.objects.get(slug="vge-bench")
+    vsplit = Split.objects.create(benchmark=vge, name="demo", hidden_ground_truth=False)
+    Sample.objects.create(split=vsplit, key="ep1", position=0)
+    vsub = make_scored(vsplit, make_entry("V"), [1.0])
+    assert f"/simulator/replay/submission/{vsub.pk}/0/" in client.get(f"/submissions/{vsub.pk}/samples/").content.decode()
