@@ -186,3 +186,4 @@ class SampleScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.submission_id}/{self.index}: {self.score}"
+from scoring.plan_models import *  # noqa: F401,F403

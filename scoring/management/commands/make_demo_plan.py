@@ -1,0 +1,54 @@
+"""`python manage.py make_demo_plan`: the PLAN-Bench demo split (drawn images, public answers) and two baseline
+submissions scored through the normal pipeline. Deterministic and idempotent."""
+from __future__ import annotations
+
+import json
+
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management.base import BaseCommand
+
+from scoring import services
+from scoring.core.plan.demo import DEMO_SEED, demo_items, oracle_predictions, random_predictions
+from scoring.models import Benchmark, ModelEntry, Split, Submission
+from scoring.plan_services import plan_items_import
+
+DEMO_MODELS = {
+    "plan-demo-oracle": ("PLAN demo: rule-perfect oracle", "Repeats the ground truth; the rule judge alone scores it.", oracle_predictions),
+    "plan-demo-random": ("PLAN demo: random", "A seeded guesser; its free-text answers wait for the judge or a person.", random_predictions),
+}
+
+
+class Command(BaseCommand):
+    help = "Create the PLAN-Bench demo split and its baseline submissions (idempotent)."
+
+    def handle(self, *args, **options):
+        benchmark = Benchmark.objects.get(slug="plan-bench")
+        split, _ = Split.objects.get_or_create(
+            benchmark=benchmark, name="demo", version=1,
+            defaults={"hidden_ground_truth": False, "description": f"Generated demo items (seed {DEMO_SEED}) covering all 16 subtasks."},
+        )
+        demo = demo_items()
+        images = {name: png for d in demo for name, png in d.images.items()}
+        created, updated, problems = plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
+        self.stdout.write(f"{split}: {created} items created, {updated} updated, {len(images)} images")
+        owner, _ = get_user_model().objects.get_or_create(username="plan-demo", defaults={"is_active": False})
+        items = [d.item for d in demo]
+        for slug, (name, description, make) in DEMO_MODELS.items():
+            entry, _ = ModelEntry.objects.get_or_create(
+                slug=slug, defaults={"name": name, "kind": ModelEntry.Kind.BASELINE, "description": description}
+            )
+            submission = Submission.objects.filter(model_entry=entry, split=split).order_by("-created_at").first()
+            if submission is None:
+                body = "".join(json.dumps({"id": p.id, "prediction": p.text}) + "\n" for p in make(items))
+                submission = services.submission_create(
+                    user=owner, split=split, model_entry=entry,
+                    uploaded_file=SimpleUploadedFile(f"{slug}.jsonl", body.encode(), "application/jsonl"),
+                    note="demo baseline",
+                )
+            outcome = services.submission_score(submission_id=submission.pk, worker="make_demo")
+            submission.refresh_from_db()
+            score = getattr(submission, "score", None)
+            state = score.details.get("status_text") if score else submission.status
+            overall = f"{score.overall:.1f}" if score and score.overall is not None else "-"
+            self.stdout.write(f"  {name}: #{submission.pk} {outcome}, overall {overall}, {state}")
