@@ -136,6 +136,9 @@ class Engine:
         check_task(task, self.device, self.graphs)
         self._tasks[task.id] = task
 
+    def has_task(self, task_id: str) -> bool:
+        return task_id in self._tasks
+
     def task(self, task_id: str) -> Task:
         return self._tasks[task_id]
 

@@ -1,0 +1,138 @@
+"""VGE agent API (token auth): start an episode, act, read the trace, fetch the view image, bundle episodes.
+
+One DRF view per operation; each calls a service in simulator.services and answers with explicit serializers.
+"""
+from __future__ import annotations
+
+from django.http import FileResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import permissions
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from scoring import services as scoring_services
+from simulator import selectors, services
+from simulator.core.engine import EpisodeState
+from simulator.models import Episode
+from simulator.serializers import ActInput, ActOutput, BundleInput, EpisodeCreateInput, EpisodeOutput, ObservationOutput
+
+# What an agent may see of a step while its episode runs: no state or component names.
+PUBLIC_STEP_KEYS = ("turn", "raw_output", "action_text", "turn_class", "kind", "feedback", "view_before",
+                    "view_after", "goal_reached", "global_left", "local_left", "done", "success")
+
+
+def _error(exc: services.EpisodeError) -> Response:
+    return Response({"detail": exc.message}, status=exc.status)
+
+
+def _invalid(serializer) -> Response:
+    return Response({"detail": "Invalid request.", "errors": serializer.errors}, status=400)
+
+
+class EpisodeCreateApi(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=EpisodeCreateInput, responses={201: ObservationOutput})
+    def post(self, request: Request) -> Response:
+        data = EpisodeCreateInput(data=request.data)
+        if not data.is_valid():
+            return _invalid(data)
+        try:
+            episode, obs = services.episode_start(user=request.user, task_id=data.validated_data["task"])
+        except services.EpisodeError as exc:
+            return _error(exc)
+        return Response({"episode": episode.pk, "observation": obs, **obs}, status=201)
+
+
+class EpisodeActApi(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=ActInput, responses={200: ActOutput})
+    def post(self, request: Request, pk: int) -> Response:
+        data = ActInput(data=request.data)
+        if not data.is_valid():
+            return _invalid(data)
+        try:
+            outcome, obs = services.episode_step(episode_id=pk, user=request.user, output=data.validated_data["output"])
+        except services.EpisodeError as exc:
+            return _error(exc)
+        feedback = {
+            "kind": outcome.kind,
+            "text": outcome.feedback,
+            "action": outcome.action.text() if outcome.action else None,
+            "goal_reached": outcome.goal_reached is not None,
+        }
+        return Response({"feedback": feedback, "observation": obs, "done": outcome.done})
+
+
+class EpisodeDetailApi(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses={200: EpisodeOutput})
+    def get(self, request: Request, pk: int) -> Response:
+        episode = Episode.objects.select_related("task__device").filter(pk=pk).first()
+        if episode is None:
+            return Response({"detail": f"Unknown episode {pk}."}, status=404)
+        if episode.owner_id not in (None, request.user.pk) and not request.user.is_staff:
+            return Response({"detail": "This episode belongs to someone else."}, status=403)
+        engine, _ = services._engine_with_task(episode.task)
+        state = EpisodeState.from_dict(episode.state)
+        trace = selectors.episode_trace(episode=episode)
+        if not episode.finished:
+            # goal_reached holds a state name: only say whether one was reached
+            trace = [{k: (bool(s[k]) if k == "goal_reached" else s.get(k)) for k in PUBLIC_STEP_KEYS} for s in trace]
+        return Response(
+            {
+                "id": episode.pk,
+                "task": episode.task.task_id,
+                "kind": episode.kind,
+                "finished": episode.finished,
+                "success": episode.success,
+                "metrics": episode.metrics,
+                "observation": services.observation(episode=episode, engine=engine, state=state),
+                "trace": trace,
+            }
+        )
+
+
+class EpisodeViewImageApi(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses={(200, "image/png"): bytes})
+    def get(self, request: Request, pk: int):
+        turn = request.query_params.get("turn")
+        try:
+            path = services.episode_view_image(
+                episode_id=pk, user=request.user, turn=int(turn) if turn not in (None, "") else None
+            )
+        except ValueError:
+            return Response({"detail": "turn must be an integer"}, status=400)
+        except services.EpisodeError as exc:
+            return _error(exc)
+        response = FileResponse(open(path, "rb"), content_type="image/png")
+        response["Cache-Control"] = "private, max-age=3600"
+        return response
+
+
+class EpisodeBundleApi(APIView):
+    """Bundle the caller's finished agent episodes on a split's tasks into a submission for a model entry."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=BundleInput)
+    def post(self, request: Request) -> Response:
+        data = BundleInput(data=request.data)
+        if not data.is_valid():
+            return _invalid(data)
+        v = data.validated_data
+        try:
+            split = scoring_services.split_resolve(benchmark_slug=services.BENCHMARK_SLUG, split_name=v.get("split") or None)
+            entry = scoring_services.model_entry_for_upload(user=request.user, name=v["model"], fields={"kind": "embodied"})
+            submission = services.episodes_submission_create(user=request.user, split=split, model_entry=entry, note=v["note"])
+        except scoring_services.SubmissionError as exc:
+            return Response({"detail": exc.message, "field": exc.field}, status=exc.status)
+        except services.EpisodeError as exc:
+            return _error(exc)
+        return Response({"submission": submission.pk, "status": submission.status,
+                         "url": f"/api/submissions/{submission.pk}/"}, status=201)

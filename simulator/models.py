@@ -1,0 +1,86 @@
+"""VGE devices and tasks as stored, and played episodes persisted step by step."""
+from django.conf import settings
+from django.db import models
+
+
+class Device(models.Model):
+    """One `vge-device/1` definition (a UCSM pruned to a device), validated by simulator.core on the way in."""
+
+    device_id = models.CharField(max_length=200, unique=True)
+    category = models.CharField(max_length=100, db_index=True)
+    definition = models.JSONField()
+    digest = models.CharField(max_length=64, help_text="sha256 of the canonical definition; keys render caches.")
+    source = models.CharField(max_length=20, default="demo", help_text="demo (generated here) or import.")
+    images_dir = models.CharField(
+        max_length=300, blank=True, help_text="Folder under MEDIA_ROOT holding the view images, when it has any."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["category", "device_id"]
+
+    def __str__(self) -> str:
+        return self.device_id
+
+
+class Task(models.Model):
+    task_id = models.CharField(max_length=250, unique=True)
+    device = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="tasks")
+    definition = models.JSONField(help_text="The vge-task/1 record.")
+    sample = models.ForeignKey(
+        "scoring.Sample", null=True, blank=True, on_delete=models.SET_NULL, related_name="vge_tasks"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["task_id"]
+
+    def __str__(self) -> str:
+        return self.task_id
+
+    @property
+    def goals_count(self) -> int:
+        return len(self.definition.get("goals", []))
+
+
+class Episode(models.Model):
+    class Kind(models.TextChoices):
+        HUMAN = "human", "Human (browser)"
+        AGENT = "agent", "Agent (API)"
+        REPLAY = "replay", "Replay"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="vge_episodes"
+    )
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="episodes")
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.AGENT)
+    state = models.JSONField(help_text="simulator.core.engine.EpisodeState.as_dict() after the last step.")
+    finished = models.BooleanField(default=False)
+    success = models.BooleanField(default=False)
+    metrics = models.JSONField(default=dict, blank=True, help_text="Per-episode metrics once finished.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["owner", "kind", "finished"])]
+
+    def __str__(self) -> str:
+        return f"episode {self.pk} on {self.task_id}"
+
+
+class Step(models.Model):
+    episode = models.ForeignKey(Episode, on_delete=models.CASCADE, related_name="steps")
+    index = models.PositiveIntegerField(help_text="1-based turn number.")
+    raw_output = models.TextField()
+    parsed_action = models.JSONField(null=True, blank=True)
+    outcome = models.JSONField(help_text="simulator.core.engine.StepOutcome.as_dict().")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["episode", "index"]
+        constraints = [models.UniqueConstraint(fields=["episode", "index"], name="unique_vge_step_index")]
+
+    def __str__(self) -> str:
+        return f"{self.episode_id}#{self.index}"
