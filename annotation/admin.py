@@ -1,0 +1,41 @@
+from django.contrib import admin
+
+from annotation.models import Embedding, Image, Item, ItemImage, ItemRevision, Project
+
+
+@admin.register(Project)
+class ProjectAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "leaf", "created_at"]
+    prepopulated_fields = {"slug": ["name"]}
+
+
+class ItemImageInline(admin.TabularInline):
+    model = ItemImage
+    extra = 0
+    raw_id_fields = ["image"]
+
+
+@admin.register(Item)
+class ItemAdmin(admin.ModelAdmin):
+    list_display = ["name", "project", "state", "assignee", "version", "updated_at"]
+    list_filter = ["project", "state"]
+    raw_id_fields = ["assignee", "updated_by"]
+    inlines = [ItemImageInline]
+
+
+@admin.register(Image)
+class ImageAdmin(admin.ModelAdmin):
+    list_display = ["original_name", "width", "height", "format", "sha256", "created_at"]
+    search_fields = ["original_name", "sha256"]
+
+
+@admin.register(ItemRevision)
+class ItemRevisionAdmin(admin.ModelAdmin):
+    list_display = ["item", "version", "kind", "author", "state", "created_at"]
+    list_filter = ["kind"]
+
+
+@admin.register(Embedding)
+class EmbeddingAdmin(admin.ModelAdmin):
+    list_display = ["image", "model_key", "status", "progress", "seconds"]
+    list_filter = ["status", "model_key"]

@@ -1,0 +1,160 @@
+"""Annotation API (token or session auth): upload, segment, embedding status, item load/save/submit."""
+from __future__ import annotations
+
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import permissions, status
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation import services
+from annotation.models import Embedding, Image, Item, Project
+from annotation.serializers import (
+    EmbeddingOutput,
+    ImageOutput,
+    ImageUploadInput,
+    ItemOutput,
+    ItemSaveInput,
+    ItemSubmitInput,
+    SegmentInput,
+)
+
+
+def _error(exc: services.AnnotationError) -> Response:
+    body = {"detail": exc.message, **exc.extra}
+    if exc.field:
+        body["field"] = exc.field
+    return Response(body, status=exc.status)
+
+
+def _invalid(serializer) -> Response:
+    return Response({"detail": "Invalid request.", "errors": serializer.errors}, status=400)
+
+
+def _image_for(request: Request, pk: int) -> Image:
+    image = get_object_or_404(Image, pk=pk)
+    if not services.can_use_image(request.user, image):
+        raise Http404("No such image.")  # do not reveal images of other people's items
+    return image
+
+
+def _item_for(request: Request, pk: int) -> Item:
+    item = get_object_or_404(Item.objects.select_related("project", "assignee"), pk=pk)
+    if not services.can_edit_item(request.user, item):
+        raise Http404("No such item.")
+    return item
+
+
+class ImageUploadApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=ImageUploadInput, responses={201: ImageOutput(many=True)})
+    def post(self, request: Request) -> Response:
+        data = ImageUploadInput(data=request.data)
+        if not data.is_valid():
+            return _invalid(data)
+        upload = data.validated_data["file"]
+        project = None
+        if slug := data.validated_data.get("project"):
+            project = Project.objects.filter(slug=slug).first()
+            if project is None:
+                return Response({"detail": f"No project {slug!r}.", "field": "project"}, status=400)
+        try:
+            result = services.images_upload(user=request.user, name=upload.name, data=upload.read(), project=project)
+        except services.AnnotationError as exc:
+            return _error(exc)
+        return Response(
+            {"images": ImageOutput(result.images, many=True).data, "items": [item.pk for item in result.items]},
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class ImageFileApi(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    def get(self, request: Request, pk: int):
+        image = _image_for(request, pk)
+        response = FileResponse(image.file.open("rb"), content_type=f"image/{image.format.lower()}")
+        response["Cache-Control"] = "private, max-age=86400"
+        return response
+
+
+class SegmentApi(APIView):
+    parser_classes = [JSONParser]
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=SegmentInput)
+    def post(self, request: Request, pk: int) -> Response:
+        image = _image_for(request, pk)
+        data = SegmentInput(data=request.data)
+        if not data.is_valid():
+            return _invalid(data)
+        v = data.validated_data
+        try:
+            result = services.image_segment(
+                image=image, points=v["points"], box=v["box"], multimask=v["multimask"], mask_input=v["mask_input"]
+            )
+        except services.AnnotationError as exc:
+            return _error(exc)
+        if isinstance(result, Embedding):
+            status_url = f"/api/annotation/images/{image.pk}/embedding/"
+            body = {**EmbeddingOutput(result).data, "status_url": status_url,
+                    "detail": "The image embedding is being computed; retry when status_url says ready."}
+            return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": status_url})
+        return Response({
+            "masks": [{"rle": m.rle, "score": m.score} for m in result.masks],
+            "backend": result.backend,
+            "ms": round(result.ms, 2),
+        })
+
+
+class EmbeddingStatusApi(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses={200: EmbeddingOutput})
+    def get(self, request: Request, pk: int) -> Response:
+        image = _image_for(request, pk)
+        row = services.embedding_request(image=image)
+        return Response(EmbeddingOutput(row).data)
+
+
+class ItemApi(APIView):
+    parser_classes = [JSONParser]
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses={200: ItemOutput})
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(ItemOutput(_item_for(request, pk)).data)
+
+    @extend_schema(request=ItemSaveInput, responses={200: ItemOutput})
+    def put(self, request: Request, pk: int) -> Response:
+        _item_for(request, pk)
+        data = ItemSaveInput(data=request.data)
+        if not data.is_valid():
+            return _invalid(data)
+        try:
+            item = services.item_save(user=request.user, item_id=pk, **data.validated_data)
+        except services.AnnotationError as exc:
+            return _error(exc)
+        return Response(ItemOutput(item).data)
+
+
+class ItemSubmitApi(APIView):
+    parser_classes = [JSONParser]
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=ItemSubmitInput, responses={200: ItemOutput})
+    def post(self, request: Request, pk: int) -> Response:
+        _item_for(request, pk)
+        data = ItemSubmitInput(data=request.data)
+        if not data.is_valid():
+            return _invalid(data)
+        try:
+            item = services.item_submit(user=request.user, item_id=pk, **data.validated_data)
+        except services.AnnotationError as exc:
+            return _error(exc)
+        return Response(ItemOutput(item).data)

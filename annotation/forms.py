@@ -1,0 +1,33 @@
+"""Forms of the annotation pages."""
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.db.models import Q
+
+from annotation.models import LEAF_CHOICES
+
+
+class ProjectForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    slug = forms.SlugField(max_length=100)
+    leaf = forms.ChoiceField(choices=LEAF_CHOICES, help_text="The EPIC leaf task.")
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    forbid_mask_when_infeasible = forms.BooleanField(required=False)
+
+
+class UploadForm(forms.Form):
+    file = forms.FileField(help_text="An image, or a zip of images (VisualMatching: one folder of two images per item).")
+
+
+class AssignForm(forms.Form):
+    items = forms.CharField(help_text="Item ids, comma separated, or 'unassigned' for all unassigned items.")
+    assignee = forms.ModelChoiceField(queryset=get_user_model().objects.none(), required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["assignee"].queryset = (
+            get_user_model().objects.filter(Q(groups__name="annotator") | Q(groups__name="curator") | Q(is_staff=True))
+            .distinct().order_by("username")
+        )

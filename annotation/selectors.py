@@ -1,0 +1,31 @@
+"""Annotation reads for pages and the API."""
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Q, QuerySet
+
+from annotation.models import Item, Project
+from annotation.services import is_curator
+
+
+def projects_for_user(*, user: AbstractBaseUser) -> QuerySet[Project]:
+    projects = Project.objects.annotate(
+        item_count=Count("items", distinct=True),
+        done_count=Count("items", filter=Q(items__state__in=["submitted", "accepted", "published"]), distinct=True),
+    )
+    if is_curator(user):
+        return projects
+    return projects.filter(items__assignee=user).distinct()
+
+
+def items_for_user(*, user: AbstractBaseUser, project: Project) -> QuerySet[Item]:
+    items = project.items.select_related("assignee").prefetch_related("item_images__image")
+    return items if is_curator(user) else items.filter(assignee=user)
+
+
+def next_item(*, item: Item) -> Item | None:
+    return (
+        Item.objects.filter(project=item.project, assignee=item.assignee, position__gt=item.position)
+        .order_by("position")
+        .first()
+    )

@@ -1,0 +1,478 @@
+"""Annotation writes: projects, uploads, assignment, embeddings, segmentation, saving and submitting items, export.
+
+Each service loads, calls annotation.core, saves. Checks that can refuse raise `AnnotationError` (with an HTTP
+status and the field it is about) before anything is changed.
+"""
+from __future__ import annotations
+
+import functools
+import time
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from annotation.core import export as export_core
+from annotation.core import images as image_core
+from annotation.core import rle as rle_utils
+from annotation.core.epic import LEAVES, Leaf, leaf_for
+from annotation.core.lint import Finding, LintInput, LintOptions, lint
+from annotation.core.segmentation import (
+    ClassicBackend,
+    EmbeddingCache,
+    MaskProposal,
+    PromptError,
+    SamBackend,
+    SegmentationBackend,
+)
+from annotation.models import Embedding, Image, Item, ItemImage, ItemRevision, Project
+
+
+class AnnotationError(Exception):
+    def __init__(self, message: str, *, status: int = 400, field: str = "", extra: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.field = field
+        self.extra = extra or {}
+
+
+# --- roles ----------------------------------------------------------------------------------------
+
+
+def is_curator(user: AbstractBaseUser | None) -> bool:
+    return bool(user and user.is_authenticated and (user.is_staff or user.groups.filter(name="curator").exists()))
+
+
+def is_annotator(user: AbstractBaseUser | None) -> bool:
+    return bool(user and user.is_authenticated and user.groups.filter(name="annotator").exists())
+
+
+def can_edit_item(user: AbstractBaseUser | None, item: Item) -> bool:
+    return is_curator(user) or (is_annotator(user) and item.assignee_id == user.pk)
+
+
+def can_use_image(user: AbstractBaseUser | None, image: Image) -> bool:
+    if is_curator(user):
+        return True
+    if not user or not user.is_authenticated:
+        return False
+    return image.uploaded_by_id == user.pk or Item.objects.filter(item_images__image=image, assignee=user).exists()
+
+
+# --- projects and uploads -------------------------------------------------------------------------
+
+
+def project_create(
+    *, user: AbstractBaseUser, name: str, slug: str, leaf: str, description: str = "", instructions: str = "",
+    forbid_mask_when_infeasible: bool = False,
+) -> Project:
+    if not is_curator(user):
+        raise AnnotationError("Only curators create annotation projects.", status=403)
+    if leaf not in LEAVES:
+        raise AnnotationError(f"Unknown EPIC leaf {leaf!r}.", field="leaf")
+    if Project.objects.filter(slug=slug).exists():
+        raise AnnotationError(f"A project with slug {slug!r} exists already.", field="slug", status=409)
+    return Project.objects.create(
+        name=name, slug=slug, leaf=leaf, description=description, instructions=instructions,
+        forbid_mask_when_infeasible=forbid_mask_when_infeasible, created_by=user,
+    )
+
+
+@dataclass(frozen=True)
+class UploadResult:
+    images: list[Image]
+    items: list[Item]
+
+
+def images_upload(*, user: AbstractBaseUser, name: str, data: bytes, project: Project | None = None) -> UploadResult:
+    """Check the whole upload first (core), then store all of it in one transaction, or nothing."""
+    if not (is_curator(user) or is_annotator(user)):
+        raise AnnotationError("Only annotators and curators upload images.", status=403)
+    if project is not None and not is_curator(user):
+        raise AnnotationError("Only curators add items to a project.", status=403)
+    try:
+        files = image_core.read_upload(
+            name, data, max_pixels=settings.SAM_MAX_IMAGE_PIXELS, max_files=settings.SAM_UPLOAD_MAX_FILES
+        )
+        groups = (
+            image_core.group_into_items(files, images_per_item=leaf_for(project.leaf).images) if project else []
+        )
+    except image_core.UploadError as exc:
+        raise AnnotationError(str(exc), field="file") from None
+    stored: list[Image] = []
+    saved_paths: list[str] = []
+    try:
+        with transaction.atomic():
+            by_hash: dict[str, Image] = {}
+            for image_file in files:
+                image = by_hash.get(image_file.sha256) or Image.objects.filter(sha256=image_file.sha256).first()
+                if image is None:
+                    image = Image(
+                        original_name=image_file.name[:500], sha256=image_file.sha256, width=image_file.width,
+                        height=image_file.height, format=image_file.format, uploaded_by=user,
+                    )
+                    image.file.save(f"{image_file.sha256[:16]}.{image_file.extension}", ContentFile(image_file.data),
+                                    save=False)
+                    saved_paths.append(image.file.name)
+                    image.save()
+                by_hash[image_file.sha256] = image
+                stored.append(image)
+            items: list[Item] = []
+            if project is not None:
+                start = (project.items.aggregate(m=Max("position"))["m"] or 0) + 1
+                for offset, group in enumerate(groups):
+                    base = Path(group[0].name).stem if len(group) == 1 else (Path(group[0].folder).name or "item")
+                    item = Item.objects.create(project=project, name=base[:200], position=start + offset,
+                                               updated_by=user)
+                    for index, image_file in enumerate(group):
+                        ItemImage.objects.create(item=item, image=by_hash[image_file.sha256], index=index)
+                    _revision(item, ItemRevision.Kind.CREATE, user, note=f"from upload {name}")
+                    items.append(item)
+    except BaseException:
+        # The rows rolled back; the files written before the failure go too, so nothing is half-imported.
+        from django.core.files.storage import default_storage
+
+        for path in saved_paths:
+            default_storage.delete(path)
+        raise
+    return UploadResult(stored, items)
+
+
+def items_assign(*, user: AbstractBaseUser, items: Sequence[Item], assignee: AbstractBaseUser | None) -> int:
+    if not is_curator(user):
+        raise AnnotationError("Only curators assign items.", status=403)
+    if assignee is not None and not (is_annotator(assignee) or is_curator(assignee)):
+        raise AnnotationError(f"{assignee} is not in the annotator group.", field="assignee")
+    with transaction.atomic():
+        for item in items:
+            item.assignee = assignee
+            item.save(update_fields=["assignee", "updated_at"])
+            _revision(item, ItemRevision.Kind.ASSIGN, user, note=f"assigned to {assignee or 'nobody'}")
+    return len(items)
+
+
+# --- segmentation backend and embeddings ----------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=4)
+def _backend_for(checkpoint: str, model_type: str, device: str) -> SegmentationBackend:
+    if checkpoint:
+        return SamBackend.from_checkpoint(checkpoint, model_type=model_type, device=device)
+    return ClassicBackend()
+
+
+def segmentation_backend() -> SegmentationBackend:
+    """SAM when SAM_CHECKPOINT is set, else the classical segmenter; built once per process."""
+    return _backend_for(settings.SAM_CHECKPOINT, settings.SAM_MODEL_TYPE, settings.SAM_DEVICE)
+
+
+def backend_model_key() -> str:
+    """The cache key of the configured backend, known without loading the model."""
+    return f"sam-{settings.SAM_MODEL_TYPE}" if settings.SAM_CHECKPOINT else ClassicBackend.model_key
+
+
+def embedding_cache() -> EmbeddingCache:
+    return EmbeddingCache(settings.SAM_EMBEDDING_DIR)
+
+
+# A few recently used embeddings stay in memory, so a burst of clicks does not reread the file each time.
+_recent: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_RECENT_SIZE = 8
+
+
+def _load_embedding(digest: str, model_key: str) -> Any:
+    key = (digest, model_key)
+    if key in _recent:
+        _recent.move_to_end(key)
+        return _recent[key]
+    embedding = embedding_cache().get(digest, model_key)
+    if embedding is not None:
+        _recent[key] = embedding
+        while len(_recent) > _RECENT_SIZE:
+            _recent.popitem(last=False)
+    return embedding
+
+
+def embedding_request(*, image: Image, retry_failed: bool = False) -> Embedding:
+    """The embedding row of the image for the configured backend; queues a computation when there is none.
+
+    A failed computation is queued again only when asked (opening the item), not on every status poll."""
+    model_key = backend_model_key()
+    row, created = Embedding.objects.get_or_create(image=image, model_key=model_key)
+    if embedding_cache().has(image.sha256, model_key):
+        if row.status != Embedding.Status.READY:
+            row.status, row.progress, row.error = Embedding.Status.READY, 100, ""
+            row.save(update_fields=["status", "progress", "error"])
+        return row
+    stale_ready = row.status == Embedding.Status.READY  # the cache was cleared: compute again
+    if created or stale_ready or (retry_failed and row.status == Embedding.Status.FAILED):
+        row.status, row.progress, row.error = Embedding.Status.QUEUED, 0, ""
+        row.save(update_fields=["status", "progress", "error"])
+        from annotation import tasks
+
+        transaction.on_commit(lambda: tasks.compute_embedding.delay(row.pk))
+    return row
+
+
+def embedding_compute(*, embedding_id: int) -> str:
+    """Run by the worker: decode the image, embed it, write the cache file. Idempotent."""
+    row = Embedding.objects.select_related("image").get(pk=embedding_id)
+    cache = embedding_cache()
+    if cache.has(row.image.sha256, row.model_key):
+        Embedding.objects.filter(pk=row.pk).update(status=Embedding.Status.READY, progress=100, error="")
+        return "ready"
+    started = time.perf_counter()
+    Embedding.objects.filter(pk=row.pk).update(status=Embedding.Status.RUNNING, progress=10, started_at=timezone.now())
+    try:
+        backend = segmentation_backend()
+        if backend.model_key != row.model_key:
+            raise RuntimeError(f"this worker runs {backend.model_key}, the request was for {row.model_key}")
+        with row.image.file.open("rb") as handle:
+            pixels = image_core.decode_rgb(handle.read())
+        Embedding.objects.filter(pk=row.pk).update(progress=30)
+        embedding = backend.embed(pixels)
+        Embedding.objects.filter(pk=row.pk).update(progress=90)
+        cache.put(row.image.sha256, embedding)
+    except Exception as exc:  # noqa: BLE001 - any failure is shown to the annotator as the embedding's error
+        Embedding.objects.filter(pk=row.pk).update(
+            status=Embedding.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now()
+        )
+        raise
+    Embedding.objects.filter(pk=row.pk).update(
+        status=Embedding.Status.READY, progress=100, error="", finished_at=timezone.now(),
+        seconds=time.perf_counter() - started,
+    )
+    return "ready"
+
+
+@dataclass(frozen=True)
+class SegmentResult:
+    masks: list[MaskProposal]
+    backend: str
+    ms: float
+
+
+def image_segment(
+    *, image: Image, points: Sequence[Sequence[float]], box: Sequence[float] | None, multimask: bool,
+    mask_input: Mapping[str, Any] | None,
+) -> SegmentResult | Embedding:
+    """Proposals from the cached embedding, or the (queued/running) embedding row when there is none yet."""
+    started = time.perf_counter()
+    model_key = backend_model_key()
+    embedding = _load_embedding(image.sha256, model_key)
+    if embedding is None:
+        row = embedding_request(image=image)
+        if row.status == Embedding.Status.FAILED:
+            raise AnnotationError(f"The image embedding failed: {row.error}", status=503, field="embedding")
+        return row
+    backend = segmentation_backend()
+    try:
+        proposals = backend.segment(embedding, points=points, box=box, multimask=multimask, mask_input=mask_input)
+    except PromptError as exc:
+        raise AnnotationError(str(exc), field=exc.field) from None
+    return SegmentResult(proposals, backend.name, (time.perf_counter() - started) * 1000)
+
+
+def item_open(*, user: AbstractBaseUser, item: Item) -> list[Embedding]:
+    """Queue embeddings for this item's images and, ahead of time, for the user's next items."""
+    rows = [embedding_request(image=image, retry_failed=True) for image in item_images(item)]
+    upcoming = (
+        Item.objects.filter(project=item.project, assignee=item.assignee or user, position__gt=item.position)
+        .exclude(state__in=[Item.State.ACCEPTED, Item.State.PUBLISHED, Item.State.REJECTED])
+        .order_by("position")[: settings.SAM_PREFETCH_ITEMS]
+    )
+    for other in upcoming:
+        for image in other.images.all():
+            embedding_request(image=image, retry_failed=True)
+    return rows
+
+
+# --- saving, linting, submitting ------------------------------------------------------------------
+
+EDITABLE_STATES = (Item.State.TODO, Item.State.IN_PROGRESS, Item.State.NEEDS_REVISION)
+
+
+def item_images(item: Item) -> list[Image]:
+    return [link.image for link in item.item_images.select_related("image").order_by("index")]
+
+
+def item_lint_input(item: Item) -> LintInput:
+    leaf = leaf_for(item.project.leaf)
+    return LintInput(
+        leaf=leaf,
+        image_sizes=tuple((image.height, image.width) for image in item_images(item)),
+        texts={k: v if isinstance(v, str) else str(v) for k, v in (item.texts or {}).items()},
+        count=item.count,
+        precise_count=item.precise_count,
+        count_in_description=item.count_in_description,
+        placement_feasible=item.placement_feasible,
+        instances=item.instances or {},
+    )
+
+
+def item_lint(item: Item) -> list[Finding]:
+    return lint(item_lint_input(item), LintOptions(forbid_mask_when_infeasible=item.project.forbid_mask_when_infeasible))
+
+
+def findings_json(findings: Sequence[Finding]) -> list[dict[str, Any]]:
+    return [
+        {"code": f.code, "severity": f.severity.value, "message": f.message, "field": f.field, "instance": f.instance}
+        for f in findings
+    ]
+
+
+def _snapshot(item: Item) -> dict[str, Any]:
+    return {
+        "texts": item.texts, "count": item.count, "precise_count": item.precise_count,
+        "count_in_description": item.count_in_description, "placement_feasible": item.placement_feasible,
+        "instances": item.instances,
+    }
+
+
+def _revision(item: Item, kind: str, user: AbstractBaseUser | None, note: str = "") -> ItemRevision:
+    return ItemRevision.objects.create(
+        item=item, version=item.version, kind=kind, author=user, state=item.state, snapshot=_snapshot(item), note=note
+    )
+
+
+def _check_instances(leaf: Leaf, images: list[Image], instances: Any) -> dict[str, list[dict[str, Any]]]:
+    if not isinstance(instances, Mapping):
+        raise AnnotationError("instances must be an object {masklet: [RLE, ...]}", field="instances")
+    checked: dict[str, list[dict[str, Any]]] = {}
+    for name, rles in instances.items():
+        try:
+            spec = leaf.masklet(name)
+        except KeyError as exc:
+            raise AnnotationError(str(exc.args[0]), field=f"instances.{name}") from None
+        if not isinstance(rles, list):
+            raise AnnotationError(f"instances.{name} must be a list of RLEs", field=f"instances.{name}")
+        image = images[spec.image_index]
+        out = []
+        for index, rle in enumerate(rles):
+            where = f"instances.{name}[{index}]"
+            try:
+                normalized = rle_utils.normalize(rle)
+            except rle_utils.RleError as exc:
+                raise AnnotationError(f"{where}: {exc}", field=where) from None
+            if tuple(normalized["size"]) != (image.height, image.width):
+                raise AnnotationError(
+                    f"{where}: mask is {normalized['size'][1]}x{normalized['size'][0]}, "
+                    f"image {spec.image_index + 1} is {image.width}x{image.height}", field=where,
+                )
+            out.append(normalized)
+        checked[name] = out
+    return checked
+
+
+def item_save(
+    *, user: AbstractBaseUser, item_id: int, version: int, texts: Mapping[str, Any] | None = None,
+    count: int | None = None, precise_count: bool = False, count_in_description: bool = False,
+    placement_feasible: bool | None = None, instances: Mapping[str, Any] | None = None,
+) -> Item:
+    """Save the editor's whole state if `version` is the current one; returns the item with version + 1."""
+    with transaction.atomic():
+        item = Item.objects.select_for_update().select_related("project").get(pk=item_id)
+        if not can_edit_item(user, item):
+            raise AnnotationError("You are not assigned to this item.", status=403)
+        if item.version != version:
+            raise AnnotationError(
+                f"The item changed since you loaded it (your version {version}, current {item.version}). "
+                "Reload to see the other change.", status=409, field="version", extra={"version": item.version},
+            )
+        if item.state not in EDITABLE_STATES:
+            raise AnnotationError(f"The item is {item.get_state_display().lower()} and cannot be edited.", status=409)
+        leaf = leaf_for(item.project.leaf)
+        texts = dict(texts or {})
+        unknown = sorted(set(texts) - set(leaf.text_fields))
+        if unknown:
+            raise AnnotationError(f"{leaf.path} has no text field {unknown[0]!r}", field=f"texts.{unknown[0]}")
+        if count is not None and count < 0:
+            raise AnnotationError("count must be 0 or more", field="count")
+        item.instances = _check_instances(leaf, item_images(item), instances or {})
+        item.texts = {k: v for k, v in texts.items() if v not in (None, "")}
+        item.count = count
+        item.precise_count = bool(precise_count)
+        item.count_in_description = bool(count_in_description)
+        item.placement_feasible = placement_feasible
+        item.findings = findings_json(item_lint(item))
+        item.version += 1
+        item.updated_by = user
+        if item.state in (Item.State.TODO, Item.State.NEEDS_REVISION):
+            item.state = Item.State.IN_PROGRESS
+        item.save()
+        _revision(item, ItemRevision.Kind.SAVE, user)
+    return item
+
+
+def item_submit(*, user: AbstractBaseUser, item_id: int, version: int, override_reason: str = "") -> Item:
+    """Send the item for review; linter findings block it unless overridden with a reason."""
+    with transaction.atomic():
+        item = Item.objects.select_for_update().select_related("project").get(pk=item_id)
+        if not can_edit_item(user, item):
+            raise AnnotationError("You are not assigned to this item.", status=403)
+        if item.version != version:
+            raise AnnotationError(
+                f"The item changed since you loaded it (your version {version}, current {item.version}).",
+                status=409, field="version", extra={"version": item.version},
+            )
+        if item.state not in EDITABLE_STATES:
+            raise AnnotationError(f"The item is {item.get_state_display().lower()} already.", status=409)
+        findings = findings_json(item_lint(item))
+        reason = override_reason.strip()
+        if findings and not reason:
+            raise AnnotationError(
+                f"The linter found {len(findings)} problem(s); fix them or give a reason to override.",
+                field="override_reason", extra={"findings": findings},
+            )
+        item.findings = findings
+        item.override_reason = reason if findings else ""
+        item.state = Item.State.SUBMITTED
+        item.submitted_at = timezone.now()
+        item.version += 1
+        item.updated_by = user
+        item.save()
+        _revision(item, ItemRevision.Kind.SUBMIT, user, note=item.override_reason)
+    return item
+
+
+# --- export ---------------------------------------------------------------------------------------
+
+
+def item_export_files(*, item: Item) -> list[export_core.ExportFile]:
+    leaf = leaf_for(item.project.leaf)
+    images = item_images(item)
+    payloads = []
+    for image in images:
+        with image.file.open("rb") as handle:
+            payloads.append(export_core.ExportImage(image_core.ALLOWED_FORMATS[image.format], handle.read()))
+    overlay = None
+    if item.overlay:
+        with item.overlay.open("rb") as handle:
+            overlay = handle.read()
+    decoded = image_core.decode_rgb(payloads[0].data) if leaf.overlay is not None and overlay is None else None
+    export_item = export_core.ExportItem(
+        leaf=leaf, sample=f"{item.project.slug}-{item.pk:06d}", images=tuple(payloads), texts=item.texts or {},
+        count=item.count, precise_count=item.precise_count, count_in_description=item.count_in_description,
+        placement_feasible=item.placement_feasible, instances=item.instances or {}, overlay_png=overlay,
+    )
+    return export_core.export_files(export_item, decoded_first_image=decoded)
+
+
+def project_export(*, project: Project, root: Path, states: Sequence[str] | None = None) -> list[Path]:
+    """Write every item (optionally only those in `states`) of the project under root/EPIC_Bench/..."""
+    items = project.items.all()
+    if states:
+        items = items.filter(state__in=states)
+    written: list[Path] = []
+    for item in items:
+        written += export_core.write_files(item_export_files(item=item), root)
+    return written

@@ -1,0 +1,17 @@
+from django.urls import path
+
+from annotation import api, views
+
+urlpatterns = [
+    path("annotation/", views.project_list, name="annotation-projects"),
+    path("annotation/projects/<slug:slug>/", views.project_detail, name="annotation-project"),
+    path("annotation/projects/<slug:slug>/export.zip", views.project_export, name="annotation-project-export"),
+    path("annotation/items/<int:pk>/", views.item_editor, name="annotation-editor"),
+    path("api/annotation/images/", api.ImageUploadApi.as_view(), name="api-annotation-image-upload"),
+    path("api/annotation/images/<int:pk>/file/", api.ImageFileApi.as_view(), name="api-annotation-image-file"),
+    path("api/annotation/images/<int:pk>/segment/", api.SegmentApi.as_view(), name="api-annotation-segment"),
+    path("api/annotation/images/<int:pk>/embedding/", api.EmbeddingStatusApi.as_view(),
+         name="api-annotation-embedding"),
+    path("api/annotation/items/<int:pk>/", api.ItemApi.as_view(), name="api-annotation-item"),
+    path("api/annotation/items/<int:pk>/submit/", api.ItemSubmitApi.as_view(), name="api-annotation-item-submit"),
+]

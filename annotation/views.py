@@ -1,0 +1,119 @@
+"""Annotation pages: projects, a project's items (upload, assign, export), the editor."""
+from __future__ import annotations
+
+import io
+import tempfile
+import zipfile
+from pathlib import Path
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+
+from annotation import selectors, services
+from annotation.core.epic import leaf_for
+from annotation.forms import AssignForm, ProjectForm, UploadForm
+from annotation.models import Item, Project
+from annotation.serializers import ItemOutput
+
+
+@login_required
+def project_list(request: HttpRequest) -> HttpResponse:
+    form = None
+    if services.is_curator(request.user):
+        form = ProjectForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                project = services.project_create(user=request.user, **form.cleaned_data)
+            except services.AnnotationError as exc:
+                form.add_error(exc.field or None, exc.message)
+            else:
+                return redirect("annotation-project", slug=project.slug)
+    projects = selectors.projects_for_user(user=request.user)
+    return render(request, "annotation/project_list.html", {"projects": projects, "form": form,
+                                                            "is_curator": services.is_curator(request.user)})
+
+
+@login_required
+def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_object_or_404(Project, slug=slug)
+    curator = services.is_curator(request.user)
+    items = selectors.items_for_user(user=request.user, project=project)
+    if not curator and not items.exists():
+        raise Http404("No such project.")
+    upload_form = UploadForm()
+    assign_form = AssignForm()
+    status = 200
+    if request.method == "POST" and curator:
+        if "upload" in request.POST:
+            upload_form = UploadForm(request.POST, request.FILES)
+            if upload_form.is_valid():
+                upload = upload_form.cleaned_data["file"]
+                try:
+                    result = services.images_upload(user=request.user, name=upload.name, data=upload.read(),
+                                                    project=project)
+                except services.AnnotationError as exc:
+                    upload_form.add_error("file", exc.message)
+                    status = exc.status
+                else:
+                    messages.success(request, f"Added {len(result.items)} item(s) from {len(result.images)} image(s).")
+                    return redirect("annotation-project", slug=slug)
+        elif "assign" in request.POST:
+            assign_form = AssignForm(request.POST)
+            if assign_form.is_valid():
+                raw = assign_form.cleaned_data["items"].strip()
+                chosen = project.items.filter(assignee__isnull=True) if raw == "unassigned" else project.items.filter(
+                    pk__in=[int(p) for p in raw.replace(" ", "").split(",") if p.isdigit()])
+                try:
+                    count = services.items_assign(user=request.user, items=list(chosen),
+                                                  assignee=assign_form.cleaned_data["assignee"])
+                except services.AnnotationError as exc:
+                    assign_form.add_error("assignee", exc.message)
+                else:
+                    messages.success(request, f"Assigned {count} item(s).")
+                    return redirect("annotation-project", slug=slug)
+    return render(request, "annotation/project_detail.html", {
+        "project": project, "items": items, "curator": curator, "upload_form": upload_form,
+        "assign_form": assign_form, "leaf": leaf_for(project.leaf),
+    }, status=status)
+
+
+@login_required
+def project_export(request: HttpRequest, slug: str) -> HttpResponse:
+    project = get_object_or_404(Project, slug=slug)
+    if not services.is_curator(request.user):
+        raise Http404("No such project.")
+    buffer = io.BytesIO()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        paths = services.project_export(project=project, root=root, states=request.GET.getlist("state") or None)
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in paths:
+                archive.write(path, path.relative_to(root).as_posix())
+    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{project.slug}-epic-raw.zip"'
+    return response
+
+
+@login_required
+def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
+    item = get_object_or_404(Item.objects.select_related("project", "assignee"), pk=pk)
+    if not services.can_edit_item(request.user, item):
+        raise Http404("No such item.")
+    # Opening the item starts its embedding (and the next items') on the worker; idempotent.
+    services.item_open(user=request.user, item=item)
+    leaf = leaf_for(item.project.leaf)
+    config = {
+        "item": ItemOutput(item).data,
+        "leaf": {
+            "path": leaf.path, "family": leaf.family.value, "images": leaf.images,
+            "masklets": [{"name": m.name, "image": m.image_index, "scored": m.scored, "label": m.label}
+                         for m in leaf.masklets],
+            "text_fields": list(leaf.text_fields), "count_field": leaf.count_field,
+            "has_feasibility": leaf.has_feasibility,
+        },
+        "api": {"item": f"/api/annotation/items/{item.pk}/", "submit": f"/api/annotation/items/{item.pk}/submit/"},
+        "next_item": (n.pk if (n := selectors.next_item(item=item)) else None),
+    }
+    return render(request, "annotation/editor.html", {"item": item, "config": config, "leaf": leaf})

@@ -1,0 +1,107 @@
+"""Fixtures for the annotation app: roles, projects, drawn images, uploads."""
+from __future__ import annotations
+
+import io
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image as PILImage
+
+sys.path.insert(0, str(Path(__file__).parent / "core"))
+from conftest import drawn_scene  # noqa: E402  (the drawn test images of the core tests)
+
+
+@pytest.fixture(autouse=True)
+def _embedding_dir(settings, tmp_path_factory):
+    settings.SAM_EMBEDDING_DIR = tmp_path_factory.mktemp("embeddings")
+    settings.SAM_CHECKPOINT = ""
+
+
+def png_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    PILImage.fromarray(array).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def zip_bytes(entries: list[tuple[str, bytes]]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in entries:
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def scene_png() -> tuple[bytes, dict[str, np.ndarray]]:
+    image, truth = drawn_scene(height=360, width=640)
+    return png_bytes(image), truth
+
+
+@pytest.fixture
+def small_png() -> bytes:
+    return png_bytes(np.full((30, 40, 3), 90, np.uint8))
+
+
+@pytest.fixture
+def curator(django_user_model):
+    from django.contrib.auth.models import Group
+
+    user = django_user_model.objects.create_user("carol", password="pw-carol-123")
+    user.groups.add(Group.objects.get_or_create(name="curator")[0])
+    return user
+
+
+@pytest.fixture
+def annotator(django_user_model):
+    from django.contrib.auth.models import Group
+
+    user = django_user_model.objects.create_user("anna", password="pw-anna-123")
+    user.groups.add(Group.objects.get_or_create(name="annotator")[0])
+    return user
+
+
+def client_for(user):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    return client
+
+
+@pytest.fixture
+def curator_client(curator):
+    return client_for(curator)
+
+
+@pytest.fixture
+def annotator_client(annotator):
+    return client_for(annotator)
+
+
+@pytest.fixture
+def project_factory(curator):
+    from annotation import services
+
+    def make(leaf: str = "TargetLocalization/BasicAttributes/Color", slug: str = "colors", **kwargs):
+        return services.project_create(user=curator, name=slug.title(), slug=slug, leaf=leaf, **kwargs)
+
+    return make
+
+
+@pytest.fixture
+def item_factory(curator, project_factory):
+    """Items uploaded into a project (through the upload service) and assigned."""
+    from annotation import services
+
+    def make(data: bytes, *, name: str = "scene.png", project=None, assignee=None):
+        project = project or project_factory()
+        result = services.images_upload(user=curator, name=name, data=data, project=project)
+        if assignee is not None:
+            services.items_assign(user=curator, items=result.items, assignee=assignee)
+        return result.items
+
+    return make
