@@ -9,6 +9,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("scoring.urls")),
+    path("", include("annotation.urls")),
     path("plan/", include("scoring.plan_urls")),
     path("", include("simulator.urls")),
     path("", include("leaderboard.urls")),
