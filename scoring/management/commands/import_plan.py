@@ -19,10 +19,10 @@ class Command(BaseCommand):
         parser.add_argument("--images", type=Path, help="folder the item image paths are relative to "
                             "(default: the items file's folder)")
         parser.add_argument("--split", default="test", help="split name (default: test)")
-        parser.add_argument("--version", type=int, default=1, help="split version (default: 1)")
+        parser.add_argument("--split-version", type=int, default=1, help="split version (default: 1)")
         parser.add_argument("--public-ground-truth", action="store_true", help="show answers publicly (demo/dev splits)")
 
-    def handle(self, *args, path: Path, images: Path | None, split: str, version: int, public_ground_truth: bool, **kw):
+    def handle(self, *args, path: Path, images: Path | None, split: str, split_version: int, public_ground_truth: bool, **kw):
         if not path.is_file():
             raise CommandError(f"{path}: no such file")
         try:
@@ -34,7 +34,7 @@ class Command(BaseCommand):
         if benchmark is None:
             raise CommandError("The plan-bench benchmark is not registered; run `python manage.py migrate` first.")
         split_row, _ = Split.objects.get_or_create(
-            benchmark=benchmark, name=split, version=version,
+            benchmark=benchmark, name=split, version=split_version,
             defaults={"hidden_ground_truth": not public_ground_truth, "description": f"Imported from {path.name}."},
         )
         folder = (images or path.parent).resolve()
