@@ -178,8 +178,11 @@ def plan_score_recompute(*, submission_id: int) -> Score:
         setattr(score, name, value)
     score.save(update_fields=list(fields))
     if fields["details"]["final"] and not was_final:
+        # The same follow-ups as the scoring pipeline: paired comparisons, then the board and the submitter hear.
+        from leaderboard.services import board_comparisons_after_scoring
         from scoring.events import submission_finished_event
 
+        transaction.on_commit(lambda: board_comparisons_after_scoring(submission_id))
         transaction.on_commit(lambda: submission_finished_event(submission_id=submission_id))
     return score
 
@@ -215,6 +218,28 @@ def plan_judgement_decide(
         judgement.decided_at = timezone.now()
         judgement.save(update_fields=["status", "verdict", "decided_at"])
         return _apply_verdict(judgement.key, verdict)
+
+
+def plan_judgements_reconcile() -> list[int]:
+    """Apply people's verdicts to items still waiting on an already decided judgement.
+
+    This happens when a person decides while a submission with the same output is being scored (the scorer read
+    the cache before the decision and saved after it). Returns the ids of the submissions recomputed.
+    """
+    decided = {
+        j.key: j.verdict
+        for j in PlanJudgement.objects.filter(status=PlanJudgement.Status.DECIDED, verdict__isnull=False).select_related("verdict")
+    }
+    waiting_keys = set(
+        SampleScore.objects.filter(score__isnull=True, details__has_key="judgement_key")
+        .values_list("details__judgement_key", flat=True)
+        .distinct()
+    )
+    updated: set[int] = set()
+    for key in sorted(waiting_keys & set(decided)):
+        with transaction.atomic():
+            updated.update(_apply_verdict(key, decided[key]))
+    return sorted(updated)
 
 
 def _apply_verdict(key: str, verdict: PlanVerdict) -> list[int]:

@@ -25,6 +25,7 @@ def _verdict_value(request: HttpRequest) -> bool:
 @login_required
 def plan_queue(request: HttpRequest) -> HttpResponse:
     plan_services.plan_reviewer_check(request.user)
+    plan_services.plan_judgements_reconcile()
     judgements = list(plan_selectors.plan_judgements_open()[:50])
     for j in judgements:
         j.waiting = list(plan_selectors.plan_judgement_waiting(j)[:10])

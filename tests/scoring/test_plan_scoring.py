@@ -164,3 +164,37 @@ def test_audit_draw_is_stratified_and_agreement_counts_reviewed_checks(user, spl
     assert agreement["overall"] == {"agree": 9, "n": 10, "rate": 90.0}
     assert sum(v["n"] for v in agreement["by_subtask"].values()) == 10
     assert sum(v["n"] for v in agreement["by_dimension"].values()) == 10
+
+
+def test_a_decision_made_while_a_submission_was_scoring_is_applied_later(user, split, reviewer) -> None:
+    first = submit(user, split, predictions(random_predictions), name="A")
+    judgement = PlanJudgement.objects.filter(status="open").first()
+    # Given: a second submission saved its pending items after the person decided (simulated by resetting one row).
+    plan_services.plan_judgement_decide(judgement_id=judgement.pk, user=reviewer, correct=True)
+    row = first.sample_scores.get(details__judgement_key=judgement.key)
+    row.score, row.outcome = None, "undecided"
+    row.save()
+    # When the queue is reconciled, then the row takes the person's verdict.
+    assert plan_services.plan_judgements_reconcile() == [first.pk]
+    row.refresh_from_db()
+    assert row.score == 1.0 and row.details["decided_by"] == "person"
+
+
+def test_xlsx_without_prediction_column_fails_with_the_header_row(user, split) -> None:
+    import io
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.append(["index", "question", "answer"])
+    book.active.append(["demo-oo-00", "q", "A"])
+    buffer = io.BytesIO()
+    book.save(buffer)
+    entry = ModelEntry.objects.create(name="Sheet", slug="sheet")
+    submission = services.submission_create(
+        user=user, split=split, model_entry=entry, uploaded_file=SimpleUploadedFile("result.xlsx", buffer.getvalue())
+    )
+    services.submission_score(submission_id=submission.pk, worker="test")
+    submission.refresh_from_db()
+    assert submission.status == "failed" and submission.error_report[0]["line"] == 1
+    assert submission.error_report[0]["field"] == "prediction" and "index, question, answer" in submission.error_message

@@ -43,7 +43,7 @@ def extract_option(output: str, options: Mapping[str, str]) -> Extraction:
         # VLMEvalKit: the letter must be among the last four tokens, else it is likely prose ("A robot ...").
         if tokens.index(letter) > len(tokens) - 5:
             return Extraction(letter, rule="option letter")
-    elif not present and "Z" in tokens and len(tokens) == 1:
+    elif not present and "Z" in tokens and "Z" not in options:  # VLMEvalKit: "Z" is its no-answer token
         return Extraction(None, refused=True, rule="refusal")
     match = _ANSWER_IS.search(text)
     if match and match.group(1) in options:

@@ -98,7 +98,7 @@ class OpenAIJudgeClient:
                 return min(self.max_backoff, max(0.0, float(retry_after)))
             except ValueError:
                 pass
-        return min(self.max_backoff, self.backoff * (2**attempt))
+        return float(min(self.max_backoff, self.backoff * (2**attempt)))
 
     def complete(self, messages: Messages) -> JudgeReply:
         error = ""

@@ -111,8 +111,7 @@ class LocalJudgeServer:
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://127.0.0.1:{self._server.server_port}/v1"
 
     def __enter__(self) -> "LocalJudgeServer":
         self._thread.start()

@@ -105,10 +105,10 @@ def parse_predictions(data: bytes, *, name: str = "predictions.jsonl") -> list[P
     problems = _Problems(what)
     seen: dict[str, int] = {}
     out: list[Prediction] = []
-    for line, pid, text, problem in rows:
-        if problem:
-            message = f"row {line}: {problem[1]}" if where == "row" else problem[1]
-            problems.add(message, line=line, field=problem[0] or None)
+    for line, pid, text, issue in rows:
+        if issue:
+            message = f"row {line}: {issue[1]}" if where == "row" else issue[1]
+            problems.add(message, line=line, field=issue[0] or None)
             continue
         if pid in seen:
             prefix = f"row {line}: " if where == "row" else ""

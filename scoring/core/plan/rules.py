@@ -113,11 +113,17 @@ def parse_hint(hint: str | None) -> Hint:
             return Hint(understood=False)
         accept = data.get("accept") or []
         unordered = data.get("unordered")
-        groups = tuple(tuple(sorted(p - 1 for p in g)) for g in unordered) if isinstance(unordered, list) else ()
+        try:
+            json_groups = (
+                tuple(tuple(sorted(int(p) - 1 for p in g)) for g in unordered) if isinstance(unordered, list) else ()
+            )
+            accepted = tuple(normalise(str(a)) for a in ([accept] if isinstance(accept, str) else accept))
+        except (TypeError, ValueError):
+            return Hint(understood=False)
         return Hint(
-            alternatives=tuple(normalise(a) for a in ([accept] if isinstance(accept, str) else accept)),
+            alternatives=accepted,
             unordered_all=unordered is True,
-            unordered_groups=groups,
+            unordered_groups=json_groups,
             understood=set(data) <= {"accept", "unordered"},
         )
     alternatives: list[str] = []

@@ -91,3 +91,8 @@ def test_any_order_hint_accepts_every_permutation(parts: list[str]) -> None:
 @given(st.lists(words, min_size=1, max_size=6))
 def test_punctuation_and_spacing_never_matter(parts: list[str]) -> None:
     assert normalise(", ".join(parts)) == normalise("  ".join(parts) + "!")
+
+
+def test_malformed_json_hint_is_free_text() -> None:
+    assert not parse_hint('{"unordered": [["x"]]}').understood
+    assert judge_open("B, A", "A, B", '{"unordered": [["x"]]}').correct is None
