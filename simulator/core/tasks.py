@@ -106,6 +106,8 @@ def check_task(task: Task, device: Device, graphs: DeviceGraphs) -> None:
     for i, goal in enumerate(task.goals):
         if goal not in device.states:
             problems.append(TaskProblem(f"goals[{i}]", f"unknown state '{goal}'"))
+        elif graphs.chain[goal][0] != goal:
+            problems.append(TaskProblem(f"goals[{i}]", f"'{goal}' is left at once by its immediate transition"))
     if not problems:
         start = graphs.chain[task.start_state][0]
         if task.goals[0] == start:
