@@ -48,7 +48,7 @@ def _error_page(request: HttpRequest, status: int, message: str) -> HttpResponse
 def _resolve(request: HttpRequest, slug: str):
     """(benchmark, split, spec, query) or an error response."""
     try:
-        benchmark, split = selectors.benchmark_split(slug=slug, split_name=request.GET.get("split") or None)
+        benchmark, split = selectors.benchmark_split_cached(slug=slug, split_name=request.GET.get("split") or None)
     except selectors.BoardNotFound as exc:
         return None, _error_page(request, 404, str(exc))
     spec = spec_for(benchmark.slug)
@@ -154,6 +154,14 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
     if error:
         return error
     benchmark, split, spec, query = resolved
+    # Anonymous readers without session or message cookies all get the same page: cache it whole.
+    shareable = "sessionid" not in request.COOKIES and "messages" not in request.COOKIES \
+        and not request.user.is_authenticated
+    page_key = None
+    if shareable:
+        page_key = f"{selectors.board_cache_key(split_id=split.pk)}:page:{request.get_full_path()[:500]}"
+        if (page := cache.get(page_key)) is not None:
+            return HttpResponse(page, content_type="text/html; charset=utf-8")
     view, data_key = _view(split, spec, query)
     # The table is the costly part to render; it depends only on the rows and the query.
     fragment_key = f"{data_key}:html:{split.name if request.GET.get('split') else ''}:{query.canonical()}"
@@ -182,7 +190,10 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "kinds": ["proprietary", "open-source", "embodied", "human", "baseline"],
         "board_ws": f"/ws/boards/{split.pk}/",
     }
-    return render(request, "leaderboard/board.html", context)
+    response = render(request, "leaderboard/board.html", context)
+    if page_key is not None:
+        cache.set(page_key, response.content, selectors.ROWS_TIMEOUT)
+    return response
 
 
 def _export_name(benchmark, split, ext: str) -> str:

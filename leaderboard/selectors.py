@@ -17,6 +17,8 @@ from scoring.selectors import board_cache_version
 # Keys under which scorers may have put the headline figure's interval.
 OVERALL_INTERVAL_KEYS = ("overall", "average", "Average", "SR")
 ROWS_TIMEOUT = 300
+SPLIT_TIMEOUT = 10
+FINGERPRINT_TIMEOUT = 1
 
 
 class BoardNotFound(LookupError):
@@ -39,6 +41,26 @@ def benchmark_split(*, slug: str, split_name: str | None) -> tuple[Benchmark, Sp
     return benchmark, split
 
 
+def benchmark_split_cached(*, slug: str, split_name: str | None) -> tuple[Benchmark, Split]:
+    """`benchmark_split`, remembered for a few seconds: splits change rarely, boards are read often."""
+    key = f"board-split:{slug[:60]}:{(split_name or '')[:60]}"
+    found = cache.get(key)
+    if found is None:
+        found = benchmark_split(slug=slug, split_name=split_name)
+        cache.set(key, found, SPLIT_TIMEOUT)
+    return found
+
+
+def board_fingerprint_recent(*, split_id: int) -> str:
+    """The fingerprint, re-read from the database at most once per FINGERPRINT_TIMEOUT seconds per process."""
+    key = f"board-fp:{split_id}"
+    found = cache.get(key)
+    if found is None:
+        found = board_fingerprint(split_id=split_id)
+        cache.set(key, found, FINGERPRINT_TIMEOUT)
+    return found
+
+
 def board_fingerprint(*, split_id: int) -> str:
     agg = Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED).aggregate(
         n=Count("id"), last=Max("finished_at"), top=Max("id")
@@ -48,7 +70,10 @@ def board_fingerprint(*, split_id: int) -> str:
 
 
 def board_cache_key(*, split_id: int) -> str:
-    return f"board:{split_id}:v{board_cache_version(split_id=split_id)}:{board_fingerprint(split_id=split_id)}"
+    """Changes as soon as this process bumps the version (scoring.events), and within a second when a score is
+    written by another process (whose in-memory cache bump we cannot see)."""
+    version = board_cache_version(split_id=split_id)
+    return f"board:{split_id}:v{version}:{board_fingerprint_recent(split_id=split_id)}"
 
 
 def _row(sub: Submission) -> BoardRow:

@@ -49,10 +49,21 @@ def make_scored(split: Split, entry: ModelEntry, per_sample: list[float], *, bre
     return sub
 
 
+def benchmark(slug: str) -> Benchmark:
+    """A board's benchmark. The migration registers it, but a transactional test elsewhere may have flushed it."""
+    return Benchmark.objects.get_or_create(slug=slug, defaults={"name": slug.upper(), "scorer": slug})[0]
+
+
+def board_test_split(slug: str) -> Split:
+    return Split.objects.get_or_create(benchmark=benchmark(slug), name="test", version=1,
+                                       defaults={"is_default": True, "hidden_ground_truth": True,
+                                                 "daily_quota": 5})[0]
+
+
 @pytest.fixture
 def epic_split(db) -> Split:
     """The EPIC-Bench board's test split (registered by the migration), with 40 samples over two leaves."""
-    split = Benchmark.objects.get(slug="epic-bench").splits.get(name="test")
+    split = board_test_split("epic-bench")
     for i in range(40):
         Sample.objects.create(split=split, key=f"e{i:03d}", position=i, category="Nav", group="FP",
                               task=EPIC_LEAVES[i % 2])
@@ -61,8 +72,7 @@ def epic_split(db) -> Split:
 
 @pytest.fixture
 def epic_dev(db) -> Split:
-    bench = Benchmark.objects.get(slug="epic-bench")
-    split = Split.objects.create(benchmark=bench, name="dev", hidden_ground_truth=False, daily_quota=None)
+    split = Split.objects.create(benchmark=benchmark("epic-bench"), name="dev", hidden_ground_truth=False, daily_quota=None)
     for i in range(10):
         Sample.objects.create(split=split, key=f"d{i:03d}", position=i, task=EPIC_LEAVES[i % 2])
     return split

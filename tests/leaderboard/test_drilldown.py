@@ -5,8 +5,8 @@ import pytest
 from django.contrib.auth.models import Group
 from pycocotools import mask as mask_utils
 
-from scoring.models import Benchmark, Sample, Split
-from tests.leaderboard.conftest import make_entry, make_scored
+from scoring.models import Sample, Split
+from tests.leaderboard.conftest import benchmark, make_entry, make_scored
 
 
 def _rle(mask):
@@ -62,7 +62,7 @@ def test_submitter_sees_no_ground_truth_of_a_hidden_split_but_a_curator_does(cli
     assert not (px[1] > px[0] + 30), "no GT mask drawn for a non-curator"
     assert img[40, 60][2] > 150 or img[40, 50][2] > 150  # the predicted box is drawn (red)
 
-    Group.objects.get(name="curator").user_set.add(other_user)
+    Group.objects.get_or_create(name="curator")[0].user_set.add(other_user)
     client.force_login(other_user)
     assert "SECRET-GT" in client.get(url).content.decode()
     curated = cv2.imdecode(np.frombuffer(client.get(url + "0/overlay.png").content, np.uint8), cv2.IMREAD_COLOR)
@@ -78,7 +78,7 @@ def test_public_split_drilldown_is_public(client, epic_dev):
 
 @pytest.mark.django_db
 def test_plan_and_vge_drilldowns_show_answers_and_replay_links(client):
-    plan = Benchmark.objects.get(slug="plan-bench")
+    plan = benchmark("plan-bench")
     split = Split.objects.create(benchmark=plan, name="demo", hidden_ground_truth=False)
     Sample.objects.create(split=split, key="q1", position=0, task="OO",
                           inputs={"question": "Which is <b>front</b>?", "options": {"A": "cup", "B": "box"}})
@@ -86,7 +86,7 @@ def test_plan_and_vge_drilldowns_show_answers_and_replay_links(client):
         {"output": "I think A", "extracted": "A", "verdict": "correct", "decided_by": "rules"}])
     html = client.get(f"/submissions/{sub.pk}/samples/").content.decode()
     assert "Which is &lt;b&gt;front&lt;/b&gt;?" in html and "I think A" in html and "rules" in html
-    vge = Benchmark.objects.get(slug="vge-bench")
+    vge = benchmark("vge-bench")
     vsplit = Split.objects.create(benchmark=vge, name="demo", hidden_ground_truth=False)
     Sample.objects.create(split=vsplit, key="ep1", position=0)
     vsub = make_scored(vsplit, make_entry("V"), [1.0])
