@@ -171,7 +171,8 @@ def layout_variant(spec: CategorySpec, index: int, *, seed: int) -> dict[str, An
         region = faces[face]
         room = min(region[2] - region[0], region[3] - region[1])
         sw, sh = SHAPE_SIZE[shape]
-        size = (max(sw * room, 36), max(sh * room, 36))
+        grow = max(1.0, 56 / min(sw * room, sh * room))  # small faces still get controls big enough to hit
+        size = (sw * room * grow, sh * room * grow)
         box = _place(rng, region, size, taken[face])
         components[name] = {"boxes": {face: list(box)}, "look": {"shape": shape, "face": face}}
     look = {"body": list(body), "color": PALETTE[rng.randrange(len(PALETTE))], "panel": list(panel) if panel else None}

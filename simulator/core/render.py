@@ -42,6 +42,13 @@ def _shade(rgb: tuple[int, int, int], f: float) -> tuple[int, int, int]:
     return tuple(int(c * f) for c in rgb)  # type: ignore[return-value]
 
 
+def _relief(body: tuple[int, int, int], f: float) -> tuple[int, int, int]:
+    """A shade of the body colour that stands out from it: darker on light bodies, lighter on dark ones."""
+    if sum(body) < 300:
+        return _shade(body, 1 + (1 - f) * 1.6)
+    return _shade(body, f)
+
+
 def shape_of(device: Device, name: str) -> str:
     shape = device.components[name].look.get("shape")
     if isinstance(shape, str):
@@ -107,20 +114,20 @@ def _draw_control(draw: ImageDraw.ImageDraw, shape: str, box, body: tuple[int, i
             draw.rounded_rectangle((x1 + w * 0.1, y1 + h * 0.15, cx, y2 - h * 0.15), radius=h / 5, fill=(220, 220, 222))
     elif shape == "handle":
         draw.rounded_rectangle((x1 + 3, y1 + 4, x2 + 3, y2 + 4), radius=min(w, h) / 2, fill=_shade(body, 0.5))
-        draw.rounded_rectangle((x1, y1, x2, y2), radius=min(w, h) / 2, fill=_shade(body, 0.75), outline=edge, width=2)
+        draw.rounded_rectangle((x1, y1, x2, y2), radius=min(w, h) / 2, fill=_relief(body, 0.75), outline=edge, width=2)
         if w >= h:
             for i in range(1, 6):
                 gx = x1 + w * i / 6
-                draw.line((gx, y1 + h * 0.25, gx, y2 - h * 0.25), fill=_shade(body, 0.5), width=1)
+                draw.line((gx, y1 + h * 0.25, gx, y2 - h * 0.25), fill=_relief(body, 0.5), width=1)
         else:
             for i in range(1, 6):
                 gy = y1 + h * i / 6
-                draw.line((x1 + w * 0.25, gy, x2 - w * 0.25, gy), fill=_shade(body, 0.5), width=1)
+                draw.line((x1 + w * 0.25, gy, x2 - w * 0.25, gy), fill=_relief(body, 0.5), width=1)
     elif shape == "lid":
-        draw.rounded_rectangle((x1, y1, x2, y2), radius=6, fill=_shade(body, 1.12), outline=edge, width=2)
-        draw.rounded_rectangle((cx - w * 0.12, y1 + 2, cx + w * 0.12, y1 + h * 0.12), radius=3, fill=_shade(body, 0.6))
+        draw.rounded_rectangle((x1, y1, x2, y2), radius=6, fill=_relief(body, 0.85), outline=edge, width=3)
+        draw.rounded_rectangle((cx - w * 0.15, y1 + 2, cx + w * 0.15, y1 + h * 0.16), radius=3, fill=_relief(body, 0.55))
     elif shape == "door":
-        draw.rectangle((x1, y1, x2, y2), fill=_shade(body, 0.9), outline=edge, width=3)
+        draw.rectangle((x1, y1, x2, y2), fill=_relief(body, 0.9), outline=edge, width=3)
         if abs(w - h) < 0.25 * max(w, h):
             draw.ellipse((cx - r * 0.75, cy - r * 0.75, cx + r * 0.75, cy + r * 0.75), fill=(60, 75, 90), outline=(180, 180, 185), width=4)
         else:
