@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     options = Options(compat=args.compat, coord_mode=args.coord_mode)
     started = time.perf_counter()
+    cpu_started = time.process_time()
     try:
         parsed = read_file(args.predictions, raw=args.raw)
     except SubmissionRejected as exc:
@@ -69,9 +70,11 @@ def main(argv: list[str] | None = None) -> int:
         "samples": rows,
     }
     elapsed = time.perf_counter() - started
+    cpu = time.process_time() - cpu_started
     if args.output:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text(json.dumps(payload, ensure_ascii=False, indent=1), encoding="utf-8")
     overall = summary["overall"]
-    print(json.dumps({"overall": overall, "mode": options.mode_name, "seconds": round(elapsed, 3)}, indent=1))
+    print(json.dumps({"overall": overall, "mode": options.mode_name, "samples": len(samples),
+                      "seconds": round(elapsed, 3), "cpu_seconds_main_process": round(cpu, 3)}, indent=1))
     return 0

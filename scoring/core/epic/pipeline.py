@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from scoring.core.contract import FileProblem, SubmissionRejected
 
+from .geometry import forget_prepared, prepare
 from .raw import to_std_record
 from .scorer import Options, SampleScore, gt_json_path, score_sample
 
@@ -107,20 +109,23 @@ class GTResolver:
     def load(self, record: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, str | None]:
         path = gt_json_path(record)
         inline = record.get("ground_truth")
-        has_inline = isinstance(inline, Mapping) and any(str(k).startswith("masklet_") for k in inline)
+        has_inline = isinstance(inline, dict) and any(str(k).startswith("masklet_") for k in inline)
         if path is None:
             return None, None if has_inline else "no gt_json_path and no inline ground truth"
         if path not in self._cache:
+            if len(self._cache) >= 512:  # bounded: a full split's GT would otherwise stay in memory
+                self._cache.pop(next(iter(self._cache)))
             self._cache[path] = self._read(path)
         data, problem = self._cache[path]
         return data, (None if has_inline else problem)
 
     def _read(self, path: str) -> tuple[Any, str | None]:
-        candidates = [Path(path)] + [Path(root) / path for root in self.roots]
+        candidates = [path] + [os.path.join(root, path) for root in self.roots]
         for candidate in candidates:
-            if candidate.is_file():
+            if os.path.isfile(candidate):
                 try:
-                    data = json.loads(candidate.read_text(encoding="utf-8"))
+                    with open(candidate, "rb") as handle:
+                        data = json.loads(handle.read())
                 except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
                     return None, f"ground truth {path} is not valid JSON: {exc}"
                 if not isinstance(data, dict):
@@ -144,11 +149,26 @@ def _init_worker(roots: tuple[str, ...], options: Options) -> None:
 def _score_chunk(chunk: Sequence[tuple[int, Mapping[str, Any]]]) -> list[SampleScore]:
     resolver: GTResolver = _worker_state["resolver"]
     options: Options = _worker_state["options"]
-    out = []
-    for index, record in chunk:
-        raw_gt, problem = resolver.load(record)
-        out.append(score_sample(record, raw_gt, index=index, options=options, gt_problem=problem))
-    return out
+    loaded = [(index, record, *resolver.load(record)) for index, record in chunk]
+    _prepare_masks((record, raw_gt) for _, record, raw_gt, _ in loaded)
+    try:
+        return [score_sample(record, raw_gt, index=index, options=options, gt_problem=problem)
+                for index, record, raw_gt, problem in loaded]
+    finally:
+        forget_prepared()
+
+
+def _prepare_masks(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) -> None:
+    """Batch-decode the run lengths of every GT mask of a chunk (see geometry.prepare)."""
+    values: list[Any] = []
+    for record, raw_gt in pairs:
+        masks = raw_gt.get("mask_annotation") if isinstance(raw_gt, dict) else None
+        if isinstance(masks, dict):
+            values.extend(v for k, v in masks.items() if str(k).startswith("masklet_"))
+        inline = record.get("ground_truth")
+        if isinstance(inline, dict):
+            values.extend(v for k, v in inline.items() if str(k).startswith("masklet_"))
+    prepare(values)
 
 
 def score_records(records: Sequence[Mapping[str, Any]], *, options: Options = Options(), roots: Sequence[str] = (),
@@ -181,13 +201,27 @@ def score_with_gt(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | N
                   total: int = 0, every: int = 250) -> list[SampleScore]:
     """Score (record, raw GT, GT problem) triples where the caller already holds the GT (the site)."""
     out: list[SampleScore] = []
-    for index, (record, raw_gt, problem) in enumerate(pairs):
-        out.append(score_sample(record, raw_gt, index=index, options=options, gt_problem=problem))
-        if progress and (len(out) % every == 0):
+    batch: list[tuple[Mapping[str, Any], Mapping[str, Any] | None, str | None]] = []
+
+    def flush() -> None:
+        _prepare_masks((record, raw_gt) for record, raw_gt, _ in batch)
+        try:
+            for record, raw_gt, problem in batch:
+                out.append(score_sample(record, raw_gt, index=len(out), options=options, gt_problem=problem))
+        finally:
+            forget_prepared()
+        batch.clear()
+        if progress:
             progress(len(out), total)
-    if progress:
-        progress(len(out), total or len(out))
+
+    for triple in pairs:
+        batch.append(triple)
+        if len(batch) >= every:
+            flush()
+    if batch:
+        flush()
     return out
+
 
 
 def finite(value: float) -> float | None:

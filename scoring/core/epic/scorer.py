@@ -91,12 +91,12 @@ class GroundTruth:
     """Field lookup over one sample's raw GT JSON with the record's inline `ground_truth` as fallback."""
 
     def __init__(self, raw: Mapping[str, Any] | None, inline: Mapping[str, Any] | None):
-        raw = raw if isinstance(raw, Mapping) and raw else None
+        raw = raw if isinstance(raw, dict) and raw else None
         self.text = raw.get("text_annotation") if raw else None
         self.masks = raw.get("mask_annotation") if raw else None
-        self.text = self.text if isinstance(self.text, Mapping) else {}
-        self.masks = self.masks if isinstance(self.masks, Mapping) else {}
-        self.inline = inline if isinstance(inline, Mapping) else {}
+        self.text = self.text if isinstance(self.text, dict) else {}
+        self.masks = self.masks if isinstance(self.masks, dict) else {}
+        self.inline = inline if isinstance(inline, dict) else {}
 
     def get(self, name: str | None) -> Any:
         if not name:
@@ -143,7 +143,7 @@ class GroundTruth:
 
 def gt_json_path(record: Mapping[str, Any]) -> str | None:
     inline = record.get("ground_truth")
-    value = inline.get("gt_json_path") if isinstance(inline, Mapping) else None
+    value = inline.get("gt_json_path") if isinstance(inline, dict) else None
     value = F.first(value)
     return value if isinstance(value, str) and value else None
 
