@@ -1,15 +1,19 @@
 """The board websocket: a score landing on a split reaches the pages listening to that split's board."""
 import asyncio
 
+import pytest
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
+from leaderboard.consumers import BoardConsumer
 from scoring.events import board_group
+from tests.leaderboard.conftest import make_entry, make_scored
 
 ORIGIN = [(b"origin", b"http://127.0.0.1")]
 
 
+@pytest.mark.django_db(transaction=True)
 def test_board_socket_receives_updates_for_its_split_only():
     async def scenario():
         listening = WebsocketCommunicator(application, "/ws/boards/7/", headers=ORIGIN)
@@ -20,5 +24,22 @@ def test_board_socket_receives_updates_for_its_split_only():
         assert await other.receive_nothing(timeout=0.3)
         await listening.disconnect()
         await other.disconnect()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_board_socket_notices_a_score_written_by_another_process(monkeypatch, epic_split):
+    # A worker process with an in-memory channel layer cannot reach this process: the socket watches the data.
+    monkeypatch.setattr(BoardConsumer, "poll_seconds", 0.2)
+    from channels.db import database_sync_to_async
+
+    async def scenario():
+        socket = WebsocketCommunicator(application, f"/ws/boards/{epic_split.pk}/", headers=ORIGIN)
+        assert (await socket.connect())[0]
+        assert await socket.receive_nothing(timeout=0.5)  # nothing changed, nothing sent
+        await database_sync_to_async(lambda: make_scored(epic_split, make_entry("Late"), [1.0] * 40))()
+        assert (await socket.receive_json_from(timeout=3))["type"] == "updated"
+        await socket.disconnect()
 
     asyncio.run(scenario())
