@@ -39,7 +39,7 @@ class Command(BaseCommand):
                 slug=slug, defaults={"name": name, "kind": ModelEntry.Kind.BASELINE, "description": description}
             )
             submission = Submission.objects.filter(model_entry=entry, split=split).order_by("-created_at").first()
-            if submission is None:
+            if submission is None or submission.status == Submission.Status.FAILED:
                 body = "".join(json.dumps({"id": p.id, "prediction": p.text}) + "\n" for p in make(items))
                 submission = services.submission_create(
                     user=owner, split=split, model_entry=entry,
