@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from scoring import plan_selectors, plan_services
 from scoring.core.plan.types import SUBTASK_NAMES
 from scoring.models import Split, Submission
-from scoring.plan_models import PlanJudgement
+from scoring.plan_models import PlanAuditCheck, PlanJudgement
 
 
 def _verdict_value(request: HttpRequest) -> bool:
@@ -87,6 +87,7 @@ def plan_audit(request: HttpRequest, split_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def plan_audit_record(request: HttpRequest, pk: int) -> HttpResponse:
+    get_object_or_404(PlanAuditCheck, pk=pk)
     try:
         check = plan_services.plan_audit_record(
             check_id=pk, user=request.user, correct=_verdict_value(request), note=request.POST.get("note", "")[:2000]

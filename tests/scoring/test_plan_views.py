@@ -24,6 +24,8 @@ def reviewer_client(client, django_user_model):
 def test_queue_is_for_reviewers_only(client, user, split) -> None:  # noqa: F811
     client.force_login(user)
     assert client.get(reverse("plan-queue")).status_code == 403
+    assert client.get(reverse("plan-audit", args=[split.pk])).status_code == 403
+    assert client.post(reverse("plan-audit-record", args=[999]), {"correct": "true"}).status_code == 404
 
 
 def test_reviewer_judges_from_the_queue_and_the_last_decision_finalises(reviewer_client, user, split) -> None:  # noqa: F811
