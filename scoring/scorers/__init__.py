@@ -15,6 +15,7 @@ from scoring.core.contract import ScorerInput, ScoringResult
 Scorer = Callable[[ScorerInput], ScoringResult]
 
 REGISTRY: dict[str, str] = {
+    "epic-bench": "scoring.scorers.epic:score",
     "plan-bench": "scoring.scorers.plan:score",
     "vge-bench": "scoring.scorers.vge:score",
 }
