@@ -26,7 +26,7 @@ def _default_loader(ids: Iterable[str]) -> Mapping[str, Mapping[str, Any]]:
 
 
 def score(inp: ScorerInput, *, device_loader: DeviceLoader | None = None) -> ScoringResult:
-    loader = device_loader or inp.options.get("device_loader") or _default_loader
+    loader = device_loader or _default_loader
     samples = list(inp.samples)
     tasks = {}
     for sample in samples:

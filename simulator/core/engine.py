@@ -192,7 +192,9 @@ class Engine:
     def step(self, state: EpisodeState, output: str) -> tuple[EpisodeState, StepOutcome]:
         if state.done:
             raise ValueError(f"episode of task {state.task} is already over")
-        task = self._tasks[state.task]
+        task = self._tasks.get(state.task)
+        if task is None:
+            raise ValueError(f"task {state.task} is not known to this engine; call engine.add_task(task) first")
         parsed = parse_action(output)
         action = parsed.action
         new_state, view, unlocked = state.state, state.view, state.unlocked

@@ -1,5 +1,10 @@
 """Write the generated VGE library (26 categories x variants, tasks, split `demo`) to the database. Idempotent."""
+import json
+from pathlib import Path
+
 from django.core.management.base import BaseCommand
+
+from simulator.core.library import build_library
 
 from simulator.services import demo_library_install
 
@@ -10,7 +15,16 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--seed", type=int, default=7)
         parser.add_argument("--variants", type=int, default=2, help="devices per category (at least 2)")
+        parser.add_argument("--export", help="also write devices/*.json and tasks.jsonl to this folder (for the CLI)")
 
-    def handle(self, *args, seed: int, variants: int, **options):
+    def handle(self, *args, seed: int, variants: int, export: str | None, **options):
         report = demo_library_install(seed=seed, variants=max(2, variants))
+        if export:
+            devices, tasks = build_library(seed=seed, variants=max(2, variants))
+            folder = Path(export)
+            (folder / "devices").mkdir(parents=True, exist_ok=True)
+            for data in devices:
+                (folder / "devices" / f"{data['id']}.json").write_text(json.dumps(data, indent=1))
+            (folder / "tasks.jsonl").write_text("".join(json.dumps(t.as_dict()) + "\n" for t in tasks))
+            self.stdout.write(f"exported to {folder}/devices and {folder}/tasks.jsonl")
         self.stdout.write(f"VGE demo: {report.devices} devices, {report.tasks} tasks in split {report.split}")

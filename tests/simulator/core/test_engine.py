@@ -201,3 +201,25 @@ def test_task_starting_in_its_first_goal_is_refused(engine):
 
     with pytest.raises(TaskInvalid, match="starts in its first goal"):
         engine.new_episode(make_task(("off",)))
+
+
+def test_start_state_with_an_immediate_chains_before_the_first_turn(engine):
+    task = make_task(("idle",), start_state="error")
+    state = engine.new_episode(task)
+    assert state.state == "off" and engine.start_entered(task) == ("error", "off")
+
+
+def test_stepping_a_stored_state_on_a_fresh_engine_needs_the_task(tiny):
+    state = Engine(tiny).new_episode(make_task())
+    with pytest.raises(ValueError, match="add_task"):
+        Engine(tiny).step(state, "Timed_wait()")
+
+
+def test_optimal_lengths_on_the_product_graph(engine):
+    g = engine.graphs
+    # power button lies wholly inside the unlock box: from the front it needs the dashboard first
+    assert g.c_opt(("off", "front", False), "idle") == 2
+    assert g.c_opt(("off", "front", True), "idle") == 1  # unlocked: the front box works
+    assert g.c_opt(("off", "left", False), "idle") == 3  # left -> front, open dashboard, press
+    assert g.l_opt(("off", "front", False), ("idle", "done")) == 5  # + back to front, start, wait
+    assert g.canonical_path("idle", "off") == ("idle", "error", "off")  # door (sorted first) -> error -> off
