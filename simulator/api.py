@@ -15,7 +15,9 @@ from scoring import services as scoring_services
 from simulator import selectors, services
 from simulator.core.engine import EpisodeState
 from simulator.models import Episode
-from simulator.serializers import ActInput, ActOutput, BundleInput, EpisodeCreateInput, EpisodeOutput, ObservationOutput
+from simulator.serializers import (
+    ActInput, ActOutput, BundleInput, BundleOutput, EpisodeCreateInput, EpisodeOutput, ObservationOutput,
+)
 
 # What an agent may see of a step while its episode runs: no state or component names.
 PUBLIC_STEP_KEYS = ("turn", "raw_output", "action_text", "turn_class", "kind", "feedback", "view_before",
@@ -120,7 +122,7 @@ class EpisodeBundleApi(APIView):
 
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=BundleInput)
+    @extend_schema(request=BundleInput, responses={201: BundleOutput})
     def post(self, request: Request) -> Response:
         data = BundleInput(data=request.data)
         if not data.is_valid():

@@ -60,3 +60,9 @@ class BundleInput(serializers.Serializer):
     model = serializers.CharField(max_length=200)
     split = serializers.CharField(max_length=50, required=False, allow_blank=True)
     note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class BundleOutput(serializers.Serializer):
+    submission = serializers.IntegerField()
+    status = serializers.CharField()
+    url = serializers.CharField()
