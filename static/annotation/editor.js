@@ -192,7 +192,7 @@
   // ---------------------------------------------------------------- rendering ----------------------
   const canvas = $("canvas");
   const ctx = canvas.getContext("2d");
-  let dirty = true;
+  let dirty = false;
   function requestDraw() { if (!dirty) { dirty = true; requestAnimationFrame(draw); } }
 
   /** Bake an instance's fill and outline into a canvas the size of its bounding box. */
@@ -238,6 +238,7 @@
     const img = currentImage();
     const s = Math.min(canvas.width / img.width, canvas.height / img.height);
     state.view = { s, tx: (canvas.width - img.width * s) / 2, ty: (canvas.height - img.height * s) / 2 };
+    $("hud").textContent = hudText();
     requestDraw();
   }
 
@@ -422,6 +423,8 @@
   }
 
   let saveTimer = null, backupTimer = null, saving = false, pending = false, conflict = false;
+  // Every change bumps changeSeq; a save that carried change N sets savedSeq = N. Unsaved while they differ.
+  let changeSeq = 0, savedSeq = 0;
   function setSaveStatus(text) { $("save-status").textContent = text; }
 
   function backup() {
@@ -432,6 +435,7 @@
 
   function changed(opts) {
     opts = opts || {};
+    changeSeq++;
     if (!opts.labelsOnly) { renderInstances(); requestDraw(); }
     clearTimeout(backupTimer);
     backupTimer = setTimeout(backup, 150);
@@ -441,7 +445,7 @@
     if (conflict || !editable()) return;
     setSaveStatus("Unsaved changes…");
     clearTimeout(saveTimer);
-    saveTimer = setTimeout(save, 700);
+    saveTimer = setTimeout(() => { saveTimer = null; save(); }, 700);
   }
   function editable() { return ["todo", "in_progress", "needs_revision"].includes(state.itemState); }
 
@@ -450,10 +454,13 @@
     saving = true;
     setSaveStatus("Saving…");
     const body = payload();
+    const seq = changeSeq;
     let res;
     try { res = await api(config.api.item, "PUT", body); } catch (e) { res = { status: 0, data: null }; }
+    if (res.status === 409) res = await reconcile(body, res);
     saving = false;
     if (res.status === 200) {
+      savedSeq = Math.max(savedSeq, seq);
       state.version = res.data.version;
       state.itemState = res.data.state;
       state.findings = res.data.findings || [];
@@ -475,10 +482,25 @@
     if (pending) { pending = false; save(); }
   }
 
+  /** A 409 whose server copy already equals what we sent (e.g. a save sent as the last tab closed) is no conflict. */
+  async function reconcile(body, res) {
+    let current;
+    try { current = await api(config.api.item, "GET"); } catch (e) { return res; }
+    if (current.status !== 200) return res;
+    const d = current.data;
+    const same = JSON.stringify(d.instances) === JSON.stringify(body.instances) &&
+      JSON.stringify(d.texts) === JSON.stringify(Object.fromEntries(Object.entries(body.texts).filter(([, v]) => v !== ""))) &&
+      (!leaf.count_field || (d.count === body.count && d.precise_count === body.precise_count &&
+                             d.count_in_description === body.count_in_description)) &&
+      (!leaf.has_feasibility || d.placement_feasible === body.placement_feasible);
+    return same ? current : res;
+  }
+
   function flushOnLeave() {
     backup();
-    if (saveTimer && !conflict && editable()) {
+    if (changeSeq !== savedSeq && !conflict && editable()) {
       clearTimeout(saveTimer);
+      saveTimer = null;
       const body = JSON.stringify(payload());
       // keepalive lets the request finish after the tab closes (small payloads only; the backup covers the rest)
       if (body.length < 60000) {
@@ -489,7 +511,7 @@
   }
 
   async function submit() {
-    if (saveTimer) { clearTimeout(saveTimer); saveTimer = null; await save(); }
+    if (saveTimer || changeSeq !== savedSeq) { clearTimeout(saveTimer); saveTimer = null; await save(); }
     const reason = $("override-reason").value;
     const res = await api(config.api.submit, "POST", { version: state.version, override_reason: reason });
     if (res.status === 200) {
@@ -937,7 +959,7 @@
       watchEmbedding(img);
     }
     if (!editable()) setSaveStatus(`This item is ${state.itemState.replace("_", " ")}: changes are not saved.`);
-    if (restored) { setSaveStatus("Restored unsaved work from this browser; saving…"); scheduleSave(); }
+    if (restored) { changeSeq++; setSaveStatus("Restored unsaved work from this browser; saving…"); scheduleSave(); }
     fit();
     window.annotationEditor = { state, rleEncode, rleDecode, payload, save, undo, redo, fillHoles };
   }
