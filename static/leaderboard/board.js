@@ -3,11 +3,17 @@
 (function () {
   "use strict";
 
+  // A cell's sort value: its data-value when it has one (cells with an interval), else its text;
+  // numbers compare as numbers, "–" (no value) as missing, names as lower-case text.
   function cellValue(row, index) {
     var cell = row.children[index];
     if (!cell) return null;
     var raw = cell.getAttribute("data-value");
-    if (raw === null || raw === "") return null;
+    if (raw === null) {
+      var first = cell.querySelector("a") || cell.firstChild;
+      raw = first ? first.textContent.trim() : "";
+    }
+    if (raw === "" || raw === "–") return null;
     var n = Number(raw);
     return isNaN(n) ? raw.toLowerCase() : n;
   }
@@ -132,7 +138,10 @@
       var ws = new WebSocket(scheme + window.location.host + path);
       ws.onopen = function () { delay = 1000; status.setAttribute("data-connected", "1"); };
       ws.onmessage = function (ev) {
-        try { if (JSON.parse(ev.data).type === "updated") refresh(status); } catch (e) { /* ignore */ }
+        try {
+          // The page cache re-reads the data at most once a second: wait a little longer than that.
+          if (JSON.parse(ev.data).type === "updated") setTimeout(function () { refresh(status); }, 1200);
+        } catch (e) { /* ignore */ }
       };
       ws.onclose = function () {
         status.removeAttribute("data-connected");

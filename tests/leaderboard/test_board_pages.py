@@ -39,7 +39,7 @@ def test_board_shows_paper_columns_grouped_with_best_marks(client, board):
     rows = response.context["view"].rows
     names = [r.model_name for r in rows]
     assert names.count("Qwen-Test-7B") == 1, "best entry per model by default"
-    assert 'class="num best"' in html
+    assert 'class="best"' in html
 
 
 @pytest.mark.django_db

@@ -1,5 +1,6 @@
 """The board websocket: a score landing on a split reaches the pages listening to that split's board."""
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from channels.layers import get_channel_layer
@@ -11,6 +12,13 @@ from scoring.events import board_group
 from tests.leaderboard.conftest import make_entry, make_scored
 
 ORIGIN = [(b"origin", b"http://127.0.0.1")]
+
+
+def run_async(scenario) -> None:
+    """Run a coroutine function on a fresh loop in its own thread: a browser test may have left a loop running
+    in this one."""
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, scenario()).result()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -25,7 +33,7 @@ def test_board_socket_receives_updates_for_its_split_only():
         await listening.disconnect()
         await other.disconnect()
 
-    asyncio.run(scenario())
+    run_async(scenario)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -42,4 +50,4 @@ def test_board_socket_notices_a_score_written_by_another_process(monkeypatch, ep
         assert (await socket.receive_json_from(timeout=3))["type"] == "updated"
         await socket.disconnect()
 
-    asyncio.run(scenario())
+    run_async(scenario)
