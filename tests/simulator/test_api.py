@@ -107,3 +107,15 @@ def test_bundle_without_finished_episodes_is_refused(token_client, tiny_split):
     start(token_client, "tiny/t1")
     response = token_client.post("/api/vge/submissions/", {"model": "Agent-X", "split": "dev"}, format="json")
     assert response.status_code == 400 and "no finished" in response.json()["detail"]
+
+
+@pytest.mark.django_db
+def test_a_restarted_server_resumes_from_the_stored_state(token_client, tiny_split):
+    from simulator import services
+
+    episode = start(token_client)["episode"]
+    act(token_client, episode, OPEN_DASH)
+    services._engines.clear()  # as after a crash: no engine, no cached task, only the database
+    body = act(token_client, episode, PRESS_POWER).json()
+    assert body["feedback"]["kind"] == "success" and body["feedback"]["goal_reached"]
+    assert list(Step.objects.filter(episode_id=episode).values_list("index", flat=True)) == [1, 2]

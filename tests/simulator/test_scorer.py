@@ -44,3 +44,13 @@ def test_outputs_past_the_end_are_ignored_and_missing_tasks_fail(tmp_path, tiny_
     assert result.overall == result.breakdown["SR"] == 50.0
     assert result.breakdown["SPL"] == 50.0 and result.breakdown["GVPE"] == 1.0
     assert result.intervals["SR"][0] <= 50.0 <= result.intervals["SR"][1]
+
+
+@pytest.mark.django_db
+def test_binary_or_empty_files_are_rejected(tmp_path, tiny_split):
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(SubmissionRejected, match="UTF-8"):
+        get_scorer("vge-bench")(ScorerInput(file_path=path, samples=_samples(tiny_split), options={}))
+    with pytest.raises(SubmissionRejected, match="no episodes"):
+        run(tmp_path, tiny_split, [""])
