@@ -233,6 +233,14 @@ def iou(pred: RleMask, gt: RleMask) -> float:
     return float(mask_utils.iou([pred.rle], [gt.rle], [0])[0, 0])
 
 
+def boxes_iou(boxes: Sequence[tuple[int, int, int, int]], gt: RleMask) -> float:
+    """IoU of the union of integer boxes with a mask (boxes already clipped to the mask's size)."""
+    if not boxes:
+        return 1.0 if gt.area == 0 else 0.0
+    # Non-empty boxes: the union is never empty, so pycocotools' IoU needs no special case.
+    return float(mask_utils.iou([boxes_mask(boxes, gt.height, gt.width).rle], [gt.rle], [0])[0, 0])
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Path geometry
 # ---------------------------------------------------------------------------------------------------------

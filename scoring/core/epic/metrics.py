@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import fields as F
-from .geometry import PixelLookup, Region, boxes_mask, iou, region_of, split_two_regions, union_of_instances
+from .geometry import PixelLookup, Region, boxes_iou, iou, region_of, split_two_regions, union_of_instances
 
 NVR_ERROR = "No Valid Response"
 NO_POINTS_ERROR = "No path points parsed"
@@ -75,7 +75,7 @@ def localization(
     if gt_mask is None:
         return Metric(0.0, details={**base, "iou": 0.0}, notes=tuple(notes))
     pixels = F.boxes_to_pixels(boxes, height, width, mode)
-    score = iou(boxes_mask(pixels, height, width), gt_mask)
+    score = boxes_iou(pixels, gt_mask)
     return Metric(score, details={**base, "iou": score}, notes=tuple(notes))
 
 

@@ -137,3 +137,18 @@ def test_least_distance_is_exact_for_regions_over_a_thousand_pixels():
     m[100:150, 200:260] = 1  # 3000 pixels
     first, second = split_two_regions(region_of(_rle_mask(m)))
     assert first.min_distance_to(second) == math.hypot(200 - 59, 100 - 59)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 25), st.integers(1, 25), st.lists(st.tuples(st.integers(0, 25), st.integers(0, 25),
+                                                                   st.integers(0, 25), st.integers(0, 25)), max_size=3),
+       st.integers(0, 2**32 - 1), st.floats(0, 1))
+def test_boxes_iou_equals_dense_iou(h, w, raw_boxes, seed, density):
+    boxes = [(min(x1, x2, w), min(y1, y2, h), min(max(x1, x2), w), min(max(y1, y2), h)) for x1, y1, x2, y2 in raw_boxes]
+    boxes = [b for b in boxes if b[2] > b[0] and b[3] > b[1]]
+    dense = np.zeros((h, w), np.uint8)
+    for x1, y1, x2, y2 in boxes:
+        dense[y1:y2, x1:x2] = 1
+    gt_dense = _random_mask(h, w, seed, density)
+    from scoring.core.epic.geometry import boxes_iou
+    assert boxes_iou(boxes, _rle_mask(gt_dense)) == dense_iou(dense, gt_dense)
