@@ -279,9 +279,9 @@ def model_page(request: HttpRequest, slug: str) -> HttpResponse:
             v = sub.score.overall if c.key == "overall" else sub.score.breakdown.get(c.key)
             cells.append({"label": c.label, "text": format_value(v if isinstance(v, (int, float)) else None, c.digits)})
         by_benchmark.setdefault(sub.split.benchmark.name, []).append({"sub": sub, "cells": cells})
-    benchmarks = list(dict.fromkeys((s.split.benchmark.slug, s.split.benchmark.name) for s in subs))
+    charts = list(dict.fromkeys((s.split.benchmark.slug, s.split.benchmark.name, s.split.name) for s in subs))
     return render(request, "leaderboard/model.html",
-                  {"entry": entry, "by_benchmark": by_benchmark, "benchmarks": benchmarks})
+                  {"entry": entry, "by_benchmark": by_benchmark, "charts": charts})
 
 
 @require_GET

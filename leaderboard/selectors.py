@@ -9,7 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.db.models import Count, Max, QuerySet
 
-from leaderboard.core.board import BoardRow, PairSignificance
+from leaderboard.core.board import BoardRow, PairSignificance, parameters_from_name
 from leaderboard.models import BoardComparison
 from scoring.models import Benchmark, ModelEntry, SampleScore, Split, Submission
 from scoring.selectors import board_cache_version
@@ -94,7 +94,8 @@ def _row(sub: Submission) -> BoardRow:
         model_slug=entry.slug,
         kind=entry.kind,
         thinking=entry.thinking,
-        parameters_b=entry.parameters_b,
+        parameters_b=entry.parameters_b if entry.parameters_b is not None else parameters_from_name(entry.name),
+        parameters_from_name=entry.parameters_b is None and parameters_from_name(entry.name) is not None,
         source="reported" if sub.source == Submission.Source.REPORTED else "scored",
         overall=overall,
         values=breakdown,

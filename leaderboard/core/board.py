@@ -7,6 +7,7 @@ here too, and anything malformed raises `BadBoardQuery` with the parameter and w
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
@@ -34,6 +35,7 @@ class BoardRow:
     scorer_version: str = ""
     note: str = ""
     finished_at: str = ""
+    parameters_from_name: bool = False  # the size was read from the model's name, not stated on its entry
 
     def value(self, key: str) -> float | None:
         raw = self.overall if key == "overall" else self.values.get(key)
@@ -358,3 +360,16 @@ def export_table(view: BoardView) -> tuple[list[str], list[list[object]]]:
             line += [row.value(c.key), iv[0] if iv else None, iv[1] if iv else None]
         body.append(line)
     return header, body
+
+
+_SIZE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*[Bb](?![a-zA-Z0-9])")
+
+
+def parameters_from_name(name: str) -> float | None:
+    """The parameter count a model's name states ("Qwen3.5-27B" -> 27, "Qwen3.5-35B-A3B" -> 35: the total,
+    not the active experts), or None. Used for rows whose entry does not give a size."""
+    for token in re.split(r"[-_\s/]", name):
+        match = _SIZE.fullmatch(token)
+        if match:
+            return float(match.group(1))
+    return None

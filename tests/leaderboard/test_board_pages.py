@@ -233,3 +233,25 @@ def test_filters_by_parameter_range_thinking_and_search(client, board):
     assert {r.model_name for r in view.rows} == {"GPT-Test", "Human"}
     view = client.get("/leaderboard/epic-bench/?q=gpt").context["view"]
     assert [r.model_name for r in view.rows] == ["GPT-Test"]
+
+
+@pytest.mark.django_db
+def test_model_page_charts_load_for_every_split_the_model_is_on(client, epic_dev):
+    import re
+
+    entry = make_entry("Dev-Only-3B", params=3)
+    make_scored(epic_dev, entry, [1.0, 0.0] * 5, breakdown={"BA": 40.0, "FP": 60.0})
+    html = client.get(f"/models/{entry.slug}/").content.decode()
+    sources = re.findall(r'<img src="([^"]+)"', html)
+    assert sources and all("split=dev" in s for s in sources)
+    for src in sources:
+        response = client.get(src.replace("&amp;", "&"))
+        assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
+
+
+@pytest.mark.django_db
+def test_open_models_without_a_stated_size_use_the_size_in_their_name(client, epic_split):
+    make_reported(epic_split, make_entry("Paper-VL-27B"), 30.0)
+    view = client.get("/leaderboard/epic-bench/?min_params=20&max_params=30").context["view"]
+    assert [r.model_name for r in view.rows] == ["Paper-VL-27B"]
+    assert "Paper-VL-27B" in client.get("/leaderboard/epic-bench/plots/params.svg").content.decode()

@@ -155,3 +155,15 @@ def test_ties_are_only_shown_when_ranking_by_the_headline_column():
 def test_query_params_round_trip():
     q = parse_query({"sort": "BA", "order": "asc", "kind": "human,open-source", "q": "x", "entries": "all"}, EPIC)
     assert parse_query(q.as_params(), EPIC) == q
+
+
+@pytest.mark.parametrize(
+    "name, size",
+    [("Qwen3.5-27B", 27.0), ("Qwen3.5-35B-A3B", 35.0), ("InternVL3.5-8B", 8.0), ("Gemma-4-31B-it", 31.0),
+     ("Qwen3-VL-2B-Instruct", 2.0), ("GPT-5-mini", None), ("Kimi-K3", None), ("Llama 3.2 11B", 11.0),
+     ("Model-1.5B", 1.5), ("RoboBrain2.0-7B", 7.0), ("B-2B", 2.0), ("Gemini-3-pro", None)],
+)
+def test_parameters_from_name_reads_the_stated_total_size(name, size):
+    from leaderboard.core.board import parameters_from_name
+
+    assert parameters_from_name(name) == size
