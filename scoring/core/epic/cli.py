@@ -11,11 +11,26 @@ import sys
 import time
 from pathlib import Path
 
-from scoring.core.contract import SubmissionRejected
+from scoring.core.contract import FileProblem, SubmissionRejected
 
 from .fields import COORDINATE_SYSTEMS
 from .pipeline import read_file, score_records
-from .scorer import SCORER_VERSION, Options, summarize
+from .scorer import SCORER_VERSION, Options, SampleScore, summarize
+
+
+def sample_problems(line: int, sample: SampleScore) -> list[dict]:
+    """What a reader of the file should fix, with line and field: dropped items, unknown tasks, GT errors."""
+    out = []
+    if sample.outcome == "unknown_task":
+        out.append(FileProblem(f"unknown task ({sample.category or '-'}, {sample.task_type or '-'}): placeholder "
+                               "score 0", line=line, field="task_type").as_dict())
+    for note in sample.details.get("notes", ()):
+        name, _, text = note.partition(": ")
+        out.append(FileProblem(text, line=line, field=f"formatted_response_{name}").as_dict())
+    if sample.gt_error:
+        why = sample.details.get("gt_problem") or sample.error or "ground truth error"
+        out.append(FileProblem(f"ground truth: {why}", line=line, field="ground_truth").as_dict())
+    return out
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,16 +72,18 @@ def main(argv: list[str] | None = None) -> int:
     samples = score_records(records, options=options, roots=roots, workers=max(1, args.workers))
     summary = summarize(samples, expected)
     rows = []
+    problems = [p.as_dict() for p in parsed.problems]
     for line, sample in zip(parsed.lines, samples):
         row = sample.as_row()
         row["line"] = line.number
         rows.append(row)
+        problems.extend(sample_problems(line.number, sample))
     payload = {
         "std_response_jsonl": str(Path(args.predictions).resolve()),
         "scorer": {"version": SCORER_VERSION, "mode": options.mode_name,
                    "parser": "reference" if args.raw else None, "coord_override": args.coord_mode},
         "summary": summary,
-        "problems": [p.as_dict() for p in parsed.problems],
+        "problems": problems,
         "samples": rows,
     }
     elapsed = time.perf_counter() - started

@@ -69,7 +69,7 @@ def test_bad_lines_are_reported_with_line_numbers(tmp_path, capsys):
                  masklet_ground=[rle(rect(10, 10, (0, 4), (0, 4)))])
     code, out = run(tmp_path, [rec, "{not json", "[1, 2]", "", rec])
     assert code == 0
-    assert [p["line"] for p in out["problems"]] == [2, 3]
+    assert [p["line"] for p in out["problems"]] == [2, 3]  # the two samples themselves are fine
     assert [r["line"] for r in out["samples"]] == [1, 5]
     assert "line 2" in capsys.readouterr().err
     code, _ = run(tmp_path, [rec, "{not json"], "--strict")
@@ -87,3 +87,15 @@ def test_missing_gt_file_is_a_data_error(tmp_path):
     _, out = run(tmp_path, [rec])
     row = out["samples"][0]
     assert row["gt_error"] and not row["invalid_response"] and "not found" in row["details"]["gt_problem"]
+
+
+def test_dropped_items_unknown_tasks_and_gt_errors_are_listed_with_line_and_field(tmp_path):
+    gt = {"masklet_ground": [rle(rect(10, 10, (0, 4), (0, 4)))]}
+    lines = [
+        record("Navigation", "GroundDetection", loc=[["x", 0, 5, 5], [0, 0, 5, 5]], **gt),
+        record("Navigation", "Teleport", loc=[]),
+        record("Navigation", "GroundDetection", loc=[], masklet_ground=[{"size": [10, 10], "counts": "!!"}]),
+    ]
+    _, out = run(tmp_path, lines)
+    found = {(p["line"], p["field"]) for p in out["problems"]}
+    assert found == {(1, "formatted_response_localization"), (2, "task_type"), (3, "ground_truth")}
