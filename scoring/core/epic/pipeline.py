@@ -17,9 +17,11 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from scoring.core.contract import FileProblem, SubmissionRejected
 
+from .fields import first
 from .geometry import forget_prepared, prepare
 from .raw import to_std_record
 from .scorer import Options, SampleScore, gt_json_path, score_sample
+from .taxonomy import GT_FIELDS, family
 
 
 @dataclass(frozen=True)
@@ -159,15 +161,23 @@ def _score_chunk(chunk: Sequence[tuple[int, Mapping[str, Any]]]) -> list[SampleS
 
 
 def _prepare_masks(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) -> None:
-    """Batch-decode the run lengths of every GT mask of a chunk (see geometry.prepare)."""
+    """Batch-decode the run lengths of the GT masks a chunk will score (see geometry.prepare); display-only
+    masks (reference areas and objects) are never read, so they are left alone."""
     values: list[Any] = []
     for record, raw_gt in pairs:
+        fam = family(first(record.get("task_category")), first(record.get("task_type")))
+        if fam is None:
+            continue
+        names = GT_FIELDS[fam]
         masks = raw_gt.get("mask_annotation") if isinstance(raw_gt, dict) else None
-        if isinstance(masks, dict):
-            values.extend(v for k, v in masks.items() if str(k).startswith("masklet_"))
         inline = record.get("ground_truth")
-        if isinstance(inline, dict):
-            values.extend(v for k, v in inline.items() if str(k).startswith("masklet_"))
+        for name in (names.localization, names.path, names.target_area):
+            if not name:
+                continue
+            if isinstance(masks, dict) and name in masks:
+                values.append(masks[name])
+            elif isinstance(inline, dict) and name in inline:
+                values.append(inline[name])
     prepare(values)
 
 
