@@ -170,13 +170,27 @@ def _backend_for(checkpoint: str, model_type: str, device: str) -> SegmentationB
     return ClassicBackend()
 
 
+# The adapter boundary: a benchmark or test may install a real backend built another way (e.g. a SAM model
+# with random weights, since no checkpoint may be downloaded). Nothing else is replaceable.
+_installed_backend: SegmentationBackend | None = None
+
+
+def segmentation_backend_install(backend: SegmentationBackend | None) -> None:
+    global _installed_backend
+    _installed_backend = backend
+
+
 def segmentation_backend() -> SegmentationBackend:
     """SAM when SAM_CHECKPOINT is set, else the classical segmenter; built once per process."""
+    if _installed_backend is not None:
+        return _installed_backend
     return _backend_for(settings.SAM_CHECKPOINT, settings.SAM_MODEL_TYPE, settings.SAM_DEVICE)
 
 
 def backend_model_key() -> str:
     """The cache key of the configured backend, known without loading the model."""
+    if _installed_backend is not None:
+        return _installed_backend.model_key
     return f"sam-{settings.SAM_MODEL_TYPE}" if settings.SAM_CHECKPOINT else ClassicBackend.model_key
 
 

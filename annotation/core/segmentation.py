@@ -164,6 +164,8 @@ class SamBackend:
         self._predictor = SamPredictor(model.to(device).eval())
         # The predictor holds per-image state; one request at a time uses it.
         self._lock = threading.Lock()
+        # The float32 tensor of the last embedding used: a burst of clicks on one image converts it once.
+        self._features: tuple[np.ndarray, Any] | None = None
 
     @classmethod
     def from_checkpoint(cls, checkpoint: str | os.PathLike[str], *, model_type: str, device: str = "cpu") -> SamBackend:
@@ -226,7 +228,11 @@ class SamBackend:
             predictor = self._predictor
             predictor.reset_image()
             # Put the stored features back instead of running the image encoder again.
-            predictor.features = torch.from_numpy(embedding.features.astype(np.float32)).to(self.device)
+            # Holding the array itself (not its id) keeps the identity check sound.
+            if self._features is None or self._features[0] is not embedding.features:
+                tensor = torch.from_numpy(embedding.features.astype(np.float32)).to(self.device)
+                self._features = (embedding.features, tensor)
+            predictor.features = self._features[1]
             predictor.original_size = embedding.image_size
             predictor.input_size = embedding.input_size
             predictor.is_image_set = True
