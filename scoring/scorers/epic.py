@@ -93,8 +93,15 @@ def options_from(raw_options: Mapping[str, Any]) -> tuple[Options, bool]:
     if coord is not None and coord not in COORDINATE_SYSTEMS:
         raise SubmissionRejected(f"Unknown coord_mode '{coord}'.", [FileProblem(
             f"coord_mode must be one of {', '.join(COORDINATE_SYSTEMS)}", field="options.coord_mode")])
-    return Options(compat=bool(raw_options.get("compat")), coord_mode=None if coord == "auto" else coord), bool(
+    return Options(compat=_flag(raw_options.get("compat")), coord_mode=None if coord == "auto" else coord), _flag(
         raw_options.get("raw"))
+
+
+def _flag(value: Any) -> bool:
+    """Form fields arrive as strings: "false" must not read as true."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return bool(value)
 
 
 def breakdown_of(summary: Mapping[str, Any]) -> dict[str, float | None]:

@@ -150,6 +150,12 @@ def test_bad_uploads_fail_with_line_numbers_and_publish_nothing(user, split, mut
     assert not hasattr(submission, "score") or submission.score is None
 
 
+def test_string_options_from_forms_are_read_as_flags():
+    from scoring.scorers.epic import options_from
+    assert options_from({"raw": "true", "compat": "false"}) == (options_from({"raw": True})[0], True)
+    assert options_from({"compat": "1"})[0].compat and not options_from({"raw": "0"})[1]
+
+
 def test_upload_for_another_split_fails(user, split):
     submission = submit(user, split, [{"key": "EPIC_Bench/elsewhere_mask_rle.json", "task_type": ["Color"]}])
     assert submission.status == "failed" and "not a sample" in submission.error_message
