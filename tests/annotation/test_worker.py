@@ -1,0 +1,47 @@
+"""A real Celery worker process computes the embedding the segment API asked for (202 -> ready -> 200)."""
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.conf import settings
+
+from annotation import services
+from tests.integration.test_worker import Worker, wait_for
+
+from .conftest import client_for
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+
+class EmbeddingWorker(Worker):
+    def env(self) -> dict[str, str]:
+        env = super().env()
+        env.update(SAM_EMBEDDING_DIR=str(settings.SAM_EMBEDDING_DIR), SAM_CHECKPOINT="")
+        return env
+
+
+def test_worker_process_computes_the_embedding_and_clicks_are_answered(tmp_path, curator, annotator, project_factory,
+                                                                      scene_png):
+    project = project_factory()
+    [item] = services.images_upload(user=curator, name="scene.png", data=scene_png[0], project=project).items
+    services.items_assign(user=curator, items=[item], assignee=annotator)
+    image = item.images.get()
+    client = client_for(annotator)
+    url = f"/api/annotation/images/{image.pk}/segment/"
+    prompt = {"points": [[192, 180, 1]], "multimask": True}
+
+    worker = EmbeddingWorker(f"embed-{uuid.uuid4().hex[:6]}@localhost", tmp_path / "worker.log")
+    worker.purge()
+    first = client.post(url, prompt, format="json")
+    assert first.status_code == 202
+    worker.start()
+    try:
+        wait_for(lambda: client.get(first.json()["status_url"]).json()["status"] == "ready", timeout=120,
+                 what="the worker to compute the embedding")
+        second = client.post(url, prompt, format="json")
+    finally:
+        worker.stop()
+        print((tmp_path / "worker.log").read_text(errors="replace")[-3000:])
+    assert second.status_code == 200, second.json()
+    assert second.json()["backend"] == "classic" and second.json()["masks"]
