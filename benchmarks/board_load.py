@@ -2,10 +2,13 @@
 
 Target (issue 9): at least 300 requests/s with p99 under 200 ms. By default the script builds its own site in a
 temporary folder (migrate, the papers' 89 rows, 11 rows scored here with per-sample scores and precomputed
-comparisons), starts `daphne config.asgi:application` on 127.0.0.1, loads it with wrk (Debian's package) or,
-without wrk, an asyncio httpx client, prints the figures and stops the server.
+comparisons), starts daphne on 127.0.0.1 for each ASGI application named by --app (default: the site as
+`make run` serves it, `config.asgi:application`, then `leaderboard.asgi:application`, the same site with the
+board fast path in front), loads each with wrk (Debian's package) or, without wrk, an asyncio httpx client,
+prints the figures and stops the server.
 
     .venv/bin/python benchmarks/board_load.py [--url http://127.0.0.1:8000] [--seconds 15] [--connections 50]
+        [--app config.asgi:application --app leaderboard.asgi:application]
 
 With --url it loads a server you started (e.g. `make run`) and builds nothing.
 """
@@ -72,16 +75,17 @@ print(Submission.objects.filter(split=split, status="scored").count(), "rows on 
     subprocess.run([python, "manage.py", "shell", "-c", code], cwd=ROOT, env=env, check=True)
 
 
-def start_daphne(var_dir: Path, port: int) -> subprocess.Popen:
+def start_daphne(var_dir: Path, port: int, app: str) -> subprocess.Popen:
     env = {**os.environ, "EBH_VAR_DIR": str(var_dir), "DJANGO_SETTINGS_MODULE": "config.settings"}
     daphne = Path(sys.executable).with_name("daphne")
-    proc = subprocess.Popen([str(daphne), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+    proc = subprocess.Popen([str(daphne), "-b", "127.0.0.1", "-p", str(port), app],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            proc.port = port  # type: ignore[attr-defined]
             return proc
         except OSError:
             if proc.poll() is not None:
@@ -142,50 +146,58 @@ async def _httpx_load(url: str, seconds: int, connections: int) -> dict[str, flo
     }
 
 
+def measure(base: str, args: argparse.Namespace, label: str) -> bool:
+    import httpx
+
+    url = base + PATH
+    warm = httpx.get(url, timeout=30)
+    rows = warm.text.count('data-submission="')
+    print(f"[{label}] GET {PATH}: {warm.status_code}, {len(warm.content)} bytes, {rows} rows")
+    tool = args.tool if args.tool != "auto" else ("wrk" if shutil.which("wrk") else "httpx")
+    if tool == "wrk":
+        figures = run_wrk(url, args.seconds, args.connections)
+    else:
+        figures = asyncio.run(_httpx_load(url, args.seconds, args.connections))
+    ok = figures["requests_per_s"] >= 300 and figures["p99_ms"] < 200 and figures["non_2xx"] == 0
+    load = os.getloadavg()[0]
+    print(f"[{label}] tool={tool} connections={args.connections} duration={args.seconds}s "
+          f"load_average_1min={load:.2f} cpus={os.cpu_count()}")
+    print(f"[{label}] requests={figures['requests']:.0f} non_2xx={figures['non_2xx']:.0f} "
+          f"socket_errors={figures['socket_errors']:.0f}")
+    print(f"[{label}] throughput={figures['requests_per_s']:.1f} req/s  p50={figures['p50_ms']:.1f} ms  "
+          f"p99={figures['p99_ms']:.1f} ms")
+    print(f"[{label}] target (>= 300 req/s, p99 < 200 ms, no errors):", "MET" if ok else "NOT MET")
+    return ok
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", help="load this server instead of starting one")
     parser.add_argument("--seconds", type=int, default=15)
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--tool", choices=["auto", "wrk", "httpx"], default="auto")
+    parser.add_argument("--app", action="append", help="ASGI application(s) to start daphne with")
     args = parser.parse_args()
-    proc = None
-    tmp = None
+    if args.url:
+        return 0 if measure(args.url.rstrip("/"), args, args.url) else 1
+    apps = args.app or ["config.asgi:application", "leaderboard.asgi:application"]
+    tmp = Path(tempfile.mkdtemp(prefix="board-load-"))
+    results = []
     try:
-        if args.url:
-            base = args.url.rstrip("/")
-        else:
-            tmp = Path(tempfile.mkdtemp(prefix="board-load-"))
-            build_site(tmp)
-            port = _free_port()
-            proc = start_daphne(tmp, port)
-            base = f"http://127.0.0.1:{port}"
-        url = base + PATH
-        import httpx
-
-        warm = httpx.get(url, timeout=30)
-        rows = warm.text.count('data-submission="')
-        print(f"GET {PATH}: {warm.status_code}, {len(warm.content)} bytes, {rows} rows")
-        tool = args.tool if args.tool != "auto" else ("wrk" if shutil.which("wrk") else "httpx")
-        if tool == "wrk":
-            figures = run_wrk(url, args.seconds, args.connections)
-        else:
-            figures = asyncio.run(_httpx_load(url, args.seconds, args.connections))
-        ok = figures["requests_per_s"] >= 300 and figures["p99_ms"] < 200 and figures["non_2xx"] == 0
-        print(f"tool={tool} connections={args.connections} duration={args.seconds}s")
-        print(f"requests={figures['requests']:.0f} non_2xx={figures['non_2xx']:.0f} socket_errors={figures['socket_errors']:.0f}")
-        print(f"throughput={figures['requests_per_s']:.1f} req/s  p50={figures['p50_ms']:.1f} ms  p99={figures['p99_ms']:.1f} ms")
-        print("target (>= 300 req/s, p99 < 200 ms, no errors):", "MET" if ok else "NOT MET")
-        return 0 if ok else 1
-    finally:
-        if proc is not None:
-            os.killpg(proc.pid, signal.SIGTERM)
+        build_site(tmp)
+        for app in apps:
+            proc = start_daphne(tmp, _free_port(), app)
             try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+                results.append(measure(f"http://127.0.0.1:{proc.port}", args, app))  # type: ignore[attr-defined]
+            finally:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0 if results and results[-1] else 1
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from scoring.selectors import board_cache_version
 # Keys under which scorers may have put the headline figure's interval.
 OVERALL_INTERVAL_KEYS = ("overall", "average", "Average", "SR")
 ROWS_TIMEOUT = 300
-SPLIT_TIMEOUT = 10
+SPLIT_TIMEOUT = 300  # splits change rarely; the fast path reads this entry on every request
 FINGERPRINT_TIMEOUT = 1
 
 
@@ -58,7 +58,30 @@ def board_fingerprint_recent(*, split_id: int) -> str:
     if found is None:
         found = board_fingerprint(split_id=split_id)
         cache.set(key, found, FINGERPRINT_TIMEOUT)
+        cache.set(f"board-fp-last:{split_id}", found, ROWS_TIMEOUT)
     return found
+
+
+def board_page_key_cached(*, slug: str, split_name: str | None, full_path: str) -> str | None:
+    """The whole-page cache key of an anonymous board request, from the cache alone (None on any miss):
+    the ASGI fast path calls this without touching the database."""
+    found = cache.get(f"board-split:{slug[:60]}:{(split_name or '')[:60]}")
+    if found is None:
+        return None
+    split_id = found[1].pk
+    version = cache.get(f"board-version-{split_id}")
+    if version is None:
+        return None
+    fingerprint = cache.get(f"board-fp:{split_id}")
+    if fingerprint is None:
+        # Stale while one request refreshes: the first to notice the expiry goes through the view (which
+        # re-reads the data); the others keep the last known fingerprint for that moment.
+        if cache.add(f"board-fp-refresh:{split_id}", 1, FINGERPRINT_TIMEOUT):
+            return None
+        fingerprint = cache.get(f"board-fp-last:{split_id}")
+        if fingerprint is None:
+            return None
+    return f"board:{split_id}:v{version}:{fingerprint}:page:{full_path[:500]}"
 
 
 def board_fingerprint(*, split_id: int) -> str:
