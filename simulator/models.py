@@ -31,6 +31,10 @@ class Task(models.Model):
     sample = models.ForeignKey(
         "scoring.Sample", null=True, blank=True, on_delete=models.SET_NULL, related_name="vge_tasks"
     )
+    baseline_rank = models.PositiveIntegerField(
+        null=True, blank=True, db_index=True,
+        help_text="Position in the human baseline set (empty: not in it). Set by simulator.services.baseline_mark.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -58,6 +62,9 @@ class Episode(models.Model):
     state = models.JSONField(help_text="simulator.core.engine.EpisodeState.as_dict() after the last step.")
     finished = models.BooleanField(default=False)
     success = models.BooleanField(default=False)
+    gave_up = models.BooleanField(
+        default=False, help_text="The player ended it with 'Give up': finished, scored as played up to that turn."
+    )
     metrics = models.JSONField(default=dict, blank=True, help_text="Per-episode metrics once finished.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -20,3 +20,176 @@ def task_list(*, split_name: str | None = None) -> list[Task]:
     if split_name:
         qs = qs.filter(sample__split__name=split_name)
     return list(qs.order_by("task_id"))
+
+
+# -- browser play and replay ----------------------------------------------------------------------
+# What a player sees of a past step while the episode runs: no state or component names.
+PUBLIC_STEP_KEYS = ("turn", "action_text", "turn_class", "kind", "feedback", "view_before", "view_after",
+                    "global_left", "local_left", "done", "success")
+
+
+def public_step(outcome: dict[str, Any]) -> dict[str, Any]:
+    step = {k: outcome.get(k) for k in PUBLIC_STEP_KEYS}
+    step["goal_reached"] = bool(outcome.get("goal_reached"))
+    action = outcome.get("action") or {}
+    step["coord"] = action.get("coord")
+    return step
+
+
+def play_state(*, episode_id: int, user) -> dict[str, Any]:
+    """Everything the play page needs to (re)draw an episode: observation, budget maxima, the feedback log."""
+    from simulator.core.engine import EpisodeState
+    from simulator.services import EpisodeError, _check_owner, _engine_with_task, observation
+
+    if user is None or not user.is_authenticated:
+        raise EpisodeError("Sign in to play.", status=401)
+    episode = Episode.objects.select_related("task__device").filter(pk=episode_id).first()
+    if episode is None:
+        raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
+    _check_owner(episode, user)
+    if episode.owner_id != user.pk:
+        raise EpisodeError("This episode belongs to someone else; you can only watch its replay.", status=403)
+    engine, _ = _engine_with_task(episode.task)
+    state = EpisodeState.from_dict(episode.state)
+    return {
+        "type": "state",
+        "task": episode.task.task_id,
+        "kind": episode.kind,
+        "finished": episode.finished,
+        "gave_up": episode.gave_up,
+        "success": episode.success,
+        "metrics": episode.metrics if episode.finished else {},
+        "observation": observation(episode=episode, engine=engine, state=state),
+        "log": [public_step(o) for o in episode_trace(episode=episode)],
+    }
+
+
+def can_curate(user) -> bool:
+    from simulator.services import is_curator
+
+    return is_curator(user)
+
+
+def _split_of(task: Task):
+    return task.sample.split if task.sample_id else None
+
+
+def replay_episode(*, episode_id: int, user) -> dict[str, Any]:
+    """A finished episode, step by step, with states (owner, curators, or anyone when its split is public)."""
+    from simulator.services import EpisodeError
+
+    episode = Episode.objects.select_related("task__device", "task__sample__split", "owner").filter(pk=episode_id).first()
+    if episode is None:
+        raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
+    split = _split_of(episode.task)
+    owner = user is not None and user.is_authenticated and episode.owner_id == user.pk
+    public = split is not None and not split.hidden_ground_truth
+    if not (owner or can_curate(user) or public):
+        raise EpisodeError("This episode is visible to its player and to curators only.", status=403)
+    if not episode.finished:
+        raise EpisodeError("This episode is still running: it can be replayed once it is over.", status=409)
+    who = episode.owner.get_username() if episode.owner else "anonymous"
+    return _replay(
+        title=f"Episode {episode.pk}", subtitle=f"{episode.get_kind_display()} · {who}",
+        task=episode.task.definition, trace=episode_trace(episode=episode),
+        image_base=f"/simulator/replay/episode/{episode.pk}/view/", metrics=episode.metrics,
+        outcome="gave up" if episode.gave_up else ("success" if episode.success else "failed"),
+        device_row=episode.task.device,
+    )
+
+
+def replay_submission(*, submission_id: int, index: int, user) -> dict[str, Any]:
+    """One episode of a scored VGE submission (its SampleScore trace), under the drill-down's access rule."""
+    from scoring.models import SampleScore, Submission
+    from simulator.services import BENCHMARK_SLUG, EpisodeError
+
+    submission = (
+        Submission.objects.select_related("split__benchmark", "model_entry")
+        .filter(pk=submission_id, status=Submission.Status.SCORED, source=Submission.Source.UPLOAD,
+                split__benchmark__slug=BENCHMARK_SLUG).first()
+    )
+    if submission is None:
+        raise EpisodeError(f"No scored VGE submission {submission_id}.", status=404)
+    is_owner = user is not None and user.is_authenticated and submission.submitter_id == user.pk
+    if submission.split.hidden_ground_truth and not (is_owner or can_curate(user)):
+        raise EpisodeError("Episodes of a hidden split are shown to the submitter and curators only.", status=403)
+    row = SampleScore.objects.filter(submission=submission, index=index).first()
+    if row is None or "task" not in row.details:
+        raise EpisodeError(f"Submission {submission_id} has no episode {index}.", status=404)
+    device_row = Device.objects.filter(device_id=row.details["task"].get("device")).first()
+    if device_row is None:
+        raise EpisodeError("The device of this episode is no longer stored.", status=404)
+    return _replay(
+        title=f"{submission.model_entry.name} · episode {index}", subtitle=f"submission #{submission.pk} on {submission.split}",
+        task=row.details["task"], trace=row.details.get("trace") or [],
+        image_base=f"/simulator/replay/submission/{submission.pk}/{index}/view/", metrics=row.components,
+        outcome=row.outcome, device_row=device_row,
+    )
+
+
+def _replay(*, title: str, subtitle: str, task: dict[str, Any], trace: list[dict[str, Any]], image_base: str,
+            metrics: dict[str, Any], outcome: str, device_row: Device) -> dict[str, Any]:
+    from simulator.services import engine_for
+
+    engine = engine_for(device_row)
+    start = engine.graphs.chain[task["start_state"]][0] if task.get("start_state") in engine.graphs.chain else task.get("start_state")
+    frames = [{"turn": 0, "image": f"{image_base}0.png", "view": task.get("start_view"), "state": start,
+               "step": None}]
+    for o in trace:
+        action = o.get("action") or {}
+        frames.append({
+            "turn": o["turn"], "image": f"{image_base}{o['turn']}.png", "view": o.get("view_after"),
+            "state": o.get("state_after"),
+            "step": {"action_text": o.get("action_text"), "raw_output": (o.get("raw_output") or "")[:2000],
+                     "coord": action.get("coord"), "kind": o.get("kind"), "feedback": o.get("feedback"),
+                     "view_before": o.get("view_before"), "state_before": o.get("state_before"),
+                     "state_after": o.get("state_after"), "entered": o.get("entered") or [],
+                     "goal_reached": o.get("goal_reached"), "global_left": o.get("global_left"),
+                     "local_left": o.get("local_left"), "unlocked_after": o.get("unlocked_after")},
+        })
+    return {"title": title, "subtitle": subtitle, "task": task, "frames": frames, "metrics": metrics,
+            "outcome": outcome, "device": device_row.device_id, "category": device_row.category}
+
+
+def replay_image_state(*, replay: dict[str, Any], turn: int) -> tuple[str, str]:
+    """(view, state) shown after `turn` of a replay."""
+    frames = replay["frames"]
+    if not 0 <= turn < len(frames):
+        from simulator.services import EpisodeError
+
+        raise EpisodeError(f"There is no turn {turn}.", status=404)
+    return frames[turn]["view"], frames[turn]["state"]
+
+
+def baseline_overview() -> dict[str, Any]:
+    """The baseline set with how often each task was played, and the Human row's submission."""
+    from django.db.models import Count, Q
+
+    from scoring.models import Submission
+    from simulator.services import HUMAN_ENTRY_SLUG
+
+    tasks = list(
+        Task.objects.filter(baseline_rank__isnull=False).select_related("device")
+        .annotate(played=Count("episodes", filter=Q(episodes__kind=Episode.Kind.HUMAN, episodes__finished=True)))
+        .order_by("baseline_rank")
+    )
+    strata: dict[tuple[str, str], int] = {}
+    for t in tasks:
+        key = (t.device.category, "multi-goal" if t.goals_count > 1 else "single-goal")
+        strata[key] = strata.get(key, 0) + 1
+    human = (Submission.objects.filter(model_entry__slug=HUMAN_ENTRY_SLUG, status=Submission.Status.SCORED)
+             .select_related("score", "split__benchmark").order_by("-pk").first())
+    return {"tasks": tasks, "strata": sorted(strata.items()), "human": human}
+
+
+def player_baseline_progress(*, user) -> dict[str, int]:
+    total = Task.objects.filter(baseline_rank__isnull=False).count()
+    if user is None or not user.is_authenticated:
+        return {"total": total, "played": 0}
+    played = (Episode.objects.filter(owner=user, kind=Episode.Kind.HUMAN, finished=True, task__baseline_rank__isnull=False)
+              .values("task_id").distinct().count())
+    return {"total": total, "played": played}
+
+
+def devices_with_tasks() -> list[Device]:
+    return list(Device.objects.prefetch_related("tasks").order_by("category", "device_id"))

@@ -23,6 +23,7 @@ from simulator.core.device import DeviceInvalid, load_device
 from simulator.core.engine import Engine, EpisodeState, StepOutcome
 from simulator.core.library import build_library
 from simulator.core.metrics import episode_metrics
+from simulator.core.play import budget_maxima
 from simulator.core.render import cached_render
 from simulator.core.tasks import Task as CoreTask
 from simulator.core.tasks import TaskInvalid, load_task
@@ -216,6 +217,7 @@ def observation(*, episode: Episode, engine: Engine, state: EpisodeState) -> dic
         "goal_index": state.goal_index,
         "goals_total": len(core.goals),
         "budgets": {"global": state.global_left, "local": state.local_left},
+        "budgets_max": budget_maxima(state.as_dict()),
         "done": state.done,
         "success": state.success,
     }
@@ -259,13 +261,12 @@ def episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str)
         episode.state = new_state.as_dict()
         fields = ["state", "updated_at"]
         if new_state.done:
-            outcomes = [StepOutcome.from_dict(s) for s in episode.steps.order_by("index").values_list("outcome", flat=True)]
-            metrics = episode_metrics(engine, core, outcomes)
-            episode.finished, episode.success = True, metrics.success
-            episode.metrics = {**metrics.values, "goals_reached": metrics.goals_reached, "turns": metrics.turns,
-                               "l_opt": metrics.l_opt}
+            episode.metrics = _finish_metrics(episode, engine, core)
+            episode.finished = True
             fields += ["finished", "success", "metrics"]
         episode.save(update_fields=fields)
+        if new_state.done:
+            _after_finish(episode)
     return outcome, observation(episode=episode, engine=engine, state=new_state)
 
 
@@ -286,13 +287,19 @@ def episode_view_image(*, episode_id: int, user: AbstractBaseUser | None, turn: 
             if step is None:
                 raise EpisodeError(f"The episode has no turn {turn}.", status=404)
             name, view = step["state_after"], step["view_after"]
-    device_row = episode.task.device
+    return device_view_image(device_row=episode.task.device, view=view, state=name)
+
+
+def device_view_image(*, device_row: Device, view: str, state: str) -> Path:
+    """The PNG of one view of a stored device in one state: its own image file, else a cached render."""
     device: CoreDevice = engine_for(device_row).device
+    if view not in device.views or state not in device.states:
+        raise EpisodeError(f"Device {device_row.device_id} has no view '{view}' or state '{state}'.", status=404)
     image = device.views[view].image
     if image and device_row.images_dir:
         return Path(settings.MEDIA_ROOT) / device_row.images_dir / Path(image).name
     cache = Path(getattr(settings, "VGE_RENDER_CACHE", Path(settings.MEDIA_ROOT) / "vge-renders"))
-    return cached_render(device, view, name, cache)
+    return cached_render(device, view, state, cache)
 
 
 # -- bundles ------------------------------------------------------------------------------------
@@ -325,3 +332,207 @@ def episodes_submission_create(
 
     return submission_create(user=user, split=split, model_entry=model_entry, uploaded_file=upload,
                              note=note or f"{len(latest)} agent episodes played through the API")
+
+
+# -- browser play: resume or start, give up -----------------------------------------------------
+def episode_open_for_player(*, user: AbstractBaseUser, task_id: str) -> Episode:
+    """The player's unfinished human episode on the task (resumed where it was), or a new one."""
+    if not (user and user.is_authenticated):
+        raise EpisodeError("Sign in to play.", status=401)
+    running = (
+        Episode.objects.filter(owner=user, kind=Episode.Kind.HUMAN, finished=False, task__task_id=task_id)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    if running is not None:
+        return running
+    episode, _ = episode_start(user=user, task_id=task_id, kind=Episode.Kind.HUMAN)
+    return episode
+
+
+def _finish_metrics(episode: Episode, engine: Engine, core: CoreTask) -> dict[str, Any]:
+    outcomes = [StepOutcome.from_dict(s) for s in episode.steps.order_by("index").values_list("outcome", flat=True)]
+    metrics = episode_metrics(engine, core, outcomes)
+    episode.success = metrics.success
+    return {**metrics.values, "goals_reached": metrics.goals_reached, "turns": metrics.turns, "l_opt": metrics.l_opt}
+
+
+def episode_give_up(*, episode_id: int, user: AbstractBaseUser | None) -> Episode:
+    """End a running episode on the player's word: kept, and scored as played up to its last turn."""
+    with transaction.atomic():
+        episode = Episode.objects.select_for_update().select_related("task__device").filter(pk=episode_id).first()
+        if episode is None:
+            raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
+        _check_owner(episode, user)
+        if episode.finished:
+            raise EpisodeError("The episode is already over.", status=409)
+        engine, core = _engine_with_task(episode.task)
+        episode.metrics = _finish_metrics(episode, engine, core)
+        episode.finished, episode.gave_up = True, True
+        episode.save(update_fields=["finished", "gave_up", "success", "metrics", "updated_at"])
+        _after_finish(episode)
+    return episode
+
+
+def _after_finish(episode: Episode) -> None:
+    """A finished human episode on a baseline task changes the Human row: recompute it after the commit."""
+    if episode.kind == Episode.Kind.HUMAN and episode.task.baseline_rank is not None:
+        transaction.on_commit(human_board_refresh_enqueue)
+
+
+def human_board_refresh_enqueue() -> None:
+    from simulator.tasks import human_board_refresh_task
+
+    human_board_refresh_task.delay()
+
+
+# -- the human baseline ---------------------------------------------------------------------------
+HUMAN_ENTRY_NAME = "Human (site players)"
+HUMAN_ENTRY_SLUG = "human-site-players"
+HUMAN_SCORER_VERSION = "vge-1.0+human"
+
+
+def is_curator(user: AbstractBaseUser | None) -> bool:
+    return bool(user and user.is_authenticated and (user.is_staff or user.groups.filter(name="curator").exists()))
+
+
+def demo_split() -> Split | None:
+    return (
+        Split.objects.filter(benchmark__slug=BENCHMARK_SLUG, name=DEMO_SPLIT).order_by("-version").first()
+    )
+
+
+def baseline_mark(*, user: AbstractBaseUser, per_stratum: int = 1, seed: int = 0) -> list[Task]:
+    """Curators only: make the stratified pick of the demo split's tasks the baseline set (replacing the old one)."""
+    from simulator.core.baseline import Candidate, stratified_pick
+
+    if not is_curator(user):
+        raise EpisodeError("Only curators choose the baseline set.", status=403)
+    if not 1 <= per_stratum <= 20:
+        raise EpisodeError("per_stratum: choose 1 to 20 tasks per stratum.", status=400)
+    split = demo_split()
+    if split is None:
+        raise EpisodeError("There is no vge-bench demo split yet (python manage.py make_demo_vge).", status=400)
+    tasks = list(Task.objects.filter(sample__split=split).select_related("device"))
+    order = stratified_pick(
+        [Candidate(t.task_id, t.device.category, t.goals_count) for t in tasks], per_stratum=per_stratum, seed=seed
+    )
+    rank = {task_id: i for i, task_id in enumerate(order, start=1)}
+    with transaction.atomic():
+        Task.objects.filter(baseline_rank__isnull=False).update(baseline_rank=None)
+        changed = []
+        for t in tasks:
+            if t.task_id in rank:
+                t.baseline_rank = rank[t.task_id]
+                changed.append(t)
+        Task.objects.bulk_update(changed, ["baseline_rank"])
+        transaction.on_commit(human_board_refresh_enqueue)
+    return sorted(changed, key=lambda t: t.baseline_rank or 0)
+
+
+def baseline_next_episode(*, user: AbstractBaseUser) -> Episode | None:
+    """The player's running baseline episode, else a new one on the first baseline task they have not played
+    (finished or given up); None when they have played them all."""
+    if not (user and user.is_authenticated):
+        raise EpisodeError("Sign in to play the baseline.", status=401)
+    mine = Episode.objects.filter(owner=user, kind=Episode.Kind.HUMAN, task__baseline_rank__isnull=False)
+    running = mine.filter(finished=False).order_by("task__baseline_rank", "pk").first()
+    if running is not None:
+        return running
+    played = mine.filter(finished=True).values_list("task_id", flat=True)
+    task = Task.objects.filter(baseline_rank__isnull=False).exclude(pk__in=played).order_by("baseline_rank").first()
+    if task is None:
+        return None
+    episode, _ = episode_start(user=user, task_id=task.task_id, kind=Episode.Kind.HUMAN)
+    return episode
+
+
+def human_baseline_episodes(*, split: Split) -> list[Episode]:
+    """What the Human row is made of: each player's first finished episode on each baseline task of the split
+    (a second try at a task a player already knows is not a baseline episode)."""
+    first: dict[tuple[int, int], Episode] = {}
+    rows = (
+        Episode.objects.filter(kind=Episode.Kind.HUMAN, finished=True, owner__isnull=False,
+                               task__baseline_rank__isnull=False, task__sample__split=split)
+        .select_related("task__device", "task__sample")
+        .order_by("created_at", "pk")
+    )
+    for episode in rows:
+        first.setdefault((episode.owner_id, episode.task_id), episode)
+    return sorted(first.values(), key=lambda e: (e.task.baseline_rank or 0, e.pk))
+
+
+def human_board_refresh() -> Submission | None:
+    """(Re)compute the "Human (site players)" row of the VGE demo board from the baseline episodes, with the
+    same metric code as every scored log. One submission, updated in place; removed when no episode is left."""
+    from django.utils import timezone
+
+    from scoring.core.stats import DEFAULT_SEED, resample_indices
+    from scoring.events import submission_finished_event
+    from scoring.models import SampleScore, Score
+    from scoring.selectors import board_cache_invalidate
+    from simulator.core.metrics import METRICS, bootstrap_intervals, summarise
+
+    split = demo_split()
+    if split is None:
+        return None
+    episodes = human_baseline_episodes(split=split)
+    entry, _ = ModelEntry.objects.get_or_create(
+        name=HUMAN_ENTRY_NAME, thinking=ModelEntry.Thinking.UNKNOWN,
+        defaults={"slug": HUMAN_ENTRY_SLUG, "kind": ModelEntry.Kind.HUMAN, "organisation": "Embodied Bench Hub",
+                  "description": "Signed-in site players on the human baseline set of the demo split."},
+    )
+    with transaction.atomic():
+        submission = (
+            Submission.objects.select_for_update()
+            .filter(model_entry=entry, split=split, source=Submission.Source.UPLOAD).order_by("pk").first()
+        )
+        if not episodes:
+            if submission is not None:
+                split_id = submission.split_id
+                submission.delete()
+                transaction.on_commit(lambda: board_cache_invalidate(split_id=split_id))
+            return None
+        metrics, samples = [], []
+        for index, episode in enumerate(episodes):
+            engine, core = _engine_with_task(episode.task)
+            outcomes = [StepOutcome.from_dict(o) for o in episode.steps.order_by("index").values_list("outcome", flat=True)]
+            m = episode_metrics(engine, core, outcomes)
+            metrics.append(m)
+            samples.append(SampleScore(
+                sample=episode.task.sample, index=index, key=episode.task.task_id[:300],
+                task=(episode.task.sample.task if episode.task.sample else "")[:100],
+                score=m.values["SR"], outcome="gave_up" if episode.gave_up else ("success" if m.success else "failed"),
+                components={**m.values, "goals_reached": m.goals_reached, "turns": m.turns},
+                details={"task": core.as_dict(), "episode": episode.pk, "player": episode.owner_id, "l_opt": m.l_opt,
+                         "final": episode.state, "gave_up": episode.gave_up, "trace": [o.as_dict() for o in outcomes]},
+            ))
+        breakdown = summarise(metrics)
+        intervals = bootstrap_intervals(metrics, resample_indices=resample_indices, seed=DEFAULT_SEED)
+        players = len({e.owner_id for e in episodes})
+        note = f"{len(episodes)} episodes by {players} players (human baseline, played in the browser)"
+        now = timezone.now()
+        if submission is None:
+            submission = Submission.objects.create(
+                model_entry=entry, split=split, source=Submission.Source.UPLOAD, status=Submission.Status.SCORED,
+                scorer_version=HUMAN_SCORER_VERSION, note=note, started_at=now, finished_at=now,
+            )
+        else:
+            Submission.objects.filter(pk=submission.pk).update(
+                status=Submission.Status.SCORED, scorer_version=HUMAN_SCORER_VERSION, note=note, finished_at=now,
+            )
+        Score.objects.filter(submission=submission).delete()
+        SampleScore.objects.filter(submission=submission).delete()
+        Score.objects.create(
+            submission=submission, overall=breakdown["SR"], breakdown={k: breakdown[k] for k in METRICS},
+            intervals={k: list(v) for k, v in intervals.items()},
+            details={"episodes": len(episodes), "players": players}, scorer_version=HUMAN_SCORER_VERSION,
+        )
+        for s in samples:
+            s.submission = submission
+        SampleScore.objects.bulk_create(samples, batch_size=1000)
+        Submission.objects.filter(pk=submission.pk).update(progress_done=len(samples), progress_total=len(samples))
+        submission_id, split_id = submission.pk, split.pk
+        transaction.on_commit(lambda: board_cache_invalidate(split_id=split_id))
+        transaction.on_commit(lambda: submission_finished_event(submission_id=submission_id))
+    return submission

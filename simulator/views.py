@@ -1,0 +1,150 @@
+"""HTML pages of the simulator: home, play (the websocket does the playing), baseline, replay viewer.
+
+Plain function views; each loads through a selector or calls a service and renders.
+"""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from simulator import selectors, services
+from simulator.models import Episode
+
+
+def _error(request: HttpRequest, exc: services.EpisodeError) -> HttpResponse:
+    return render(request, "simulator/error.html", {"message": exc.message}, status=exc.status)
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    devices = selectors.devices_with_tasks()
+    categories: dict[str, list] = {}
+    for device in devices:
+        categories.setdefault(device.category, []).append(device)
+    mine = []
+    if request.user.is_authenticated:
+        mine = list(Episode.objects.filter(owner=request.user).select_related("task").order_by("-updated_at")[:15])
+    return render(request, "simulator/home.html", {
+        "categories": sorted(categories.items()),
+        "devices_count": len(devices),
+        "tasks_count": sum(len(d.tasks.all()) for d in devices),
+        "progress": selectors.player_baseline_progress(user=request.user),
+        "mine": mine,
+        "curator": selectors.can_curate(request.user),
+        "human": selectors.baseline_overview()["human"],
+    })
+
+
+@login_required
+def play_task(request: HttpRequest, task_id: str) -> HttpResponse:
+    """Resume the player's running episode on this task, or start one."""
+    try:
+        episode = services.episode_open_for_player(user=request.user, task_id=task_id.strip("/"))
+    except services.EpisodeError as exc:
+        return _error(request, exc)
+    return redirect("simulator-episode-play", pk=episode.pk)
+
+
+@login_required
+def episode_play(request: HttpRequest, pk: int) -> HttpResponse:
+    episode = Episode.objects.select_related("task__device").filter(pk=pk).first()
+    if episode is None:
+        raise Http404(f"Unknown episode {pk}.")
+    if episode.owner_id != request.user.pk:
+        return _error(request, services.EpisodeError(
+            "This episode belongs to someone else; you can watch its replay once it is over.", status=403))
+    return render(request, "simulator/play.html", {
+        "episode": episode, "task": episode.task, "baseline": episode.task.baseline_rank is not None,
+    })
+
+
+@login_required
+def baseline_next(request: HttpRequest) -> HttpResponse:
+    try:
+        episode = services.baseline_next_episode(user=request.user)
+    except services.EpisodeError as exc:
+        return _error(request, exc)
+    if episode is None:
+        progress = selectors.player_baseline_progress(user=request.user)
+        if progress["total"]:
+            messages.success(request, f"You have played all {progress['total']} baseline tasks. Thank you!")
+        else:
+            messages.info(request, "No baseline set has been chosen yet.")
+        return redirect("simulator-home")
+    return redirect("simulator-episode-play", pk=episode.pk)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def baseline_curate(request: HttpRequest) -> HttpResponse:
+    if not selectors.can_curate(request.user):
+        return _error(request, services.EpisodeError("Only curators choose the baseline set.", status=403))
+    if request.method == "POST":
+        try:
+            per_stratum = int(request.POST.get("per_stratum", "1"))
+            seed = int(request.POST.get("seed", "0"))
+        except ValueError:
+            messages.error(request, "per_stratum and seed must be whole numbers.")
+            return redirect("simulator-baseline")
+        try:
+            tasks = services.baseline_mark(user=request.user, per_stratum=per_stratum, seed=seed)
+        except services.EpisodeError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, f"The baseline set now has {len(tasks)} tasks ({per_stratum} per stratum, seed {seed}).")
+        return redirect("simulator-baseline")
+    return render(request, "simulator/baseline.html", selectors.baseline_overview())
+
+
+@login_required
+@require_POST
+def baseline_refresh(request: HttpRequest) -> HttpResponse:
+    if not selectors.can_curate(request.user):
+        return _error(request, services.EpisodeError("Only curators recompute the Human row.", status=403))
+    submission = services.human_board_refresh()
+    messages.success(request, "Human row recomputed." if submission else "No finished baseline episode yet.")
+    return redirect("simulator-baseline")
+
+
+def replay_episode(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        replay = selectors.replay_episode(episode_id=pk, user=request.user)
+    except services.EpisodeError as exc:
+        return _error(request, exc)
+    return render(request, "simulator/replay.html", {"replay": replay})
+
+
+def replay_submission(request: HttpRequest, submission_id: int, index: int) -> HttpResponse:
+    try:
+        replay = selectors.replay_submission(submission_id=submission_id, index=index, user=request.user)
+    except services.EpisodeError as exc:
+        return _error(request, exc)
+    return render(request, "simulator/replay.html", {"replay": replay, "submission_id": submission_id})
+
+
+def _png(replay: dict, turn: int, device_id: str) -> HttpResponse:
+    from simulator.models import Device
+
+    view, state = selectors.replay_image_state(replay=replay, turn=turn)
+    path = services.device_view_image(device_row=Device.objects.get(device_id=device_id), view=view, state=state)
+    response = FileResponse(open(path, "rb"), content_type="image/png")
+    response["Cache-Control"] = "private, max-age=3600"
+    return response
+
+
+def replay_episode_image(request: HttpRequest, pk: int, turn: int) -> HttpResponse:
+    try:
+        replay = selectors.replay_episode(episode_id=pk, user=request.user)
+        return _png(replay, turn, replay["device"])
+    except services.EpisodeError as exc:
+        return HttpResponse(exc.message, status=exc.status, content_type="text/plain")
+
+
+def replay_submission_image(request: HttpRequest, submission_id: int, index: int, turn: int) -> HttpResponse:
+    try:
+        replay = selectors.replay_submission(submission_id=submission_id, index=index, user=request.user)
+        return _png(replay, turn, replay["device"])
+    except services.EpisodeError as exc:
+        return HttpResponse(exc.message, status=exc.status, content_type="text/plain")

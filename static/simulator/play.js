@@ -1,0 +1,243 @@
+/* VGE play page: a websocket to the server's engine; clicks on the view image become actions on the
+   0..1000 scale. Plain JS, no build step. The server is the only source of truth: the page redraws from
+   every "state" message (on connect and after reconnecting), so a reload resumes where the episode was. */
+(function () {
+  "use strict";
+  const root = document.getElementById("play");
+  if (!root) return;
+  const episodeId = root.dataset.episode;
+  const $ = (id) => document.getElementById(id);
+  const img = $("view-image"), marker = $("marker"), busyEl = $("busy"), logEl = $("log");
+
+  const TOOLS = {
+    press0: { action: "press", params: () => [0], label: "Press" },
+    press1: { action: "press", params: () => [1], label: "Long press" },
+    press2: { action: "press", params: () => [2], label: "Double press" },
+    rotate: { action: "rotate", params: () => [Number($("rotate-dir").value), Number($("rotate-detents").value)], label: "Rotate" },
+    push: { action: "push", params: () => [Number($("move-dir").value)], label: "Push" },
+    pull: { action: "pull", params: () => [Number($("move-dir").value)], label: "Pull" },
+    grasp: { action: "grasp", params: () => [], label: "Grasp" },
+    look: { action: "switch_view", params: () => [], label: "Look closer" },
+  };
+  const KEYS = { c: "press0", l: "press1", d: "press2", r: "rotate", u: "push", o: "pull", g: "grasp", v: "look" };
+
+  let socket = null, tool = "press0", busy = false, finished = false, readOnly = false, fatal = false;
+  let views = [], currentView = null, retry = 0, seq = 0;
+
+  // -- connection -------------------------------------------------------------------------------------
+  function connect() {
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    socket = new WebSocket(`${proto}://${location.host}/ws/vge/episodes/${episodeId}/`);
+    setConn("connecting", "wait");
+    socket.onopen = () => { retry = 0; setConn("connected", "ok"); };
+    socket.onmessage = (e) => handle(JSON.parse(e.data));
+    socket.onclose = () => {
+      setBusy(false);
+      if (fatal || readOnly) { setConn(readOnly ? "read-only" : "closed", "bad"); return; }
+      setConn("reconnecting…", "wait");
+      retry = Math.min(retry + 1, 6);
+      setTimeout(connect, 300 * retry);
+    };
+  }
+  function setConn(text, cls) { const c = $("conn"); c.textContent = text; c.className = `conn conn-${cls}`; }
+  function send(message) {
+    if (!socket || socket.readyState !== WebSocket.OPEN) { addLog({ refused: true, text: "Not connected yet; try again in a moment." }); return false; }
+    message.seq = ++seq;
+    socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  // -- messages from the server ----------------------------------------------------------------------------
+  function handle(msg) {
+    if (msg.type === "state") {
+      finished = msg.finished;
+      logEl.innerHTML = "";
+      msg.log.forEach((s) => addLog(stepEntry(s)));
+      render(msg.observation);
+      showResult(msg);
+      setBusy(false);
+    } else if (msg.type === "step") {
+      addLog(stepEntry(msg.step));
+      render(msg.observation);
+      setBusy(false);
+    } else if (msg.type === "refused") {
+      addLog({ refused: true, text: msg.message });
+      if (msg.fatal) { fatal = true; showBanner(msg.message); disableAll(); }
+      setBusy(false);
+    } else if (msg.type === "readonly") {
+      readOnly = true;
+      showBanner(msg.message);
+      addLog({ refused: true, text: msg.message });
+      disableAll();
+    }
+  }
+
+  function stepEntry(s) {
+    const what = s.action_text || "(no action)";
+    let text = s.feedback === "null" ? "Nothing happened." : s.feedback;
+    return { turn: s.turn, kind: s.kind, action: what, text, goal: s.goal_reached };
+  }
+
+  function addLog(entry) {
+    const li = document.createElement("li");
+    li.className = entry.refused ? "log-refused" : `log-${entry.kind}${entry.goal ? " log-goal" : ""}`;
+    if (entry.refused) {
+      li.innerHTML = `<span class="log-kind">refused</span> `;
+      li.appendChild(document.createTextNode(entry.text));
+    } else {
+      li.innerHTML = `<span class="log-turn">${entry.turn}</span><span class="log-kind">${entry.kind.replace("_", " ")}</span> <code></code><br>`;
+      li.querySelector("code").textContent = entry.action;
+      li.appendChild(document.createTextNode(entry.text));
+    }
+    logEl.prepend(li);
+  }
+
+  function render(obs) {
+    const next = obs.image_url;
+    if (img.dataset.src !== next) {
+      const pre = new Image();
+      pre.onload = () => { img.src = next; img.dataset.src = next; };
+      pre.src = next;
+      if (!img.src) { img.src = next; img.dataset.src = next; }
+    }
+    currentView = obs.view;
+    $("view-name").textContent = obs.view.replace("_", " ");
+    $("instruction").textContent = obs.instruction || (obs.success ? "All goals reached." : "The episode is over.");
+    const total = obs.goals_total, reached = Math.min(obs.goal_index, total);
+    $("goal-now").textContent = Math.min(obs.goal_index + 1, total);
+    $("goal-total").textContent = total;
+    $("turns").textContent = `turn ${obs.turn}`;
+    $("goal-steps").innerHTML = Array.from({ length: total }, (_, i) =>
+      `<span class="goal-dot ${i < reached ? "done" : i === reached ? "now" : ""}"></span>`).join("");
+    bar("global", obs.budgets.global, obs.budgets_max.global);
+    bar("local", obs.budgets.local, obs.budgets_max.local);
+    views = obs.accessible_views;
+    const holder = $("views");
+    holder.innerHTML = "";
+    views.forEach((v, i) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "view-btn" + (v === obs.view ? " current" : "") + (v === "dashboard" ? " dash" : "");
+      b.dataset.view = v;
+      b.innerHTML = `<kbd>${i + 1}</kbd> ${v.replace("_", " ")}`;
+      b.setAttribute("aria-pressed", v === obs.view ? "true" : "false");
+      b.addEventListener("click", () => switchView(v));
+      holder.appendChild(b);
+    });
+    if (obs.done) finished = true;
+    if (finished || readOnly) disableAll();
+  }
+
+  function bar(name, left, max) {
+    const el = $(`bar-${name}`);
+    el.max = Math.max(max, 1);
+    el.value = Math.max(left, 0);
+    el.className = left / Math.max(max, 1) <= 0.2 ? "low" : "";
+    $(`${name}-text`).textContent = `${fmt(Math.max(left, 0))} / ${fmt(max)}`;
+  }
+  const fmt = (v) => (Number.isInteger(v) ? String(v) : v.toFixed(1));
+
+  function showResult(msg) {
+    if (!msg.finished) { $("result").hidden = true; return; }
+    $("result").hidden = false;
+    $("result-title").textContent = msg.gave_up ? "You gave up — the episode counts as played up to here."
+      : msg.success ? "Success: all goals reached!" : "Out of turns: the episode is over.";
+    $("result").className = `panel result ${msg.success ? "result-ok" : "result-bad"}`;
+    const m = msg.metrics || {};
+    const rows = [["Turns", m.turns], ["Shortest possible", m.l_opt], ["Goals reached", m.goals_reached],
+      ["SPL", m.SPL], ["State-F1", m["State-F1"]]];
+    $("result-metrics").innerHTML = "";
+    rows.forEach(([k, v]) => {
+      if (v === undefined || v === null) return;
+      const dt = document.createElement("dt"), dd = document.createElement("dd");
+      dt.textContent = k; dd.textContent = typeof v === "number" && !Number.isInteger(v) ? v.toFixed(1) : v;
+      $("result-metrics").append(dt, dd);
+    });
+    disableAll();
+  }
+
+  function showBanner(text) { const b = $("banner"); b.textContent = text; b.hidden = false; }
+  function disableAll() {
+    document.querySelectorAll("#play button, #play select, #play input").forEach((el) => { el.disabled = true; });
+    $("stage").classList.add("stage-off");
+  }
+  function setBusy(on) { busy = on; busyEl.hidden = !on; $("stage").classList.toggle("stage-busy-on", on); }
+
+  // -- player actions -----------------------------------------------------------------------------------
+  function canAct() { return !busy && !finished && !readOnly && !fatal; }
+
+  function selectTool(name) {
+    tool = name;
+    document.querySelectorAll(".tool").forEach((b) => {
+      const on = b.dataset.tool === name;
+      b.classList.toggle("active", on);
+      b.setAttribute("aria-pressed", on ? "true" : "false");
+    });
+    $("params-rotate").hidden = name !== "rotate";
+    $("params-dir").hidden = !(name === "push" || name === "pull");
+    $("dir-4").textContent = name === "pull" ? "out" : "in";
+  }
+
+  function act(message) {
+    if (!canAct()) return;
+    if (send(Object.assign({ type: "act" }, message))) setBusy(true);
+  }
+  function switchView(v) { act({ action: "switch_view", params: [v] }); }
+
+  img.addEventListener("click", (e) => {
+    if (!canAct()) return;
+    const rect = img.getBoundingClientRect();
+    const clamp = (v) => Math.max(0, Math.min(1000, Math.round(v)));
+    const x = clamp(((e.clientX - rect.left) / rect.width) * 1000);
+    const y = clamp(((e.clientY - rect.top) / rect.height) * 1000);
+    marker.style.left = `${(x / 10)}%`;
+    marker.style.top = `${(y / 10)}%`;
+    marker.hidden = false;
+    const t = TOOLS[tool];
+    const message = { action: t.action, coord: [x, y] };
+    if (t.action !== "switch_view") message.params = t.params();
+    act(message);
+  });
+  img.addEventListener("mousemove", (e) => {
+    const rect = img.getBoundingClientRect();
+    const x = Math.round(((e.clientX - rect.left) / rect.width) * 1000), y = Math.round(((e.clientY - rect.top) / rect.height) * 1000);
+    $("coord-readout").textContent = `${TOOLS[tool].label} at (${x}, ${y})`;
+  });
+
+  document.querySelectorAll(".tool").forEach((b) => b.addEventListener("click", () => selectTool(b.dataset.tool)));
+  $("wait-btn").addEventListener("click", () => act({ action: "timed_wait" }));
+  $("giveup-btn").addEventListener("click", () => {
+    if (!canAct()) return;
+    if (window.confirm("Give up this episode? It will count as played up to this turn.")) {
+      if (send({ type: "give_up" })) setBusy(true);
+    }
+  });
+  const help = $("help");
+  $("help-open").addEventListener("click", () => help.showModal());
+
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const target = e.target;
+    if (target && (target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "TEXTAREA")) return;
+    const key = e.key;
+    if (key === "?") { help.open ? help.close() : help.showModal(); e.preventDefault(); return; }
+    if (help.open) return;
+    const lower = key.toLowerCase();
+    if (KEYS[lower]) { selectTool(KEYS[lower]); e.preventDefault(); return; }
+    if (lower === "w") { act({ action: "timed_wait" }); e.preventDefault(); return; }
+    if (/^[1-9]$/.test(key) && views[Number(key) - 1]) { switchView(views[Number(key) - 1]); e.preventDefault(); return; }
+    if (tool === "rotate") {
+      if (lower === "q") { const s = $("rotate-dir"); s.value = s.value === "0" ? "1" : "0"; e.preventDefault(); }
+      const n = $("rotate-detents");
+      if (key === "+" || key === "=") { n.value = Math.min(12, Number(n.value) + 1); e.preventDefault(); }
+      if (key === "-") { n.value = Math.max(1, Number(n.value) - 1); e.preventDefault(); }
+    }
+    if (tool === "push" || tool === "pull") {
+      const dirs = { ArrowUp: "0", ArrowDown: "1", ArrowLeft: "2", ArrowRight: "3", i: "4", I: "4" };
+      if (dirs[key]) { $("move-dir").value = dirs[key]; e.preventDefault(); }
+    }
+  });
+
+  selectTool("press0");
+  connect();
+})();
