@@ -414,9 +414,11 @@ def _plan_fields(details: Any, outcome: str) -> dict[str, Any]:
     }
 
 
-def _image_path(inputs: Any) -> Path | None:
-    """The first image an EPIC sample's inputs name, found under MEDIA_ROOT (never outside it)."""
+def _image_path(inputs: Any, *, private_ok: bool) -> Path | None:
+    """The first image an EPIC sample's inputs name, found under MEDIA_ROOT (never outside it; never under
+    MEDIA_ROOT/private unless the viewer is a curator)."""
     root = Path(settings.MEDIA_ROOT).resolve()
+    private = root / "private"
     candidates: list[str] = []
 
     def walk(v: Any) -> None:
@@ -433,7 +435,9 @@ def _image_path(inputs: Any) -> Path | None:
     for name in candidates:
         for base in (root, root / "public"):
             path = (base / name.lstrip("/")).resolve()
-            if path.is_relative_to(root) and path.is_file():
+            if not path.is_relative_to(root) or (path.is_relative_to(private) and not private_ok):
+                continue
+            if path.is_file():
                 return path
     return None
 
@@ -443,7 +447,7 @@ def sample_overlay(request: HttpRequest, pk: int, index: int) -> HttpResponse:
     row = get_object_or_404(SampleScore, submission=submission, index=index)
     sample = Sample.objects.filter(pk=row.sample_id).first()
     image = None
-    if sample is not None and (path := _image_path(sample.inputs)) is not None:
+    if sample is not None and (path := _image_path(sample.inputs, private_ok=show_gt)) is not None:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     masks: list[np.ndarray] = []
     size = None
