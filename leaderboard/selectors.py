@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Count, Max, QuerySet, Sum
 
 from leaderboard.core.board import BoardRow, PairSignificance, parameters_from_name
 from leaderboard.models import BoardComparison
@@ -85,11 +85,14 @@ def board_page_key_cached(*, slug: str, split_name: str | None, full_path: str) 
 
 
 def board_fingerprint(*, split_id: int) -> str:
+    """What changes when a board's data changes: scored submissions (count, newest, last finish) and their
+    headline figures (a PLAN score recomputed in place after human judgement changes only these)."""
     agg = Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED).aggregate(
-        n=Count("id"), last=Max("finished_at"), top=Max("id")
+        n=Count("id"), last=Max("finished_at"), top=Max("id"), known=Count("score__overall"),
+        total=Sum("score__overall"),
     )
     stamp = agg["last"].timestamp() if agg["last"] else 0
-    return f"{agg['n']}-{agg['top']}-{stamp:.6f}"
+    return f"{agg['n']}-{agg['top']}-{stamp:.6f}-{agg['known']}-{(agg['total'] or 0):.6f}"
 
 
 def board_cache_key(*, split_id: int) -> str:

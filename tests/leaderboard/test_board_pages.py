@@ -255,3 +255,16 @@ def test_open_models_without_a_stated_size_use_the_size_in_their_name(client, ep
     view = client.get("/leaderboard/epic-bench/?min_params=20&max_params=30").context["view"]
     assert [r.model_name for r in view.rows] == ["Paper-VL-27B"]
     assert "Paper-VL-27B" in client.get("/leaderboard/epic-bench/plots/params.svg").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_score_recomputed_in_place_shows_within_a_second(client, board):
+    import time
+
+    from scoring.models import Score
+
+    assert "99.50" not in client.get("/leaderboard/epic-bench/").content.decode()  # cached now
+    # A PLAN score finalised after human judgement changes the Score row only (no new submission).
+    Score.objects.filter(submission=board["scored"]).update(overall=99.5)
+    time.sleep(1.1)
+    assert "99.50" in client.get("/leaderboard/epic-bench/").content.decode()
