@@ -457,9 +457,9 @@ def sample_overlay(request: HttpRequest, pk: int, index: int) -> HttpResponse:
             size = tuple(int(v) for v in rles[0]["size"])
             if show_gt:
                 masks = [overlay.decode_rle(r) for r in rles]
-    boxes = overlay.find_shapes(row.details, keys=("boxes_px", "pred_boxes_px", "boxes", "bbox_2d", "pred_boxes"),
-                                arity=4)
-    points = overlay.find_shapes(row.details, keys=("points_px", "path_points_px", "points", "path_points"), arity=2)
+    # Only shapes the scorer stored in pixels: raw boxes may be in 0-1 or 0-1000 coordinates.
+    boxes = overlay.find_shapes(row.details, keys=("boxes_px", "pred_boxes_px"), arity=4)
+    points = overlay.find_shapes(row.details, keys=("points_px", "path_points_px"), arity=2)
     png = overlay.render_overlay(image, masks=masks, boxes=boxes, points=points, size=size)
     response = HttpResponse(png, content_type="image/png")
     response["Cache-Control"] = "private, max-age=300"

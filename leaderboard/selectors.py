@@ -113,6 +113,8 @@ def _row(sub: Submission) -> BoardRow:
             intervals.setdefault("overall", intervals[key])
             break
     overall = score.overall if score.overall is not None else breakdown.get("overall")
+    details = score.details if isinstance(score.details, dict) else {}
+    pending = (str(details.get("status_text") or "awaiting judgement")[:80]) if details.get("final") is False else ""
     return BoardRow(
         submission_id=sub.pk,
         model_id=entry.pk,
@@ -130,6 +132,7 @@ def _row(sub: Submission) -> BoardRow:
         scorer_version=score.scorer_version or sub.scorer_version,
         note=sub.note[:200],
         finished_at=sub.finished_at.isoformat() if sub.finished_at else "",
+        pending=pending,
     )
 
 

@@ -36,6 +36,7 @@ class BoardRow:
     note: str = ""
     finished_at: str = ""
     parameters_from_name: bool = False  # the size was read from the model's name, not stated on its entry
+    pending: str = ""  # why the figures are not final yet (e.g. PLAN answers awaiting human judgement)
 
     def value(self, key: str) -> float | None:
         raw = self.overall if key == "overall" else self.values.get(key)

@@ -268,3 +268,14 @@ def test_a_score_recomputed_in_place_shows_within_a_second(client, board):
     Score.objects.filter(submission=board["scored"]).update(overall=99.5)
     time.sleep(1.1)
     assert "99.50" in client.get("/leaderboard/epic-bench/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_provisional_score_is_marked_on_the_board(client, epic_split):
+    from scoring.models import Score
+
+    sub = make_scored(epic_split, make_entry("Judged-VL"), [1.0] * 40)
+    Score.objects.filter(submission=sub).update(
+        overall=None, details={"final": False, "status_text": "awaiting judgement (3 items)"})
+    html = client.get("/leaderboard/epic-bench/").content.decode()
+    assert "awaiting judgement (3 items)" in html
