@@ -256,7 +256,9 @@ def board_plot(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
                                      y_label=headline.label)
         else:
             cats = [c for c in spec.visible() if c.key != "overall"] or list(spec.columns[:1])
-            top = [r for r in view.rows if r.kind not in ("human", "baseline")][:PLOT_TOP_MODELS]
+            models = [r for r in view.rows if r.kind not in ("human", "baseline")]
+            # A board of baselines only (a demo split) still gets its chart.
+            top = (models or [r for r in view.rows if r.kind != "human"])[:PLOT_TOP_MODELS]
             series = [svg.Series(r.model_name + (" (thinking)" if r.thinking == "yes" else ""),
                                  [r.value(c.key) for c in cats]) for r in top]
             upper = 100.0 if all(c.direction.value == "up" for c in cats) else None
@@ -375,7 +377,7 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
             "gt": sample.ground_truth if (sample and show_gt and benchmark == "plan-bench") else None,
             "details": details,
             "details_json": json.dumps(details, indent=1, ensure_ascii=False)[:4000],
-            "components": s.components,
+            "components": {k: (round(v, 3) if isinstance(v, float) else v) for k, v in (s.components or {}).items()},
             "plan": _plan_fields(details, s.outcome) if benchmark == "plan-bench" else None,
             "question": _first(sample.inputs, "question", "prompt") if sample else None,
             "options": _options(sample.inputs) if sample else [],
@@ -432,7 +434,10 @@ def _image_path(inputs: Any, *, private_ok: bool) -> Path | None:
                 walk(item)
 
     walk(inputs)
+    media_url = settings.MEDIA_URL or "/media/"
     for name in candidates:
+        # A served URL (/media/public/...) maps back to its file; other names are relative to MEDIA_ROOT.
+        name = name[len(media_url):] if name.startswith(media_url) else name
         for base in (root, root / "public"):
             path = (base / name.lstrip("/")).resolve()
             if not path.is_relative_to(root) or (path.is_relative_to(private) and not private_ok):
