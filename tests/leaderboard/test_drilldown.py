@@ -91,3 +91,26 @@ def test_plan_and_vge_drilldowns_show_answers_and_replay_links(client):
     Sample.objects.create(split=vsplit, key="ep1", position=0)
     vsub = make_scored(vsplit, make_entry("V"), [1.0])
     assert f"/simulator/replay/submission/{vsub.pk}/0/" in client.get(f"/submissions/{vsub.pk}/samples/").content.decode()
+
+
+@pytest.mark.django_db
+def test_overlay_draws_on_the_sample_image_named_by_its_media_url(client, settings, epic_dev):
+    from pathlib import Path
+
+    image = np.zeros((40, 60, 3), np.uint8)
+    image[:] = (200, 30, 30)  # BGR: blue-ish background we can recognise
+    folder = Path(settings.MEDIA_ROOT) / "public" / "epic"
+    folder.mkdir(parents=True)
+    cv2.imwrite(str(folder / "s.png"), image)
+    secret = Path(settings.MEDIA_ROOT) / "private" / "s.png"
+    secret.parent.mkdir(parents=True)
+    cv2.imwrite(str(secret), np.full((40, 60, 3), 255, np.uint8))
+    Sample.objects.filter(split=epic_dev, key="d000").update(inputs={"images": [{"url": "/media/public/epic/s.png"}]})
+    Sample.objects.filter(split=epic_dev, key="d001").update(inputs={"images": [{"name": "private/s.png"}]})
+    sub = make_scored(epic_dev, make_entry("Img"), [1.0] * 10)
+    drawn = cv2.imdecode(np.frombuffer(client.get(f"/submissions/{sub.pk}/samples/0/overlay.png").content, np.uint8),
+                         cv2.IMREAD_COLOR)
+    assert drawn.shape[:2] == (40, 60) and tuple(drawn[5, 5]) == (200, 30, 30)
+    other = cv2.imdecode(np.frombuffer(client.get(f"/submissions/{sub.pk}/samples/1/overlay.png").content, np.uint8),
+                         cv2.IMREAD_COLOR)
+    assert tuple(other[5, 5]) != (255, 255, 255), "files under MEDIA_ROOT/private are not read for the public"
