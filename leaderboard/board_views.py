@@ -452,7 +452,8 @@ def sample_overlay(request: HttpRequest, pk: int, index: int) -> HttpResponse:
     row = get_object_or_404(SampleScore, submission=submission, index=index)
     sample = Sample.objects.filter(pk=row.sample_id).first()
     image = None
-    if sample is not None and (path := _image_path(sample.inputs, private_ok=show_gt)) is not None:
+    private_ok = selectors.is_curator(user=request.user)
+    if sample is not None and (path := _image_path(sample.inputs, private_ok=private_ok)) is not None:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     masks: list[np.ndarray] = []
     size = None

@@ -174,13 +174,15 @@ def model_submissions(*, entry: ModelEntry) -> QuerySet[Submission]:
     )
 
 
-def can_see_ground_truth(*, user: AbstractBaseUser | None, split: Split) -> bool:
-    """Hidden-split ground truth is for curators only (staff, or the curator group)."""
-    if not split.hidden_ground_truth:
-        return True
+def is_curator(*, user: AbstractBaseUser | None) -> bool:
     if user is None or not user.is_authenticated:
         return False
     return bool(user.is_staff or user.groups.filter(name="curator").exists())
+
+
+def can_see_ground_truth(*, user: AbstractBaseUser | None, split: Split) -> bool:
+    """Hidden-split ground truth is for curators only (staff, or the curator group)."""
+    return not split.hidden_ground_truth or is_curator(user=user)
 
 
 def sample_scores(*, submission: Submission, task: str = "", outcome: str = "") -> QuerySet[SampleScore]:
