@@ -66,3 +66,16 @@ def test_board_reads_and_sorts_without_javascript(asgi_server, chromium, seeded_
     page.wait_for_url("**expand=1**")
     assert page.locator(f'#board-table thead th[data-key="{EPIC_LEAVES[0]}"]').is_visible()
     context.close()
+
+
+def test_board_refreshes_itself_when_a_score_lands(asgi_server, page, seeded_board):
+    # The score is written by this test process, as a worker would: the server's board socket notices it
+    # (fingerprint watch) and the page swaps in the new table without a reload.
+    page.goto(f"{asgi_server}/leaderboard/epic-bench/")
+    page.wait_for_function("document.getElementById('board-live').hasAttribute('data-connected')")
+    page.evaluate("window.__noReload = true")
+    make_scored(seeded_board, make_entry("Latecomer-VL"), [1.0] * 20)
+    page.wait_for_selector("#board-table th.model >> text=Latecomer-VL", timeout=15000)
+    assert _models(page)[0] == "Latecomer-VL"
+    assert page.evaluate("window.__noReload") is True
+    assert "Updated" in page.locator("#board-live").inner_text()
