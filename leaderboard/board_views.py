@@ -374,7 +374,8 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
         items.append({
             "s": s,
             "inputs": sample.inputs if sample else {},
-            "gt": sample.ground_truth if (sample and show_gt and benchmark == "plan-bench") else None,
+            "gt": (_first(sample.ground_truth, "answer", "gt_answer") or sample.ground_truth)
+            if (sample and show_gt and benchmark == "plan-bench") else None,
             "details": details,
             "details_json": json.dumps(details, indent=1, ensure_ascii=False)[:4000],
             "components": {k: (round(v, 3) if isinstance(v, float) else v) for k, v in (s.components or {}).items()},
