@@ -100,12 +100,13 @@
       pre.src = next;
       if (!img.src) { img.src = next; img.dataset.src = next; }
     }
+    if (currentView !== null && obs.view !== currentView) marker.hidden = true; // the click was on another view
     currentView = obs.view;
     $("view-name").textContent = obs.view.replace("_", " ");
     $("instruction").textContent = obs.instruction || (obs.success ? "All goals reached." : "The episode is over.");
     const total = obs.goals_total, reached = Math.min(obs.goal_index, total);
-    $("goal-now").textContent = Math.min(obs.goal_index + 1, total);
-    $("goal-total").textContent = total;
+    $("goal-line-text").textContent = obs.success ? `All ${total} goals reached`
+      : `Goal ${Math.min(obs.goal_index + 1, total)} of ${total}`;
     $("turns").textContent = `turn ${obs.turn}`;
     $("goal-steps").innerHTML = Array.from({ length: total }, (_, i) =>
       `<span class="goal-dot ${i < reached ? "done" : i === reached ? "now" : ""}"></span>`).join("");
@@ -158,7 +159,7 @@
 
   function showBanner(text) { const b = $("banner"); b.textContent = text; b.hidden = false; }
   function disableAll() {
-    document.querySelectorAll("#play button, #play select, #play input").forEach((el) => { el.disabled = true; });
+    document.querySelectorAll(".play-grid button, .play-grid select, .play-grid input").forEach((el) => { el.disabled = true; });
     $("stage").classList.add("stage-off");
   }
   function setBusy(on) { busy = on; busyEl.hidden = !on; $("stage").classList.toggle("stage-busy-on", on); }
