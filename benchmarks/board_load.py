@@ -2,13 +2,13 @@
 
 Target (issue 9): at least 300 requests/s with p99 under 200 ms. By default the script builds its own site in a
 temporary folder (migrate, the papers' 89 rows, 11 rows scored here with per-sample scores and precomputed
-comparisons), starts daphne on 127.0.0.1 for each ASGI application named by --app (default: the site as
-`make run` serves it, `config.asgi:application`, then `leaderboard.asgi:application`, the same site with the
-board fast path in front), loads each with wrk (Debian's package) or, without wrk, an asyncio httpx client,
+comparisons), starts daphne on 127.0.0.1 for each ASGI application named by --app (default: the baseline,
+Django alone without the board fast path, `config.asgi:django_asgi_app`, then the site as `make run` serves it,
+`config.asgi:application`, with the fast path in front), loads each with wrk (Debian's package) or, without wrk, an asyncio httpx client,
 prints the figures and stops the server.
 
     .venv/bin/python benchmarks/board_load.py [--url http://127.0.0.1:8000] [--seconds 15] [--connections 50]
-        [--app config.asgi:application --app leaderboard.asgi:application]
+        [--app config.asgi:django_asgi_app --app config.asgi:application]
 
 With --url it loads a server you started (e.g. `make run`) and builds nothing.
 """
@@ -180,7 +180,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.url:
         return 0 if measure(args.url.rstrip("/"), args, args.url) else 1
-    apps = args.app or ["config.asgi:application", "leaderboard.asgi:application"]
+    apps = args.app or ["config.asgi:django_asgi_app", "config.asgi:application"]
     tmp = Path(tempfile.mkdtemp(prefix="board-load-"))
     results = []
     try:

@@ -1,7 +1,6 @@
 """An ASGI fast path for anonymous board pages: answered from the page cache before Django's middleware runs.
 
-Serve with `daphne leaderboard.asgi:application` (the whole site, fast path in front), or wrap the HTTP side
-in config/asgi.py: `"http": board_fast_path(django_asgi_app)`. A GET of /leaderboard/<slug>/ without session or message cookies whose
+config/asgi.py wraps the site's HTTP side with it. A GET of /leaderboard/<slug>/ without session or message cookies whose
 page is in the cache (same key as the view: split, scoring cache version, data fingerprint, full path) is
 sent at once, with the headers Django's middleware would add; anything else goes to Django unchanged.
 """
@@ -10,14 +9,10 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs
 
-from channels.routing import ProtocolTypeRouter
+from django.conf import settings
+from django.core.cache import cache
 
-from config import asgi as site  # sets Django up; must come before anything that imports models
-
-from django.conf import settings  # noqa: E402
-from django.core.cache import cache  # noqa: E402
-
-from leaderboard.selectors import board_page_key_cached  # noqa: E402
+from leaderboard.selectors import board_page_key_cached
 
 BOARD_PATH = re.compile(r"^/leaderboard/([-a-zA-Z0-9_]+)/$")
 
@@ -62,12 +57,3 @@ def board_fast_path(app):
 
     return application
 
-
-def _application():
-    """The whole site (config.asgi) with the fast path in front of its HTTP side; websockets unchanged."""
-    return ProtocolTypeRouter(
-        {"http": board_fast_path(site.django_asgi_app), "websocket": site.application.application_mapping["websocket"]}
-    )
-
-
-application = _application()

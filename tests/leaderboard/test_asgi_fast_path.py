@@ -5,7 +5,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.core.cache import cache
 
-from leaderboard.asgi import _cached_page, application
+from config.asgi import application
+from leaderboard.asgi import _cached_page
 from scoring.selectors import board_cache_invalidate
 from tests.leaderboard.conftest import make_entry, make_reported, make_scored, random_scores
 
