@@ -60,6 +60,17 @@ def _media_root(settings, tmp_path_factory):
 
 
 @pytest.fixture
+def celery_eager():
+    """Run Celery tasks in the calling process (the app's own config, whatever order tests ran in)."""
+    from config.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield app
+    app.conf.task_always_eager = previous
+
+
+@pytest.fixture
 def user(django_user_model):
     return django_user_model.objects.create_user("alice", password="pw-alice-123")
 

@@ -15,9 +15,8 @@ from tests.scoring.factories import SampleFactory, SplitFactory
 
 
 @pytest.fixture
-def site(settings, user):
+def site(settings, user, celery_eager):
     settings.EXTRA_SCORERS = "dummy=tests.dummy_scorer:score"
-    settings.CELERY_TASK_ALWAYS_EAGER = True
     split = SplitFactory(benchmark__slug="dummy-bench", benchmark__scorer="dummy", name="dev")
     for i in range(2):
         SampleFactory(split=split, key=f"k{i}", position=i, task="t")
@@ -29,7 +28,7 @@ def run(site, tmp_path, body: bytes, *extra: str, token: str | None = None) -> t
     path.write_bytes(body)
     out = io.StringIO()
     code = main(["submit", "--url", "http://testserver", "--token", token or site["token"], "--benchmark",
-                 "dummy-bench", "--split", "dev", "--model", "Client-VLM", "--interval", "0", *extra, str(path)],
+                 "dummy-bench", "--split", "dev", "--model", "Client-VLM", "--interval", "0", "--timeout", "60", *extra, str(path)],
                 transport=site["transport"], out=out)
     return code, out.getvalue()
 
