@@ -39,3 +39,9 @@ class ItemRevisionAdmin(admin.ModelAdmin):
 class EmbeddingAdmin(admin.ModelAdmin):
     list_display = ["image", "model_key", "status", "progress", "seconds"]
     list_filter = ["status", "model_key"]
+
+
+@admin.register(ItemImage)
+class ItemImageAdmin(admin.ModelAdmin):
+    list_display = ("item", "index", "image")
+    raw_id_fields = ("item", "image")

@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from scoring.models import Benchmark, ModelEntry, Sample, SampleScore, Score, Split, Submission
+from scoring.plan_models import PlanAuditCheck, PlanJudgement, PlanVerdict
 
 
 @admin.register(Benchmark)
@@ -53,3 +54,23 @@ class SampleScoreAdmin(admin.ModelAdmin):
     list_display = ("submission", "index", "key", "task", "score", "outcome", "invalid")
     list_filter = ("outcome", "invalid")
     search_fields = ("key",)
+
+
+@admin.register(PlanVerdict)
+class PlanVerdictAdmin(admin.ModelAdmin):
+    list_display = ("item_key", "judge", "prompt_version", "decided_by", "correct", "created_at")
+    list_filter = ("decided_by", "judge", "prompt_version")
+    search_fields = ("item_key", "output_text")
+
+
+@admin.register(PlanJudgement)
+class PlanJudgementAdmin(admin.ModelAdmin):
+    list_display = ("item_key", "subtask", "status", "created_at", "decided_at")
+    list_filter = ("status", "dimension", "subtask")
+    search_fields = ("item_key", "output_text")
+
+
+@admin.register(PlanAuditCheck)
+class PlanAuditCheckAdmin(admin.ModelAdmin):
+    list_display = ("item_key", "split", "subtask", "judge", "judge_correct", "human_correct", "reviewer")
+    list_filter = ("split", "dimension", "judge_decided_by")

@@ -30,3 +30,9 @@ class EpisodeAdmin(admin.ModelAdmin):
     list_filter = ("kind", "finished", "success")
     raw_id_fields = ("task", "owner")
     inlines = [StepInline]
+
+
+@admin.register(Step)
+class StepAdmin(admin.ModelAdmin):
+    list_display = ("episode", "index", "created_at")
+    raw_id_fields = ("episode",)

@@ -95,8 +95,14 @@ def test_healthz_says_which_part_is_down(client, settings):
 
 @pytest.mark.django_db
 def test_admin_lists_every_model(admin_client):
+    from django.apps import apps
     from django.contrib import admin
 
+    project_models = [
+        m for app in ("scoring", "leaderboard", "annotation", "simulator") for m in apps.get_app_config(app).get_models()
+    ]
+    unregistered = [m._meta.label for m in project_models if m not in admin.site._registry]
+    assert not unregistered, f"models missing from the admin: {unregistered}"
     for model in admin.site._registry:
         meta = model._meta
         response = admin_client.get(f"/admin/{meta.app_label}/{meta.model_name}/")
@@ -133,3 +139,12 @@ def test_shipped_published_data_equals_the_shared_contract():
         pytest.skip(f"no shared folder at {shared} to compare with")
     for path in shared.glob("*.csv"):
         assert (settings.PUBLISHED_DATA_DIR / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+@pytest.mark.django_db
+def test_reviewers_see_the_judge_queue_link_and_others_do_not(client, user, other_user):
+    Group.objects.get(name="reviewer").user_set.add(other_user)
+    client.force_login(user)
+    assert "Judge queue" not in client.get("/").content.decode()
+    client.force_login(other_user)
+    assert "Judge queue" in client.get("/").content.decode()
