@@ -164,9 +164,11 @@ def items_assign(*, user: AbstractBaseUser, items: Sequence[Item], assignee: Abs
 
 
 @functools.lru_cache(maxsize=4)
-def _backend_for(checkpoint: str, model_type: str, device: str) -> SegmentationBackend:
+def _backend_for(checkpoint: str, model_type: str, device: str, decoder_threads: int) -> SegmentationBackend:
     if checkpoint:
-        return SamBackend.from_checkpoint(checkpoint, model_type=model_type, device=device)
+        return SamBackend.from_checkpoint(
+            checkpoint, model_type=model_type, device=device, decoder_threads=decoder_threads or None
+        )
     return ClassicBackend()
 
 
@@ -184,7 +186,9 @@ def segmentation_backend() -> SegmentationBackend:
     """SAM when SAM_CHECKPOINT is set, else the classical segmenter; built once per process."""
     if _installed_backend is not None:
         return _installed_backend
-    return _backend_for(settings.SAM_CHECKPOINT, settings.SAM_MODEL_TYPE, settings.SAM_DEVICE)
+    return _backend_for(
+        settings.SAM_CHECKPOINT, settings.SAM_MODEL_TYPE, settings.SAM_DEVICE, settings.SAM_DECODER_THREADS
+    )
 
 
 def backend_model_key() -> str:

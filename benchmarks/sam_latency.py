@@ -53,6 +53,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--embed-images", type=int, default=2)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--decoder-threads", type=int, default=1, help="torch threads per click (0: torch's default)")
     parser.add_argument("--skip-api", action="store_true", help="time the core calls only (no Django)")
     args = parser.parse_args()
 
@@ -61,10 +62,12 @@ def main() -> int:
 
     from annotation.core.segmentation import ClassicBackend, SamBackend
 
-    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, device {args.device}"
+    print(f"torch {torch.__version__}, threads {torch.get_num_threads()} (decoder {args.decoder_threads or 'default'}), "
+          f"device {args.device}, load average {os.getloadavg()[0]:.1f}"
           + (f" ({torch.cuda.get_device_name(0)})" if args.device.startswith("cuda") else ""))
     torch.manual_seed(0)
-    sam = SamBackend(sam_model_registry["vit_b"](checkpoint=None), model_type="vit_b", device=args.device)
+    sam = SamBackend(sam_model_registry["vit_b"](checkpoint=None), model_type="vit_b", device=args.device,
+                     decoder_threads=args.decoder_threads or None)
 
     # --- embedding time per image ---
     times = []

@@ -204,6 +204,7 @@ else:
 SAM_CHECKPOINT = env_str("SAM_CHECKPOINT", "")
 SAM_MODEL_TYPE = env_str("SAM_MODEL_TYPE", "vit_b")
 SAM_DEVICE = env_str("SAM_DEVICE", "cpu")
+SAM_DECODER_THREADS = env_int("SAM_DECODER_THREADS", 1)  # torch threads per click; 1 is fastest on a busy CPU
 SAM_EMBEDDING_DIR = env_path("SAM_EMBEDDING_DIR", VAR_DIR / "embeddings")
 SAM_MAX_IMAGE_PIXELS = env_int("SAM_MAX_IMAGE_PIXELS", 40_000_000)
 SAM_UPLOAD_MAX_FILES = env_int("SAM_UPLOAD_MAX_FILES", 2000)

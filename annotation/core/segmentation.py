@@ -153,7 +153,7 @@ class SamBackend:
 
     name = "sam"
 
-    def __init__(self, model: Any, *, model_type: str, device: str = "cpu") -> None:
+    def __init__(self, model: Any, *, model_type: str, device: str = "cpu", decoder_threads: int | None = None) -> None:
         from segment_anything import SamPredictor
 
         if model_type not in SAM_MODEL_TYPES:
@@ -161,6 +161,8 @@ class SamBackend:
         self.model_type = model_type
         self.model_key = f"sam-{model_type}"
         self.device = device
+        # On a busy CPU one thread answers a click faster than several competing for cores.
+        self.decoder_threads = decoder_threads
         self._predictor = SamPredictor(model.to(device).eval())
         # The predictor holds per-image state; one request at a time uses it.
         self._lock = threading.Lock()
@@ -168,7 +170,9 @@ class SamBackend:
         self._features: tuple[np.ndarray, Any] | None = None
 
     @classmethod
-    def from_checkpoint(cls, checkpoint: str | os.PathLike[str], *, model_type: str, device: str = "cpu") -> SamBackend:
+    def from_checkpoint(
+        cls, checkpoint: str | os.PathLike[str], *, model_type: str, device: str = "cpu", decoder_threads: int | None = None
+    ) -> SamBackend:
         if model_type not in SAM_MODEL_TYPES:
             raise BackendConfigError(f"unknown SAM model type {model_type!r}; use one of {', '.join(SAM_MODEL_TYPES)}")
         path = Path(checkpoint)
@@ -183,7 +187,7 @@ class SamBackend:
             raise BackendConfigError(
                 f"SAM checkpoint {path} does not load as {model_type}: {type(exc).__name__}: {first_line[:300]}"
             ) from exc
-        return cls(model, model_type=model_type, device=device)
+        return cls(model, model_type=model_type, device=device, decoder_threads=decoder_threads)
 
     def embed(self, image: np.ndarray) -> Embedding:
         array = check_image(image)
@@ -204,6 +208,55 @@ class SamBackend:
         low = cv2.resize(padded, (SAM_MASK_INPUT_SIZE, SAM_MASK_INPUT_SIZE), interpolation=cv2.INTER_AREA)
         return ((low * 2.0 - 1.0) * SAM_MASK_LOGIT)[None, :, :].astype(np.float32)
 
+    def _decode(
+        self, coords: np.ndarray | None, labels: np.ndarray | None, box: np.ndarray | None,
+        mask_prompt: np.ndarray | None, multimask: bool,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """SamPredictor.predict_torch up to the low-resolution logits (prompt encoder + mask decoder).
+
+        SAM's own post-processing upsamples every mask to 1024x1024 and then to the image size; that second
+        step costs more than the decoder on a CPU, so `_upscale` goes from the logits to the image in one step.
+        """
+        import torch
+
+        predictor, model, device = self._predictor, self._predictor.model, self.device
+        size = predictor.original_size
+        with torch.inference_mode():
+            points = None
+            if coords is not None:
+                coords_t = torch.as_tensor(predictor.transform.apply_coords(coords, size), dtype=torch.float, device=device)
+                labels_t = torch.as_tensor(labels, dtype=torch.int, device=device)
+                points = (coords_t[None, :, :], labels_t[None, :])
+            box_t = None
+            if box is not None:
+                box_t = torch.as_tensor(predictor.transform.apply_boxes(box, size), dtype=torch.float, device=device)[None, :]
+            mask_t = None
+            if mask_prompt is not None:
+                mask_t = torch.as_tensor(mask_prompt, dtype=torch.float, device=device)[None, :, :, :]
+            sparse, dense = model.prompt_encoder(points=points, boxes=box_t, masks=mask_t)
+            low_res, iou = model.mask_decoder(
+                image_embeddings=predictor.features,
+                image_pe=model.prompt_encoder.get_dense_pe(),
+                sparse_prompt_embeddings=sparse,
+                dense_prompt_embeddings=dense,
+                multimask_output=multimask,
+            )
+        return low_res[0].float().cpu().numpy(), iou[0].float().cpu().numpy()
+
+    def _upscale(self, low_res: np.ndarray, input_size: tuple[int, int], image_size: tuple[int, int]) -> np.ndarray:
+        """(C, 256, 256) logits of the padded 1024 frame -> (C, H, W) bool masks of the image."""
+        side = self._predictor.model.image_encoder.img_size
+        scale = low_res.shape[-1] / side
+        rows = max(1, int(round(input_size[0] * scale)))
+        cols = max(1, int(round(input_size[1] * scale)))
+        height, width = image_size
+        threshold = float(self._predictor.model.mask_threshold)
+        return np.stack([
+            cv2.resize(np.ascontiguousarray(logits[:rows, :cols]), (width, height), interpolation=cv2.INTER_LINEAR)
+            > threshold
+            for logits in low_res
+        ])
+
     def segment(
         self,
         embedding: Embedding,
@@ -223,7 +276,9 @@ class SamBackend:
             coords = np.array([[x, y] for x, y, _ in prompt.points], dtype=np.float32)
             labels = np.array([label for _, _, label in prompt.points], dtype=np.int32)
         box_array = np.array(prompt.box, dtype=np.float32) if prompt.box is not None else None
-        low_res = self._mask_prompt(prompt.mask_input, embedding.input_size) if prompt.mask_input is not None else None
+        low_res_prompt = (
+            self._mask_prompt(prompt.mask_input, embedding.input_size) if prompt.mask_input is not None else None
+        )
         with self._lock:
             predictor = self._predictor
             predictor.reset_image()
@@ -236,16 +291,15 @@ class SamBackend:
             predictor.original_size = embedding.image_size
             predictor.input_size = embedding.input_size
             predictor.is_image_set = True
+            previous_threads = torch.get_num_threads()
+            if self.decoder_threads:
+                torch.set_num_threads(self.decoder_threads)
             try:
-                masks, scores, _ = predictor.predict(
-                    point_coords=coords,
-                    point_labels=labels,
-                    box=box_array,
-                    mask_input=low_res,
-                    multimask_output=prompt.multimask,
-                )
+                low_res, scores = self._decode(coords, labels, box_array, low_res_prompt, prompt.multimask)
             finally:
+                torch.set_num_threads(previous_threads)
                 predictor.reset_image()
+        masks = self._upscale(low_res, embedding.input_size, embedding.image_size)
         order = np.argsort(-scores, kind="stable")
         return [MaskProposal(rle_utils.encode(masks[i]), float(scores[i])) for i in order]
 

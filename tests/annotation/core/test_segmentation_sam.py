@@ -68,3 +68,13 @@ def test_sam_answers_clicks_from_a_cached_embedding(tmp_path):
         assert rle.size_of(proposal.rle) == (240, 320)
     with pytest.raises(PromptError, match="points"):
         backend.segment(cached, points=[[321, 5, 1]])
+
+    # The one-step upscaling agrees with SamPredictor.predict's own output (to the boundary pixels).
+    predictor = backend._predictor
+    predictor.features = torch.from_numpy(cached.features.astype(np.float32))
+    predictor.original_size, predictor.input_size, predictor.is_image_set = (240, 320), (768, 1024), True
+    masks, scores, _ = predictor.predict(point_coords=np.array([[100.0, 120.0]]), point_labels=np.array([1]),
+                                         multimask_output=True)
+    for proposal, index in zip(multi, np.argsort(-scores)):
+        assert proposal.score == pytest.approx(float(scores[index]), abs=1e-3)  # float16 features
+        assert (rle.decode(proposal.rle) != masks[index]).mean() < 0.02
