@@ -239,12 +239,21 @@ def _check_owner(episode: Episode, user: AbstractBaseUser | None) -> None:
         raise EpisodeError("This episode belongs to someone else.", status=403)
 
 
+# What a step reads: the episode, its task's definition and its device's digest, never the device definition
+# (the engine for a digest is cached per process; engine_for reads the definition only on a miss).
+_STEP_ONLY = ("id", "owner_id", "kind", "state", "finished", "success", "task__id", "task__task_id",
+              "task__definition", "task__baseline_rank", "task__device__id", "task__device__device_id",
+              "task__device__digest")
+
+
 def episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str) -> tuple[StepOutcome, dict]:
     """One turn: lock the episode, step the engine, store the step (and metrics when it ends), answer."""
     with transaction.atomic():
-        episode = Episode.objects.select_for_update().select_related("task__device").filter(pk=episode_id).first()
-        if episode is None:
-            raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
+        try:
+            episode = (Episode.objects.select_for_update().select_related("task__device").only(*_STEP_ONLY)
+                       .get(pk=episode_id))
+        except Episode.DoesNotExist:
+            raise EpisodeError(f"Unknown episode {episode_id}.", status=404) from None
         _check_owner(episode, user)
         if episode.finished:
             raise EpisodeError("The episode is over; start a new one.", status=409)
