@@ -114,7 +114,10 @@ def images_upload(*, user: AbstractBaseUser, name: str, data: bytes, project: Pr
         with transaction.atomic():
             by_hash: dict[str, Image] = {}
             for image_file in files:
-                image = by_hash.get(image_file.sha256) or Image.objects.filter(sha256=image_file.sha256).first()
+                # The same bytes from the same person are stored once (embeddings are shared by hash anyway).
+                image = by_hash.get(image_file.sha256) or Image.objects.filter(
+                    sha256=image_file.sha256, uploaded_by=user
+                ).first()
                 if image is None:
                     image = Image(
                         original_name=image_file.name[:500], sha256=image_file.sha256, width=image_file.width,
