@@ -10,11 +10,37 @@ class DeviceAdmin(admin.ModelAdmin):
     search_fields = ("device_id",)
 
 
+class InBaseline(admin.SimpleListFilter):
+    title = "human baseline set"
+    parameter_name = "baseline"
+
+    def lookups(self, request, model_admin):
+        return (("yes", "In the set"), ("no", "Not in the set"))
+
+    def queryset(self, request, queryset):
+        if self.value() in ("yes", "no"):
+            return queryset.filter(baseline_rank__isnull=self.value() == "no")
+        return queryset
+
+
 @admin.register(Task)
 class TaskAdmin(admin.ModelAdmin):
-    list_display = ("task_id", "device", "goals_count", "sample")
+    list_display = ("task_id", "device", "goals_count", "baseline_rank", "sample")
+    list_filter = (InBaseline,)
     search_fields = ("task_id",)
     raw_id_fields = ("device", "sample")
+    actions = ["mark_baseline_set"]
+
+    @admin.action(description="Choose the baseline set again (1 task per stratum, seed 0); use /simulator/baseline/ for options")
+    def mark_baseline_set(self, request, queryset):
+        from simulator.services import EpisodeError, baseline_mark
+
+        try:
+            tasks = baseline_mark(user=request.user, per_stratum=1, seed=0)
+        except EpisodeError as exc:
+            self.message_user(request, exc.message, level="error")
+        else:
+            self.message_user(request, f"The baseline set now has {len(tasks)} tasks.")
 
 
 class StepInline(admin.TabularInline):
@@ -26,8 +52,8 @@ class StepInline(admin.TabularInline):
 
 @admin.register(Episode)
 class EpisodeAdmin(admin.ModelAdmin):
-    list_display = ("pk", "task", "kind", "owner", "finished", "success", "created_at")
-    list_filter = ("kind", "finished", "success")
+    list_display = ("pk", "task", "kind", "owner", "finished", "success", "gave_up", "created_at")
+    list_filter = ("kind", "finished", "success", "gave_up")
     raw_id_fields = ("task", "owner")
     inlines = [StepInline]
 

@@ -192,3 +192,13 @@ def test_the_next_baseline_page_sends_the_player_to_the_play_page(tiny_demo, cli
     episode = Episode.objects.get(owner=user)
     assert response.status_code == 302 and response["Location"] == f"/simulator/episodes/{episode.pk}/play/"
     assert episode.task.baseline_rank == 1
+
+
+def test_the_admin_filters_the_baseline_set_and_can_choose_it(tiny_demo, client, django_user_model):
+    admin_user = django_user_model.objects.create_superuser("root", password="pw-root-123")
+    client.force_login(admin_user)
+    url = "/admin/simulator/task/"
+    response = client.post(url, {"action": "mark_baseline_set", "_selected_action": [Task.objects.first().pk]}, follow=True)
+    assert "The baseline set now has 2 tasks." in response.content.decode()
+    listed = client.get(url + "?baseline=yes").content.decode()
+    assert "tiny/t2" in listed and listed.count('class="field-task_id"') == 2
