@@ -158,3 +158,20 @@ class ItemSubmitApi(APIView):
         except services.AnnotationError as exc:
             return _error(exc)
         return Response(ItemOutput(item).data)
+
+
+class ItemOverlayApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=ImageUploadInput, responses={200: ItemOutput})
+    def post(self, request: Request, pk: int) -> Response:
+        _item_for(request, pk)
+        upload = request.FILES.get("file")
+        if upload is None:
+            return Response({"detail": "Attach the overlay PNG as 'file'.", "field": "file"}, status=400)
+        try:
+            item = services.item_overlay_set(user=request.user, item_id=pk, name=upload.name, data=upload.read())
+        except services.AnnotationError as exc:
+            return _error(exc)
+        return Response(ItemOutput(item).data)

@@ -52,13 +52,18 @@ class ItemOutput(serializers.ModelSerializer):
     images = serializers.SerializerMethodField()
     leaf = serializers.CharField(source="project.leaf")
     assignee = serializers.CharField(source="assignee.username", default=None)
+    has_overlay = serializers.SerializerMethodField()
 
     class Meta:
         model = Item
         fields = [
             "id", "name", "leaf", "state", "version", "assignee", "images", "texts", "count", "precise_count",
-            "count_in_description", "placement_feasible", "instances", "findings", "override_reason", "updated_at",
+            "count_in_description", "placement_feasible", "instances", "findings", "override_reason", "has_overlay",
+            "updated_at",
         ]
+
+    def get_has_overlay(self, obj: Item) -> bool:
+        return bool(obj.overlay)
 
     def get_images(self, obj: Item) -> list[dict]:
         return [ImageOutput(link.image).data for link in obj.item_images.select_related("image").order_by("index")]

@@ -465,6 +465,36 @@ def item_submit(*, user: AbstractBaseUser, item_id: int, version: int, override_
     return item
 
 
+def item_overlay_set(*, user: AbstractBaseUser, item_id: int, name: str, data: bytes) -> Item:
+    """Attach the reference overlay the model will be shown (exported instead of a rendered one)."""
+    with transaction.atomic():
+        item = Item.objects.select_for_update().select_related("project").get(pk=item_id)
+        if not can_edit_item(user, item):
+            raise AnnotationError("You are not assigned to this item.", status=403)
+        leaf = leaf_for(item.project.leaf)
+        if leaf.overlay is None:
+            raise AnnotationError(f"{leaf.path} has no reference overlay.", field="file")
+        try:
+            overlay = image_core.read_image(name, data, max_pixels=settings.SAM_MAX_IMAGE_PIXELS)
+        except image_core.UploadError as exc:
+            raise AnnotationError(str(exc), field="file") from None
+        if overlay.format != "PNG":
+            raise AnnotationError(f"{name}: the overlay must be a PNG (the toolkit's {leaf.overlay.suffix})",
+                                  field="file")
+        first = item_images(item)[0]
+        if (overlay.width, overlay.height) != (first.width, first.height):
+            raise AnnotationError(
+                f"{name}: overlay is {overlay.width}x{overlay.height}, image 1 is {first.width}x{first.height}",
+                field="file",
+            )
+        item.overlay.save(f"{overlay.sha256[:16]}.png", ContentFile(data), save=False)
+        item.version += 1
+        item.updated_by = user
+        item.save()
+        _revision(item, ItemRevision.Kind.SAVE, user, note=f"reference overlay {name}")
+    return item
+
+
 # --- export ---------------------------------------------------------------------------------------
 
 

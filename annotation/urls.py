@@ -14,4 +14,5 @@ urlpatterns = [
          name="api-annotation-embedding"),
     path("api/annotation/items/<int:pk>/", api.ItemApi.as_view(), name="api-annotation-item"),
     path("api/annotation/items/<int:pk>/submit/", api.ItemSubmitApi.as_view(), name="api-annotation-item-submit"),
+    path("api/annotation/items/<int:pk>/overlay/", api.ItemOverlayApi.as_view(), name="api-annotation-item-overlay"),
 ]

@@ -70,3 +70,22 @@ def test_visual_matching_item_exports_both_images_and_the_double_underscore_gt(t
     assert [p.rsplit("/", 1)[1] for p in sample.image_paths] == [f"vm-{item.pk:06d}-A_image.png",
                                                                  f"vm-{item.pk:06d}-B_image.png"]
     assert rle.size_of(sample.mask_annotation["masklet_matching_area"][0]) == (20, 25)
+
+
+def test_uploaded_reference_overlay_is_exported_as_is(tmp_path, curator, project_factory, item_factory, scene_png):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from .conftest import client_for
+
+    project = project_factory(leaf="Manipulation/AffordanceRegion", slug="afford")
+    [item] = item_factory(scene_png[0], project=project)
+    overlay = png_bytes(np.full((360, 640, 3), 7, np.uint8))
+    client = client_for(curator)
+    url = f"/api/annotation/items/{item.pk}/overlay/"
+    wrong = client.post(url, {"file": SimpleUploadedFile("o.png", png_bytes(np.zeros((10, 10, 3), np.uint8)))})
+    assert wrong.status_code == 400 and "overlay is 10x10, image 1 is 640x360" in wrong.json()["detail"]
+    response = client.post(url, {"file": SimpleUploadedFile("o.png", overlay)})
+    assert response.status_code == 200 and response.json()["has_overlay"] and response.json()["version"] == 2
+    services.project_export(project=project, root=tmp_path)
+    [sample] = read_layout(tmp_path, LEAVES)
+    assert (tmp_path / sample.overlay_path).read_bytes() == overlay
