@@ -228,3 +228,20 @@ def test_the_simulator_home_leads_a_player_to_the_next_baseline_episode(asgi_ser
     assert page.locator("#play").get_attribute("data-task") == marked[0].task_id
     assert page.locator(".play-crumbs .tag").text_content() == "baseline"
     settle(page)
+
+
+def test_help_overlay_and_giving_up(asgi_server, page, user, demo_device, tmp_path):
+    episode_id = open_play(page, asgi_server, f"{DEVICE}/t1")
+    page.keyboard.press("?")
+    assert page.locator("#help").is_visible()
+    shot(page, tmp_path, "help")
+    page.keyboard.press("Escape")
+    assert not page.locator("#help").is_visible()
+    perform(page, "Press(coord=[4, 4], params=[0])")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#giveup-btn")
+    page.wait_for_selector("#result:not([hidden])")
+    assert "gave up" in page.locator("#result-title").text_content().lower()
+    episode = Episode.objects.get(pk=episode_id)
+    assert episode.finished and episode.gave_up and episode.metrics["turns"] == 1
+    settle(page)
