@@ -241,3 +241,35 @@ def test_polygon_fill_holes_merge_and_delete_in_the_editor(live_server, page, ea
     assert _instances(page) == []
     page.keyboard.press("Control+z")
     assert _instances(page) == [square + filled]
+
+
+def test_visual_matching_editor_draws_each_layer_on_its_own_image(live_server, page, eager_celery, item_factory,
+                                                                 annotator, project_factory, scene_png):
+    import numpy as np
+
+    from .conftest import png_bytes, zip_bytes
+
+    project = project_factory(leaf="Navigation/VisualMatching", slug="vm")
+    small = png_bytes(np.full((30, 40, 3), 90, np.uint8))
+    [item] = item_factory(zip_bytes([("s/a.png", small), ("s/b.png", scene_png[0])]), name="vm.zip", project=project,
+                          assignee=annotator)
+    login_page(page, live_server.url, "anna", "pw-anna-123")
+    page.goto(f"{live_server.url}/annotation/items/{item.pk}/")
+    # The scored layer (matching area) is on image B, the 640x360 scene.
+    page.wait_for_function("() => window.annotationEditor && window.annotationEditor.state.masklet === 'masklet_matching_area'")
+    page.wait_for_function("() => document.getElementById('embed-status').textContent.includes('ready')")
+    page.mouse.click(*_to_client(page, 192, 180))
+    page.wait_for_function("() => (window.annotationEditor.state.instances['masklet_matching_area'] || []).length === 1 && window.annotationEditor.state.instances['masklet_matching_area'][0].area > 0")
+    inst = page.evaluate("() => { const i = window.annotationEditor.state.instances['masklet_matching_area'][0]; return [i.w, i.h]; }")
+    assert inst == [640, 360]
+    # Tab goes to the reference layer on image A (40x30).
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => window.annotationEditor.state.masklet") == "masklet_reference_area"
+    page.keyboard.press("p")
+    for x, y in [(2, 2), (20, 2), (20, 20)]:
+        page.mouse.click(*_to_client(page, x, y))
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Saved')")
+    saved = Item.objects.get(pk=item.pk).instances
+    assert [r["size"] for r in saved["masklet_reference_area"]] == [[30, 40]]
+    assert [r["size"] for r in saved["masklet_matching_area"]] == [[360, 640]]
