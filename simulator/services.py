@@ -520,6 +520,8 @@ def human_board_refresh() -> Submission | None:
         intervals = bootstrap_intervals(metrics, resample_indices=resample_indices, seed=DEFAULT_SEED)
         players = len({e.owner_id for e in episodes})
         note = f"{len(episodes)} episodes by {players} players (human baseline, played in the browser)"
+        ModelEntry.objects.filter(pk=entry.pk).update(
+            description=f"Signed-in site players on the human baseline set of the demo split: {note}.")
         now = timezone.now()
         if submission is None:
             submission = Submission.objects.create(

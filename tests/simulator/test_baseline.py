@@ -134,6 +134,7 @@ def test_finished_baseline_episodes_make_the_human_row_with_the_same_metric_code
     assert set(score.breakdown) == set(METRICS) and len(METRICS) == 12
     assert score.details == {"episodes": 3, "players": 2}
     assert "3 episodes by 2 players" in submission.note
+    assert "3 episodes by 2 players" in ModelEntry.objects.get(slug=services.HUMAN_ENTRY_SLUG).description
 
     # the same figures as replaying the same outputs through the engine and the core metrics
     expected = []
