@@ -101,7 +101,10 @@ TEMPLATES = [
 SQLITE_PATH = VAR_DIR / "db.sqlite3"
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{SQLITE_PATH}"), conn_max_age=env_int("DB_CONN_MAX_AGE", 0)
+        env_str("DATABASE_URL", f"sqlite:///{SQLITE_PATH}"),
+        # Kept open between requests and websocket messages: opening one per message tripled the play round trip.
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -208,6 +211,7 @@ SAM_DECODER_THREADS = env_int("SAM_DECODER_THREADS", 1)  # torch threads per cli
 SAM_EMBEDDING_DIR = env_path("SAM_EMBEDDING_DIR", VAR_DIR / "embeddings")
 SAM_MAX_IMAGE_PIXELS = env_int("SAM_MAX_IMAGE_PIXELS", 40_000_000)
 SAM_UPLOAD_MAX_FILES = env_int("SAM_UPLOAD_MAX_FILES", 2000)
+SAM_UPLOAD_MAX_BYTES = env_int("SAM_UPLOAD_MAX_BYTES", 1024 * 1024 * 1024)
 SAM_PREFETCH_ITEMS = env_int("SAM_PREFETCH_ITEMS", 3)
 
 # --- PLAN judge (OpenAI-compatible endpoint; unset: rule judge, then the human queue) ---------------
