@@ -1,6 +1,7 @@
 """Annotation API (token or session auth): upload, segment, embedding status, item load/save/submit."""
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
@@ -58,6 +59,9 @@ class ImageUploadApi(APIView):
         if not data.is_valid():
             return _invalid(data)
         upload = data.validated_data["file"]
+        if upload.size > settings.SAM_UPLOAD_MAX_BYTES:  # refuse before reading it into memory
+            return Response({"detail": f"{upload.name}: the upload is {upload.size} bytes, over the limit of "
+                                       f"{settings.SAM_UPLOAD_MAX_BYTES}", "field": "file"}, status=413)
         project = None
         if slug := data.validated_data.get("project"):
             project = Project.objects.filter(slug=slug).first()

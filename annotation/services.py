@@ -99,6 +99,9 @@ def images_upload(*, user: AbstractBaseUser, name: str, data: bytes, project: Pr
         raise AnnotationError("Only annotators and curators upload images.", status=403)
     if project is not None and not is_curator(user):
         raise AnnotationError("Only curators add items to a project.", status=403)
+    if len(data) > settings.SAM_UPLOAD_MAX_BYTES:
+        raise AnnotationError(f"{name}: the upload is {len(data)} bytes, over the limit of {settings.SAM_UPLOAD_MAX_BYTES}",
+                              field="file", status=413)
     try:
         files = image_core.read_upload(
             name, data, max_pixels=settings.SAM_MAX_IMAGE_PIXELS, max_files=settings.SAM_UPLOAD_MAX_FILES
@@ -206,16 +209,17 @@ def embedding_cache() -> EmbeddingCache:
 
 
 # A few recently used embeddings stay in memory, so a burst of clicks does not reread the file each time.
-_recent: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_recent: OrderedDict[tuple[str, str, str], Any] = OrderedDict()
 _RECENT_SIZE = 8
 
 
 def _load_embedding(digest: str, model_key: str) -> Any:
-    key = (digest, model_key)
+    cache = embedding_cache()
+    key = (str(cache.root), digest, model_key)
     if key in _recent:
         _recent.move_to_end(key)
         return _recent[key]
-    embedding = embedding_cache().get(digest, model_key)
+    embedding = cache.get(digest, model_key)
     if embedding is not None:
         _recent[key] = embedding
         while len(_recent) > _RECENT_SIZE:

@@ -150,3 +150,11 @@ def test_failed_embedding_is_reported_with_its_error(annotator_client, annotator
         tasks.compute_embedding(embedding.pk)
     status = annotator_client.get(f"/api/annotation/images/{image.pk}/embedding/").json()
     assert status["status"] == "failed" and "SAM checkpoint" in status["error"] and "does not exist" in status["error"]
+
+
+def test_upload_over_the_byte_limit_is_refused_before_reading(curator_client, settings, small_png):
+    settings.SAM_UPLOAD_MAX_BYTES = 10
+    response = curator_client.post("/api/annotation/images/", {"file": SimpleUploadedFile("a.png", small_png)})
+    assert response.status_code == 413
+    assert "over the limit of 10" in response.json()["detail"]
+    assert Image.objects.count() == 0
