@@ -279,3 +279,12 @@ def test_a_provisional_score_is_marked_on_the_board(client, epic_split):
         overall=None, details={"final": False, "status_text": "awaiting judgement (3 items)"})
     html = client.get("/leaderboard/epic-bench/").content.decode()
     assert "awaiting judgement (3 items)" in html
+
+
+def test_site_human_row_says_how_many_episodes_and_players(client, epic_split):
+    human = make_entry("Human (site players)", kind="human", thinking="")
+    submission = make_scored(epic_split, human, random_scores(5, 40, 0.9))
+    submission.note = "12 episodes by 3 players (human baseline, played in the browser)"
+    submission.save(update_fields=["note"])
+    html = client.get("/leaderboard/epic-bench/").content.decode()
+    assert "12 episodes by 3 players" in html
