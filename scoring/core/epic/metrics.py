@@ -32,6 +32,9 @@ def _is_empty_gt(value: Any) -> bool:
     return value is None or (isinstance(value, (list, dict)) and len(value) == 0)
 
 
+MAX_SHOWN = 200  # boxes or points kept in a sample's details for display
+
+
 def localization(
     value: Any, gt_value: Any, *, format_type: Any, mode: str, gt_count: int | None, compat: bool
 ) -> Metric:
@@ -76,7 +79,9 @@ def localization(
         return Metric(0.0, details={**base, "iou": 0.0}, notes=tuple(notes))
     pixels = F.boxes_to_pixels(boxes, height, width, mode)
     score = boxes_iou(pixels, gt_mask)
-    return Metric(score, details={**base, "iou": score}, notes=tuple(notes))
+    # The boxes as scored, in pixels, for the drill-down overlay (bounded: a runaway answer stays small).
+    shown = [list(b) for b in pixels[:MAX_SHOWN]]
+    return Metric(score, details={**base, "iou": score, "boxes_px": shown}, notes=tuple(notes))
 
 
 def count(value: Any, *, gt_count: int | None, precise: bool, in_description: bool, compat: bool) -> Metric:
@@ -186,7 +191,8 @@ def path(
     actual = F.detect_mode([v for p in raw_points for v in p], height, width, mode)
     points = _keep_apart(F.points_to_pixels(raw_points, height, width, mode), (height**2 + width**2) ** 0.5 * _NEAR_RATIO)
     base: dict[str, Any] = {"coordinate_system": actual, "points_before_filter": len(raw_points),
-                            "points_after_filter": len(points)}
+                            "points_after_filter": len(points),
+                            "points_px": [[round(x, 1), round(y, 1)] for x, y in points[:MAX_SHOWN]]}
     if len(points) < 2:
         return Metric(0.0, details={**base, "message": "Fewer than 2 points; score is undefined"}, notes=tuple(notes))
 

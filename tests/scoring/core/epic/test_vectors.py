@@ -66,3 +66,10 @@ def test_fp_ego_two_kept_points_divide_by_point_nine():
     s = fp([[100, 99], [160, 45], [161, 46]])
     assert s.details["path"]["points_after_filter"] == 2
     assert s.score == pytest.approx(1.0, abs=1e-12)
+
+
+def test_scored_boxes_and_kept_points_are_kept_in_pixels_for_the_overlay():
+    normalised = tl([[0.05, 0.1, 0.25, 0.3], [0.5, 0.5, 0.7, 0.7]], 2)
+    assert normalised.details["localization"]["boxes_px"] == [[10, 10, 50, 30], [100, 50, 140, 70]]
+    path = fp([[100, 99], [100, 98], [100, 60], [155, 45]]).details["path"]
+    assert path["points_px"] == [[100.0, 99.0], [100.0, 60.0], [155.0, 45.0]]  # the near-duplicate was filtered
