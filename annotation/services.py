@@ -244,7 +244,8 @@ def embedding_request(*, image: Image, retry_failed: bool = False) -> Embedding:
         row.save(update_fields=["status", "progress", "error"])
         from annotation import tasks
 
-        transaction.on_commit(lambda: tasks.compute_embedding.delay(row.pk))
+        queue = settings.SAM_EMBEDDING_QUEUE or None  # None: the default queue every worker reads
+        transaction.on_commit(lambda: tasks.compute_embedding.apply_async((row.pk,), queue=queue))
     return row
 
 

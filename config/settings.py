@@ -213,6 +213,8 @@ SAM_MAX_IMAGE_PIXELS = env_int("SAM_MAX_IMAGE_PIXELS", 40_000_000)
 SAM_UPLOAD_MAX_FILES = env_int("SAM_UPLOAD_MAX_FILES", 2000)
 SAM_UPLOAD_MAX_BYTES = env_int("SAM_UPLOAD_MAX_BYTES", 1024 * 1024 * 1024)
 SAM_PREFETCH_ITEMS = env_int("SAM_PREFETCH_ITEMS", 3)
+# A queue name sends embedding jobs to dedicated (e.g. GPU) workers: celery -A config worker -Q <name>.
+SAM_EMBEDDING_QUEUE = env_str("SAM_EMBEDDING_QUEUE", "")
 
 # --- PLAN judge (OpenAI-compatible endpoint; unset: rule judge, then the human queue) ---------------
 JUDGE_BASE_URL = os.environ.get("JUDGE_BASE_URL", "")

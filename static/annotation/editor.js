@@ -337,6 +337,17 @@
       li.className = f.severity;
       li.textContent = f.message;
       li.dataset.code = f.code;
+      const spec = maskletSpec(f.field);
+      if (spec && f.instance != null) {
+        // Clicking a finding about one instance shows that instance.
+        li.style.cursor = "pointer";
+        li.title = "Select this instance";
+        li.addEventListener("click", () => {
+          if (state.masklet !== f.field) setMasklet(f.field);
+          const inst = list(f.field)[f.instance];
+          if (inst) { state.selected = inst.id; state.multi.clear(); renderInstances(); requestDraw(); }
+        });
+      }
       ul.append(li);
     }
     $("override").hidden = !state.findings.length;
