@@ -45,3 +45,4 @@ class EmbeddingAdmin(admin.ModelAdmin):
 class ItemImageAdmin(admin.ModelAdmin):
     list_display = ("item", "index", "image")
     raw_id_fields = ("item", "image")
+import annotation.review_admin  # noqa: E402,F401  (issue 8: review models)

@@ -151,3 +151,4 @@ class Embedding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.image_id}/{self.model_key}: {self.status}"
+from annotation.review_models import *  # noqa: F401,F403,E402
