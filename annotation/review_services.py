@@ -47,6 +47,14 @@ def is_reviewer(user: AbstractBaseUser | None) -> bool:
     return bool(user and user.is_authenticated and (is_curator(user) or user.groups.filter(name="reviewer").exists()))
 
 
+def can_use_image_for_review(*, user: AbstractBaseUser, image: Any) -> bool:
+    """Reviewers see the images of items in review; a blind second annotator those of their open task."""
+    if SecondOpinion.objects.filter(annotator=user, status=SecondOpinion.Status.ASSIGNED,
+                                    item__item_images__image=image).exists():
+        return True
+    return is_reviewer(user) and Item.objects.filter(item_images__image=image, state=Item.State.SUBMITTED).exists()
+
+
 def policy_for(project: Project) -> core.Policy:
     config = ReviewConfig.objects.filter(project=project).first()
     return core.Policy(config.rounds_required, config.distinct_reviewers) if config else core.Policy()

@@ -65,7 +65,15 @@ def can_use_image(user: AbstractBaseUser | None, image: Image) -> bool:
         return True
     if not user or not user.is_authenticated:
         return False
-    return image.uploaded_by_id == user.pk or Item.objects.filter(item_images__image=image, assignee=user).exists()
+    return (image.uploaded_by_id == user.pk or Item.objects.filter(item_images__image=image, assignee=user).exists()
+            # issue 8: the blind second annotator of an item, and its reviewers while it is in review
+            or _review_can_use_image(user, image))
+
+
+def _review_can_use_image(user: AbstractBaseUser, image: Image) -> bool:
+    from annotation.review_services import can_use_image_for_review
+
+    return can_use_image_for_review(user=user, image=image)
 
 
 # --- projects and uploads -------------------------------------------------------------------------
