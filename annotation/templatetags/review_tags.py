@@ -1,0 +1,42 @@
+"""Template helpers of the review workflow used inside issue 7's editor template."""
+from __future__ import annotations
+
+from django import template
+from django.utils.html import format_html, format_html_join
+
+register = template.Library()
+
+
+@register.simple_tag
+def review_notes(item):
+    """The reviews that sent this item back (current cycle), shown to the annotator while it can be edited."""
+    from annotation.models import Item
+    from annotation.review_services import review_comments_for_editor
+
+    if item.state not in (Item.State.NEEDS_REVISION, Item.State.IN_PROGRESS):
+        return []
+    return review_comments_for_editor(item)
+
+
+@register.simple_tag
+def review_marker_svg(item, review):
+    """A small picture of image 1 (or 2) with the reviewer's numbered markers."""
+    images = {link.index: link.image for link in item.item_images.select_related("image")}
+    parts = []
+    for index in sorted({m["image"] for m in review.markers}):
+        image = images.get(index)
+        if image is None:
+            continue
+        circles = format_html_join(
+            "", '<circle cx="{}" cy="{}" r="{}" fill="#ffdc00" stroke="#000" stroke-width="{}"/>'
+                '<text x="{}" y="{}" font-size="{}" text-anchor="middle" dominant-baseline="middle">{}</text>',
+            ((m["x"], m["y"], max(image.width, image.height) / 60, max(image.width, image.height) / 400, m["x"],
+              m["y"], max(image.width, image.height) / 70, n + 1)
+             for n, m in enumerate(review.markers) if m["image"] == index),
+        )
+        parts.append(format_html(
+            '<svg class="review-marker-svg" viewBox="0 0 {} {}" width="100%" role="img" aria-label="Markers on image {}">'
+            '<image href="/api/annotation/images/{}/file/" width="{}" height="{}"/>{}</svg>',
+            image.width, image.height, index + 1, image.pk, image.width, image.height, circles,
+        ))
+    return format_html_join("", "{}", ((p,) for p in parts))
