@@ -136,3 +136,21 @@ def project_dashboard(*, project: Project) -> core.Dashboard:
 
 def accepted_items(*, project: Project) -> QuerySet[Item]:
     return project.items.filter(state=Item.State.ACCEPTED).order_by("position", "pk")
+
+
+@dataclass(frozen=True)
+class SampleRow:
+    sample: Any
+    link: PublishedSample | None
+
+
+def split_samples(*, split: Any) -> list[SampleRow]:
+    links = {link.sample_id: link for link in PublishedSample.objects.filter(split=split).select_related("item")}
+    return [SampleRow(sample, links.get(sample.pk)) for sample in split.samples.order_by("position", "key")]
+
+
+def published_splits(*, project: Project) -> QuerySet[Any]:
+    from scoring.models import Split
+
+    return Split.objects.filter(annotation_links__item__project=project).select_related("benchmark").distinct()\
+        .order_by("name", "-version")

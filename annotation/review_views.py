@@ -127,6 +127,7 @@ def project_review(request: HttpRequest, slug: str) -> HttpResponse:
         "annotators": annotators,
         "splits": Split.objects.filter(benchmark__slug="epic-bench").order_by("name", "-version"),
         "opinions": SecondOpinion.objects.filter(item__project=project).select_related("item", "annotator"),
+        "published_splits": selectors.published_splits(project=project),
     }, status=status)
 
 
@@ -207,3 +208,15 @@ def second_opinion_submit_api(request: HttpRequest, pk: int) -> JsonResponse:
     except AnnotationError as exc:
         return _api_error(exc)
     return JsonResponse(_opinion_json(opinion))
+
+
+@login_required
+def split_samples(request: HttpRequest, pk: int) -> HttpResponse:
+    """The samples of one split version, each with its link back to the annotation history (curators)."""
+    if not is_curator(request.user):
+        raise Http404("No such split.")
+    split = get_object_or_404(Split.objects.select_related("benchmark"), pk=pk)
+    return render(request, "annotation/review_split.html", {
+        "split": split, "samples": selectors.split_samples(split=split),
+        "versions": Split.objects.filter(benchmark=split.benchmark, name=split.name).order_by("-version"),
+    })

@@ -111,6 +111,9 @@ def test_dashboard_is_for_curators_and_publishes_with_history_links(submitted, r
     history = client.get(sample.inputs["annotation_item"]["history"]).content.decode()
     assert "epic-bench/annotated" in history and "review_pass" in history and "publish" in history
     assert _client(annotator).get(sample.inputs["annotation_item"]["history"]).status_code == 200
+    listing = client.get(f"/annotation/review/splits/{sample.split_id}/").content.decode()
+    assert sample.key in listing and f'href="/annotation/review/items/{submitted.pk}/history/"' in listing
+    assert _client(annotator).get(f"/annotation/review/splits/{sample.split_id}/").status_code == 404
     assert list(AuditEvent.objects.filter(item=submitted).values_list("action", flat=True).order_by("pk")) == [
         "submit", "review_pass", "accept", "publish"]
 
