@@ -8,7 +8,7 @@
 
   const payload = JSON.parse(document.getElementById("review-payload").textContent);
   const $ = (id) => document.getElementById(id);
-  const COLOURS = { scored: [230, 25, 75], reference: [0, 130, 200] };
+  const COLOURS = { scored: [40, 220, 90], reference: [0, 130, 200] };
 
   function countsFromString(s) {
     const counts = [];
@@ -60,7 +60,7 @@
       const li = document.createElement("li");
       li.textContent = `#${i + 1} image ${m.image + 1} (${Math.round(m.x)}, ${Math.round(m.y)})${m.note ? ": " + m.note : ""} `;
       const b = document.createElement("button");
-      b.type = "button"; b.className = "link-button"; b.textContent = "remove";
+      b.type = "button"; b.className = "secondary"; b.textContent = "remove";
       b.addEventListener("click", () => { markers.splice(i, 1); renderMarkers(); views.forEach(draw); });
       li.append(b);
       list.append(li);
