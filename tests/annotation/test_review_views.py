@@ -139,3 +139,18 @@ def test_blind_second_opinion_editor_and_api(submitted, curator, django_user_mod
     assert opinion.status == SecondOpinion.Status.DONE and not opinion.low_agreement and opinion.count_equal
     assert opinion.mean_iou == pytest.approx(98 / 100)
     assert _client(curator).get(f"/annotation/second/{opinion.pk}/").status_code == 404  # only the assignee
+
+
+def test_board_and_submission_pages_say_which_split_version_a_score_used(curator, user):
+    from scoring.models import Benchmark, ModelEntry, Split, Submission
+
+    epic = Benchmark.objects.get(slug="epic-bench")
+    v1 = Split.objects.create(benchmark=epic, name="annotated", version=1, hidden_ground_truth=False)
+    Split.objects.create(benchmark=epic, name="annotated", version=2, hidden_ground_truth=False)
+    submission = Submission.objects.create(model_entry=ModelEntry.objects.create(name="m", slug="m"), split=v1,
+                                           submitter=user)
+    client = Client()
+    client.force_login(user)
+    assert "epic-bench/annotated (version 1)" in client.get(f"/submissions/{submission.pk}/").content.decode()
+    board = Client().get("/leaderboard/epic-bench/?split=annotated").content.decode()
+    assert "version 2; each earlier version keeps the scores computed on its own samples" in board
