@@ -152,13 +152,17 @@ class AuditEvent(models.Model):
 
 
 @receiver(post_save, sender="annotation.ItemRevision")
-def _audit_submission(sender, instance, created, **kwargs) -> None:
-    """Submissions are made by issue 7's service; record them in the audit trail as they happen."""
-    if created and instance.kind == "submit":
-        previous = (sender.objects.filter(item_id=instance.item_id, pk__lt=instance.pk).order_by("-pk")
-                    .values_list("state", flat=True).first())
-        AuditEvent.objects.create(
-            item_id=instance.item_id, project_id=instance.item.project_id, actor=instance.author, action="submit",
-            from_state=previous or "", to_state=instance.state, version=instance.version,
-            detail={"override_reason": instance.note} if instance.note else {},
-        )
+def _audit_annotator_changes(sender, instance, created, **kwargs) -> None:
+    """Issue 7's services change the state on save (to do / needs revision -> in progress) and on submission;
+    record those in the audit trail as they happen. (Review-side changes are audited by review_services.)"""
+    if not created or instance.kind not in ("save", "submit"):
+        return
+    previous = (sender.objects.filter(item_id=instance.item_id, pk__lt=instance.pk).order_by("-pk")
+                .values_list("state", flat=True).first())
+    if instance.kind == "save" and previous == instance.state:
+        return  # an ordinary autosave, not a state change (the revision itself is the record)
+    AuditEvent.objects.create(
+        item_id=instance.item_id, project_id=instance.item.project_id, actor=instance.author, action=instance.kind,
+        from_state=previous or "", to_state=instance.state, version=instance.version,
+        detail={"override_reason": instance.note} if instance.note else {},
+    )

@@ -119,7 +119,7 @@ def test_annotate_submit_two_reviews_publish_and_see_the_sample(
     assert "publish" in page.text_content("#audit") and "rita" in page.text_content("#reviews")
     assert Item.objects.get(pk=item.pk).state == Item.State.PUBLISHED
     assert list(AuditEvent.objects.filter(item=item).order_by("pk").values_list("action", flat=True)) == [
-        "submit", "review_pass", "accept", "publish"]
+        "save", "submit", "review_pass", "accept", "publish"]
 
 
 def test_revise_shows_comments_and_marker_in_the_editor_the_new_version_shows_its_diff_and_two_tabs_conflict(

@@ -65,8 +65,8 @@ def test_two_rounds_by_two_reviewers_accept_and_every_change_is_audited(item, an
     assert second.revision.kind == "submit" and second.revision.snapshot["count"] == 1  # the pinned version
     actions = list(AuditEvent.objects.filter(item=item).order_by("pk").values_list("action", "actor__username",
                                                                                     "to_state"))
-    assert actions == [("submit", "anna", "submitted"), ("review_pass", "rob", "submitted"),
-                       ("accept", "rita", "accepted")]
+    assert actions == [("save", "anna", "in_progress"), ("submit", "anna", "submitted"),
+                       ("review_pass", "rob", "submitted"), ("accept", "rita", "accepted")]
 
 
 def test_the_annotator_never_reviews_their_item_even_as_a_reviewer(item, annotator, reviewers):

@@ -115,7 +115,7 @@ def test_dashboard_is_for_curators_and_publishes_with_history_links(submitted, r
     assert sample.key in listing and f'href="/annotation/review/items/{submitted.pk}/history/"' in listing
     assert _client(annotator).get(f"/annotation/review/splits/{sample.split_id}/").status_code == 404
     assert list(AuditEvent.objects.filter(item=submitted).values_list("action", flat=True).order_by("pk")) == [
-        "submit", "review_pass", "accept", "publish"]
+        "save", "submit", "review_pass", "accept", "publish"]
 
 
 def test_blind_second_opinion_editor_and_api(submitted, curator, django_user_model):
