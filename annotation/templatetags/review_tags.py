@@ -19,6 +19,17 @@ def review_notes(item):
 
 
 @register.simple_tag
+def reopen_note(item):
+    """Why a curator reopened the item (a correction), while it waits for the annotator."""
+    from annotation.models import AuditEvent, Item
+
+    if item.state != Item.State.NEEDS_REVISION:
+        return None
+    event = AuditEvent.objects.filter(item=item).order_by("-pk").first()
+    return event if event and event.action == "reopen" else None
+
+
+@register.simple_tag
 def review_marker_svg(item, review):
     """A small picture of image 1 (or 2) with the reviewer's numbered markers."""
     images = {link.index: link.image for link in item.item_images.select_related("image")}

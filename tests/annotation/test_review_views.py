@@ -154,3 +154,15 @@ def test_board_and_submission_pages_say_which_split_version_a_score_used(curator
     assert "epic-bench/annotated (version 1)" in client.get(f"/submissions/{submission.pk}/").content.decode()
     board = Client().get("/leaderboard/epic-bench/?split=annotated").content.decode()
     assert "version 2; each earlier version keeps the scores computed on its own samples" in board
+
+
+def test_a_reopened_item_shows_the_curators_reason_in_the_editor(submitted, rob, rita, curator, annotator):
+    for reviewer in (rob, rita):
+        item = Item.objects.get(pk=submitted.pk)
+        rs.review_open(user=reviewer, item=item)
+        rs.review_submit(user=reviewer, item_id=item.pk, version=item.version,
+                         round=rs.item_progress(item).current_round, verdict="accept")
+    rs.item_reopen(user=curator, item_id=submitted.pk, reason="the disc is cut at the top")
+    editor = _client(annotator).get(f"/annotation/items/{submitted.pk}/").content.decode()
+    assert 'id="reopen-note"' in editor and "the disc is cut at the top" in editor
+    assert 'id="review-comments"' not in editor  # the accepted rounds of the old cycle are not shown as comments
