@@ -194,3 +194,61 @@ def test_revise_shows_comments_and_marker_in_the_editor_the_new_version_shows_it
     assert "texts.text_label" in diff and "the round red disc" in diff and "#1 changed (IoU" in diff
     assert page.text_content("#round") == "1"
     page.screenshot(path=str(SCREENSHOT_DIR / "review-diff.png"), full_page=True)
+
+
+def test_blind_second_annotation_in_the_editor_flags_a_disagreeing_item_for_the_reviewer(
+    live_server, page, celery_eager, item_factory, annotator, curator, django_user_model, scene_png
+):
+    import numpy as np
+
+    from annotation import review_services, services
+    from annotation.core import rle
+    from annotation.models import SecondOpinion
+
+    django_user_model.objects.create_user("ben", password="pw-ben-123").groups.add(
+        Group.objects.get_or_create(name="annotator")[0])
+    django_user_model.objects.create_user("rob", password="pw-rob-123").groups.add(
+        Group.objects.get_or_create(name="reviewer")[0])
+    data, truth = scene_png
+    [item] = item_factory(data, assignee=annotator)
+    saved = services.item_save(user=annotator, item_id=item.pk, version=item.version, count=1, precise_count=True,
+                               texts={"text_label": "the red shape"},
+                               instances={"masklet_target": [rle.encode(truth["disc"])]})
+    services.item_submit(user=annotator, item_id=item.pk, version=saved.version)
+    base = live_server.url
+
+    # The curator sends it to a blind second annotation on the dashboard.
+    login_page(page, base, "carol", "pw-carol-123")
+    page.goto(f"{base}/annotation/review/projects/{item.project.slug}/")
+    page.fill("#share", "1")
+    page.locator("#second-opinion-form label", has_text="ben").locator("input").check()
+    page.click("#second-opinion-form button[type=submit]")
+    page.wait_for_selector(".messages li")
+    assert "Sent 1 item(s)" in page.text_content(".messages")
+
+    # Ben sees only the image and the description, and marks the blue rectangle (he reads it differently).
+    _switch(page, base, "ben")
+    page.goto(f"{base}/annotation/review/")
+    page.click("#my-second-opinions a")
+    page.wait_for_selector("#blind-description")
+    assert page.text_content("#blind-description") == "the red shape"
+    assert page.evaluate("() => window.annotationEditor.state.instances['masklet_target'].length") == 0
+    page.wait_for_function("() => document.getElementById('embed-status').textContent.includes('ready')")
+    page.mouse.click(*_to_client(page, 464, 171))
+    page.wait_for_selector("#proposals button")
+    page.fill("#f-count", "1")
+    page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Saved')")
+    page.screenshot(path=str(SCREENSHOT_DIR / "review-blind-editor.png"))
+    page.click("#btn-submit")
+    page.wait_for_function("() => document.getElementById('save-status').textContent === 'Submitted for review.'")
+    opinion = SecondOpinion.objects.get(item=item)
+    assert opinion.status == "done" and opinion.low_agreement and opinion.f1 == 0.0 and opinion.count_equal
+
+    # The reviewer is told the description may be ambiguous, with that reason ticked.
+    _switch(page, base, "rob")
+    page.goto(f"{base}/annotation/review/")
+    assert "possibly ambiguous" in page.text_content("#review-queue")
+    page.goto(f"{base}/annotation/review/items/{item.pk}/")
+    assert "Possibly ambiguous description" in page.text_content("#agreement-flag")
+    assert page.is_checked("input[name=reasons][value=ambiguous_description]")
+    assert review_services.low_agreement_flags(item)
