@@ -168,7 +168,8 @@ def second_opinion_editor(request: HttpRequest, pk: int) -> HttpResponse:
                  "masklets": [{"name": masklet.name, "image": masklet.image_index, "scored": True,
                                "label": masklet.label}],
                  "text_fields": [], "count_field": leaf.count_field, "has_feasibility": False},
-        "api": {"item": f"/api/annotation/second/{opinion.pk}/", "submit": f"/api/annotation/second/{opinion.pk}/submit/"},
+        "api": {"item": f"/api/annotation/second/{opinion.pk}/",
+                "submit": f"/api/annotation/second/{opinion.pk}/submit/"},
         "next_item": None,
     }
     return render(request, "annotation/editor.html", {"item": item, "config": config, "leaf": leaf, "blind": True,

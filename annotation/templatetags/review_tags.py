@@ -46,7 +46,8 @@ def review_marker_svg(item, review):
              for n, m in enumerate(review.markers) if m["image"] == index),
         )
         parts.append(format_html(
-            '<svg class="review-marker-svg" viewBox="0 0 {} {}" width="100%" role="img" aria-label="Markers on image {}">'
+            '<svg class="review-marker-svg" viewBox="0 0 {} {}" width="100%" role="img" '
+            'aria-label="Markers on image {}">'
             '<image href="/api/annotation/images/{}/file/" width="{}" height="{}"/>{}</svg>',
             image.width, image.height, index + 1, image.pk, image.width, image.height, circles,
         ))

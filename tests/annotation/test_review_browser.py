@@ -53,6 +53,10 @@ def _review(page, base: str, item_id: int, *, marker: tuple[float, float] | None
 def test_annotate_submit_two_reviews_publish_and_see_the_sample(
     live_server, page, celery_eager, item_factory, annotator, curator, django_user_model, scene_png
 ):
+    from scoring.models import Benchmark
+
+    # A transactional test before this one may have flushed the rows the migrations made.
+    Benchmark.objects.get_or_create(slug="epic-bench", defaults={"name": "EPIC-Bench", "scorer": "epic-bench"})
     for name in ("rob", "rita"):
         django_user_model.objects.create_user(name, password=f"pw-{name}-123").groups.add(
             Group.objects.get_or_create(name="reviewer")[0])

@@ -6,6 +6,7 @@ from django.contrib.auth.models import Group
 from annotation import review_services as rs
 from annotation import services
 from annotation.core import rle
+from annotation.core.review import diff_snapshots
 from annotation.models import AuditEvent, Item, PublishedSample, Review, ReviewConfig, SecondOpinion
 from scoring.models import ModelEntry, Sample, Split, Submission
 
@@ -101,8 +102,7 @@ def test_revise_sends_back_with_comments_and_the_new_version_restarts_the_failed
     progress = rs.item_progress(item)
     assert progress.current_round == 2 and progress.passed_reviewers == (rob.pk,)
     pinned = rs.pinned_revision(item)
-    diff = __import__("annotation.core.review", fromlist=["diff_snapshots"]).diff_snapshots(
-        rs.previous_submission(item, pinned).snapshot, pinned.snapshot)
+    diff = diff_snapshots(rs.previous_submission(item, pinned).snapshot, pinned.snapshot)
     assert diff.masklets[0].matched[0][2] == pytest.approx(10000 / 11000, abs=1e-4)
     third = _review(rita, item)  # the reviewer who asked for the change may check it
     assert third.round == 2

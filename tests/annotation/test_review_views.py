@@ -144,7 +144,8 @@ def test_blind_second_opinion_editor_and_api(submitted, curator, django_user_mod
 def test_board_and_submission_pages_say_which_split_version_a_score_used(curator, user):
     from scoring.models import Benchmark, ModelEntry, Split, Submission
 
-    epic = Benchmark.objects.get(slug="epic-bench")
+    epic, _ = Benchmark.objects.get_or_create(slug="epic-bench",
+                                              defaults={"name": "EPIC-Bench", "scorer": "epic-bench"})
     v1 = Split.objects.create(benchmark=epic, name="annotated", version=1, hidden_ground_truth=False)
     Split.objects.create(benchmark=epic, name="annotated", version=2, hidden_ground_truth=False)
     submission = Submission.objects.create(model_entry=ModelEntry.objects.create(name="m", slug="m"), split=v1,

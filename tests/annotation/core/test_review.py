@@ -144,7 +144,8 @@ def test_dashboard_buckets_throughput_reasons_and_agreement():
              ItemRow("needs_revision", None), ItemRow("published", None)]
     reviews = [ReviewRow("rob", "accept", (), 60), ReviewRow("rob", "revise", ("mask_quality", "label_error"), 120),
                ReviewRow("rita", "reject", ("mask_quality",), 30)]
-    agreements = [AgreementRow("anna", "ben", 0.8, 1.0, True, False), AgreementRow("anna", "ben", 0.4, 0.5, False, True)]
+    agreements = [AgreementRow("anna", "ben", 0.8, 1.0, True, False),
+                  AgreementRow("anna", "ben", 0.4, 0.5, False, True)]
     board = dashboard(items=items, rounds_required=2, submissions={"anna": 4}, accepted_by_annotator={"anna": 1},
                       annotator_seconds={"anna": 1800}, reviews=reviews, agreements=agreements)
     assert board.by_state == {"to do": 1, "in progress": 0, "in review round 1": 1, "in review round 2": 2,
