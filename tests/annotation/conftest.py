@@ -2,16 +2,13 @@
 from __future__ import annotations
 
 import io
-import sys
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image as PILImage
 
-sys.path.insert(0, str(Path(__file__).parent / "core"))
-from conftest import drawn_scene  # noqa: E402  (the drawn test images of the core tests)
+from tests.annotation.core.conftest import drawn_scene  # the drawn test images of the core tests
 
 
 @pytest.fixture(autouse=True)
