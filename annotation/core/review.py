@@ -377,9 +377,10 @@ def dashboard(
     for bucket, n in counted.items():  # e.g. a round above the policy after it was lowered
         out.by_state.setdefault(bucket, n)
     for name in sorted(set(submissions) | set(accepted_by_annotator) | set(annotator_seconds)):
+        hours = annotator_seconds.get(name, 0.0) / 3600
         out.annotators[name] = {"submissions": submissions.get(name, 0),
-                                "accepted": accepted_by_annotator.get(name, 0),
-                                "hours": round(annotator_seconds.get(name, 0.0) / 3600, 2)}
+                                "accepted": accepted_by_annotator.get(name, 0), "hours": round(hours, 2),
+                                "per_hour": round(submissions.get(name, 0) / hours, 1) if hours else None}
     per_reviewer: dict[str, Counter] = defaultdict(Counter)
     seconds: dict[str, float] = defaultdict(float)
     reasons: Counter = Counter()
@@ -391,8 +392,10 @@ def dashboard(
             reasons.update(review.reasons)
     for name in sorted(per_reviewer):
         counts = per_reviewer[name]
+        hours = seconds[name] / 3600
         out.reviewers[name] = {"reviews": counts["reviews"], "accept": counts["accept"], "revise": counts["revise"],
-                               "reject": counts["reject"], "hours": round(seconds[name] / 3600, 2)}
+                               "reject": counts["reject"], "hours": round(hours, 2),
+                               "per_hour": round(counts["reviews"] / hours, 1) if hours else None}
     out.reasons = {REASON_LABELS.get(Reason(r), r) if r in Reason._value2member_map_ else r: n
                    for r, n in reasons.most_common()}
     if agreements:

@@ -150,8 +150,9 @@ def test_dashboard_buckets_throughput_reasons_and_agreement():
                       annotator_seconds={"anna": 1800}, reviews=reviews, agreements=agreements)
     assert board.by_state == {"to do": 1, "in progress": 0, "in review round 1": 1, "in review round 2": 2,
                               "needs revision": 1, "accepted": 0, "published": 1, "rejected": 0}
-    assert board.annotators["anna"] == {"submissions": 4, "accepted": 1, "hours": 0.5}
+    assert board.annotators["anna"] == {"submissions": 4, "accepted": 1, "hours": 0.5, "per_hour": 8.0}
     assert board.reviewers["rob"]["reviews"] == 2 and board.reviewers["rob"]["revise"] == 1
+    assert board.reviewers["rob"]["per_hour"] == 40.0  # 2 reviews in 3 minutes
     assert board.reasons == {"Mask quality": 2, "Label error": 1}
     assert board.agreement == {"items": 2, "mean_iou": 0.6, "mean_f1": 0.75, "count_agreement": 0.5, "low": 1}
     assert board.agreement_by_annotator["ben"]["items"] == 2
