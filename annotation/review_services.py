@@ -436,8 +436,10 @@ def review_config_set(*, user: AbstractBaseUser, project: Project, rounds_requir
                       distinct_reviewers: bool = True) -> ReviewConfig:
     if not is_curator(user):
         raise AnnotationError("Only curators change the review policy.", status=403)
-    if not 1 <= rounds_required <= 10:
-        raise AnnotationError("rounds_required must be between 1 and 10.", field="rounds_required")
+    if not 2 <= rounds_required <= 10:
+        # The floor: every published sample was passed by at least two different reviewers.
+        raise AnnotationError(f"rounds_required must be between 2 and 10, got {rounds_required}.",
+                              field="rounds_required")
     config, _ = ReviewConfig.objects.get_or_create(project=project)
     config.rounds_required, config.distinct_reviewers = rounds_required, distinct_reviewers
     config.save()

@@ -244,8 +244,11 @@ def test_second_opinion_is_blind_and_low_agreement_flags_the_item(
 
 def test_review_policy_is_per_project_and_curator_only(item, curator, reviewers):
     with pytest.raises(services.AnnotationError, match="Only curators"):
-        rs.review_config_set(user=reviewers[0], project=item.project, rounds_required=1)
-    rs.review_config_set(user=curator, project=item.project, rounds_required=1)
-    assert ReviewConfig.objects.get(project=item.project).rounds_required == 1
-    assert rs.policy_for(item.project).rounds_required == 1
+        rs.review_config_set(user=reviewers[0], project=item.project, rounds_required=3)
+    with pytest.raises(services.AnnotationError, match="rounds_required must be between 2 and 10, got 1"):
+        rs.review_config_set(user=curator, project=item.project, rounds_required=1)
+    assert rs.policy_for(item.project).rounds_required == 2  # the default
+    rs.review_config_set(user=curator, project=item.project, rounds_required=3)
+    assert ReviewConfig.objects.get(project=item.project).rounds_required == 3
+    assert rs.policy_for(item.project).rounds_required == 3
     assert not SecondOpinion.objects.exists()
