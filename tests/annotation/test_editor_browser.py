@@ -16,17 +16,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SCREENSHOT_DIR = Path(os.environ.get("ANNOTATION_SCREENSHOTS", "/tmp"))
 
 
-@pytest.fixture
-def eager_celery():
-    """Run the embedding task inside the server thread (the worker's code, without a worker process)."""
-    from config.celery import app
-
-    previous = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = previous
-
-
 def _to_client(page, x: float, y: float) -> tuple[float, float]:
     """Image pixel -> page coordinates, through the editor's current zoom and pan."""
     return tuple(page.evaluate(
@@ -47,7 +36,7 @@ def _wait_saved(page) -> None:
 
 
 def test_annotator_segments_edits_saves_and_submits_in_the_editor(
-    live_server, page, eager_celery, item_factory, annotator, scene_png
+    live_server, page, celery_eager, item_factory, annotator, scene_png
 ):
     data, truth = scene_png  # 640x360: a red disc at (192, 180) r=64, a blue rectangle x 384-544, y 90-252
     [item] = item_factory(data, assignee=annotator)
@@ -159,7 +148,7 @@ def test_annotator_segments_edits_saves_and_submits_in_the_editor(
 
 
 def test_editor_stays_responsive_with_50_instances_on_a_1920x1080_image(
-    live_server, page, eager_celery, item_factory, annotator, curator
+    live_server, page, celery_eager, item_factory, annotator, curator
 ):
     import numpy as np
 
@@ -200,7 +189,7 @@ def test_editor_stays_responsive_with_50_instances_on_a_1920x1080_image(
     page.screenshot(path=str(SCREENSHOT_DIR / "annotation-editor-50.png"))
 
 
-def test_polygon_fill_holes_merge_and_delete_in_the_editor(live_server, page, eager_celery, item_factory, annotator,
+def test_polygon_fill_holes_merge_and_delete_in_the_editor(live_server, page, celery_eager, item_factory, annotator,
                                                             small_png):
     [item] = item_factory(small_png, assignee=annotator)  # 40x30
     login_page(page, live_server.url, "anna", "pw-anna-123")
@@ -243,7 +232,7 @@ def test_polygon_fill_holes_merge_and_delete_in_the_editor(live_server, page, ea
     assert _instances(page) == [square + filled]
 
 
-def test_visual_matching_editor_draws_each_layer_on_its_own_image(live_server, page, eager_celery, item_factory,
+def test_visual_matching_editor_draws_each_layer_on_its_own_image(live_server, page, celery_eager, item_factory,
                                                                  annotator, project_factory, scene_png):
     import numpy as np
 

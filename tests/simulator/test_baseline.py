@@ -7,7 +7,6 @@ import copy
 import pytest
 from django.contrib.auth.models import Group
 
-from config.celery import app
 from scoring.models import ModelEntry, SampleScore, Submission
 from simulator import services
 from simulator.core.baseline import Candidate, stratified_pick
@@ -38,14 +37,6 @@ def curator(django_user_model):
     user = django_user_model.objects.create_user("carol", password="pw-carol-123")
     user.groups.add(Group.objects.get_or_create(name="curator")[0])
     return user
-
-
-@pytest.fixture
-def eager():
-    previous = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = previous
 
 
 def play(user, task_id: str, outputs: list[str]) -> Episode:
@@ -97,7 +88,7 @@ def test_only_curators_mark_the_baseline_set(tiny_demo, user, curator):
     assert Task.objects.filter(baseline_rank__isnull=False).count() == 3
 
 
-def test_a_player_gets_the_next_baseline_task_not_played_and_resumes_a_running_one(tiny_demo, user, curator, eager):
+def test_a_player_gets_the_next_baseline_task_not_played_and_resumes_a_running_one(tiny_demo, user, curator, celery_eager):
     services.baseline_mark(user=curator, per_stratum=2, seed=0)
     first = services.baseline_next_episode(user=user)
     assert first.task.baseline_rank == 1 and first.kind == Episode.Kind.HUMAN
@@ -113,7 +104,7 @@ def test_a_player_gets_the_next_baseline_task_not_played_and_resumes_a_running_o
 
 # -- the Human row -----------------------------------------------------------------------------------------
 def test_finished_baseline_episodes_make_the_human_row_with_the_same_metric_code(
-    tiny_demo, user, other_user, curator, eager, django_capture_on_commit_callbacks
+    tiny_demo, user, other_user, curator, celery_eager, django_capture_on_commit_callbacks
 ):
     services.baseline_mark(user=curator, per_stratum=2, seed=0)
     outputs = {
@@ -150,7 +141,7 @@ def test_finished_baseline_episodes_make_the_human_row_with_the_same_metric_code
     assert all(s.details["trace"] and "episode" in s.details for s in samples)
 
 
-def test_the_human_row_is_updated_in_place_and_shows_on_the_board(tiny_demo, user, curator, eager, client,
+def test_the_human_row_is_updated_in_place_and_shows_on_the_board(tiny_demo, user, curator, celery_eager, client,
                                                                     django_capture_on_commit_callbacks):
     services.baseline_mark(user=curator, per_stratum=2, seed=0)
     with django_capture_on_commit_callbacks(execute=True):
@@ -165,7 +156,7 @@ def test_the_human_row_is_updated_in_place_and_shows_on_the_board(tiny_demo, use
     assert page.status_code == 200 and "Human (site players)" in page.content.decode()
 
 
-def test_a_second_try_at_a_task_is_not_a_baseline_episode(tiny_demo, user, curator, eager,
+def test_a_second_try_at_a_task_is_not_a_baseline_episode(tiny_demo, user, curator, celery_eager,
                                                          django_capture_on_commit_callbacks):
     services.baseline_mark(user=curator, per_stratum=2, seed=0)
     with django_capture_on_commit_callbacks(execute=True):
