@@ -440,6 +440,8 @@ def review_config_set(*, user: AbstractBaseUser, project: Project, rounds_requir
         # The floor: every published sample was passed by at least two different reviewers.
         raise AnnotationError(f"rounds_required must be between 2 and 10, got {rounds_required}.",
                               field="rounds_required")
+    if not distinct_reviewers:
+        raise AnnotationError("Each round must be reviewed by a different reviewer.", field="distinct_reviewers")
     config, _ = ReviewConfig.objects.get_or_create(project=project)
     config.rounds_required, config.distinct_reviewers = rounds_required, distinct_reviewers
     config.save()

@@ -101,7 +101,7 @@ def project_review(request: HttpRequest, slug: str) -> HttpResponse:
             elif action == "policy":
                 rs.review_config_set(user=request.user, project=project,
                                      rounds_required=int(request.POST.get("rounds_required", "2")),
-                                     distinct_reviewers=bool(request.POST.get("distinct_reviewers")))
+                                     distinct_reviewers=True)
                 messages.success(request, "Review policy saved.")
             elif action == "reopen":
                 item = rs.item_reopen(user=request.user, item_id=int(request.POST.get("item", "0")),

@@ -247,6 +247,8 @@ def test_review_policy_is_per_project_and_curator_only(item, curator, reviewers)
         rs.review_config_set(user=reviewers[0], project=item.project, rounds_required=3)
     with pytest.raises(services.AnnotationError, match="rounds_required must be between 2 and 10, got 1"):
         rs.review_config_set(user=curator, project=item.project, rounds_required=1)
+    with pytest.raises(services.AnnotationError, match="Each round must be reviewed by a different reviewer"):
+        rs.review_config_set(user=curator, project=item.project, rounds_required=2, distinct_reviewers=False)
     assert rs.policy_for(item.project).rounds_required == 2  # the default
     rs.review_config_set(user=curator, project=item.project, rounds_required=3)
     assert ReviewConfig.objects.get(project=item.project).rounds_required == 3
