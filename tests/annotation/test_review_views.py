@@ -167,3 +167,17 @@ def test_a_reopened_item_shows_the_curators_reason_in_the_editor(submitted, rob,
     editor = _client(annotator).get(f"/annotation/items/{submitted.pk}/").content.decode()
     assert 'id="reopen-note"' in editor and "the disc is cut at the top" in editor
     assert 'id="review-comments"' not in editor  # the accepted rounds of the old cycle are not shown as comments
+
+
+def test_dashboard_forms_set_the_policy_reopen_and_refuse_bad_input(submitted, curator):
+    client = _client(curator)
+    url = f"/annotation/review/projects/{submitted.project.slug}/"
+    assert client.post(url, {"action": "policy", "rounds_required": "3"}).status_code == 302
+    assert rs.policy_for(submitted.project).rounds_required == 3
+    bad = client.post(url, {"action": "policy", "rounds_required": "1"})
+    assert bad.status_code == 400 and "rounds_required must be between 2 and 10, got 1" in bad.content.decode()
+    refused = client.post(url, {"action": "reopen", "item": submitted.pk, "reason": "typo"})
+    assert refused.status_code == 409 and "cannot reopen an item that is submitted" in refused.content.decode()
+    publish = client.post(url, {"action": "publish", "items": [submitted.pk], "split": "annotated"})
+    assert publish.status_code == 409 and "only accepted items are published" in publish.content.decode()
+    assert client.post(url, {"action": "second_opinion", "share": "0.5", "seed": "1"}).status_code == 400
