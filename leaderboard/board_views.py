@@ -37,6 +37,7 @@ from leaderboard.core.board import (
 )
 from leaderboard.core.columns import Level, spec_for
 from scoring.models import ModelEntry, Sample, SampleScore, Submission
+from scoring.plan_selectors import plan_judge_agreement
 
 PLOT_TOP_MODELS = 6
 
@@ -189,6 +190,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "toggle_extras": link(extras=not query.extras),
         "kinds": ["proprietary", "open-source", "embodied", "human", "baseline"],
         "board_ws": f"/ws/boards/{split.pk}/",
+        "judge_agreement": plan_judge_agreement(split) if benchmark.slug == "plan-bench" else None,
     }
     response = render(request, "leaderboard/board.html", context)
     if page_key is not None:

@@ -21,6 +21,7 @@ from scoring.core.plan.engine import CacheEntry, CacheKey
 from scoring.core.plan.judge_client import OpenAIJudgeClient
 from scoring.core.plan.types import DecidedBy, Item, ItemType, Outcome, Verdict
 from scoring.models import Sample, SampleScore, Score, Split, Submission
+from scoring.selectors import board_cache_invalidate
 from scoring.plan_models import PlanAuditCheck, PlanDecider, PlanJudgement, PlanVerdict
 
 PERSON_PROMPT_VERSION = "person"
@@ -329,6 +330,7 @@ def plan_audit_record(*, check_id: int, user: AbstractBaseUser, correct: bool, n
     check.reviewer_note = note
     check.reviewed_at = timezone.now()
     check.save(update_fields=["human_correct", "reviewer", "reviewer_note", "reviewed_at"])
+    board_cache_invalidate(split_id=check.split_id)  # the board shows the agreement
     return check
 
 

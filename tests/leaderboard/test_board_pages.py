@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import cache
 
 from leaderboard.services import board_comparisons_update
-from tests.leaderboard.conftest import EPIC_LEAVES, make_entry, make_reported, make_scored, random_scores
+from tests.leaderboard.conftest import EPIC_LEAVES, board_test_split, make_entry, make_reported, make_scored, random_scores
 
 
 @pytest.fixture(autouse=True)
@@ -288,3 +288,21 @@ def test_site_human_row_says_how_many_episodes_and_players(client, epic_split):
     submission.save(update_fields=["note"])
     html = client.get("/leaderboard/epic-bench/").content.decode()
     assert "12 episodes by 3 players" in html
+
+
+def test_plan_board_shows_judge_human_agreement_and_updates_when_a_check_is_recorded(client, admin_user):
+    from scoring.plan_models import PlanAuditCheck
+    from scoring.plan_services import plan_audit_record
+
+    split = board_test_split("plan-bench")
+    common = {"split": split, "output_hash": "h", "dimension": "Spatial Cognition",
+              "subtask": "OO", "judge_decided_by": "model", "judge": "judge-x", "draw": "seed-1"}
+    for i, (judge, human) in enumerate([(True, True), (False, False), (True, False)]):
+        PlanAuditCheck.objects.create(item_key=f"i{i}", item_fingerprint=f"f{i}", judge_correct=judge,
+                                      human_correct=human, **common)
+    pending = PlanAuditCheck.objects.create(item_key="i9", item_fingerprint="f9", judge_correct=True, **common)
+    html = client.get("/leaderboard/plan-bench/").content.decode()
+    assert "<strong>2 of 3</strong> audited verdicts (66.7%)" in html
+
+    plan_audit_record(check_id=pending.pk, user=admin_user, correct=True)
+    assert "<strong>3 of 4</strong> audited verdicts (75.0%)" in client.get("/leaderboard/plan-bench/").content.decode()
