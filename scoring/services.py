@@ -6,7 +6,7 @@ import logging
 import time
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -352,3 +352,34 @@ def submission_requeue_stale(*, worker: str | None = None, include_queued: bool 
     for submission_id in ids:
         submission_enqueue(submission_id=submission_id)
     return ids
+
+
+def demo_submission_ensure(
+    *,
+    split: Split,
+    owner_username: str,
+    slug: str,
+    name: str,
+    description: str,
+    content: Callable[[], str],
+    options: dict[str, Any] | None = None,
+) -> tuple[Submission, str]:
+    """A demo baseline's submission on a split, created once (idempotent) and scored at once by the same pipeline.
+
+    `content` builds the prediction file only when the submission does not exist yet (or failed before)."""
+    from django.contrib.auth import get_user_model
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    owner, _ = get_user_model().objects.get_or_create(username=owner_username, defaults={"is_active": False})
+    entry, _ = ModelEntry.objects.get_or_create(
+        slug=slug, defaults={"name": name, "kind": ModelEntry.Kind.BASELINE, "description": description}
+    )
+    submission = Submission.objects.filter(model_entry=entry, split=split).order_by("-created_at").first()
+    if submission is None or submission.status == Submission.Status.FAILED:
+        submission = submission_create(
+            user=owner, split=split, model_entry=entry, options=options or {}, note="demo baseline",
+            uploaded_file=SimpleUploadedFile(f"{slug}.jsonl", content().encode("utf-8"), "application/jsonl"),
+        )
+    outcome = submission_score(submission_id=submission.pk, worker="make_demo")
+    submission.refresh_from_db()
+    return submission, outcome

@@ -18,6 +18,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
 from scoring.models import Benchmark, ModelEntry, Sample, Split, Submission
+from simulator.core.demo_agents import DEMO_AGENTS, demo_log
 from simulator.core.device import Device as CoreDevice
 from simulator.core.device import DeviceInvalid, load_device
 from simulator.core.engine import Engine, EpisodeState, StepOutcome
@@ -154,6 +155,22 @@ def demo_library_install(*, seed: int = 7, variants: int = 2) -> InstallReport:
     keep = {t.id for t in tasks}
     Sample.objects.filter(split=split).exclude(key__in=keep).delete()
     return InstallReport(len(devices), count, str(split))
+
+
+def demo_agents_submit(*, split: Split, seed: int = 7) -> list[tuple[str, Submission, str]]:
+    """The demo agents' logs for every task of the split, submitted and replayed by the same scorer (idempotent)."""
+    from scoring.services import demo_submission_ensure
+
+    tasks = Task.objects.filter(sample__split=split).select_related("device", "sample").order_by("sample__position")
+    episodes = [_engine_with_task(task) for task in tasks]
+    results = []
+    for slug, (name, description, agent) in DEMO_AGENTS.items():
+        submission, outcome = demo_submission_ensure(
+            split=split, owner_username="vge-demo", slug=slug, name=name, description=description,
+            content=lambda agent=agent: "".join(json.dumps(r) + "\n" for r in demo_log(agent, episodes, seed=seed)),
+        )
+        results.append((name, submission, outcome))
+    return results
 
 
 def vge_import(*, path: Path, split_name: str | None = None, public: bool = False) -> InstallReport:

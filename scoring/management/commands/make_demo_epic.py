@@ -10,14 +10,12 @@ import json
 
 import numpy as np
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import BaseCommand
 
 from scoring import services
 from scoring.core.epic import demo
 from scoring.epic_import import epic_split_import
-from scoring.models import ModelEntry, Submission
+
 
 DEMO_SEED = 2026
 PER_LEAF = 3
@@ -57,18 +55,11 @@ class Command(BaseCommand):
                           f"{report.images_stored} images stored, {len(report.problems)} problems")
         for problem in report.problems:
             self.stderr.write(f"problem: {problem}")
-        owner, _ = get_user_model().objects.get_or_create(username="epic-demo", defaults={"is_active": False})
         for slug, name, description in DEMO_MODELS:
-            entry, _ = ModelEntry.objects.get_or_create(
-                slug=slug, defaults={"name": name, "kind": ModelEntry.Kind.BASELINE, "description": description})
-            submission = Submission.objects.filter(model_entry=entry, split=split).order_by("-created_at").first()
-            if submission is None:
-                body = demo_responses(slug, samples).encode("utf-8")
-                submission = services.submission_create(
-                    user=owner, split=split, model_entry=entry, options={"raw": True}, note="demo baseline",
-                    uploaded_file=SimpleUploadedFile(f"{slug}.jsonl", body, "application/jsonl"))
-            outcome = services.submission_score(submission_id=submission.pk, worker="make_demo")
-            submission.refresh_from_db()
+            submission, outcome = services.demo_submission_ensure(
+                split=split, owner_username="epic-demo", slug=slug, name=name, description=description,
+                content=lambda slug=slug: demo_responses(slug, samples), options={"raw": True},
+            )
             score = getattr(submission, "score", None)
             overall = f"{score.overall:.1f}" if score and score.overall is not None else "-"
             self.stdout.write(f"  {name}: #{submission.pk} {outcome}, status {submission.status}, overall {overall}")

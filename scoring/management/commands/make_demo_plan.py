@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 
-from django.contrib.auth import get_user_model
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import BaseCommand
 
 from scoring import services
 from scoring.core.plan.demo import DEMO_SEED, demo_items, oracle_predictions, random_predictions
-from scoring.models import Benchmark, ModelEntry, Split, Submission
+from scoring.models import Benchmark, Split
 from scoring.plan_services import plan_items_import
 
 DEMO_MODELS = {
@@ -32,22 +30,12 @@ class Command(BaseCommand):
         images = {name: png for d in demo for name, png in d.images.items()}
         created, updated, problems = plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
         self.stdout.write(f"{split}: {created} items created, {updated} updated, {len(images)} images")
-        owner, _ = get_user_model().objects.get_or_create(username="plan-demo", defaults={"is_active": False})
         items = [d.item for d in demo]
         for slug, (name, description, make) in DEMO_MODELS.items():
-            entry, _ = ModelEntry.objects.get_or_create(
-                slug=slug, defaults={"name": name, "kind": ModelEntry.Kind.BASELINE, "description": description}
+            submission, outcome = services.demo_submission_ensure(
+                split=split, owner_username="plan-demo", slug=slug, name=name, description=description,
+                content=lambda make=make: "".join(json.dumps({"id": p.id, "prediction": p.text}) + "\n" for p in make(items)),
             )
-            submission = Submission.objects.filter(model_entry=entry, split=split).order_by("-created_at").first()
-            if submission is None or submission.status == Submission.Status.FAILED:
-                body = "".join(json.dumps({"id": p.id, "prediction": p.text}) + "\n" for p in make(items))
-                submission = services.submission_create(
-                    user=owner, split=split, model_entry=entry,
-                    uploaded_file=SimpleUploadedFile(f"{slug}.jsonl", body.encode(), "application/jsonl"),
-                    note="demo baseline",
-                )
-            outcome = services.submission_score(submission_id=submission.pk, worker="make_demo")
-            submission.refresh_from_db()
             score = getattr(submission, "score", None)
             state = score.details.get("status_text") if score else submission.status
             overall = f"{score.overall:.1f}" if score and score.overall is not None else "-"

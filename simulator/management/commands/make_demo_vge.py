@@ -4,9 +4,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
+from scoring.models import Split
 from simulator.core.library import build_library
 
-from simulator.services import demo_library_install
+from simulator.services import demo_agents_submit, demo_library_install
 
 
 class Command(BaseCommand):
@@ -15,9 +16,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--seed", type=int, default=7)
         parser.add_argument("--variants", type=int, default=2, help="devices per category (at least 2)")
+        parser.add_argument("--no-agents", action="store_true", help="skip the demo agents' submissions")
         parser.add_argument("--export", help="also write devices/*.json and tasks.jsonl to this folder (for the CLI)")
 
-    def handle(self, *args, seed: int, variants: int, export: str | None, **options):
+    def handle(self, *args, seed: int, variants: int, export: str | None, no_agents: bool, **options):
         report = demo_library_install(seed=seed, variants=max(2, variants))
         if export:
             devices, tasks = build_library(seed=seed, variants=max(2, variants))
@@ -28,3 +30,9 @@ class Command(BaseCommand):
             (folder / "tasks.jsonl").write_text("".join(json.dumps(t.as_dict()) + "\n" for t in tasks))
             self.stdout.write(f"exported to {folder}/devices and {folder}/tasks.jsonl")
         self.stdout.write(f"VGE demo: {report.devices} devices, {report.tasks} tasks in split {report.split}")
+        if not no_agents:
+            split = Split.objects.get(benchmark__slug="vge-bench", name="demo", version=1)
+            for name, submission, outcome in demo_agents_submit(split=split, seed=seed):
+                score = getattr(submission, "score", None)
+                sr = f"SR {score.overall:.1f}" if score and score.overall is not None else submission.error_message[:200]
+                self.stdout.write(f"  {name}: #{submission.pk} {outcome}, status {submission.status}, {sr}")
