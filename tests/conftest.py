@@ -33,6 +33,7 @@ def _needs_services(item: pytest.Item) -> bool:
     )
 
 
+@pytest.hookimpl(trylast=True)  # after `-m` has deselected what this run leaves out
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     integration = [item for item in items if item.get_closest_marker("integration")]
     configured = any(urlparse(os.environ.get(var, "")).scheme in DEFAULT_PORTS for var in SERVICE_VARS)

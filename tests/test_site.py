@@ -147,4 +147,5 @@ def test_reviewers_see_the_judge_queue_link_and_others_do_not(client, user, othe
     client.force_login(user)
     assert "Judge queue" not in client.get("/").content.decode()
     client.force_login(other_user)
-    assert "Judge queue" in client.get("/").content.decode()
+    html = client.get("/").content.decode()
+    assert "Judge queue" in html and "Review queue" in html
