@@ -152,3 +152,48 @@ def test_boxes_iou_equals_dense_iou(h, w, raw_boxes, seed, density):
     gt_dense = _random_mask(h, w, seed, density)
     from scoring.core.epic.geometry import boxes_iou
     assert boxes_iou(boxes, _rle_mask(gt_dense)) == dense_iou(dense, gt_dense)
+
+
+def test_batch_decoding_matches_one_by_one_on_random_and_garbage_byte_strings():
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        strings = [bytes(rng.integers(40, 116, int(rng.integers(0, 25))).astype(np.uint8)) for _ in range(5)]
+        strings += [bytes(rng.integers(48, 112, int(rng.integers(0, 25))).astype(np.uint8)) for _ in range(5)]
+        strings.insert(int(rng.integers(0, 10)), b"")
+        for one, batch in zip((counts_from_string(s) for s in strings), counts_from_strings(strings)):
+            assert (one is None and batch is None) or np.array_equal(one, batch)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 30), st.lists(st.tuples(st.integers(0, 4), st.integers(0, 2**32 - 1),
+                                                                   st.floats(0, 1)), min_size=2, max_size=4))
+def test_union_run_lengths_equal_the_decoded_pycocotools_merge(h, w, parts):
+    instances = []
+    for kind, seed, density in parts:
+        m = _random_mask(h, w, seed, density) if kind else np.zeros((h, w), np.uint8)
+        if kind == 1:  # solid blocks touching or overlapping: runs that must join
+            m[:, : w // 2] = 1
+        instances.append(rle(m))
+    merged, problems = union_of_instances(instances)
+    assert not problems
+    assert np.array_equal(merged.counts(), counts_from_string(merged.rle["counts"]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40), st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40),
+                                                                   st.integers(0, 40), st.integers(0, 40)),
+                                                         min_size=1, max_size=5),
+       st.integers(0, 2**32 - 1), st.floats(0, 1), st.booleans())
+def test_boxes_iou_on_runs_equals_pycocotools_iou_of_the_rasterised_boxes(h, w, raw_boxes, seed, density, two):
+    from scoring.core.epic.geometry import boxes_iou
+    boxes = [(min(x1, x2, w), min(y1, y2, h), min(max(x1, x2), w), min(max(y1, y2), h)) for x1, y1, x2, y2 in raw_boxes]
+    boxes = [b for b in boxes if b[2] > b[0] and b[3] > b[1]]
+    if not boxes:
+        return
+    instances = [rle(_random_mask(h, w, seed, density))]
+    if two:
+        instances.append(rle(_random_mask(h, w, seed + 1, density)))
+    gt, _ = union_of_instances(instances)
+    gt.counts()  # decoded: boxes_iou takes the run path, not the rasterising fallback
+    expected = float(mask_utils.iou([boxes_mask(boxes, h, w).rle], [gt.rle], [0])[0, 0])
+    assert boxes_iou(boxes, gt) == expected
