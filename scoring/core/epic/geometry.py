@@ -50,46 +50,68 @@ def counts_from_string(counts: bytes) -> np.ndarray | None:
 
 def counts_from_strings(strings: Sequence[bytes]) -> list[np.ndarray | None]:
     """`counts_from_string` for many strings in one vectorised pass (the per-call numpy overhead dominates
-    for single masks). Same result, string by string."""
+    for single masks). Same result, string by string. Most numbers are one char (the counts are delta-coded),
+    so the work is kept to a few passes over the bytes and the numbers, in uint8 where it can be."""
     if not strings:
         return []
-    lengths = np.fromiter((len(x) for x in strings), dtype=np.int64, count=len(strings))
+    n = len(strings)
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=n)
     raw = np.frombuffer(b"".join(strings), dtype=np.uint8)
-    ok = np.ones(len(strings), dtype=bool)
     if raw.size == 0:
         return [np.zeros(0, dtype=np.int64) for _ in strings]
     ends = np.cumsum(lengths)
     starts = ends - lengths
+    ok = np.ones(n, dtype=bool)
+    c = raw - np.uint8(_CHAR_MIN)  # uint8: a char below '0' wraps above 63, so one test finds both bad kinds
+    bad = np.flatnonzero(c > 63)
+    if bad.size:
+        ok[np.searchsorted(ends, bad, side="right")] = False
+    last = c < 32  # no continuation bit (0x20): the char ends a number
     nonempty = np.flatnonzero(lengths > 0)
-    bad_char = ((raw < _CHAR_MIN) | (raw > _CHAR_MAX)).astype(np.int64)
-    ok[nonempty] &= np.add.reduceat(bad_char, starts[nonempty]) == 0
-    c = raw.astype(np.int64) - _CHAR_MIN
-    last = (c & 0x20) == 0
-    ok[nonempty] &= last[ends[nonempty] - 1]
-    last[ends[nonempty] - 1] = True  # keep later strings aligned even if one is truncated
+    tail = ends[nonempty] - 1
+    ok[nonempty] &= last[tail]
+    last[tail] = True  # keep later strings aligned even if one is truncated
     num_end = np.flatnonzero(last)
-    num_start = np.concatenate(([0], num_end[:-1] + 1))
+    num_start = np.empty_like(num_end)
+    num_start[0] = 0
+    num_start[1:] = num_end[:-1] + 1
     width = num_end - num_start + 1
-    too_long = width > 12
-    shift = 5 * (np.arange(c.size) - np.repeat(num_start, width))
-    x = np.add.reduceat((c & 0x1F) << np.minimum(shift, 55), num_start)
-    x = x - np.where((c[num_end] & 0x10) != 0, np.left_shift(1, np.minimum(5 * width, 60)), 0)
-    owner = np.searchsorted(ends, num_end, side="right")
+    payload = c & np.uint8(0x1F)
+    x = payload[num_start].astype(np.int64)
+    # Five more bits per continuation char; numbers are mostly 1-3 chars, so each pass touches fewer of them.
+    active = np.flatnonzero(width > 1)
+    j = 1
+    while active.size and j < 12:
+        x[active] += payload[num_start[active] + j].astype(np.int64) << (5 * j)
+        j += 1
+        active = active[width[active] > j]
+    negative = (payload[num_end] & np.uint8(0x10)) != 0
+    if negative.any():
+        x[negative] -= np.left_shift(1, np.minimum(5 * width[negative], 60))
     first = np.searchsorted(num_end, starts, side="left")  # index of each string's first number
-    k = np.arange(x.size) - first[owner]
-    # counts[k] = x[k] + counts[k-2] for k >= 3: sums along every other number, restarted per string.
+    stops = np.append(first[1:], num_end.size)
+    # counts[k] = x[k] + counts[k-2] for k >= 3: running sums over every other number, less the sum reached
+    # just before the string (same parity as k) so that each string restarts; k = 0 keeps x[0].
     every_other = np.empty_like(x)
     every_other[0::2] = np.cumsum(x[0::2])
     every_other[1::2] = np.cumsum(x[1::2])
-    f = first[owner]
-    before_odd = np.where(f >= 1, every_other[np.maximum(f - 1, 0)], 0)
-    base = np.where(k % 2 == 1, before_odd, every_other[f])
-    counts = every_other - base
-    counts[k == 0] = x[k == 0]
-    if too_long.any():
-        ok[np.unique(owner[too_long])] = False
+    at_first = every_other[np.minimum(first, x.size - 1)]
+    before_first = np.where(first >= 1, every_other[np.maximum(first - 1, 0)], 0)
+    first_even = (first & 1) == 0
+    base_even = np.where(first_even, at_first, before_first)  # for numbers at even positions
+    base_odd = np.where(first_even, before_first, at_first)
+    n_even = (stops + 1) // 2 - (first + 1) // 2
+    n_odd = (stops - first) - n_even
+    counts = every_other
+    counts[0::2] -= np.repeat(base_even, n_even)
+    counts[1::2] -= np.repeat(base_odd, n_odd)
+    heads = first[stops > first]
+    counts[heads] = x[heads]
+    if width.max() > 12:
+        too_long = np.flatnonzero(width > 12)
+        ok[np.searchsorted(ends, num_end[too_long], side="right")] = False
     pieces = np.split(counts, first[1:])
-    return [pieces[i] if ok[i] else None for i in range(len(strings))]
+    return [pieces[i] if ok[i] else None for i in range(n)]
 
 
 _PREPARED: dict[bytes, np.ndarray | None] = {}
