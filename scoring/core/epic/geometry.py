@@ -54,11 +54,19 @@ def counts_from_strings(strings: Sequence[bytes]) -> list[np.ndarray | None]:
     so the work is kept to a few passes over the bytes and the numbers, in uint8 where it can be."""
     if not strings:
         return []
+    counts, first, _, ok = _decode_batch(strings)
+    pieces = np.split(counts, first[1:])
+    return [pieces[i] if ok[i] else None for i in range(len(strings))]
+
+
+def _decode_batch(strings: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """All strings' run lengths in one array; string i owns [first[i], stops[i]) and decoded well if ok[i]."""
     n = len(strings)
     lengths = np.fromiter(map(len, strings), dtype=np.int64, count=n)
     raw = np.frombuffer(b"".join(strings), dtype=np.uint8)
     if raw.size == 0:
-        return [np.zeros(0, dtype=np.int64) for _ in strings]
+        nothing = np.zeros(n, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64), nothing, nothing, np.ones(n, dtype=bool)
     ends = np.cumsum(lengths)
     starts = ends - lengths
     ok = np.ones(n, dtype=bool)
@@ -110,11 +118,10 @@ def counts_from_strings(strings: Sequence[bytes]) -> list[np.ndarray | None]:
     if width.max() > 12:
         too_long = np.flatnonzero(width > 12)
         ok[np.searchsorted(ends, num_end[too_long], side="right")] = False
-    pieces = np.split(counts, first[1:])
-    return [pieces[i] if ok[i] else None for i in range(n)]
+    return counts, first, stops, ok
 
 
-_PREPARED: dict[bytes, np.ndarray | None] = {}
+_PREPARED: dict[bytes, tuple[np.ndarray | None, int, bool]] = {}  # runs, their sum, any negative
 
 
 def prepare(values: Sequence[Any]) -> None:
@@ -128,7 +135,15 @@ def prepare(values: Sequence[Any]) -> None:
                 data = item["counts"]
                 found.append(data.encode("utf-8") if isinstance(data, str) else data)
     if found:
-        _PREPARED.update(zip(found, counts_from_strings(found)))
+        counts, first, stops, ok = _decode_batch(found)
+        # What `_instance` checks, per string, without a numpy call per mask: the sum and any negative run.
+        sums = np.concatenate(([0], np.cumsum(counts)))
+        negatives = np.concatenate(([0], np.cumsum(counts < 0)))
+        total = (sums[stops] - sums[first]).tolist()
+        negative = (negatives[stops] > negatives[first]).tolist()
+        pieces = np.split(counts, first[1:])
+        _PREPARED.update((data, (pieces[i], total[i], negative[i]) if ok[i] else (None, 0, True))
+                         for i, data in enumerate(found))
 
 
 def forget_prepared() -> None:
@@ -180,8 +195,14 @@ def _instance(item: Any) -> tuple[RleMask | None, str | None]:
     total = height * width
     if isinstance(counts, (str, bytes)):
         data = counts.encode("utf-8") if isinstance(counts, str) else counts
-        runs = _PREPARED[data] if data in _PREPARED else counts_from_string(data)
-        if runs is None or (runs < 0).any() or int(runs.sum()) != total:
+        prepared = _PREPARED.get(data)
+        if prepared is not None:
+            runs, runs_total, negative = prepared
+        else:
+            runs = counts_from_string(data)
+            negative = runs is None or bool((runs < 0).any())
+            runs_total = 0 if runs is None else int(runs.sum())
+        if runs is None or negative or runs_total != total:
             return None, f"RLE counts do not decode to a {height}x{width} mask"
         mask = RleMask(height, width, {"size": [height, width], "counts": data})
         object.__setattr__(mask, "_counts", runs)  # decoded once: path scoring reads the runs again
@@ -292,6 +313,9 @@ def iou(pred: RleMask, gt: RleMask) -> float:
     return float(mask_utils.iou([pred.rle], [gt.rle], [0])[0, 0])
 
 
+_NO_RUN = np.iinfo(np.int64).max  # start of the (absent) run after the last one
+
+
 def _disjoint_rects(boxes: Sequence[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
     """The union of boxes (x1, y1, x2, y2) as disjoint rectangles: one per column slab between consecutive box
     edges and per merged run of rows of the boxes that span that slab."""
@@ -327,18 +351,26 @@ def boxes_iou(boxes: Sequence[tuple[int, int, int, int]], gt: RleMask) -> float:
         # A union of GT instances not decoded yet: rasterising the boxes is cheaper than decoding the union.
         return float(mask_utils.iou([boxes_mask(boxes, gt.height, gt.width).rle], [gt.rle], [0])[0, 0])
     h = gt.height
+    ones = counts[1::2]
     one_ends = np.cumsum(counts)[1::2]
-    one_starts = np.concatenate((one_ends - counts[1::2], [np.iinfo(np.int64).max]))
-    ones_before_run = np.concatenate(([0], np.cumsum(counts[1::2])))
+    one_starts = np.append(one_ends - ones, _NO_RUN)
+    ones_before_run = np.zeros(ones.size + 1, dtype=np.int64)
+    np.cumsum(ones, out=ones_before_run[1:])
     gt_area = int(ones_before_run[-1])
-    r = np.array(_disjoint_rects(boxes), dtype=np.int64).reshape(-1, 4)
-    widths = r[:, 2] - r[:, 0]
-    pred_area = int(np.dot(widths, r[:, 3] - r[:, 1]))
-    owner = np.repeat(np.arange(r.shape[0]), widths)
-    cols = np.arange(owner.size) - np.repeat(np.cumsum(widths) - widths - r[:, 0], widths)
-    first = cols * h
-    lo = first + r[owner, 1]
-    hi = first + r[owner, 3]
+    rects = _disjoint_rects(boxes)
+    if len(rects) == 1:  # the common case: one interval per column, no bookkeeping of which rectangle
+        xa, ya, xb, yb = rects[0]
+        pred_area = (xb - xa) * (yb - ya)
+        first = np.arange(xa * h, xb * h, h, dtype=np.int64)
+        lo, hi = first + ya, first + yb
+    else:
+        r = np.array(rects, dtype=np.int64)
+        widths = r[:, 2] - r[:, 0]
+        pred_area = int(np.dot(widths, r[:, 3] - r[:, 1]))
+        owner = np.repeat(np.arange(r.shape[0]), widths)
+        first = (np.arange(owner.size) - np.repeat(np.cumsum(widths) - widths - r[:, 0], widths)) * h
+        lo = first + r[owner, 1]
+        hi = first + r[owner, 3]
     # ones before pixel p: the runs ending at or before p, plus the part of the run p lies in.
     j_lo = np.searchsorted(one_ends, lo, side="right")
     j_hi = np.searchsorted(one_ends, hi, side="right")
