@@ -21,3 +21,16 @@ def test_demo_agents_are_scored_by_replay_and_ranked_by_how_they_play():
 
     call_command("make_demo_vge")  # idempotent: no second submission
     assert Submission.objects.filter(split__benchmark__slug="vge-bench", split__name="demo").count() == 3
+
+
+@pytest.mark.django_db
+def test_make_demo_vge_chooses_a_baseline_set_once_and_keeps_a_curators_choice():
+    from simulator.models import Task
+
+    call_command("make_demo_vge", "--no-agents")
+    chosen = set(Task.objects.filter(baseline_rank__isnull=False).values_list("task_id", flat=True))
+    assert len(chosen) >= 26  # at least one task per category
+    removed = sorted(chosen)[:5]
+    Task.objects.filter(task_id__in=removed).update(baseline_rank=None)  # a curator's edit
+    call_command("make_demo_vge", "--no-agents")
+    assert set(Task.objects.filter(baseline_rank__isnull=False).values_list("task_id", flat=True)) == chosen - set(removed)

@@ -2,12 +2,14 @@
 import json
 from pathlib import Path
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from scoring.models import Split
 from simulator.core.library import build_library
 
-from simulator.services import demo_agents_submit, demo_library_install
+from simulator.models import Task
+from simulator.services import baseline_mark, demo_agents_submit, demo_library_install
 
 
 class Command(BaseCommand):
@@ -30,6 +32,12 @@ class Command(BaseCommand):
             (folder / "tasks.jsonl").write_text("".join(json.dumps(t.as_dict()) + "\n" for t in tasks))
             self.stdout.write(f"exported to {folder}/devices and {folder}/tasks.jsonl")
         self.stdout.write(f"VGE demo: {report.devices} devices, {report.tasks} tasks in split {report.split}")
+        if not Task.objects.filter(baseline_rank__isnull=False).exists():
+            # A playable human baseline out of the box; curators can choose another set at /simulator/baseline/.
+            curator, _ = get_user_model().objects.get_or_create(
+                username="demo-curator", defaults={"is_active": False, "is_staff": True}
+            )
+            self.stdout.write(f"  baseline set: {len(baseline_mark(user=curator))} tasks (one per stratum)")
         if not no_agents:
             split = Split.objects.get(benchmark__slug="vge-bench", name="demo", version=1)
             for name, submission, outcome in demo_agents_submit(split=split, seed=seed):
