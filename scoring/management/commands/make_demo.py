@@ -1,5 +1,5 @@
 from django.core.management import call_command, get_commands
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 # Each benchmark adds its own demo generator; all of them are deterministic and idempotent.
 DEMO_COMMANDS = ["make_demo_epic", "make_demo_plan", "make_demo_vge", "make_demo_annotation"]
@@ -9,8 +9,9 @@ class Command(BaseCommand):
     help = "Generate every benchmark's demo content (deterministic, idempotent)."
 
     def handle(self, *args, **options):
-        available = get_commands()
+        missing = [name for name in DEMO_COMMANDS if name not in get_commands()]
+        if missing:
+            raise CommandError(f"demo commands not found: {', '.join(missing)}")
         for name in DEMO_COMMANDS:
-            if name in available:
-                self.stdout.write(f"== {name}")
-                call_command(name)
+            self.stdout.write(f"== {name}")
+            call_command(name)
