@@ -337,7 +337,8 @@ def _disjoint_rects(boxes: Sequence[tuple[int, int, int, int]]) -> list[tuple[in
 
 
 def boxes_iou(boxes: Sequence[tuple[int, int, int, int]], gt: RleMask) -> float:
-    """IoU of the union of non-empty integer boxes with a mask (boxes already clipped to the mask's size).
+    """IoU of the union of integer boxes with a mask (boxes already clipped to the mask's size; a box may hold
+    no pixel once truncated to integers, e.g. y1 = y2 = 0).
 
     Computed on the GT's run boundaries, without rasterising the boxes: in column-major order a box is one
     interval of pixel indices per column, and the GT pixels in [a, b) are ones_before(b) - ones_before(a), read
@@ -358,6 +359,8 @@ def boxes_iou(boxes: Sequence[tuple[int, int, int, int]], gt: RleMask) -> float:
     np.cumsum(ones, out=ones_before_run[1:])
     gt_area = int(ones_before_run[-1])
     rects = _disjoint_rects(boxes)
+    if not rects:
+        return 0.0  # every box truncated to no pixel: pycocotools gives 0 (even against an empty GT)
     if len(rects) == 1:  # the common case: one interval per column, no bookkeeping of which rectangle
         xa, ya, xb, yb = rects[0]
         pred_area = (xb - xa) * (yb - ya)

@@ -187,9 +187,8 @@ def test_union_run_lengths_equal_the_decoded_pycocotools_merge(h, w, parts):
 def test_boxes_iou_on_runs_equals_pycocotools_iou_of_the_rasterised_boxes(h, w, raw_boxes, seed, density, two):
     from scoring.core.epic.geometry import boxes_iou
     boxes = [(min(x1, x2, w), min(y1, y2, h), min(max(x1, x2), w), min(max(y1, y2), h)) for x1, y1, x2, y2 in raw_boxes]
-    boxes = [b for b in boxes if b[2] > b[0] and b[3] > b[1]]
     if not boxes:
-        return
+        return  # no box at all is decided before boxes_iou's geometry; boxes without pixels are kept
     instances = [rle(_random_mask(h, w, seed, density))]
     if two:
         instances.append(rle(_random_mask(h, w, seed + 1, density)))
@@ -197,3 +196,12 @@ def test_boxes_iou_on_runs_equals_pycocotools_iou_of_the_rasterised_boxes(h, w, 
     gt.counts()  # decoded: boxes_iou takes the run path, not the rasterising fallback
     expected = float(mask_utils.iou([boxes_mask(boxes, h, w).rle], [gt.rle], [0])[0, 0])
     assert boxes_iou(boxes, gt) == expected
+
+
+def test_boxes_truncated_to_no_pixel_score_zero_like_pycocotools():
+    from scoring.core.epic.geometry import boxes_iou
+    for gt_dense in (np.zeros((300, 500), np.uint8), np.ones((300, 500), np.uint8)):
+        gt = _rle_mask(gt_dense)
+        for boxes in ([(1, 0, 500, 0)], [(1, 0, 500, 0), (7, 7, 7, 9)]):
+            expected = float(mask_utils.iou([boxes_mask(boxes, 300, 500).rle], [gt.rle], [0])[0, 0])
+            assert boxes_iou(boxes, gt) == expected == 0.0
