@@ -19,72 +19,7 @@
   const $ = (id) => document.getElementById(id);
 
   // ---------------------------------------------------------------- COCO RLE -----------------------
-  function rleCountsFromString(s) {
-    const counts = [];
-    let p = 0;
-    while (p < s.length) {
-      let x = 0, k = 0, more = 1;
-      while (more) {
-        const c = s.charCodeAt(p) - 48;
-        x |= (c & 0x1f) << (5 * k);
-        more = c & 0x20;
-        p++; k++;
-        if (!more && (c & 0x10)) x |= -1 << (5 * k);
-      }
-      if (counts.length > 2) x += counts[counts.length - 2];
-      counts.push(x);
-    }
-    return counts;
-  }
-
-  function rleCountsToString(counts) {
-    let s = "";
-    for (let i = 0; i < counts.length; i++) {
-      let x = counts[i];
-      if (i > 2) x -= counts[i - 2];
-      let more = 1;
-      while (more) {
-        let c = x & 0x1f;
-        x >>= 5;
-        more = (c & 0x10) ? x !== -1 : x !== 0;
-        if (more) c |= 0x20;
-        s += String.fromCharCode(c + 48);
-      }
-    }
-    return s;
-  }
-
-  function rleDecode(rle) {
-    const h = rle.size[0], w = rle.size[1];
-    const counts = typeof rle.counts === "string" ? rleCountsFromString(rle.counts) : rle.counts;
-    const mask = new Uint8Array(w * h);
-    let pos = 0, value = 0;
-    for (const run of counts) {
-      if (value) {
-        for (let i = pos; i < pos + run; i++) {
-          const x = (i / h) | 0, y = i - x * h;  // column-major index -> (x, y)
-          mask[y * w + x] = 1;
-        }
-      }
-      pos += run;
-      value ^= 1;
-    }
-    return mask;
-  }
-
-  function rleEncode(mask, w, h) {
-    const counts = [];
-    let run = 0, value = 0;
-    for (let x = 0; x < w; x++) {
-      for (let y = 0; y < h; y++) {
-        const v = mask[y * w + x];
-        if (v !== value) { counts.push(run); run = 0; value = v; }
-        run++;
-      }
-    }
-    counts.push(run);
-    return { size: [h, w], counts: rleCountsToString(counts) };
-  }
+  const { decode: rleDecode, encode: rleEncode } = window.CocoRle;
 
   // ---------------------------------------------------------------- state --------------------------
   const images = config.item.images.map((img) => ({ ...img, el: null, loaded: false }));

@@ -10,33 +10,11 @@
   const $ = (id) => document.getElementById(id);
   const COLOURS = { scored: [40, 220, 90], reference: [0, 130, 200] };
 
-  function countsFromString(s) {
-    const counts = [];
-    let p = 0;
-    while (p < s.length) {
-      let x = 0, k = 0, more = 1;
-      while (more) {
-        const c = s.charCodeAt(p) - 48;
-        x |= (c & 0x1f) << (5 * k);
-        more = c & 0x20;
-        p++; k++;
-        if (!more && (c & 0x10)) x |= -1 << (5 * k);
-      }
-      if (counts.length > 2) x += counts[counts.length - 2];
-      counts.push(x);
-    }
-    return counts;
-  }
+  const { decode } = window.CocoRle;
 
   /** Paint one RLE into RGBA pixels (row-major) with a colour; outline pixels stronger. */
   function paint(data, rle, w, h, colour, alpha) {
-    const counts = typeof rle.counts === "string" ? countsFromString(rle.counts) : rle.counts;
-    const mask = new Uint8Array(w * h);
-    let i = 0, v = 0;
-    for (const run of counts) {
-      if (v) for (let j = i; j < i + run; j++) { const x = Math.floor(j / h), y = j - x * h; mask[y * w + x] = 1; }
-      i += run; v = 1 - v;
-    }
+    const mask = decode(rle);
     for (let y = 0; y < h; y++) {
       for (let x = 0; x < w; x++) {
         const m = mask[y * w + x];

@@ -9,23 +9,12 @@ import pytest
 from annotation import services
 from annotation.models import Item
 
+from tests.annotation.browser_helpers import instance_areas, to_client
 from tests.conftest import login_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SCREENSHOT_DIR = Path(os.environ.get("ANNOTATION_SCREENSHOTS", "/tmp"))
-
-
-def _to_client(page, x: float, y: float) -> tuple[float, float]:
-    """Image pixel -> page coordinates, through the editor's current zoom and pan."""
-    return tuple(page.evaluate(
-        """([x, y]) => { const v = window.annotationEditor.state.view;
-            const r = document.getElementById('canvas').getBoundingClientRect();
-            return [r.left + v.tx + x * v.s, r.top + v.ty + y * v.s]; }""", [x, y]))
-
-
-def _instances(page) -> list[int]:
-    return page.evaluate("() => (window.annotationEditor.state.instances['masklet_target'] || []).map(i => i.area)")
 
 
 def _wait_saved(page) -> None:
@@ -45,44 +34,44 @@ def test_annotator_segments_edits_saves_and_submits_in_the_editor(
     page.wait_for_function("() => document.getElementById('embed-status').textContent.includes('ready')")
 
     # A positive click on the disc gives a mask close to the disc.
-    page.mouse.click(*_to_client(page, 192, 180))
+    page.mouse.click(*to_client(page, 192, 180))
     page.wait_for_selector("#proposals button")
-    [area] = _instances(page)
+    [area] = instance_areas(page)
     assert abs(area - truth["disc"].sum()) < 0.1 * truth["disc"].sum()
     assert "classic" in page.text_content("#seg-status")
 
     # Brush adds, undo takes it back, redo brings it again.
     page.keyboard.press("b")
-    page.mouse.move(*_to_client(page, 20, 20))
+    page.mouse.move(*to_client(page, 20, 20))
     page.mouse.down()
-    page.mouse.move(*_to_client(page, 60, 20), steps=5)
+    page.mouse.move(*to_client(page, 60, 20), steps=5)
     page.mouse.up()
-    [brushed] = _instances(page)
+    [brushed] = instance_areas(page)
     assert brushed > area
     page.keyboard.press("Control+z")
-    assert _instances(page) == [area]
+    assert instance_areas(page) == [area]
     page.keyboard.press("Control+Shift+z")
-    assert _instances(page) == [brushed]
+    assert instance_areas(page) == [brushed]
     # The eraser removes the stroke again (a wider eraser, size changed with "]").
     page.keyboard.press("e")
     for _ in range(5):
         page.keyboard.press("]")
-    page.mouse.move(*_to_client(page, 15, 20))
+    page.mouse.move(*to_client(page, 15, 20))
     page.mouse.down()
-    page.mouse.move(*_to_client(page, 65, 20), steps=8)
+    page.mouse.move(*to_client(page, 65, 20), steps=8)
     page.mouse.up()
-    assert _instances(page) == [area]
+    assert instance_areas(page) == [area]
 
     # A new instance from a box prompt around the rectangle.
     page.keyboard.press("n")
     page.keyboard.press("x")
-    page.mouse.move(*_to_client(page, 375, 82))
+    page.mouse.move(*to_client(page, 375, 82))
     page.mouse.down()
-    page.mouse.move(*_to_client(page, 552, 260), steps=6)
+    page.mouse.move(*to_client(page, 552, 260), steps=6)
     page.mouse.up()
     page.wait_for_function("() => window.annotationEditor.state.instances['masklet_target'].length === 2")
     page.wait_for_function("() => window.annotationEditor.state.instances['masklet_target'][1].area > 0")
-    rect_area = _instances(page)[1]
+    rect_area = instance_areas(page)[1]
     assert abs(rect_area - truth["rect"].sum()) < 0.1 * truth["rect"].sum()
 
     # Labels: the text says three but there are two: the linter says so after the autosave.
@@ -123,7 +112,7 @@ def test_annotator_segments_edits_saves_and_submits_in_the_editor(
     page.keyboard.press("Escape")
     assert not page.is_visible("#help")
     before = page.evaluate("() => window.annotationEditor.state.view.s")
-    page.mouse.move(*_to_client(page, 320, 180))
+    page.mouse.move(*to_client(page, 320, 180))
     page.mouse.wheel(0, -300)
     assert page.evaluate("() => window.annotationEditor.state.view.s") > before
     page.keyboard.press("0")
@@ -199,9 +188,9 @@ def test_polygon_fill_holes_merge_and_delete_in_the_editor(live_server, page, ce
     # A polygon (closed with Enter) makes instance 1: the square 2..12 x 2..12.
     page.keyboard.press("p")
     for x, y in [(2, 2), (12, 2), (12, 12), (2, 12)]:
-        page.mouse.click(*_to_client(page, x, y))
+        page.mouse.click(*to_client(page, x, y))
     page.keyboard.press("Enter")
-    [square] = _instances(page)
+    [square] = instance_areas(page)
     assert 90 <= square <= 110
 
     # A brush ring around (27, 15) as instance 2, then fill-holes fills its inside.
@@ -209,27 +198,27 @@ def test_polygon_fill_holes_merge_and_delete_in_the_editor(live_server, page, ce
     page.keyboard.press("b")
     page.evaluate("() => { document.getElementById('brush-size').value = 1; document.getElementById('brush-size').dispatchEvent(new Event('input')); }")
     ring = [(22, 10), (32, 10), (32, 20), (22, 20), (22, 10)]
-    page.mouse.move(*_to_client(page, *ring[0]))
+    page.mouse.move(*to_client(page, *ring[0]))
     page.mouse.down()
     for point in ring[1:]:
-        page.mouse.move(*_to_client(page, *point), steps=10)
+        page.mouse.move(*to_client(page, *point), steps=10)
     page.mouse.up()
-    ring_area = _instances(page)[1]
+    ring_area = instance_areas(page)[1]
     page.keyboard.press("f")
-    filled = _instances(page)[1]
+    filled = instance_areas(page)[1]
     assert filled > ring_area + 40
 
     # Shift-click both in the list and merge them; then delete the merged one.
     page.click("#instances li:nth-child(1)")
     page.click("#instances li:nth-child(2)", modifiers=["Shift"])
     page.keyboard.press("m")
-    assert _instances(page) == [square + filled]
+    assert instance_areas(page) == [square + filled]
     page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Saved')")
     page.click("#instances li:nth-child(1)")
     page.keyboard.press("Delete")
-    assert _instances(page) == []
+    assert instance_areas(page) == []
     page.keyboard.press("Control+z")
-    assert _instances(page) == [square + filled]
+    assert instance_areas(page) == [square + filled]
 
 
 def test_visual_matching_editor_draws_each_layer_on_its_own_image(live_server, page, celery_eager, item_factory,
@@ -247,7 +236,7 @@ def test_visual_matching_editor_draws_each_layer_on_its_own_image(live_server, p
     # The scored layer (matching area) is on image B, the 640x360 scene.
     page.wait_for_function("() => window.annotationEditor && window.annotationEditor.state.masklet === 'masklet_matching_area'")
     page.wait_for_function("() => document.getElementById('embed-status').textContent.includes('ready')")
-    page.mouse.click(*_to_client(page, 192, 180))
+    page.mouse.click(*to_client(page, 192, 180))
     page.wait_for_function("() => (window.annotationEditor.state.instances['masklet_matching_area'] || []).length === 1 && window.annotationEditor.state.instances['masklet_matching_area'][0].area > 0")
     inst = page.evaluate("() => { const i = window.annotationEditor.state.instances['masklet_matching_area'][0]; return [i.w, i.h]; }")
     assert inst == [640, 360]
@@ -256,7 +245,7 @@ def test_visual_matching_editor_draws_each_layer_on_its_own_image(live_server, p
     assert page.evaluate("() => window.annotationEditor.state.masklet") == "masklet_reference_area"
     page.keyboard.press("p")
     for x, y in [(2, 2), (20, 2), (20, 20)]:
-        page.mouse.click(*_to_client(page, x, y))
+        page.mouse.click(*to_client(page, x, y))
     page.keyboard.press("Enter")
     page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Saved')")
     saved = Item.objects.get(pk=item.pk).instances

@@ -10,22 +10,12 @@ from django.contrib.auth.models import Group
 
 from annotation.models import AuditEvent, Item, Review
 from scoring.models import Sample
+from tests.annotation.browser_helpers import instance_areas, to_client
 from tests.conftest import login_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SCREENSHOT_DIR = Path(os.environ.get("ANNOTATION_SCREENSHOTS", "/tmp"))
-
-
-def _to_client(page, x: float, y: float) -> tuple[float, float]:
-    return tuple(page.evaluate(
-        """([x, y]) => { const v = window.annotationEditor.state.view;
-            const r = document.getElementById('canvas').getBoundingClientRect();
-            return [r.left + v.tx + x * v.s, r.top + v.ty + y * v.s]; }""", [x, y]))
-
-
-def _areas(page) -> list[int]:
-    return page.evaluate("() => (window.annotationEditor.state.instances['masklet_target'] || []).map(i => i.area)")
 
 
 def _switch(page, base: str, username: str) -> None:
@@ -68,16 +58,16 @@ def test_annotate_submit_two_reviews_publish_and_see_the_sample(
     login_page(page, base, "anna", "pw-anna-123")
     page.goto(f"{base}/annotation/items/{item.pk}/")
     page.wait_for_function("() => document.getElementById('embed-status').textContent.includes('ready')")
-    page.mouse.click(*_to_client(page, 192, 180))
+    page.mouse.click(*to_client(page, 192, 180))
     page.wait_for_selector("#proposals button")
-    [area] = _areas(page)
+    [area] = instance_areas(page)
     assert abs(area - truth["disc"].sum()) < 0.1 * truth["disc"].sum()
     page.keyboard.press("b")
-    page.mouse.move(*_to_client(page, 250, 180))
+    page.mouse.move(*to_client(page, 250, 180))
     page.mouse.down()
-    page.mouse.move(*_to_client(page, 280, 180), steps=5)
+    page.mouse.move(*to_client(page, 280, 180), steps=5)
     page.mouse.up()
-    [brushed] = _areas(page)
+    [brushed] = instance_areas(page)
     assert brushed > area
     page.fill("#t-text_label", "the red disc")
     page.fill("#f-count", "1")
@@ -181,9 +171,9 @@ def test_revise_shows_comments_and_marker_in_the_editor_the_new_version_shows_it
     # The new version (the mask brushed wider) goes back to round 1, where the reviewer sees the diff.
     page.click("#instances li")  # select the instance, so the brush adds to it
     page.keyboard.press("b")
-    page.mouse.move(*_to_client(page, 200, 180))
+    page.mouse.move(*to_client(page, 200, 180))
     page.mouse.down()
-    page.mouse.move(*_to_client(page, 262, 180), steps=4)
+    page.mouse.move(*to_client(page, 262, 180), steps=4)
     page.mouse.up()
     page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Saved')")
     page.click("#btn-submit")
@@ -238,7 +228,7 @@ def test_blind_second_annotation_in_the_editor_flags_a_disagreeing_item_for_the_
     assert page.text_content("#blind-description") == "the red shape"
     assert page.evaluate("() => window.annotationEditor.state.instances['masklet_target'].length") == 0
     page.wait_for_function("() => document.getElementById('embed-status').textContent.includes('ready')")
-    page.mouse.click(*_to_client(page, 464, 171))
+    page.mouse.click(*to_client(page, 464, 171))
     page.wait_for_selector("#proposals button")
     page.fill("#f-count", "1")
     page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Saved')")
