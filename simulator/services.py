@@ -92,9 +92,9 @@ def device_upsert(*, data: dict[str, Any], source: str = "import", images_dir: s
 def task_upsert(*, task: CoreTask, sample: Sample | None = None) -> Task:
     device = Device.objects.filter(device_id=task.device).first()
     if device is None:
-        from simulator.core.tasks import TaskProblem
+        from simulator.core.device import Problem
 
-        raise TaskInvalid([TaskProblem("device", f"unknown device '{task.device}'")], task.id)
+        raise TaskInvalid([Problem("device", f"unknown device '{task.device}'")], task.id)
     engine_for(device).add_task(task)  # checks the task against the device
     row, _ = Task.objects.update_or_create(
         task_id=task.id, defaults={"device": device, "definition": task.as_dict(), "sample": sample}

@@ -68,9 +68,9 @@ class Library:
     def add_task(self, task: Task) -> None:
         engine = self.engines.get(task.device)
         if engine is None:
-            from simulator.core.tasks import TaskProblem
+            from simulator.core.device import Problem
 
-            raise TaskInvalid([TaskProblem("device", f"unknown device '{task.device}'")], task.id)
+            raise TaskInvalid([Problem("device", f"unknown device '{task.device}'")], task.id)
         engine.add_task(task)
         self.tasks[task.id] = task
 
@@ -114,7 +114,7 @@ def load_tasks_text(text: str) -> tuple[list[Task], list[LineProblem]]:
         try:
             tasks.append(load_task(data))
         except TaskInvalid as exc:
-            problems += [LineProblem(number, p.field or None, p.message) for p in exc.problems]
+            problems += [LineProblem(number, p.path or None, p.message) for p in exc.problems]
     return tasks, problems
 
 

@@ -10,24 +10,15 @@ import random
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from simulator.core.device import DASHBOARD, IMMEDIATE, Device, Transition
+from simulator.core.device import DASHBOARD, IMMEDIATE, Device, Problem, Transition
 from simulator.core.graphs import INF, DeviceGraphs
 
 FORMAT = "vge-task/1"
 DEFAULT_LAMBDA = 5
 
 
-@dataclass(frozen=True)
-class TaskProblem:
-    field: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.field}: {self.message}" if self.field else self.message
-
-
 class TaskInvalid(ValueError):
-    def __init__(self, problems: list[TaskProblem], task_id: str = ""):
+    def __init__(self, problems: list[Problem], task_id: str = ""):
         self.problems = problems
         self.task_id = task_id
         prefix = f"task {task_id}: " if task_id else ""
@@ -59,28 +50,28 @@ class Task:
 def load_task(data: Any) -> Task:
     """A task from its JSON mapping; raises `TaskInvalid` naming each bad field."""
     if not isinstance(data, Mapping):
-        raise TaskInvalid([TaskProblem("", "a task must be a JSON object")])
-    problems: list[TaskProblem] = []
+        raise TaskInvalid([Problem("", "a task must be a JSON object")])
+    problems: list[Problem] = []
     for key in ("id", "device", "start_state", "start_view"):
         if not isinstance(data.get(key), str) or not data.get(key):
-            problems.append(TaskProblem(key, "must be a non-empty string"))
+            problems.append(Problem(key, "must be a non-empty string"))
     goals = data.get("goals")
     if not isinstance(goals, list) or not goals or not all(isinstance(g, str) for g in goals):
-        problems.append(TaskProblem("goals", "must be a non-empty list of state names"))
+        problems.append(Problem("goals", "must be a non-empty list of state names"))
         goals = []
     instructions = data.get("instructions")
     if not isinstance(instructions, list) or not all(isinstance(i, str) for i in instructions):
-        problems.append(TaskProblem("instructions", "must be a list of strings"))
+        problems.append(Problem("instructions", "must be a list of strings"))
         instructions = []
     elif goals and len(instructions) != len(goals):
-        problems.append(TaskProblem("instructions", f"has {len(instructions)} items for {len(goals)} goals"))
+        problems.append(Problem("instructions", f"has {len(instructions)} items for {len(goals)} goals"))
     lam = data.get("lambda", DEFAULT_LAMBDA)
     if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not lam > 0:
-        problems.append(TaskProblem("lambda", "must be a positive number"))
+        problems.append(Problem("lambda", "must be a positive number"))
         lam = DEFAULT_LAMBDA
     for i in range(1, len(goals)):
         if goals[i] == goals[i - 1]:
-            problems.append(TaskProblem(f"goals[{i}]", "repeats the previous goal"))
+            problems.append(Problem(f"goals[{i}]", "repeats the previous goal"))
     if problems:
         raise TaskInvalid(problems, str(data.get("id", "")))
     return Task(
@@ -96,24 +87,24 @@ def load_task(data: Any) -> Task:
 
 def check_task(task: Task, device: Device, graphs: DeviceGraphs) -> None:
     """Raise `TaskInvalid` when the task cannot be played on the device."""
-    problems: list[TaskProblem] = []
+    problems: list[Problem] = []
     if task.device != device.id:
-        problems.append(TaskProblem("device", f"is '{task.device}', not '{device.id}'"))
+        problems.append(Problem("device", f"is '{task.device}', not '{device.id}'"))
     if task.start_state not in device.states:
-        problems.append(TaskProblem("start_state", f"unknown state '{task.start_state}'"))
+        problems.append(Problem("start_state", f"unknown state '{task.start_state}'"))
     if task.start_view not in device.views or task.start_view == DASHBOARD:
-        problems.append(TaskProblem("start_view", f"unknown or locked view '{task.start_view}'"))
+        problems.append(Problem("start_view", f"unknown or locked view '{task.start_view}'"))
     for i, goal in enumerate(task.goals):
         if goal not in device.states:
-            problems.append(TaskProblem(f"goals[{i}]", f"unknown state '{goal}'"))
+            problems.append(Problem(f"goals[{i}]", f"unknown state '{goal}'"))
         elif graphs.chain[goal][0] != goal:
-            problems.append(TaskProblem(f"goals[{i}]", f"'{goal}' is left at once by its immediate transition"))
+            problems.append(Problem(f"goals[{i}]", f"'{goal}' is left at once by its immediate transition"))
     if not problems:
         start = graphs.chain[task.start_state][0]
         if task.goals[0] == start:
-            problems.append(TaskProblem("goals[0]", "the task starts in its first goal"))
+            problems.append(Problem("goals[0]", "the task starts in its first goal"))
         elif graphs.l_opt((start, task.start_view, False), task.goals) == INF:
-            problems.append(TaskProblem("goals", "the goals cannot all be reached in order from the start"))
+            problems.append(Problem("goals", "the goals cannot all be reached in order from the start"))
     if problems:
         raise TaskInvalid(problems, task.id)
 
