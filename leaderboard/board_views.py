@@ -160,7 +160,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         and not request.user.is_authenticated
     page_key = None
     if shareable:
-        page_key = f"{selectors.board_cache_key(split_id=split.pk)}:page:{request.get_full_path()[:500]}"
+        page_key = selectors.board_page_key(selectors.board_cache_key(split_id=split.pk), request.get_full_path())
         if (page := cache.get(page_key)) is not None:
             return HttpResponse(page, content_type="text/html; charset=utf-8")
     view, data_key = _view(split, spec, query)

@@ -12,7 +12,7 @@ from django.db.models import Count, Max, QuerySet, Sum
 from leaderboard.core.board import BoardRow, PairSignificance, parameters_from_name
 from leaderboard.models import BoardComparison
 from scoring.models import Benchmark, ModelEntry, SampleScore, Split, Submission
-from scoring.selectors import board_cache_version
+from scoring.selectors import board_cache_version, board_version_key
 
 # Keys under which scorers may have put the headline figure's interval.
 OVERALL_INTERVAL_KEYS = ("overall", "average", "Average", "SR")
@@ -69,7 +69,7 @@ def board_page_key_cached(*, slug: str, split_name: str | None, full_path: str) 
     if found is None:
         return None
     split_id = found[1].pk
-    version = cache.get(f"board-version-{split_id}")
+    version = cache.get(board_version_key(split_id))
     if version is None:
         return None
     fingerprint = cache.get(f"board-fp:{split_id}")
@@ -81,7 +81,7 @@ def board_page_key_cached(*, slug: str, split_name: str | None, full_path: str) 
         fingerprint = cache.get(f"board-fp-last:{split_id}")
         if fingerprint is None:
             return None
-    return f"board:{split_id}:v{version}:{fingerprint}:page:{full_path[:500]}"
+    return board_page_key(_board_key(split_id, version, fingerprint), full_path)
 
 
 def board_fingerprint(*, split_id: int) -> str:
@@ -99,7 +99,16 @@ def board_cache_key(*, split_id: int) -> str:
     """Changes as soon as this process bumps the version (scoring.events), and within a second when a score is
     written by another process (whose in-memory cache bump we cannot see)."""
     version = board_cache_version(split_id=split_id)
-    return f"board:{split_id}:v{version}:{board_fingerprint_recent(split_id=split_id)}"
+    return _board_key(split_id, version, board_fingerprint_recent(split_id=split_id))
+
+
+def _board_key(split_id: int, version: int, fingerprint: str) -> str:
+    return f"board:{split_id}:v{version}:{fingerprint}"
+
+
+def board_page_key(board_key: str, full_path: str) -> str:
+    """The whole-page cache key of an anonymous board request (the view and the ASGI fast path share it)."""
+    return f"{board_key}:page:{full_path[:500]}"
 
 
 def _row(sub: Submission) -> BoardRow:

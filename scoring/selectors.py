@@ -7,13 +7,17 @@ from django.db.models import QuerySet
 from scoring.models import Split, Submission
 
 
+def board_version_key(split_id: int) -> str:
+    return f"board-version-{split_id}"
+
+
 def board_cache_version(*, split_id: int) -> int:
-    return cache.get_or_set(f"board-version-{split_id}", 1, timeout=None)
+    return cache.get_or_set(board_version_key(split_id), 1, timeout=None)
 
 
 def board_cache_invalidate(*, split_id: int) -> None:
     """Board pages cache their rows under a per-split version; a new score bumps it."""
-    key = f"board-version-{split_id}"
+    key = board_version_key(split_id)
     try:
         cache.incr(key)
     except ValueError:
