@@ -21,13 +21,6 @@ def _error(exc: services.SubmissionError) -> Response:
     return Response(body, status=exc.status)
 
 
-def declared_size(request) -> int | None:
-    try:
-        return int(request.META.get("CONTENT_LENGTH") or "")
-    except ValueError:
-        return None
-
-
 class SubmissionCreateApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
     permission_classes = [permissions.AllowAny]  # anonymous callers get a clear 401 from submission_check
@@ -36,10 +29,7 @@ class SubmissionCreateApi(APIView):
     def post(self, request: Request) -> Response:
         user = request.user if request.user.is_authenticated else None
         try:
-            if user is None:
-                services.submission_check(user=None, split=None, uploaded_file=None)
-            if (size := declared_size(request)) is not None and size > services.upload_limit_with_overhead():
-                services.submission_check(user=user, split=None, uploaded_file=None, declared_size=size)
+            services.upload_request_check(user=user, content_length=request.META.get("CONTENT_LENGTH"))
             data = SubmissionCreateInput(data=request.data)
             if not data.is_valid():
                 return Response({"detail": "Invalid request.", "errors": data.errors}, status=400)

@@ -76,24 +76,32 @@ def model_entry_for_upload(*, user: AbstractBaseUser, name: str, fields: dict[st
     return entry
 
 
-def upload_limit_with_overhead() -> int:
-    """The request size past which an upload is refused before its body is read (file limit + form overhead)."""
-    return settings.SUBMISSION_MAX_BYTES + 1024 * 1024
-
-
-def submission_check(
-    *, user: AbstractBaseUser | None, split: Split | None, uploaded_file: UploadedFile | None, declared_size: int | None = None
-) -> None:
-    """Refuse an upload that must not be stored: anonymous, missing, empty or too large."""
+def _refuse_anonymous(user: AbstractBaseUser | None) -> None:
     if user is None or not user.is_authenticated:
         raise SubmissionError("Sign in to submit (use an API token for scripts).", status=401)
+
+
+def upload_request_check(*, user: AbstractBaseUser | None, content_length: str | None) -> None:
+    """Refuse an upload request before its body is read: anonymous, or declaring more than the file limit
+    (plus room for the form's other fields)."""
+    _refuse_anonymous(user)
+    try:
+        declared = int(content_length or "")
+    except ValueError:
+        return
+    limit = settings.SUBMISSION_MAX_BYTES
+    if declared > limit + 1024 * 1024:
+        raise SubmissionError(f"The upload is larger than the limit of {limit} bytes.", status=413, field="file")
+
+
+def submission_check(*, user: AbstractBaseUser | None, split: Split | None, uploaded_file: UploadedFile | None) -> None:
+    """Refuse an upload that must not be stored: anonymous, over quota, missing, empty or too large."""
+    _refuse_anonymous(user)
     if split is not None:
         from scoring.quota import submission_quota_check
 
         submission_quota_check(user=user, split=split)
     limit = settings.SUBMISSION_MAX_BYTES
-    if declared_size is not None and declared_size > upload_limit_with_overhead():
-        raise SubmissionError(f"The upload is larger than the limit of {limit} bytes.", status=413, field="file")
     if uploaded_file is None:
         raise SubmissionError("No file was uploaded (form field 'file').", field="file")
     if uploaded_file.size == 0:

@@ -7,7 +7,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from scoring import selectors, services
-from scoring.api import declared_size
 from scoring.forms import SubmissionForm
 from scoring.models import Submission
 from scoring.quota import quotas_for_user
@@ -18,11 +17,12 @@ def submission_new(request: HttpRequest) -> HttpResponse:
     splits = selectors.splits_open_for_submission()
     status = 200
     if request.method == "POST":
-        size = declared_size(request)
-        if size is not None and size > services.upload_limit_with_overhead():
+        try:
+            services.upload_request_check(user=request.user, content_length=request.META.get("CONTENT_LENGTH"))
+        except services.SubmissionError as exc:
             form = SubmissionForm(splits=splits)
-            form.add_error(None, f"The upload is larger than the limit of {services.settings.SUBMISSION_MAX_BYTES} bytes.")
-            return render(request, "scoring/submission_new.html", {"form": form}, status=413)
+            form.add_error(None, exc.message)
+            return render(request, "scoring/submission_new.html", {"form": form}, status=exc.status)
         form = SubmissionForm(request.POST, request.FILES, splits=splits)
         if form.is_valid():
             data = form.cleaned_data

@@ -51,3 +51,15 @@ def test_failed_submission_lists_problems_with_line_and_field(client, user, subm
 def test_someone_elses_submission_page_is_not_found(client, other_user, submission):
     client.force_login(other_user)
     assert client.get(f"/submissions/{submission.pk}/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_upload_form_refuses_a_body_declared_over_the_limit_before_reading_it(client, user, settings):
+    settings.SUBMISSION_MAX_BYTES = 10
+    client.force_login(user)
+    response = client.generic(
+        "POST", "/submissions/new/", b"x", content_type="multipart/form-data; boundary=zz",
+        CONTENT_LENGTH=str(50 * 1024 * 1024),
+    )
+    assert response.status_code == 413
+    assert "larger than the limit of 10 bytes" in response.content.decode()
