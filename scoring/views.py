@@ -20,9 +20,9 @@ def submission_new(request: HttpRequest) -> HttpResponse:
         try:
             services.upload_request_check(user=request.user, content_length=request.META.get("CONTENT_LENGTH"))
         except services.SubmissionError as exc:
-            form = SubmissionForm(splits=splits)
-            form.add_error(None, exc.message)
-            return render(request, "scoring/submission_new.html", {"form": form}, status=exc.status)
+            # The body is never read, so the form stays unbound: the refusal is shown above it.
+            context = {"form": SubmissionForm(splits=splits), "upload_error": exc.message}
+            return render(request, "scoring/submission_new.html", context, status=exc.status)
         form = SubmissionForm(request.POST, request.FILES, splits=splits)
         if form.is_valid():
             data = form.cleaned_data
