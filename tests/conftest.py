@@ -144,6 +144,16 @@ def login_page(page, base_url: str, username: str, password: str) -> None:
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
 
 
+def subprocess_database_url() -> str:
+    """DATABASE_URL of the test database, for processes a test starts (workers, servers)."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
 @pytest.fixture
 def asgi_server(transactional_db, settings, tmp_path):
     """A daphne process (HTTP + websockets) on the test database, on a free loopback port.
@@ -154,15 +164,8 @@ def asgi_server(transactional_db, settings, tmp_path):
     import time
     from pathlib import Path
 
-    from django.db import connection
-
     root = Path(__file__).resolve().parent.parent
-    db = connection.settings_dict
-    env = dict(os.environ)
-    if db["ENGINE"].endswith("sqlite3"):
-        env["DATABASE_URL"] = f"sqlite:///{db['NAME']}"
-    else:
-        env["DATABASE_URL"] = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    env = dict(os.environ, DATABASE_URL=subprocess_database_url())
     env.update(
         MEDIA_ROOT=str(settings.MEDIA_ROOT),
         PYTHONPATH=str(root),

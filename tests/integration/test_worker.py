@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection
 
 from scoring import services
 from scoring.models import SampleScore, Score, Submission
+from tests.conftest import subprocess_database_url
 from tests.scoring.factories import ModelEntryFactory, SampleFactory, SplitFactory
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,12 +35,7 @@ class Worker:
         self.process: subprocess.Popen | None = None
 
     def env(self) -> dict[str, str]:
-        env = dict(os.environ)
-        db = connection.settings_dict
-        if db["ENGINE"].endswith("sqlite3"):
-            env["DATABASE_URL"] = f"sqlite:///{db['NAME']}"
-        else:
-            env["DATABASE_URL"] = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        env = dict(os.environ, DATABASE_URL=subprocess_database_url())
         env.update(
             EXTRA_SCORERS="dummy=tests.dummy_scorer:score",
             MEDIA_ROOT=str(settings.MEDIA_ROOT),
