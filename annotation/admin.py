@@ -1,5 +1,7 @@
 from django.contrib import admin
 
+from annotation.review import admin as review_admin  # noqa: F401 - registers the review models in the admin
+
 from annotation.models import Embedding, Image, Item, ItemImage, ItemRevision, Project
 
 
@@ -45,4 +47,3 @@ class EmbeddingAdmin(admin.ModelAdmin):
 class ItemImageAdmin(admin.ModelAdmin):
     list_display = ("item", "index", "image")
     raw_id_fields = ("item", "image")
-import annotation.review_admin  # noqa: E402,F401  (issue 8: review models)

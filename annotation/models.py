@@ -5,6 +5,15 @@ from django.conf import settings
 from django.db import models
 
 from annotation.core.epic import LEAVES
+# The review rounds' models live in annotation/review/; importing them registers them with this app.
+from annotation.review.models import (  # noqa: F401
+    AuditEvent,
+    PublishedSample,
+    Review,
+    ReviewConfig,
+    ReviewOpening,
+    SecondOpinion,
+)
 
 LEAF_CHOICES = [(path, path) for path in LEAVES]
 
@@ -151,4 +160,3 @@ class Embedding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.image_id}/{self.model_key}: {self.status}"
-from annotation.review_models import *  # noqa: F401,F403,E402

@@ -71,7 +71,7 @@ def can_use_image(user: AbstractBaseUser | None, image: Image) -> bool:
 
 
 def _review_can_use_image(user: AbstractBaseUser, image: Image) -> bool:
-    from annotation.review_services import can_use_image_for_review
+    from annotation.review.services import can_use_image_for_review
 
     return can_use_image_for_review(user=user, image=image)
 

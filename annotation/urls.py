@@ -3,7 +3,7 @@ from django.urls import include, path
 from annotation import api, views
 
 urlpatterns = [
-    path("", include("annotation.review_urls")),  # issue 8: review rounds, second opinions, publishing
+    path("", include("annotation.review.urls")),  # issue 8: review rounds, second opinions, publishing
     path("annotation/", views.project_list, name="annotation-projects"),
     path("annotation/projects/<slug:slug>/", views.project_detail, name="annotation-project"),
     path("annotation/projects/<slug:slug>/export.zip", views.project_export, name="annotation-project-export"),

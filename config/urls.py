@@ -10,7 +10,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("scoring.urls")),
     path("", include("annotation.urls")),
-    path("plan/", include("scoring.plan_urls")),
+    path("plan/", include("scoring.benchmarks.plan.urls")),
     path("", include("simulator.urls")),
     path("", include("leaderboard.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

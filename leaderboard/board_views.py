@@ -37,7 +37,7 @@ from leaderboard.core.board import (
 )
 from leaderboard.core.columns import Level, spec_for
 from scoring.models import ModelEntry, Sample, SampleScore, Submission
-from scoring.plan_selectors import plan_judge_agreement
+from scoring.benchmarks.plan.selectors import plan_judge_agreement
 
 PLOT_TOP_MODELS = 6
 

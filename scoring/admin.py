@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from scoring.models import Benchmark, ModelEntry, Sample, SampleScore, Score, Split, Submission
-from scoring.plan_models import PlanAuditCheck, PlanJudgement, PlanVerdict
+from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement, PlanVerdict
 
 
 @admin.register(Benchmark)

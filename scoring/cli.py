@@ -5,9 +5,9 @@ import importlib
 import sys
 
 COMMANDS = {
-    "epic-bench": ("scoring.core.epic.cli", "EPIC-Bench: score std_format or raw responses"),
-    "plan-bench": ("scoring.core.plan.cli", "PLAN-Bench: score predictions against items"),
-    "vge-bench": ("simulator.core.cli", "VGEBench: replay action logs through the engine"),
+    "epic-bench": ("scoring.benchmarks.epic.core.cli", "EPIC-Bench: score std_format or raw responses"),
+    "plan-bench": ("scoring.benchmarks.plan.core.cli", "PLAN-Bench: score predictions against items"),
+    "vge-bench": ("scoring.benchmarks.vge.core.cli", "VGEBench: replay action logs through the engine"),
 }
 
 

@@ -2,6 +2,9 @@
 from django.conf import settings
 from django.db import models
 
+# PLAN-Bench's judge records live in its benchmark package; importing them registers them with this app.
+from scoring.benchmarks.plan.models import PlanAuditCheck, PlanDecider, PlanJudgement, PlanVerdict  # noqa: F401
+
 
 class Benchmark(models.Model):
     slug = models.SlugField(unique=True)
@@ -186,4 +189,3 @@ class SampleScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.submission_id}/{self.index}: {self.score}"
-from scoring.plan_models import *  # noqa: F401,F403

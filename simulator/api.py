@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from scoring import services as scoring_services
 from simulator import selectors, services
-from simulator.core.engine import EpisodeState
+from scoring.benchmarks.vge.core.engine import EpisodeState
 from simulator.models import Episode
 from simulator.serializers import (
     ActInput, ActOutput, BundleInput, BundleOutput, EpisodeCreateInput, EpisodeOutput, ObservationOutput,

@@ -15,7 +15,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from simulator import selectors, services
-from simulator.core.play import PlayInputError, action_text
+from scoring.benchmarks.vge.core.play import PlayInputError, action_text
 
 MAX_MESSAGE = 4096
 READ_ONLY_MESSAGE = ("This episode was opened in another tab or window, which now plays it; this tab is "

@@ -4,7 +4,7 @@ from django.db import models
 
 
 class Device(models.Model):
-    """One `vge-device/1` definition (a UCSM pruned to a device), validated by simulator.core on the way in."""
+    """One `vge-device/1` definition (a UCSM pruned to a device), validated by scoring.benchmarks.vge.core on the way in."""
 
     device_id = models.CharField(max_length=200, unique=True)
     category = models.CharField(max_length=100, db_index=True)
@@ -59,7 +59,7 @@ class Episode(models.Model):
     )
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="episodes")
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.AGENT)
-    state = models.JSONField(help_text="simulator.core.engine.EpisodeState.as_dict() after the last step.")
+    state = models.JSONField(help_text="scoring.benchmarks.vge.core.engine.EpisodeState.as_dict() after the last step.")
     finished = models.BooleanField(default=False)
     success = models.BooleanField(default=False)
     gave_up = models.BooleanField(
@@ -82,7 +82,7 @@ class Step(models.Model):
     index = models.PositiveIntegerField(help_text="1-based turn number.")
     raw_output = models.TextField()
     parsed_action = models.JSONField(null=True, blank=True)
-    outcome = models.JSONField(help_text="simulator.core.engine.StepOutcome.as_dict().")
+    outcome = models.JSONField(help_text="scoring.benchmarks.vge.core.engine.StepOutcome.as_dict().")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

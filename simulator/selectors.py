@@ -38,7 +38,7 @@ def public_step(outcome: dict[str, Any]) -> dict[str, Any]:
 
 def play_state(*, episode_id: int, user) -> dict[str, Any]:
     """Everything the play page needs to (re)draw an episode: observation, budget maxima, the feedback log."""
-    from simulator.core.engine import EpisodeState
+    from scoring.benchmarks.vge.core.engine import EpisodeState
     from simulator.services import EpisodeError, _check_owner, _engine_with_task, observation
 
     if user is None or not user.is_authenticated:

@@ -1,7 +1,7 @@
 """Writes for VGE: devices and tasks in, the demo library, episodes played step by step, bundles to submissions.
 
 Every episode (agent API, browser play, replay) goes through `episode_start` / `episode_step`, which call the
-one engine of simulator.core and persist each step (the episode row locked) before answering.
+one engine of scoring.benchmarks.vge.core and persist each step (the episode row locked) before answering.
 """
 from __future__ import annotations
 
@@ -18,16 +18,16 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
 from scoring.models import Benchmark, ModelEntry, Sample, Split, Submission
-from simulator.core.demo_agents import DEMO_AGENTS, demo_log
-from simulator.core.device import Device as CoreDevice
-from simulator.core.device import DeviceInvalid, load_device
-from simulator.core.engine import Engine, EpisodeState, StepOutcome
-from simulator.core.library import build_library
-from simulator.core.metrics import episode_metrics
-from simulator.core.play import budget_maxima
-from simulator.core.render import cached_render
-from simulator.core.tasks import Task as CoreTask
-from simulator.core.tasks import TaskInvalid, load_task
+from scoring.benchmarks.vge.core.demo_agents import DEMO_AGENTS, demo_log
+from scoring.benchmarks.vge.core.device import Device as CoreDevice
+from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device
+from scoring.benchmarks.vge.core.engine import Engine, EpisodeState, StepOutcome
+from scoring.benchmarks.vge.core.library import build_library
+from scoring.benchmarks.vge.core.metrics import episode_metrics
+from scoring.benchmarks.vge.core.play import budget_maxima
+from scoring.benchmarks.vge.core.render import cached_render
+from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
+from scoring.benchmarks.vge.core.task_defs import TaskInvalid, load_task
 from simulator.models import Device, Episode, Step, Task
 
 BENCHMARK_SLUG = "vge-bench"
@@ -92,7 +92,7 @@ def device_upsert(*, data: dict[str, Any], source: str = "import", images_dir: s
 def task_upsert(*, task: CoreTask, sample: Sample | None = None) -> Task:
     device = Device.objects.filter(device_id=task.device).first()
     if device is None:
-        from simulator.core.device import Problem
+        from scoring.benchmarks.vge.core.device import Problem
 
         raise TaskInvalid([Problem("device", f"unknown device '{task.device}'")], task.id)
     engine_for(device).add_task(task)  # checks the task against the device
@@ -430,7 +430,7 @@ def demo_split() -> Split | None:
 
 def baseline_mark(*, user: AbstractBaseUser, per_stratum: int = 1, seed: int = 0) -> list[Task]:
     """Curators only: make the stratified pick of the demo split's tasks the baseline set (replacing the old one)."""
-    from simulator.core.baseline import Candidate, stratified_pick
+    from scoring.benchmarks.vge.core.baseline import Candidate, stratified_pick
 
     if not is_curator(user):
         raise EpisodeError("Only curators choose the baseline set.", status=403)
@@ -497,7 +497,7 @@ def human_board_refresh() -> Submission | None:
     from scoring.events import submission_finished_event
     from scoring.models import SampleScore, Score
     from scoring.selectors import board_cache_invalidate
-    from simulator.core.metrics import METRICS, bootstrap_intervals, summarise
+    from scoring.benchmarks.vge.core.metrics import METRICS, bootstrap_intervals, summarise
 
     split = demo_split()
     if split is None:

@@ -1,4 +1,5 @@
-"""Every module under an app's core/ package imports without Django, in a fresh interpreter with no settings."""
+"""Every module under a core/ package (an app's, or a benchmark package's), the benchmark registry and every
+plugin import without Django, in a fresh interpreter with no settings: the CLI scores files that way."""
 import os
 import subprocess
 import sys
@@ -20,16 +21,20 @@ print("\\n".join(bad))
 
 
 def core_modules() -> list[str]:
+    paths = [p for app in APPS for core in sorted((ROOT / app).rglob("core")) for p in sorted(core.rglob("*.py"))]
+    paths += [ROOT / "scoring" / "benchmarks" / "__init__.py", *sorted((ROOT / "scoring" / "benchmarks").glob("*/plugin.py"))]
     modules = []
-    for app in APPS:
-        for path in sorted((ROOT / app / "core").rglob("*.py")):
-            parts = path.relative_to(ROOT).with_suffix("").parts
-            modules.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    for path in paths:
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        modules.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
     return modules
 
 
 def test_there_are_core_modules_to_check():
-    assert {"scoring.core", "scoring.core.stats", "simulator.core", "annotation.core"} <= set(core_modules())
+    assert {
+        "scoring.core", "scoring.core.stats", "scoring.benchmarks", "scoring.benchmarks.epic.core.scorer",
+        "scoring.benchmarks.plan.core.engine", "scoring.benchmarks.vge.core.engine", "annotation.core",
+    } <= set(core_modules())
 
 
 def test_no_core_module_imports_django():

@@ -11,7 +11,7 @@ register = template.Library()
 def review_notes(item):
     """The reviews that sent this item back (current cycle), shown to the annotator while it can be edited."""
     from annotation.models import Item
-    from annotation.review_services import review_comments_for_editor
+    from annotation.review.services import review_comments_for_editor
 
     if item.state not in (Item.State.NEEDS_REVISION, Item.State.IN_PROGRESS):
         return []

@@ -15,9 +15,9 @@ from scoring.core.contract import ScorerInput, ScoringResult
 Scorer = Callable[[ScorerInput], ScoringResult]
 
 REGISTRY: dict[str, str] = {
-    "epic-bench": "scoring.scorers.epic:score",
-    "plan-bench": "scoring.scorers.plan:score",
-    "vge-bench": "scoring.scorers.vge:score",
+    "epic-bench": "scoring.benchmarks.epic.scorer:score",
+    "plan-bench": "scoring.benchmarks.plan.scorer:score",
+    "vge-bench": "scoring.benchmarks.vge.scorer:score",
 }
 
 

@@ -1,5 +1,5 @@
 """Items of every EPIC family, exported to the raw layout, are read back identically by the site's EPIC importer
-(scoring/epic_import.py through `manage.py import_epic --strict`)."""
+(scoring/benchmarks/epic/importer.py through `manage.py import_epic --strict`)."""
 import json
 from io import StringIO
 

@@ -195,7 +195,8 @@ def test_blind_second_annotation_in_the_editor_flags_a_disagreeing_item_for_the_
 ):
     import numpy as np
 
-    from annotation import review_services, services
+    from annotation import services
+    from annotation.review import services as review_services
     from annotation.core import rle
     from annotation.models import SecondOpinion
 

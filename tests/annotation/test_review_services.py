@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from django.contrib.auth.models import Group
 
-from annotation import review_services as rs
+from annotation.review import services as rs
 from annotation import services
 from annotation.core import rle
 from annotation.core.review import diff_snapshots

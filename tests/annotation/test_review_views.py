@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
 
-from annotation import review_services as rs
+from annotation.review import services as rs
 from annotation import services
 from annotation.core import rle
 from annotation.models import AuditEvent, Item, Review, SecondOpinion

@@ -12,9 +12,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
 from scoring import services
-from scoring.core.epic import demo
-from scoring.core.epic.raw import to_std_record
-from scoring.epic_import import epic_split_import
+from scoring.benchmarks.epic.core import demo
+from scoring.benchmarks.epic.core.raw import to_std_record
+from scoring.benchmarks.epic.importer import epic_split_import
 from scoring.models import ModelEntry, Sample, SampleScore, Split, Submission
 
 pytestmark = pytest.mark.django_db
@@ -120,7 +120,7 @@ def test_std_format_upload_scores_like_the_cli(user, split, layout, tmp_path):
     pred = tmp_path / "p.jsonl"
     pred.write_text("\n".join(json.dumps(x) for x in lines))
     out = tmp_path / "o.json"
-    from scoring.core.epic.cli import main
+    from scoring.benchmarks.epic.core.cli import main
     assert main([str(pred), "--output", str(out)]) == 0
     cli = json.loads(out.read_text())["summary"]["overall"]["average_score"]
     assert submission.score.overall == pytest.approx(100 * cli, abs=1e-9)
@@ -151,7 +151,7 @@ def test_bad_uploads_fail_with_line_numbers_and_publish_nothing(user, split, mut
 
 
 def test_string_options_from_forms_are_read_as_flags():
-    from scoring.scorers.epic import options_from
+    from scoring.benchmarks.epic.scorer import options_from
     assert options_from({"raw": "true", "compat": "false"}) == (options_from({"raw": True})[0], True)
     assert options_from({"compat": "1"})[0].compat and not options_from({"raw": "0"})[1]
 

@@ -9,12 +9,13 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from scoring import plan_services, services
-from scoring.core.plan.demo import demo_items, oracle_predictions, random_predictions
-from scoring.core.plan.local_judge import LocalJudgeServer, Reply
+from scoring import services
+from scoring.benchmarks.plan import services as plan_services
+from scoring.benchmarks.plan.core.demo import demo_items, oracle_predictions, random_predictions
+from scoring.benchmarks.plan.core.local_judge import LocalJudgeServer, Reply
 from scoring.models import Benchmark, ModelEntry, Score, Split, Submission
-from scoring.plan_models import PlanAuditCheck, PlanJudgement, PlanVerdict
-from scoring.plan_selectors import plan_judge_agreement, plan_submission_state
+from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement, PlanVerdict
+from scoring.benchmarks.plan.selectors import plan_judge_agreement, plan_submission_state
 
 pytestmark = pytest.mark.django_db
 

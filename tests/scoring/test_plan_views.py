@@ -5,8 +5,8 @@ import pytest
 from django.contrib.auth.models import Group
 from django.urls import reverse
 
-from scoring.core.plan.demo import oracle_predictions, random_predictions
-from scoring.plan_models import PlanAuditCheck, PlanJudgement
+from scoring.benchmarks.plan.core.demo import oracle_predictions, random_predictions
+from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement
 
 from .test_plan_scoring import predictions, split, submit  # noqa: F401 - the split fixture
 

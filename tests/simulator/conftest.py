@@ -6,7 +6,7 @@ import copy
 import pytest
 
 from simulator import services
-from tests.simulator.core.conftest import TINY, make_task
+from tests.scoring.benchmarks.vge.core.conftest import TINY, make_task
 
 OPEN_DASH = "Thinking: the panel. Action: Switch_view(coord=[800, 200])"
 PRESS_POWER = "Action: Press(coord=[200, 300], params=[0])"

@@ -9,11 +9,11 @@ from django.contrib.auth.models import Group
 
 from scoring.models import ModelEntry, SampleScore, Submission
 from simulator import services
-from simulator.core.baseline import Candidate, stratified_pick
-from simulator.core.metrics import METRICS, summarise
-from simulator.core.replay import replay
+from scoring.benchmarks.vge.core.baseline import Candidate, stratified_pick
+from scoring.benchmarks.vge.core.metrics import METRICS, summarise
+from scoring.benchmarks.vge.core.replay import replay
 from simulator.models import Episode, Task
-from tests.simulator.core.conftest import TINY, make_task
+from tests.scoring.benchmarks.vge.core.conftest import TINY, make_task
 
 OPEN_DASH = "Switch_view(coord=[800, 200])"
 PRESS_POWER = "Press(coord=[200, 300], params=[0])"

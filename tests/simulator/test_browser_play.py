@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from simulator import services
-from simulator.core.actions import parse_action
-from simulator.core.device import load_device
-from simulator.core.engine import Engine
-from simulator.core.graphs import box_contains
-from simulator.core.library import build_library
-from simulator.core.oracle import optimal_outputs
+from scoring.benchmarks.vge.core.actions import parse_action
+from scoring.benchmarks.vge.core.device import load_device
+from scoring.benchmarks.vge.core.engine import Engine
+from scoring.benchmarks.vge.core.graphs import box_contains
+from scoring.benchmarks.vge.core.library import build_library
+from scoring.benchmarks.vge.core.oracle import optimal_outputs
 from simulator.models import Episode
 from tests.conftest import login_page
 

@@ -1,10 +1,10 @@
-"""Play-page messages -> action texts (simulator.core.play): what is accepted, what is refused and why."""
+"""Play-page messages -> action texts (scoring.benchmarks.vge.core.play): what is accepted, what is refused and why."""
 from __future__ import annotations
 
 import pytest
 
-from simulator.core.actions import parse_action
-from simulator.core.play import PlayInputError, action_text, budget_maxima
+from scoring.benchmarks.vge.core.actions import parse_action
+from scoring.benchmarks.vge.core.play import PlayInputError, action_text, budget_maxima
 
 
 @pytest.mark.parametrize("message, text", [

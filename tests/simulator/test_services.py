@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 
 from scoring.models import Sample
 from simulator.models import Device, Task
-from tests.simulator.core.conftest import TINY
+from tests.scoring.benchmarks.vge.core.conftest import TINY
 
 
 @pytest.mark.django_db

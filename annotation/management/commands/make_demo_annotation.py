@@ -12,7 +12,7 @@ from PIL import Image as PILImage
 
 from annotation import services
 from annotation.models import Project
-from scoring.core.epic import demo
+from scoring.benchmarks.epic.core import demo
 
 SLUG = "demo-color"
 LEAF = "TargetLocalization/BasicAttributes/Color"

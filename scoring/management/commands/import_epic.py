@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.epic_import import ImportError_, epic_split_import
+from scoring.benchmarks.epic.importer import ImportError_, epic_split_import
 
 
 class Command(BaseCommand):

@@ -6,9 +6,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring.core.contract import SubmissionRejected
-from scoring.core.plan.readers import read_items
+from scoring.benchmarks.plan.core.readers import read_items
 from scoring.models import Benchmark, Split
-from scoring.plan_services import plan_items_import
+from scoring.benchmarks.plan.services import plan_items_import
 
 
 class Command(BaseCommand):

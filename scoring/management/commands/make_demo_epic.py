@@ -1,6 +1,6 @@
 """`python manage.py make_demo_epic`: the EPIC-Bench demo split and baseline submissions. Deterministic, idempotent.
 
-Draws synthetic scenes covering all 23 leaves (scoring.core.epic.demo), writes them in the toolkit's raw layout
+Draws synthetic scenes covering all 23 leaves (scoring.benchmarks.epic.core.demo), writes them in the toolkit's raw layout
 under var/demo/epic, imports them as split `demo` (public GT) of `epic-bench`, and submits an oracle, a noisy
 and a random baseline as raw responses, scored at once through the normal pipeline.
 """
@@ -13,8 +13,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from scoring import services
-from scoring.core.epic import demo
-from scoring.epic_import import epic_split_import
+from scoring.benchmarks.epic.core import demo
+from scoring.benchmarks.epic.importer import epic_split_import
 
 
 DEMO_SEED = 2026

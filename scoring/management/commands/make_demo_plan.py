@@ -7,9 +7,9 @@ import json
 from django.core.management.base import BaseCommand
 
 from scoring import services
-from scoring.core.plan.demo import DEMO_SEED, demo_items, oracle_predictions, random_predictions
+from scoring.benchmarks.plan.core.demo import DEMO_SEED, demo_items, oracle_predictions, random_predictions
 from scoring.models import Benchmark, Split
-from scoring.plan_services import plan_items_import
+from scoring.benchmarks.plan.services import plan_items_import
 
 DEMO_MODELS = {
     "plan-demo-oracle": ("PLAN demo: rule-perfect oracle", "Repeats the ground truth; the rule judge alone scores it.", oracle_predictions),

@@ -3,8 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from simulator.core.device import DeviceInvalid
-from simulator.core.tasks import TaskInvalid
+from scoring.benchmarks.vge.core.device import DeviceInvalid
+from scoring.benchmarks.vge.core.task_defs import TaskInvalid
 from simulator.services import vge_import
 
 

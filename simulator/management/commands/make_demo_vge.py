@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from scoring.models import Split
-from simulator.core.library import build_library
+from scoring.benchmarks.vge.core.library import build_library
 
 from simulator.models import Task
 from simulator.services import baseline_mark, demo_agents_submit, demo_library_install

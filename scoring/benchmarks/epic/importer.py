@@ -1,0 +1,246 @@
+"""Import an EPIC-Bench split from the toolkit's raw dataset layout (spec section 1) into Split/Sample rows.
+
+Every `*_mask_rle.json` under `EPIC_Bench/` is one sample (sorted path order), keyed by its path from the
+`EPIC_Bench` parent. The GT JSON is checked with the scoring core (every mask must decode) and stored in
+`Sample.ground_truth`; images and overlays are copied once, content-addressed, under
+MEDIA_ROOT/public/epic-bench/img/, and listed in `Sample.inputs` with the prompt text. Re-importing the same
+layout changes nothing.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from scoring.benchmarks.epic.core.geometry import union_of_instances
+from scoring.benchmarks.epic.core.raw import task_from_path
+from scoring.benchmarks.epic.core.scorer import GroundTruth
+from scoring.benchmarks.epic.core.taxonomy import FP, GT_FIELDS, LEAF_BY_NAME, PR, Leaf
+from scoring.models import Benchmark, Sample, Split
+
+ROOT_FOLDER = "EPIC_Bench"
+MEDIA_SUBDIR = "public/epic-bench/img"
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
+OVERLAY_SUFFIX = {"FP": "_target_area_overlay.png", "VM": "_reference_area_overlay.png",
+                  "AR": "_reference_area_overlay.png", "CR": "_reference_object_overlay.png",
+                  "PR": "_reference_object_overlay.png"}
+
+
+class ImportError_(Exception):
+    """The path is not an EPIC-Bench layout."""
+
+
+@dataclass
+class ImportReport:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    images_stored: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def layout_parent(path: Path) -> Path:
+    """The folder that holds `EPIC_Bench/` (the path may name either)."""
+    path = path.resolve()
+    if path.name == ROOT_FOLDER and path.is_dir():
+        return path.parent
+    if (path / ROOT_FOLDER).is_dir():
+        return path
+    raise ImportError_(f"{path} is neither an {ROOT_FOLDER}/ folder nor the folder that holds one")
+
+
+def _leaf_of(key: str) -> Leaf | None:
+    category, task_type = task_from_path(key)
+    return LEAF_BY_NAME.get(task_type or "") if category else None
+
+
+def check_ground_truth(gt: Any, leaf: Leaf) -> list[str]:
+    """What is wrong with one GT JSON for its leaf: masks that do not decode, missing scored fields."""
+    if not isinstance(gt, dict):
+        return ["the file is not a JSON object"]
+    problems = []
+    if not isinstance(gt.get("mask_annotation"), dict):
+        problems.append("field 'mask_annotation': missing or not an object")
+    fam = "TL" if leaf.category == "TargetLocalization" else leaf.group_code
+    names = GT_FIELDS[fam]
+    truth = GroundTruth(gt, None)
+    mask_fields = [n for n in (names.localization, names.path, names.target_area) if n]
+    for name in mask_fields:
+        value = truth.get(name)
+        if value in (None, [], {}):
+            if name in (names.path, names.target_area) or (names.count and truth.count(names.count) != 0):
+                problems.append(f"field '{name}': no mask")
+            continue
+        mask, why = union_of_instances(value)
+        if mask is None:
+            problems.append(f"field '{name}': does not decode ({'; '.join(why)})")
+        elif why:
+            problems.append(f"field '{name}': " + "; ".join(why))
+    if names.count:
+        try:
+            if truth.count(names.count) is None:
+                problems.append(f"field '{names.count}': missing or not a number")
+        except (OverflowError, ValueError):
+            problems.append(f"field '{names.count}': not a finite number")
+    if fam == PR and truth.feasibility(names.feasibility) is None:
+        problems.append("field 'placement_feasible': missing or not a boolean")
+    return problems
+
+
+def _first_text(*values: Any) -> str:
+    for value in values:
+        if isinstance(value, list):
+            value = value[0] if value else None
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return ""
+
+
+def prompt_lines(gt: dict[str, Any], leaf: Leaf) -> list[str]:
+    """The description lines the converters append after the images (spec section 2.1)."""
+    text = gt.get("text_annotation") if isinstance(gt.get("text_annotation"), dict) else {}
+    masks = gt.get("mask_annotation") if isinstance(gt.get("mask_annotation"), dict) else {}
+    label = _first_text(text.get("text_label"), gt.get("text_label"))
+    code = leaf.group_code
+    if leaf.category == "TargetLocalization":
+        return [f"Target Object Description: {label}"]
+    if code == "FP":
+        norm = re.sub(r"2{2,}", ",", label)
+        norm = re.sub(r"\s*,\s*", ", ", norm)
+        norm = re.sub(r"\s+", " ", norm).strip().strip(",").strip()
+        return [f"Target Area Description: {norm}."]
+    if code == "CR":
+        if leaf.name != "ContactRelationship_TypeOne":
+            label = re.sub(r"\s+", " ", label.replace("2", ", ")).strip()
+        return [f"Reference Object Description: {label}"]
+    if code == "AR":
+        reference = _first_text(text.get("reference_object_description_en"), masks.get("target_en"))
+        task = _first_text(text.get("text_label"), text.get("task_description_en"))
+        return [f"Reference Object Description: {reference}", f"Task Description: {task}"]
+    if code == "PR":
+        reference = _first_text(text.get("reference_object_description_en"), masks.get("target_en"))
+        region = _first_text(text.get("placement_region_description_en"), masks.get("placement_region_en"))
+        return [f"Reference Object Description: {reference}", f"Placement Region Description: {region}"]
+    return []
+
+
+def _image_file(folder: Path, stem: str) -> Path | None:
+    for ext in IMAGE_EXTENSIONS:
+        candidate = folder / f"{stem}_image{ext}"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def model_images(gt_file: Path, leaf: Leaf) -> tuple[list[Path], list[str]]:
+    """The files fed to the model, in order (spec section 1.2), and what is missing."""
+    folder = gt_file.parent
+    base = gt_file.name[: -len("_mask_rle.json")]
+    code = leaf.group_code
+    problems: list[str] = []
+    stems = base.split("__", 1) if code == "VM" else [base]
+    if code == "VM" and len(stems) != 2:
+        return [], [f"{gt_file.name}: a VisualMatching GT must be named <A>__<B>_mask_rle.json"]
+    found: list[Path] = []
+    first = _image_file(folder, stems[0])
+    if first is None:
+        problems.append(f"{folder.name}/{stems[0]}_image.* not found")
+    else:
+        found.append(first)
+    if code in OVERLAY_SUFFIX:
+        overlay = folder / f"{stems[0]}{OVERLAY_SUFFIX[code]}"
+        if overlay.is_file():
+            found.append(overlay)
+        else:
+            problems.append(f"{folder.name}/{overlay.name} not found")
+    if code == "VM":
+        second = _image_file(folder, stems[1])
+        if second is None:
+            problems.append(f"{folder.name}/{stems[1]}_image.* not found")
+        else:
+            found.append(second)
+    return found, problems
+
+
+def store_image(data: bytes, suffix: str) -> tuple[str, bool]:
+    """Copy bytes once under MEDIA_ROOT by content hash; returns (relative name, newly written)."""
+    digest = hashlib.sha256(data).hexdigest()
+    name = f"{MEDIA_SUBDIR}/{digest[:2]}/{digest}{suffix.lower()}"
+    target = Path(settings.MEDIA_ROOT) / name
+    if target.exists():
+        return name, False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(target.suffix + ".part")
+    tmp.write_bytes(data)
+    tmp.replace(target)
+    return name, True
+
+
+def epic_split_import(*, path: Path, split_name: str, hidden: bool, version: int = 1, description: str = "",
+                      benchmark_slug: str = "epic-bench") -> tuple[Split, ImportReport]:
+    """Create or update the split's samples from the raw layout; samples with a broken GT are skipped and reported."""
+    parent = layout_parent(Path(path))
+    benchmark = Benchmark.objects.get(slug=benchmark_slug)
+    report = ImportReport()
+    gt_files = sorted((parent / ROOT_FOLDER).rglob("*_mask_rle.json"))
+    rows: list[dict[str, Any]] = []
+    for gt_file in gt_files:
+        key = gt_file.relative_to(parent).as_posix()
+        leaf = _leaf_of(key)
+        if leaf is None:
+            report.problems.append(f"{key}: not under a known task folder; skipped")
+            continue
+        try:
+            gt = json.loads(gt_file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            report.problems.append(f"{key}: not valid JSON ({exc}); skipped")
+            continue
+        gt_problems = check_ground_truth(gt, leaf)
+        if gt_problems:
+            report.problems.extend(f"{key}: {p}; skipped" for p in gt_problems)
+            continue
+        files, missing = model_images(gt_file, leaf)
+        report.problems.extend(f"{key}: {m}" for m in missing)
+        images = []
+        for file in files:
+            name, new = store_image(file.read_bytes(), file.suffix)
+            report.images_stored += int(new)
+            images.append({"name": file.relative_to(parent).as_posix(), "url": settings.MEDIA_URL + name})
+        rows.append({"key": key, "category": leaf.category, "group": leaf.group, "task": leaf.name,
+                     "inputs": {"images": images, "prompt": prompt_lines(gt, leaf), "by_type": leaf.by_type},
+                     "ground_truth": gt})
+    with transaction.atomic():
+        split, created = Split.objects.get_or_create(
+            benchmark=benchmark, name=split_name, version=version,
+            defaults={"hidden_ground_truth": hidden, "description": description},
+        )
+        if not created and (split.hidden_ground_truth != hidden or (description and split.description != description)):
+            split.hidden_ground_truth = hidden
+            split.description = description or split.description
+            split.save(update_fields=["hidden_ground_truth", "description"])
+        existing = {s.key: s for s in Sample.objects.filter(split=split)}
+        to_create, to_update = [], []
+        for position, row in enumerate(rows):
+            sample = existing.get(row["key"])
+            if sample is None:
+                to_create.append(Sample(split=split, position=position, **row))
+                continue
+            changed = False
+            for name, value in (("position", position), *row.items()):
+                if getattr(sample, name) != value:
+                    setattr(sample, name, value)
+                    changed = True
+            (to_update.append(sample) if changed else None)
+        Sample.objects.bulk_create(to_create, batch_size=500)
+        if to_update:
+            Sample.objects.bulk_update(to_update, ["position", "category", "group", "task", "inputs", "ground_truth"],
+                                       batch_size=500)
+        report.created, report.updated = len(to_create), len(to_update)
+        report.unchanged = len(rows) - report.created - report.updated
+    return split, report

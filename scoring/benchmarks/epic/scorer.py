@@ -1,0 +1,184 @@
+"""EPIC-Bench on the site: the split's samples and an uploaded file in, a ScoringResult out, through the core.
+
+The upload is the toolkit's std_format, or raw responses with `options={"raw": true}`; `{"compat": true}`
+reproduces the toolkit's reading of B1/B5 and `{"coord_mode": ...}` overrides coordinate systems. Each
+prediction is matched to a sample by key: the GT JSON path from the `EPIC_Bench/` folder on
+("EPIC_Bench/Navigation/.../x_mask_rle.json"), taken from `key`/`id`, `ground_truth.gt_json_path` or the
+images. The sample's own task and GT are used; a sample without a prediction scores 0 as an invalid response.
+Unmatched, duplicate or unreadable lines fail the whole file, so nothing half-scored is published.
+"""
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import Any, Mapping, Sequence
+
+from scoring.core.contract import FileProblem, SampleRecord, SampleResult, ScorerInput, ScoringResult, SubmissionRejected
+from scoring.benchmarks.epic.core.fields import COORDINATE_SYSTEMS, NO_VALID_RESPONSE
+from scoring.benchmarks.epic.core.pipeline import Line, parse_text, score_with_gt
+from scoring.benchmarks.epic.core.raw import gt_path_from_images, image_paths
+from scoring.benchmarks.epic.core.scorer import SCORER_VERSION, Options, SampleScore, summarize
+from scoring.benchmarks.epic.core.taxonomy import CATEGORY_CODES, GROUP_CODE_BY_KEY, LEAVES
+from scoring.core.stats import bootstrap_mean_intervals
+
+ROOT_FOLDER = "EPIC_Bench"
+PROGRESS_EVERY = 250
+
+
+def key_from_path(path: Any) -> str | None:
+    """The sample key of a GT path: from the last `EPIC_Bench` component on, '/'-separated."""
+    if not isinstance(path, str) or not path:
+        return None
+    parts = PurePosixPath(path.replace("\\", "/")).parts
+    if ROOT_FOLDER not in parts:
+        return None
+    at = len(parts) - 1 - parts[::-1].index(ROOT_FOLDER)
+    return "/".join(parts[at:])
+
+
+def prediction_key(record: Mapping[str, Any]) -> str | None:
+    for name in ("key", "id", "sample_id"):
+        value = record.get(name)
+        if isinstance(value, str) and value:
+            return key_from_path(value) or value
+    inline = record.get("ground_truth")
+    if isinstance(inline, dict):
+        value = inline.get("gt_json_path")
+        value = value[0] if isinstance(value, list) and value else value
+        key = key_from_path(value)
+        if key:
+            return key
+    task = record.get("task_type")
+    task = task[0] if isinstance(task, list) and task else task
+    return key_from_path(gt_path_from_images(image_paths(record.get("images")), task if isinstance(task, str) else None))
+
+
+def match(lines: Sequence[Line], samples: Sequence[SampleRecord]) -> tuple[dict[str, Line], list[FileProblem]]:
+    """Prediction lines by sample key; problems for lines that match no sample, or the same one twice."""
+    keys = {s.key for s in samples}
+    matched: dict[str, Line] = {}
+    problems: list[FileProblem] = []
+    for line in lines:
+        key = prediction_key(line.record)
+        if key is None:
+            problems.append(FileProblem("cannot tell which sample this is: no key/id, no gt_json_path under "
+                                        f"{ROOT_FOLDER}/ and no *_image path", line=line.number, field="ground_truth.gt_json_path"))
+        elif key not in keys:
+            problems.append(FileProblem(f"'{key}' is not a sample of this split", line=line.number,
+                                        field="ground_truth.gt_json_path"))
+        elif key in matched:
+            problems.append(FileProblem(f"second prediction for '{key}' (first on line {matched[key].number})",
+                                        line=line.number, field="ground_truth.gt_json_path"))
+        else:
+            matched[key] = line
+    return matched, problems
+
+
+def _missing_record() -> dict[str, Any]:
+    nvr = [NO_VALID_RESPONSE]
+    return {"formatted_response_localization": nvr, "formatted_response_count": nvr,
+            "formatted_response_path": nvr, "formatted_response_binary": nvr}
+
+
+def _record_for(sample: SampleRecord, line: Line | None) -> dict[str, Any]:
+    """The prediction with the split's own task and GT path (the file's task fields are not trusted)."""
+    record = dict(line.record) if line else _missing_record()
+    record["task_category"] = [sample.category]
+    record["task_type"] = [sample.task]
+    record["ground_truth"] = {"gt_json_path": [sample.key]}
+    return record
+
+
+def options_from(raw_options: Mapping[str, Any]) -> tuple[Options, bool]:
+    coord = raw_options.get("coord_mode") or None
+    if coord is not None and coord not in COORDINATE_SYSTEMS:
+        raise SubmissionRejected(f"Unknown coord_mode '{coord}'.", [FileProblem(
+            f"coord_mode must be one of {', '.join(COORDINATE_SYSTEMS)}", field="options.coord_mode")])
+    return Options(compat=_flag(raw_options.get("compat")), coord_mode=None if coord == "auto" else coord), _flag(
+        raw_options.get("raw"))
+
+
+def _flag(value: Any) -> bool:
+    """Form fields arrive as strings: "false" must not read as true."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return bool(value)
+
+
+def breakdown_of(summary: Mapping[str, Any]) -> dict[str, float | None]:
+    """Board columns in percent: overall, TL/Nav/Manip, the nine group codes, the 23 leaves by their by_type key."""
+    out: dict[str, float | None] = {"overall": 100.0 * summary["overall"]["average_score"]}
+    for category, bucket in summary["by_category"].items():
+        out[CATEGORY_CODES[category]] = 100.0 * bucket["mean_score"]
+    for key, bucket in summary["by_group"].items():
+        out[GROUP_CODE_BY_KEY[key]] = 100.0 * bucket["mean_score"]
+    for key, bucket in summary["by_type"].items():
+        out[key] = 100.0 * bucket["mean_score"]
+    return out
+
+
+def intervals_of(scores: Sequence[SampleScore]) -> dict[str, tuple[float, float]]:
+    """95% bootstrap intervals (fixed seed, stratified by category) of every breakdown column."""
+    columns: dict[str, list[bool]] = {"overall": [True] * len(scores)}
+    for category, code in CATEGORY_CODES.items():
+        columns[code] = [s.category == category for s in scores]
+    for leaf in LEAVES:
+        columns.setdefault(leaf.group_code, [s.leaf is not None and s.leaf.group_code == leaf.group_code for s in scores])
+        columns[leaf.by_type] = [s.leaf is leaf for s in scores]
+    columns = {k: v for k, v in columns.items() if any(v)}
+    return bootstrap_mean_intervals([s.score for s in scores], columns, strata=[s.category for s in scores], scale=100.0)
+
+
+def sample_result(sample: SampleRecord, line: Line | None, s: SampleScore) -> SampleResult:
+    outcome = "missing" if line is None else s.outcome
+    error = s.error or ""
+    if line is None:
+        error = "no prediction for this sample"
+    details: dict[str, Any] = {"line": line.number if line else None, "gt_error": s.gt_error, **dict(s.details)}
+    return SampleResult(index=s.index, key=sample.key, score=s.score, task=sample.task, outcome=outcome,
+                        invalid=s.invalid, error=error, components=dict(s.components), details=details)
+
+
+def score(inp: ScorerInput) -> ScoringResult:
+    options, raw = options_from(inp.options or {})
+    try:
+        text = inp.file_path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SubmissionRejected("The file is not UTF-8 text.", [FileProblem(f"not UTF-8 at byte {exc.start}")])
+    parsed = parse_text(text, raw=raw)
+    matched, problems = match(parsed.lines, inp.samples)
+    unreadable = [p for p in parsed.problems if "skipped" in p.message]
+    if unreadable or problems:
+        all_problems = [*unreadable, *problems]
+        raise SubmissionRejected(
+            f"{len(all_problems)} line(s) of the file cannot be used (first: {all_problems[0]}); nothing was scored.",
+            all_problems[:500])
+    if not matched:
+        raise SubmissionRejected("No prediction matches a sample of this split.", [FileProblem("no matching line")])
+    samples = list(inp.samples)
+    lines = [matched.get(s.key) for s in samples]
+    triples = ((_record_for(s, line), s.ground_truth, None if s.ground_truth else "the sample has no ground truth")
+               for s, line in zip(samples, lines))
+    scores = score_with_gt(triples, options=options, progress=inp.progress, total=len(samples), every=PROGRESS_EVERY)
+    summary = summarize(scores)
+    breakdown = breakdown_of(summary)
+    details = {
+        "mode": options.mode_name,
+        "parser": "reference" if raw else "std_format",
+        "coord_override": options.coord_mode,
+        "samples": len(samples),
+        "predictions": len(matched),
+        "missing": len(samples) - len(matched),
+        "num_invalid_response": summary["overall"]["num_invalid_response"],
+        "gt_errors": sum(1 for s in scores if s.gt_error),
+        "counts": {k: {"n": b["total_processed"], "invalid": b["num_invalid_response"]}
+                   for part in ("by_category", "by_group", "by_type") for k, b in summary[part].items()},
+        "notes": [p.as_dict() for p in parsed.problems][:200],
+    }
+    return ScoringResult(
+        overall=breakdown["overall"],
+        breakdown=breakdown,
+        samples=[sample_result(s, line, sc) for s, line, sc in zip(samples, lines, scores)],
+        scorer_version=f"{SCORER_VERSION} ({options.mode_name})",
+        intervals=intervals_of(scores),
+        details=details,
+    )

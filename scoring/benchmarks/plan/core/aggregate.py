@@ -1,0 +1,96 @@
+"""Accuracy columns of a PLAN-Bench submission: overall, 3 dimensions, 16 subtasks, single choice vs open.
+
+A column is final when none of its items is undecided; until then its value is None and `ranges` gives the
+provisional [all undecided wrong, all undecided right] in percent. Intervals are 95% bootstrap percentiles
+(scoring.core.stats, fixed seed, stratified by dimension), computed only for a final submission.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, SUBTASKS, ItemType
+from scoring.core.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_mean_intervals
+
+COLUMNS: tuple[str, ...] = ("overall", *DIMENSION_KEYS.values(), *SUBTASKS, "single_choice", "open")
+
+
+@dataclass(frozen=True)
+class Row:
+    dimension: str  # full name, "Spatial Cognition"
+    subtask: str  # code, "OO"
+    type: ItemType
+    correct: bool | None
+
+
+@dataclass(frozen=True)
+class Summary:
+    total: int
+    correct: int
+    undecided: int
+    breakdown: dict[str, float | None]  # column -> percent; None while the column has undecided items
+    ranges: dict[str, tuple[float, float]]  # column -> [low, high] percent
+    counts: dict[str, int]  # column -> number of items
+    intervals: dict[str, tuple[float, float]]
+
+    @property
+    def final(self) -> bool:
+        return self.undecided == 0
+
+    @property
+    def overall(self) -> float | None:
+        return self.breakdown.get("overall")
+
+
+def _members(rows: Sequence[Row]) -> dict[str, list[bool]]:
+    columns: dict[str, list[bool]] = {}
+    for key in COLUMNS:
+        columns[key] = [
+            key == "overall"
+            or DIMENSION_KEYS[r.dimension] == key
+            or r.subtask == key
+            or r.type.value == key
+            for r in rows
+        ]
+    return columns
+
+
+def summarise(
+    rows: Sequence[Row], *, seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES, intervals: bool = True
+) -> Summary:
+    members = _members(rows)
+    breakdown: dict[str, float | None] = {}
+    ranges: dict[str, tuple[float, float]] = {}
+    counts: dict[str, int] = {}
+    for key, mask in members.items():
+        chosen = [r for r, m in zip(rows, mask) if m]
+        counts[key] = len(chosen)
+        if not chosen:
+            breakdown[key] = None
+            continue
+        right = sum(1 for r in chosen if r.correct is True)
+        open_ = sum(1 for r in chosen if r.correct is None)
+        low, high = 100.0 * right / len(chosen), 100.0 * (right + open_) / len(chosen)
+        ranges[key] = (round(low, 4), round(high, 4))
+        breakdown[key] = round(low, 4) if open_ == 0 else None
+    undecided = sum(1 for r in rows if r.correct is None)
+    cis: dict[str, tuple[float, float]] = {}
+    if intervals and rows and undecided == 0:
+        raw = bootstrap_mean_intervals(
+            [1.0 if r.correct else 0.0 for r in rows],
+            {k: m for k, m in members.items() if any(m)},
+            strata=[r.dimension for r in rows],
+            resamples=resamples,
+            seed=seed,
+            scale=100.0,
+        )
+        cis = {k: (round(lo, 4), round(hi, 4)) for k, (lo, hi) in raw.items()}
+    return Summary(
+        total=len(rows),
+        correct=sum(1 for r in rows if r.correct is True),
+        undecided=undecided,
+        breakdown=breakdown,
+        ranges=ranges,
+        counts=counts,
+        intervals=cis,
+    )

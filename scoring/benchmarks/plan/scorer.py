@@ -1,0 +1,121 @@
+"""PLAN-Bench on the site: split samples and an uploaded file in, a ScoringResult out, through the core cascade.
+
+Runs in the Celery worker. The LLM judge is used when JUDGE_BASE_URL and JUDGE_MODEL are set; verdicts come from and
+go to the database cache; what stays undecided joins the human queue. A submission with undecided items gets
+`overall=None` and `details = {"final": False, "undecided": N, "range": {...}, "status_text": "awaiting judgement
+(N items)"}` until people decide the rest (scoring.benchmarks.plan.services.plan_judgement_decide then recomputes it).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from scoring.core.contract import SampleRecord, SampleResult, ScorerInput, ScoringResult
+from scoring.benchmarks.plan.core.aggregate import Row, Summary, summarise
+from scoring.benchmarks.plan.core.engine import judge_submission
+from scoring.benchmarks.plan.core.protocol import PROMPT_VERSION
+from scoring.benchmarks.plan.core.readers import check_prediction_ids, parse_predictions
+from scoring.benchmarks.plan.core.rules import RULE_VERSION
+from scoring.benchmarks.plan.core.types import DIMENSION_OF, Item, ItemType, Outcome
+
+SCORER_VERSION = f"plan-bench/1 ({RULE_VERSION}, {PROMPT_VERSION})"
+OUTPUT_SHOWN = 4000  # characters of each output kept for the drill-down
+
+
+def item_from_record(record: SampleRecord) -> Item:
+    inputs, truth = record.inputs, record.ground_truth
+    return Item(
+        id=record.key,
+        dimension=record.category or DIMENSION_OF.get(record.task, ""),
+        subtask=record.task,
+        type=ItemType(inputs.get("type") or record.group or "open"),
+        question=str(inputs.get("question", "")),
+        answer=str(truth.get("answer", "")),
+        images=tuple(inputs.get("images") or ()),
+        options=inputs.get("options") or None,
+        answer_hint=truth.get("answer_hint") or None,
+    )
+
+
+def score_fields(summary: Summary, *, judge: str = "") -> dict[str, Any]:
+    """Score row fields from a summary; the scorer and the recompute after a human decision both use this."""
+    details: dict[str, Any] = {
+        "final": summary.final,
+        "undecided": summary.undecided,
+        "range": {k: list(v) for k, v in summary.ranges.items()},
+        "counts": summary.counts,
+        "items": summary.total,
+        "correct": summary.correct,
+        "prompt_version": PROMPT_VERSION,
+        "rule_version": RULE_VERSION,
+        "status_text": "final" if summary.final else f"awaiting judgement ({summary.undecided} items)",
+    }
+    if judge:
+        details["judge"] = judge
+    return {
+        "overall": summary.overall,
+        "breakdown": dict(summary.breakdown),
+        "intervals": {k: list(v) for k, v in summary.intervals.items()},
+        "details": details,
+    }
+
+
+def sample_result(outcome: Outcome) -> SampleResult:
+    v = outcome.verdict
+    outcome_name = "undecided" if v.correct is None else "correct" if v.correct else "wrong"
+    if outcome.prediction is None:
+        outcome_name = "missing"
+    details: dict[str, Any] = {
+        "dimension": outcome.item.dimension,
+        "type": outcome.item.type.value,
+        "output": (outcome.prediction or "")[:OUTPUT_SHOWN],
+        "extracted": v.extracted,
+        "decided_by": v.decided_by.value if v.decided_by else None,
+        "judge": v.judge,
+        "prompt_version": v.prompt_version,
+        "raw_judge_output": v.raw_output,
+        "note": v.note,
+        "fingerprint": outcome.item.fingerprint,
+        "output_hash": outcome.output_hash,
+    }
+    if v.correct is None:
+        details["judgement_key"] = f"{outcome.item.fingerprint}:{outcome.output_hash}"
+    return SampleResult(
+        index=outcome.index,
+        key=outcome.item.id,
+        score=None if v.correct is None else float(v.correct),
+        task=outcome.item.subtask,
+        outcome=outcome_name,
+        invalid=outcome.prediction is None,
+        components={"correct": v.correct},
+        details=details,
+    )
+
+
+def rows_from_outcomes(outcomes: Sequence[Outcome]) -> list[Row]:
+    return [Row(o.item.dimension, o.item.subtask, o.item.type, o.verdict.correct) for o in outcomes]
+
+
+def score(inp: ScorerInput) -> ScoringResult:
+    from scoring.benchmarks.plan import services as plan_services  # Django-side adapters: the DB cache, the judge client, the queue
+
+    items = [item_from_record(r) for r in inp.samples]
+    predictions = parse_predictions(inp.file_path.read_bytes(), name=inp.file_path.name)
+    check_prediction_ids(items, predictions)
+    judge = plan_services.judge_client_from_settings()
+    try:
+        outcomes = judge_submission(
+            items, predictions, judge=judge, cache=plan_services.DatabaseVerdictCache(), progress=inp.progress
+        )
+    finally:
+        if judge is not None:
+            judge.close()
+    plan_services.plan_judgements_enqueue(outcomes=[o for o in outcomes if not o.verdict.decided])
+    fields = score_fields(summarise(rows_from_outcomes(outcomes)), judge=judge.name if judge else "")
+    return ScoringResult(
+        overall=fields["overall"],
+        breakdown=fields["breakdown"],
+        samples=[sample_result(o) for o in outcomes],
+        scorer_version=SCORER_VERSION,
+        intervals={k: tuple(v) for k, v in fields["intervals"].items()},
+        details=fields["details"],
+    )

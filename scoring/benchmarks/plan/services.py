@@ -1,0 +1,401 @@
+"""Writes for PLAN-Bench: the database verdict cache, the human judgement queue, recomputing a score when a person
+decides, the judge audit, and importing items. Loads rows, calls scoring.benchmarks.plan.core, saves."""
+from __future__ import annotations
+
+import base64
+import binascii
+import random
+from collections import defaultdict
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from scoring.benchmarks.plan.core.aggregate import Row, summarise
+from scoring.benchmarks.plan.core.engine import CacheEntry, CacheKey
+from scoring.benchmarks.plan.core.judge_client import OpenAIJudgeClient
+from scoring.benchmarks.plan.core.types import DecidedBy, Item, ItemType, Outcome, Verdict
+from scoring.models import Sample, SampleScore, Score, Split, Submission
+from scoring.selectors import board_cache_invalidate
+from scoring.benchmarks.plan.models import PlanAuditCheck, PlanDecider, PlanJudgement, PlanVerdict
+
+PERSON_PROMPT_VERSION = "person"
+REVIEW_ROLES = ("reviewer", "curator")
+PUBLIC_IMAGE_ROOT = "plan-bench"  # under MEDIA_ROOT/public, served at /media/public/
+
+
+# --- roles ------------------------------------------------------------------------------------------------
+
+
+def plan_reviewer_check(user: AbstractBaseUser | None) -> None:
+    """Only reviewers, curators and staff judge items and audit the judge."""
+    if user is None or not user.is_authenticated:
+        raise PermissionDenied("Sign in as a reviewer or curator.")
+    if user.is_staff or user.groups.filter(name__in=REVIEW_ROLES).exists():
+        return
+    raise PermissionDenied("Only reviewers and curators can judge PLAN-Bench answers.")
+
+
+def is_plan_reviewer(user: AbstractBaseUser | None) -> bool:
+    try:
+        plan_reviewer_check(user)
+    except PermissionDenied:
+        return False
+    return True
+
+
+# --- judge and cache --------------------------------------------------------------------------------------
+
+
+def judge_client_from_settings() -> OpenAIJudgeClient | None:
+    """The LLM judge when JUDGE_BASE_URL and JUDGE_MODEL are set; None means rules, then people."""
+    if not (settings.JUDGE_BASE_URL and settings.JUDGE_MODEL):
+        return None
+    return OpenAIJudgeClient(
+        base_url=settings.JUDGE_BASE_URL,
+        model=settings.JUDGE_MODEL,
+        api_key=settings.JUDGE_API_KEY,
+        # Optional tuning (not environment settings): tests shorten the backoff.
+        max_in_flight=getattr(settings, "JUDGE_MAX_IN_FLIGHT", 16),
+        timeout=getattr(settings, "JUDGE_TIMEOUT", 60.0),
+        max_retries=getattr(settings, "JUDGE_MAX_RETRIES", 4),
+        backoff=getattr(settings, "JUDGE_BACKOFF", 0.5),
+    )
+
+
+def _verdict_of(row: PlanVerdict) -> Verdict:
+    return Verdict(
+        correct=row.correct,
+        decided_by=DecidedBy(row.decided_by),
+        judge=row.judge,
+        prompt_version=row.prompt_version,
+        raw_output=row.raw_output,
+        extracted=row.extracted,
+        note=row.note,
+    )
+
+
+class DatabaseVerdictCache:
+    """scoring.benchmarks.plan.core's VerdictCache over PlanVerdict rows: a person's verdict first, then the judge's."""
+
+    def lookup(self, keys: Sequence[CacheKey], *, judge: str | None, prompt_version: str) -> dict[CacheKey, Verdict]:
+        wanted = set(keys)
+        found: dict[CacheKey, Verdict] = {}
+        fingerprints = sorted({f for f, _ in wanted})
+        for start in range(0, len(fingerprints), 500):
+            rows = PlanVerdict.objects.filter(item_fingerprint__in=fingerprints[start : start + 500]).filter(
+                Q(decided_by=PlanDecider.PERSON) | Q(judge=judge or "", prompt_version=prompt_version)
+            )
+            for row in rows.order_by("created_at"):
+                key = (row.item_fingerprint, row.output_hash)
+                if key not in wanted:
+                    continue
+                if row.decided_by == PlanDecider.PERSON or key not in found:
+                    found[key] = _verdict_of(row)
+        return found
+
+    def store(self, entries: Sequence[CacheEntry]) -> None:
+        PlanVerdict.objects.bulk_create(
+            [
+                PlanVerdict(
+                    item_key=e.item.id[:300],
+                    item_fingerprint=e.item.fingerprint,
+                    output_hash=e.output_hash,
+                    output_text=e.output,
+                    judge=e.verdict.judge[:200],
+                    prompt_version=e.verdict.prompt_version,
+                    decided_by=e.verdict.decided_by.value if e.verdict.decided_by else PlanDecider.MODEL,
+                    correct=bool(e.verdict.correct),
+                    extracted=e.verdict.extracted[:10],
+                    raw_output=e.verdict.raw_output,
+                    note=e.verdict.note,
+                )
+                for e in entries
+                if e.verdict.decided
+            ],
+            ignore_conflicts=True,
+        )
+
+
+# --- human queue ------------------------------------------------------------------------------------------
+
+
+def _item_snapshot(item: Item) -> dict:
+    return {
+        "question": item.question,
+        "type": item.type.value,
+        "options": dict(item.options or {}),
+        "answer": item.answer,
+        "answer_hint": item.answer_hint,
+        "images": list(item.images),
+    }
+
+
+def plan_judgements_enqueue(*, outcomes: Iterable[Outcome]) -> int:
+    """Put undecided (item, output) pairs in the human queue, once each; returns how many are new."""
+    created = 0
+    for o in outcomes:
+        if o.verdict.decided:
+            continue
+        _, new = PlanJudgement.objects.update_or_create(
+            item_fingerprint=o.item.fingerprint,
+            output_hash=o.output_hash,
+            create_defaults={
+                "item_key": o.item.id[:300],
+                "output_text": o.prediction or "",
+                "dimension": o.item.dimension,
+                "subtask": o.item.subtask,
+                "item": _item_snapshot(o.item),
+                "reason": o.verdict.note,
+                "raw_judge_output": o.verdict.raw_output,
+            },
+            defaults={"reason": o.verdict.note, "raw_judge_output": o.verdict.raw_output},
+        )
+        created += int(new)
+    return created
+
+
+def _rows_of_submission(submission_id: int) -> list[Row]:
+    rows = []
+    for s in SampleScore.objects.filter(submission_id=submission_id).only("task", "score", "details").order_by("index"):
+        correct = None if s.score is None else s.score >= 0.5
+        rows.append(Row(s.details.get("dimension", ""), s.task, ItemType(s.details.get("type", "open")), correct))
+    return rows
+
+
+def plan_score_recompute(*, submission_id: int) -> Score:
+    """Recompute a submission's Score from its per-item verdicts through the same aggregation as the scorer."""
+    from scoring.benchmarks.plan.scorer import score_fields
+
+    score = Score.objects.get(submission_id=submission_id)
+    was_final = bool(score.details.get("final"))
+    fields = score_fields(summarise(_rows_of_submission(submission_id)), judge=score.details.get("judge", ""))
+    for name, value in fields.items():
+        setattr(score, name, value)
+    score.save(update_fields=list(fields))
+    if fields["details"]["final"] and not was_final:
+        # The same follow-ups as the scoring pipeline: paired comparisons, then the board and the submitter hear.
+        from leaderboard.services import board_comparisons_after_scoring
+        from scoring.events import submission_finished_event
+
+        transaction.on_commit(lambda: board_comparisons_after_scoring(submission_id))
+        transaction.on_commit(lambda: submission_finished_event(submission_id=submission_id))
+    return score
+
+
+def plan_judgement_decide(
+    *, judgement_id: int, user: AbstractBaseUser, correct: bool, note: str = ""
+) -> list[int]:
+    """A person decides one queued (item, output): every submission waiting on it is updated and re-aggregated.
+
+    Returns the ids of the submissions whose scores were recomputed.
+    """
+    plan_reviewer_check(user)
+    with transaction.atomic():
+        judgement = PlanJudgement.objects.select_for_update().get(pk=judgement_id)
+        if judgement.status == PlanJudgement.Status.DECIDED:
+            raise ValidationError("This answer has already been judged.")
+        verdict, _ = PlanVerdict.objects.update_or_create(
+            item_fingerprint=judgement.item_fingerprint,
+            output_hash=judgement.output_hash,
+            judge=user.get_username()[:200],
+            prompt_version=PERSON_PROMPT_VERSION,
+            defaults={
+                "item_key": judgement.item_key,
+                "output_text": judgement.output_text,
+                "decided_by": PlanDecider.PERSON,
+                "decided_by_user": user,
+                "correct": correct,
+                "note": note,
+            },
+        )
+        judgement.status = PlanJudgement.Status.DECIDED
+        judgement.verdict = verdict
+        judgement.decided_at = timezone.now()
+        judgement.save(update_fields=["status", "verdict", "decided_at"])
+        return _apply_verdict(judgement.key, verdict)
+
+
+def plan_judgements_reconcile() -> list[int]:
+    """Apply people's verdicts to items still waiting on an already decided judgement.
+
+    This happens when a person decides while a submission with the same output is being scored (the scorer read
+    the cache before the decision and saved after it). Returns the ids of the submissions recomputed.
+    """
+    decided = {
+        j.key: j.verdict
+        for j in PlanJudgement.objects.filter(status=PlanJudgement.Status.DECIDED, verdict__isnull=False).select_related("verdict")
+    }
+    waiting_keys = set(
+        SampleScore.objects.filter(score__isnull=True, details__has_key="judgement_key")
+        .values_list("details__judgement_key", flat=True)
+        .distinct()
+    )
+    updated: set[int] = set()
+    for key in sorted(waiting_keys & set(decided)):
+        with transaction.atomic():
+            updated.update(_apply_verdict(key, decided[key]))
+    return sorted(updated)
+
+
+def _apply_verdict(key: str, verdict: PlanVerdict) -> list[int]:
+    waiting = SampleScore.objects.filter(details__judgement_key=key, score__isnull=True).select_for_update()
+    submissions: set[int] = set()
+    for sample_score in waiting:
+        details = dict(sample_score.details)
+        details.update(
+            decided_by=PlanDecider.PERSON.value,
+            judge=verdict.judge,
+            prompt_version=verdict.prompt_version,
+            note=verdict.note or details.get("note", ""),
+            decided_at=timezone.now().isoformat(),
+        )
+        # The judge's last raw reply stays in details["raw_judge_output"] for the audit trail.
+        sample_score.details = details
+        sample_score.score = float(verdict.correct)
+        sample_score.outcome = "correct" if verdict.correct else "wrong"
+        sample_score.components = {"correct": verdict.correct}
+        sample_score.save(update_fields=["details", "score", "outcome", "components"])
+        submissions.add(sample_score.submission_id)
+    for submission_id in sorted(submissions):
+        plan_score_recompute(submission_id=submission_id)
+    return sorted(submissions)
+
+
+# --- judge audit ------------------------------------------------------------------------------------------
+
+
+def plan_audit_draw(*, split: Split, per_subtask: int = 5, seed: int = 0, user: AbstractBaseUser | None = None) -> int:
+    """Draw up to `per_subtask` rule/model verdicts of each subtask (hence each dimension) for people to verify.
+
+    Candidates are the distinct (item, output, judge) verdicts in the split's scored submissions; the draw is
+    seeded, and verdicts already drawn are not drawn again. Returns how many checks were created.
+    """
+    plan_reviewer_check(user)
+    drawn = set(
+        PlanAuditCheck.objects.filter(split=split).values_list("item_fingerprint", "output_hash", "judge", "prompt_version")
+    )
+    strata: dict[str, dict[tuple, SampleScore]] = defaultdict(dict)
+    scores = (
+        SampleScore.objects.filter(submission__split=split, submission__status=Submission.Status.SCORED)
+        .filter(details__decided_by__in=[PlanDecider.RULE.value, PlanDecider.MODEL.value])
+        .exclude(outcome="missing")
+        .only("sample_id", "key", "task", "score", "details")
+        .order_by("submission_id", "index")
+    )
+    for s in scores.iterator(chunk_size=2000):
+        d = s.details
+        key = (d.get("fingerprint"), d.get("output_hash"), d.get("judge", ""), d.get("prompt_version", ""))
+        if key not in drawn and None not in key:
+            strata[s.task].setdefault(key, s)
+    rng = random.Random(f"plan-audit/{split.pk}/{seed}")
+    new: list[PlanAuditCheck] = []
+    for subtask in sorted(strata):
+        candidates = list(strata[subtask].items())
+        for key, s in rng.sample(candidates, min(per_subtask, len(candidates))):
+            d = s.details
+            new.append(
+                PlanAuditCheck(
+                    split=split,
+                    sample_id=s.sample_id,
+                    item_key=s.key,
+                    item_fingerprint=key[0],
+                    output_hash=key[1],
+                    output_text=d.get("output", ""),
+                    dimension=d.get("dimension", ""),
+                    subtask=subtask,
+                    judge_decided_by=d["decided_by"],
+                    judge=key[2],
+                    prompt_version=key[3],
+                    judge_correct=bool(s.score),
+                    raw_judge_output=d.get("raw_judge_output", ""),
+                    draw=f"seed {seed}",
+                )
+            )
+    PlanAuditCheck.objects.bulk_create(new, ignore_conflicts=True)
+    return len(new)
+
+
+def plan_audit_record(*, check_id: int, user: AbstractBaseUser, correct: bool, note: str = "") -> PlanAuditCheck:
+    """A person's own verdict on a drawn check; agreement compares it with the judge's."""
+    plan_reviewer_check(user)
+    check = PlanAuditCheck.objects.get(pk=check_id)
+    check.human_correct = correct
+    check.reviewer = user
+    check.reviewer_note = note
+    check.reviewed_at = timezone.now()
+    check.save(update_fields=["human_correct", "reviewer", "reviewer_note", "reviewed_at"])
+    board_cache_invalidate(split_id=check.split_id)  # the board shows the agreement
+    return check
+
+
+# --- import -----------------------------------------------------------------------------------------------
+
+ImageSource = Callable[[str], bytes | None]
+
+
+def _write_public(relative: str, data: bytes) -> None:
+    target = Path(settings.MEDIA_ROOT) / "public" / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.exists() or target.read_bytes() != data:
+        target.write_bytes(data)
+
+
+def plan_items_import(
+    *, split: Split, items: Sequence[Item], read_image: ImageSource | None = None
+) -> tuple[int, int, list[str]]:
+    """Upsert the split's samples from items; copy their images under media/public/plan-bench/<split>/.
+
+    Images come from `read_image(relative path)` or, for VLMEvalKit TSVs, from the base64 in the file. Returns
+    (created, updated, problems), a problem being an image that could not be found or decoded.
+    """
+    base = f"{PUBLIC_IMAGE_ROOT}/{split.name}-v{split.version}"
+    problems: list[str] = []
+    created = updated = 0
+    with transaction.atomic():
+        for position, item in enumerate(items):
+            stored: list[str] = []
+            if item.embedded_images:
+                for k, encoded in enumerate(item.embedded_images):
+                    try:
+                        data = base64.b64decode(encoded, validate=True)
+                    except (binascii.Error, ValueError):
+                        problems.append(f"line {item.line}: image {k} of '{item.id}' is not valid base64")
+                        continue
+                    relative = f"{base}/{item.id}/{k}.jpg"
+                    _write_public(relative, data)
+                    stored.append(relative)
+            else:
+                for name in item.images:
+                    data = read_image(name) if read_image else None
+                    if data is None:
+                        problems.append(f"line {item.line}: image '{name}' of '{item.id}' was not found")
+                        continue
+                    relative = f"{base}/{name.lstrip('/')}"
+                    _write_public(relative, data)
+                    stored.append(relative)
+            _, new = Sample.objects.update_or_create(
+                split=split,
+                key=item.id,
+                defaults={
+                    "position": position,
+                    "category": item.dimension,
+                    "group": item.type.value,
+                    "task": item.subtask,
+                    "inputs": {
+                        "question": item.question,
+                        "type": item.type.value,
+                        "options": dict(item.options) if item.options else None,
+                        "images": stored,
+                    },
+                    "ground_truth": {"answer": item.answer, "answer_hint": item.answer_hint},
+                },
+            )
+            created += int(new)
+            updated += int(not new)
+    return created, updated, problems

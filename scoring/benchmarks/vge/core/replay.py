@@ -1,0 +1,167 @@
+"""Replay of `vge-log/1` action logs through the engine, and loading of device folders and task files.
+
+A log line is one episode: its outputs are fed to the engine in order until the episode ends; outputs past
+the end are ignored and a short log ends the episode as it stands. Bad lines (not JSON, unknown task, a
+duplicate task where duplicates are refused) are reported per line, never raised one at a time.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from scoring.benchmarks.vge.core.device import Device, DeviceInvalid, load_device
+from scoring.benchmarks.vge.core.engine import Engine, EpisodeState, StepOutcome
+from scoring.benchmarks.vge.core.metrics import EpisodeMetrics, episode_metrics
+from scoring.benchmarks.vge.core.task_defs import Task, TaskInvalid, load_task
+
+LOG_FORMAT = "vge-log/1"
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    line: int | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = [f"line {self.line}"] if self.line is not None else []
+        if self.field:
+            where.append(f"field '{self.field}'")
+        return f"{', '.join(where)}: {self.message}" if where else self.message
+
+
+@dataclass(frozen=True)
+class LogEpisode:
+    line: int
+    task: str
+    outputs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    task: Task
+    outcomes: tuple[StepOutcome, ...]
+    final: EpisodeState
+    metrics: EpisodeMetrics
+
+
+class Library:
+    """Devices and tasks by id, with one engine per device (graphs computed once)."""
+
+    def __init__(self, devices: Iterable[Device] = (), tasks: Iterable[Task] = ()):
+        self.devices: dict[str, Device] = {}
+        self.engines: dict[str, Engine] = {}
+        self.tasks: dict[str, Task] = {}
+        for device in devices:
+            self.add_device(device)
+        for task in tasks:
+            self.add_task(task)
+
+    def add_device(self, device: Device) -> Engine:
+        self.devices[device.id] = device
+        engine = Engine(device)
+        self.engines[device.id] = engine
+        return engine
+
+    def add_task(self, task: Task) -> None:
+        engine = self.engines.get(task.device)
+        if engine is None:
+            from scoring.benchmarks.vge.core.device import Problem
+
+            raise TaskInvalid([Problem("device", f"unknown device '{task.device}'")], task.id)
+        engine.add_task(task)
+        self.tasks[task.id] = task
+
+    def engine_for(self, task_id: str) -> Engine:
+        return self.engines[self.tasks[task_id].device]
+
+
+def load_devices_dir(folder: Path) -> list[Device]:
+    """Every `*.json` device in a folder (recursively); raises DeviceInvalid naming the file."""
+    devices = []
+    for path in sorted(Path(folder).rglob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise DeviceInvalid([], f"{path}: not JSON ({exc})") from exc
+        if isinstance(data, Mapping) and data.get("format") != "vge-device/1" and "format" in data:
+            continue  # other JSON files (e.g. a manifest) may sit next to devices
+        devices.append(load_device(data, source=str(path)))
+    return devices
+
+
+def read_jsonl(text: str) -> list[tuple[int, Any, str]]:
+    """(line number, parsed value or None, error) for each non-blank line."""
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append((number, json.loads(line), ""))
+        except json.JSONDecodeError as exc:
+            out.append((number, None, f"not valid JSON ({exc.msg} at column {exc.colno})"))
+    return out
+
+
+def load_tasks_text(text: str) -> tuple[list[Task], list[LineProblem]]:
+    tasks, problems = [], []
+    for number, data, error in read_jsonl(text):
+        if error:
+            problems.append(LineProblem(number, None, error))
+            continue
+        try:
+            tasks.append(load_task(data))
+        except TaskInvalid as exc:
+            problems += [LineProblem(number, p.path or None, p.message) for p in exc.problems]
+    return tasks, problems
+
+
+def parse_log(
+    text: str, known_tasks: Mapping[str, Any], *, allow_duplicates: bool
+) -> tuple[list[LogEpisode], list[LineProblem]]:
+    """Episodes of a `vge-log/1` file; problems per line (bad JSON, fields, unknown or duplicate tasks)."""
+    episodes: list[LogEpisode] = []
+    problems: list[LineProblem] = []
+    first_line: dict[str, int] = {}
+    for number, data, error in read_jsonl(text):
+        if error:
+            problems.append(LineProblem(number, None, error))
+            continue
+        if not isinstance(data, Mapping):
+            problems.append(LineProblem(number, None, 'each line must be an object {"task": ..., "outputs": [...]}'))
+            continue
+        task = data.get("task")
+        outputs = data.get("outputs")
+        if not isinstance(task, str) or not task:
+            problems.append(LineProblem(number, "task", "must be a task id string"))
+            continue
+        if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
+            problems.append(LineProblem(number, "outputs", "must be a list of strings (one model output per turn)"))
+            continue
+        if task not in known_tasks:
+            problems.append(LineProblem(number, "task", f"unknown task '{task}'"))
+            continue
+        if task in first_line and not allow_duplicates:
+            problems.append(LineProblem(number, "task", f"duplicate task '{task}' (first on line {first_line[task]})"))
+            continue
+        first_line.setdefault(task, number)
+        episodes.append(LogEpisode(number, task, tuple(outputs)))
+    return episodes, problems
+
+
+def replay(engine: Engine, task: Task, outputs: Sequence[str]) -> ReplayResult:
+    state = engine.new_episode(task)
+    outcomes = []
+    for output in outputs:
+        if state.done:
+            break
+        state, outcome = engine.step(state, output)
+        outcomes.append(outcome)
+    return ReplayResult(task, tuple(outcomes), state, episode_metrics(engine, task, outcomes))
+
+
+def trace(result: ReplayResult) -> list[dict[str, Any]]:
+    """The per-step trace stored with a scored episode."""
+    return [o.as_dict() for o in result.outcomes]

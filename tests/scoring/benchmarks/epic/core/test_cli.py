@@ -1,0 +1,101 @@
+"""`python -m scoring epic-bench`: output schema, GT inline or by path, --raw, --workers, --compat, bad input."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scoring.benchmarks.epic.core import demo
+from scoring.benchmarks.epic.core.cli import main
+from scoring.benchmarks.epic.core.raw import to_std_record
+
+from .helpers import record, rect, rle, tl_gt
+
+
+@pytest.fixture(scope="module")
+def layout(tmp_path_factory):
+    root = tmp_path_factory.mktemp("epic")
+    split = demo.make_split(5, per_leaf=1, with_images=False)
+    demo.write_layout(root, split)
+    return root, split
+
+
+def run(tmp_path: Path, lines, *flags) -> tuple[int, dict]:
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text("\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines))
+    out = tmp_path / "out.json"
+    code = main([str(pred), "--output", str(out), *flags])
+    return code, (json.loads(out.read_text()) if out.exists() else {})
+
+
+def test_std_format_with_relative_gt_paths(tmp_path, layout):
+    root, split = layout
+    lines = [to_std_record(demo.raw_line(s, demo.oracle_response(s))) for s in split]
+    code, out = run(tmp_path, lines, "--gt-root", str(root))
+    assert code == 0
+    assert set(out["summary"]) == {"overall", "by_category", "by_type", "by_group"}
+    assert set(out["summary"]["overall"]) >= {"average_score", "total_processed", "num_invalid_response"}
+    assert len(out["summary"]["by_type"]) == 23 and len(out["summary"]["by_group"]) == 9
+    assert [r["index"] for r in out["samples"]] == list(range(23))
+    assert set(out["samples"][0]) >= {"index", "task_category", "task_type", "score", "score_details", "error",
+                                       "invalid_response"}
+    assert out["summary"]["overall"]["num_invalid_response"] == 0
+    assert out["scorer"]["mode"] == "default"
+
+
+def test_raw_responses_and_workers_give_the_same_scores(tmp_path, layout):
+    root, split = layout
+    lines = [demo.raw_line(s, demo.oracle_response(s), prefix=str(root) + "/") for s in split] * 12
+    _, one = run(tmp_path, lines, "--raw")
+    _, two = run(tmp_path, lines, "--raw", "--workers", "2")
+    assert [r["score"] for r in one["samples"]] == [r["score"] for r in two["samples"]]
+    assert one["summary"] == two["summary"] and one["scorer"]["parser"] == "reference"
+
+
+def test_inline_gt_and_compat(tmp_path):
+    gt = tl_gt([rect(100, 200, (10, 29), (10, 49))], 0)
+    rec = record("TargetLocalization", "Color", loc=["No Valid Response"], count=[0],
+                 **gt["mask_annotation"], **gt["text_annotation"])
+    _, default = run(tmp_path, [rec])
+    _, compat = run(tmp_path, [rec], "--compat")
+    assert default["samples"][0]["score"] == pytest.approx(0.7 * 0 + 0.3 * 1)
+    assert compat["samples"][0]["score"] == pytest.approx(1.0)  # the toolkit's B1 reading
+    assert compat["scorer"]["mode"] == "compat"
+
+
+def test_bad_lines_are_reported_with_line_numbers(tmp_path, capsys):
+    rec = record("Navigation", "GroundDetection", loc=[[0, 0, 5, 5]],
+                 masklet_ground=[rle(rect(10, 10, (0, 4), (0, 4)))])
+    code, out = run(tmp_path, [rec, "{not json", "[1, 2]", "", rec])
+    assert code == 0
+    assert [p["line"] for p in out["problems"]] == [2, 3]  # the two samples themselves are fine
+    assert [r["line"] for r in out["samples"]] == [1, 5]
+    assert "line 2" in capsys.readouterr().err
+    code, _ = run(tmp_path, [rec, "{not json"], "--strict")
+    assert code == 1
+
+
+def test_empty_or_unusable_file_is_rejected(tmp_path, capsys):
+    assert run(tmp_path, [""])[0] == 1
+    assert run(tmp_path, ["{bad", "7"])[0] == 1
+    assert "rejected" in capsys.readouterr().err
+
+
+def test_missing_gt_file_is_a_data_error(tmp_path):
+    rec = record("TargetLocalization", "Color", loc=[], count=[0], gt_path=str(tmp_path / "nope_mask_rle.json"))
+    _, out = run(tmp_path, [rec])
+    row = out["samples"][0]
+    assert row["gt_error"] and not row["invalid_response"] and "not found" in row["details"]["gt_problem"]
+
+
+def test_dropped_items_unknown_tasks_and_gt_errors_are_listed_with_line_and_field(tmp_path):
+    gt = {"masklet_ground": [rle(rect(10, 10, (0, 4), (0, 4)))]}
+    lines = [
+        record("Navigation", "GroundDetection", loc=[["x", 0, 5, 5], [0, 0, 5, 5]], **gt),
+        record("Navigation", "Teleport", loc=[]),
+        record("Navigation", "GroundDetection", loc=[], masklet_ground=[{"size": [10, 10], "counts": "!!"}]),
+    ]
+    _, out = run(tmp_path, lines)
+    found = {(p["line"], p["field"]) for p in out["problems"]}
+    assert found == {(1, "formatted_response_localization"), (2, "task_type"), (3, "ground_truth")}
