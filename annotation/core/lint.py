@@ -103,6 +103,9 @@ def _agrees(mention: TextCount, number: int) -> bool:
     return number >= 2 if mention.value is None else mention.value == number
 
 
+Masks = dict[str, list[np.ndarray | None]]  # masklet -> decoded instances (None where one does not decode)
+
+
 def _decode_checked(
     rle: Mapping[str, Any], masklet: str, index: int, size: tuple[int, int], findings: list[Finding]
 ) -> np.ndarray | None:
@@ -123,11 +126,11 @@ def _decode_checked(
     return mask
 
 
-def lint(item: LintInput, options: LintOptions = LintOptions()) -> list[Finding]:
-    leaf = item.leaf
+def _decode_masks(item: LintInput) -> tuple[Masks, list[Finding]]:
+    """Decodes every masklet of the leaf against the size of its image (missing-image, bad-mask, mask-size-mismatch)."""
     findings: list[Finding] = []
-    masks: dict[str, list[np.ndarray | None]] = {}
-    for spec in leaf.masklets:
+    masks: Masks = {}
+    for spec in item.leaf.masklets:
         if spec.image_index >= len(item.image_sizes):
             findings.append(
                 Finding("missing-image", Severity.ERROR, f"{spec.name} belongs on image {spec.image_index + 1}, "
@@ -139,132 +142,195 @@ def lint(item: LintInput, options: LintOptions = LintOptions()) -> list[Finding]
         masks[spec.name] = [
             _decode_checked(r, spec.name, i, size, findings) for i, r in enumerate(item.instances.get(spec.name, ()))
         ]
-    for name in item.instances:
-        if name not in masks:
-            findings.append(Finding("unknown-masklet", Severity.ERROR, f"{leaf.path} has no masklet {name!r}", name))
+    return masks, findings
 
-    # --- counts ---
-    n_instances = None
-    if leaf.count_field is not None and leaf.count_masklet is not None:
-        n_instances = len([m for m in masks[leaf.count_masklet] if m is not None and m.any()])
-        if item.count is None:
-            findings.append(Finding("missing-count", Severity.ERROR, f"{leaf.count_field} is not set", leaf.count_field))
-        elif item.count < 0:
-            findings.append(
-                Finding("negative-count", Severity.ERROR, f"{leaf.count_field} is {item.count}", leaf.count_field)
+
+def _check_unknown_masklets(item: LintInput, masks: Masks) -> list[Finding]:
+    """Instances given for a masklet the leaf does not have."""
+    return [
+        Finding("unknown-masklet", Severity.ERROR, f"{item.leaf.path} has no masklet {name!r}", name)
+        for name in item.instances
+        if name not in masks
+    ]
+
+
+def _count_instances(instance_masks: Sequence[np.ndarray | None]) -> int:
+    """Instances that decoded and have at least one pixel."""
+    return len([m for m in instance_masks if m is not None and m.any()])
+
+
+def _check_count(item: LintInput, count_field: str, count_masklet: str, n_instances: int) -> list[Finding]:
+    """The count label against itself and against the counted masklet."""
+    if item.count is None:
+        return [Finding("missing-count", Severity.ERROR, f"{count_field} is not set", count_field)]
+    if item.count < 0:
+        return [Finding("negative-count", Severity.ERROR, f"{count_field} is {item.count}", count_field)]
+    findings: list[Finding] = []
+    if item.precise_count and item.count != n_instances:
+        findings.append(
+            Finding(
+                "count-instances-mismatch", Severity.ERROR,
+                f"precise count is set and {count_field} is {item.count}, "
+                f"but {count_masklet} has {n_instances} instance(s)",
+                count_field,
             )
-        else:
-            if item.precise_count and item.count != n_instances:
-                findings.append(
-                    Finding(
-                        "count-instances-mismatch", Severity.ERROR,
-                        f"precise count is set and {leaf.count_field} is {item.count}, "
-                        f"but {leaf.count_masklet} has {n_instances} instance(s)",
-                        leaf.count_field,
-                    )
-                )
-            if item.count > 0 and n_instances == 0:
-                findings.append(
-                    Finding("empty-mask-positive-count", Severity.ERROR,
-                            f"{leaf.count_field} is {item.count} but {leaf.count_masklet} is empty", leaf.count_masklet)
-                )
-            if item.count == 0 and n_instances > 0:
-                findings.append(
-                    Finding("mask-with-zero-count", Severity.ERROR,
-                            f"{leaf.count_field} is 0 but {leaf.count_masklet} has {n_instances} instance(s) "
-                            "(the scorer treats a zero count as no target)", leaf.count_masklet)
-                )
-        for text_field in leaf.count_text_fields:
-            text = item.texts.get(text_field) or ""
-            mentions = text_counts(text)
-            for mention in mentions:
-                shown = mention.word if mention.value is None else f"{mention.word!r} ({mention.value})"
-                if item.count is not None and item.count >= 0 and not _agrees(mention, item.count):
-                    findings.append(
-                        Finding("text-count-mismatch", Severity.ERROR,
-                                f"{text_field} says {shown} but {leaf.count_field} is {item.count}", text_field)
-                    )
-                elif (item.precise_count or item.count_in_description) and n_instances and not _agrees(mention, n_instances):
-                    findings.append(
-                        Finding("text-instances-mismatch", Severity.ERROR,
-                                f"{text_field} says {shown} but {leaf.count_masklet} has {n_instances} instance(s)",
-                                text_field)
-                    )
-            exact = [m for m in mentions if m.value is not None]
-            if text and exact and not item.count_in_description:
-                findings.append(
-                    Finding("count-in-description-unset", Severity.WARNING,
-                            f"{text_field} states a number ({exact[0].word!r}) but count-in-description is not set",
-                            "count_in_description")
-                )
-        if item.count_in_description and not any(
-            m.value is not None for f in leaf.count_text_fields for m in text_counts(item.texts.get(f) or "")
-        ) and leaf.count_text_fields:
+        )
+    if item.count > 0 and n_instances == 0:
+        findings.append(
+            Finding("empty-mask-positive-count", Severity.ERROR,
+                    f"{count_field} is {item.count} but {count_masklet} is empty", count_masklet)
+        )
+    if item.count == 0 and n_instances > 0:
+        findings.append(
+            Finding("mask-with-zero-count", Severity.ERROR,
+                    f"{count_field} is 0 but {count_masklet} has {n_instances} instance(s) "
+                    "(the scorer treats a zero count as no target)", count_masklet)
+        )
+    return findings
+
+
+def _check_count_text(
+    item: LintInput, text_field: str, count_field: str, count_masklet: str, n_instances: int
+) -> list[Finding]:
+    """Numbers in one text that describes the counted targets: each against the count (or, failing that, the
+    instances), then a warning if the text states a number but count-in-description is not set."""
+    findings: list[Finding] = []
+    text = item.texts.get(text_field) or ""
+    mentions = text_counts(text)
+    for mention in mentions:
+        shown = mention.word if mention.value is None else f"{mention.word!r} ({mention.value})"
+        if item.count is not None and item.count >= 0 and not _agrees(mention, item.count):
             findings.append(
-                Finding("count-in-description-without-number", Severity.WARNING,
-                        "count-in-description is set but the description states no number", "count_in_description")
+                Finding("text-count-mismatch", Severity.ERROR,
+                        f"{text_field} says {shown} but {count_field} is {item.count}", text_field)
             )
-
-    # --- feasibility ---
-    if leaf.has_feasibility:
-        placed = [m for m in masks.get("masklet_placement_region", []) if m is not None and m.any()]
-        if item.placement_feasible is None:
-            findings.append(Finding("missing-feasibility", Severity.ERROR, "placement_feasible is not set",
-                                    "placement_feasible"))
-        elif item.placement_feasible is False and placed and options.forbid_mask_when_infeasible:
+        elif (item.precise_count or item.count_in_description) and n_instances and not _agrees(mention, n_instances):
             findings.append(
-                Finding("mask-when-infeasible", Severity.ERROR,
-                        "placement is marked infeasible but masklet_placement_region is not empty "
-                        "(this project requires no placement mask when placement is infeasible)",
-                        "masklet_placement_region")
+                Finding("text-instances-mismatch", Severity.ERROR,
+                        f"{text_field} says {shown} but {count_masklet} has {n_instances} instance(s)",
+                        text_field)
             )
+    exact = [m for m in mentions if m.value is not None]
+    if text and exact and not item.count_in_description:
+        findings.append(
+            Finding("count-in-description-unset", Severity.WARNING,
+                    f"{text_field} states a number ({exact[0].word!r}) but count-in-description is not set",
+                    "count_in_description")
+        )
+    return findings
 
-    # --- required masks on leaves without a count ---
-    for spec in leaf.masklets:
-        if spec.scored and spec.name != leaf.count_masklet and not any(m is not None and m.any() for m in masks[spec.name]):
-            if leaf.has_feasibility and item.placement_feasible is False and options.forbid_mask_when_infeasible:
-                continue
-            findings.append(Finding("empty-masklet", Severity.ERROR, f"{spec.name} ({spec.label}) is empty", spec.name))
 
-    # --- geometry of each instance ---
-    for spec in leaf.masklets:
-        instance_masks = masks[spec.name]
-        for index, mask in enumerate(instance_masks):
-            if mask is None:
-                continue
-            if not mask.any():
-                findings.append(Finding("empty-instance", Severity.WARNING, f"{spec.name}[{index}] has no pixels",
-                                        spec.name, index))
-                continue
-            pixels = mask.shape[0] * mask.shape[1]
-            fragment_limit = max(options.fragment_min_px, int(options.fragment_fraction * pixels))
-            tiny = [a for a in edits.fragments(mask) if a < fragment_limit]
-            if tiny:
-                findings.append(
-                    Finding("tiny-fragment", Severity.WARNING,
-                            f"{spec.name}[{index}] has {len(tiny)} fragment(s) under {fragment_limit} px "
-                            f"(smallest {min(tiny)} px)", spec.name, index)
-                )
-            hole_limit = max(options.hole_min_px, int(options.hole_fraction * pixels))
-            small_holes = [a for a in edits.holes(mask) if a <= hole_limit]
-            if small_holes:
-                findings.append(
-                    Finding("small-hole", Severity.WARNING,
-                            f"{spec.name}[{index}] has {len(small_holes)} small hole(s) up to {hole_limit} px "
-                            "(use fill-holes if they are not meant)", spec.name, index)
-                )
-        coco = [
-            (i, mask_utils.encode(np.asfortranarray(m.astype(np.uint8))))
-            for i, m in enumerate(instance_masks)
-            if m is not None and m.any()
+def _check_count_flag(item: LintInput) -> list[Finding]:
+    """count-in-description is set but none of the count texts states a number."""
+    fields = item.leaf.count_text_fields
+    if fields and item.count_in_description and not any(
+        m.value is not None for f in fields for m in text_counts(item.texts.get(f) or "")
+    ):
+        return [
+            Finding("count-in-description-without-number", Severity.WARNING,
+                    "count-in-description is set but the description states no number", "count_in_description")
         ]
-        for a in range(len(coco)):
-            for b in range(a + 1, len(coco)):
-                overlap = int(mask_utils.area(mask_utils.merge([coco[a][1], coco[b][1]], intersect=True)))
-                if overlap >= options.overlap_min_px:
-                    findings.append(
-                        Finding("overlapping-instances", Severity.WARNING,
-                                f"{spec.name}[{coco[a][0]}] and [{coco[b][0]}] overlap by {overlap} px",
-                                spec.name, coco[b][0])
-                    )
+    return []
+
+
+def _check_feasibility(item: LintInput, masks: Masks, options: LintOptions) -> list[Finding]:
+    """The placement-feasible flag of leaves that have one, and its placement mask."""
+    placed = [m for m in masks.get("masklet_placement_region", []) if m is not None and m.any()]
+    if item.placement_feasible is None:
+        return [Finding("missing-feasibility", Severity.ERROR, "placement_feasible is not set", "placement_feasible")]
+    if item.placement_feasible is False and placed and options.forbid_mask_when_infeasible:
+        return [
+            Finding("mask-when-infeasible", Severity.ERROR,
+                    "placement is marked infeasible but masklet_placement_region is not empty "
+                    "(this project requires no placement mask when placement is infeasible)",
+                    "masklet_placement_region")
+        ]
+    return []
+
+
+def _check_required_masklets(item: LintInput, masks: Masks, options: LintOptions) -> list[Finding]:
+    """Scored masklets other than the counted one must have pixels (the count checks cover the counted one),
+    except a placement mask that the project requires empty because placement is infeasible."""
+    leaf = item.leaf
+    findings: list[Finding] = []
+    excused = leaf.has_feasibility and item.placement_feasible is False and options.forbid_mask_when_infeasible
+    for spec in leaf.masklets:
+        if not spec.scored or spec.name == leaf.count_masklet:
+            continue
+        if any(m is not None and m.any() for m in masks[spec.name]) or excused:
+            continue
+        findings.append(Finding("empty-masklet", Severity.ERROR, f"{spec.name} ({spec.label}) is empty", spec.name))
+    return findings
+
+
+def _check_instance_shapes(
+    masklet: str, instance_masks: Sequence[np.ndarray | None], options: LintOptions
+) -> list[Finding]:
+    """Each decoded instance of one masklet: no pixels, tiny fragments, small holes."""
+    findings: list[Finding] = []
+    for index, mask in enumerate(instance_masks):
+        if mask is None:
+            continue
+        if not mask.any():
+            findings.append(Finding("empty-instance", Severity.WARNING, f"{masklet}[{index}] has no pixels",
+                                    masklet, index))
+            continue
+        pixels = mask.shape[0] * mask.shape[1]
+        fragment_limit = max(options.fragment_min_px, int(options.fragment_fraction * pixels))
+        tiny = [a for a in edits.fragments(mask) if a < fragment_limit]
+        if tiny:
+            findings.append(
+                Finding("tiny-fragment", Severity.WARNING,
+                        f"{masklet}[{index}] has {len(tiny)} fragment(s) under {fragment_limit} px "
+                        f"(smallest {min(tiny)} px)", masklet, index)
+            )
+        hole_limit = max(options.hole_min_px, int(options.hole_fraction * pixels))
+        small_holes = [a for a in edits.holes(mask) if a <= hole_limit]
+        if small_holes:
+            findings.append(
+                Finding("small-hole", Severity.WARNING,
+                        f"{masklet}[{index}] has {len(small_holes)} small hole(s) up to {hole_limit} px "
+                        "(use fill-holes if they are not meant)", masklet, index)
+            )
+    return findings
+
+
+def _check_overlaps(masklet: str, instance_masks: Sequence[np.ndarray | None], options: LintOptions) -> list[Finding]:
+    """Pairs of non-empty instances of one masklet that share at least `overlap_min_px` pixels."""
+    findings: list[Finding] = []
+    coco = [
+        (i, mask_utils.encode(np.asfortranarray(m.astype(np.uint8))))
+        for i, m in enumerate(instance_masks)
+        if m is not None and m.any()
+    ]
+    for a in range(len(coco)):
+        for b in range(a + 1, len(coco)):
+            overlap = int(mask_utils.area(mask_utils.merge([coco[a][1], coco[b][1]], intersect=True)))
+            if overlap >= options.overlap_min_px:
+                findings.append(
+                    Finding("overlapping-instances", Severity.WARNING,
+                            f"{masklet}[{coco[a][0]}] and [{coco[b][0]}] overlap by {overlap} px",
+                            masklet, coco[b][0])
+                )
+    return findings
+
+
+def lint(item: LintInput, options: LintOptions = LintOptions()) -> list[Finding]:
+    """All findings for one item, in a stable order: masks, counts and count texts, feasibility, required
+    masklets, then each masklet's instance geometry."""
+    leaf = item.leaf
+    masks, findings = _decode_masks(item)
+    findings += _check_unknown_masklets(item, masks)
+    if leaf.count_field is not None and leaf.count_masklet is not None:
+        n_instances = _count_instances(masks[leaf.count_masklet])
+        findings += _check_count(item, leaf.count_field, leaf.count_masklet, n_instances)
+        for text_field in leaf.count_text_fields:
+            findings += _check_count_text(item, text_field, leaf.count_field, leaf.count_masklet, n_instances)
+        findings += _check_count_flag(item)
+    if leaf.has_feasibility:
+        findings += _check_feasibility(item, masks, options)
+    findings += _check_required_masklets(item, masks, options)
+    for spec in leaf.masklets:
+        findings += _check_instance_shapes(spec.name, masks[spec.name], options)
+        findings += _check_overlaps(spec.name, masks[spec.name], options)
     return findings
