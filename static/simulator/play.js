@@ -1,10 +1,12 @@
 /* VGE play page: a websocket to the server's engine; clicks on the view image become actions on the
-   0..1000 scale. Plain JS, no build step. The server is the only source of truth: the page redraws from
+   0..1000 scale. An ES module, no build step. The server is the only source of truth: the page redraws from
    every "state" message (on connect and after reconnecting), so a reload resumes where the episode was. */
-(function () {
-  "use strict";
-  const root = document.getElementById("play");
-  if (!root) return;
+import { openSocket } from "../js/socket.js";
+
+const playRoot = document.getElementById("play");
+if (playRoot) start(playRoot);
+
+function start(root) {
   const episodeId = root.dataset.episode;
   const $ = (id) => document.getElementById(id);
   const img = $("view-image"), marker = $("marker"), busyEl = $("busy"), logEl = $("log");
@@ -22,28 +24,30 @@
   const KEYS = { c: "press0", l: "press1", d: "press2", r: "rotate", u: "push", o: "pull", g: "grasp", v: "look" };
 
   let socket = null, tool = "press0", busy = false, finished = false, readOnly = false, fatal = false;
-  let views = [], currentView = null, retry = 0, seq = 0;
+  let views = [], currentView = null, seq = 0;
 
-  // -- connection -------------------------------------------------------------------------------------
+  // -- connection (reconnects on its own until the episode turns read-only or the server refuses it) ---------
+  const STATUS = {
+    connecting: ["connecting", "wait"],
+    open: ["connected", "ok"],
+    reconnecting: ["reconnecting…", "wait"],
+  };
   function connect() {
-    const proto = location.protocol === "https:" ? "wss" : "ws";
-    socket = new WebSocket(`${proto}://${location.host}/ws/vge/episodes/${episodeId}/`);
-    setConn("connecting", "wait");
-    socket.onopen = () => { retry = 0; setConn("connected", "ok"); };
-    socket.onmessage = (e) => handle(JSON.parse(e.data));
-    socket.onclose = () => {
-      setBusy(false);
-      if (fatal || readOnly) { setConn(readOnly ? "read-only" : "closed", "bad"); return; }
-      setConn("reconnecting…", "wait");
-      retry = Math.min(retry + 1, 6);
-      setTimeout(connect, 300 * retry);
-    };
+    socket = openSocket(`/ws/vge/episodes/${episodeId}/`, {
+      onMessage: handle,
+      onStatus: (status) => {
+        if (status === "reconnecting" || status === "closed") setBusy(false);
+        if (status === "closed") setConn(readOnly ? "read-only" : "closed", "bad");
+        else setConn(...STATUS[status]);
+      },
+      reconnect: () => !fatal && !readOnly,
+    });
   }
   function setConn(text, cls) { const c = $("conn"); c.textContent = text; c.className = `conn conn-${cls}`; }
   function send(message) {
-    if (!socket || socket.readyState !== WebSocket.OPEN) { addLog({ refused: true, text: "Not connected yet; try again in a moment." }); return false; }
+    if (!socket || !socket.isOpen()) { addLog({ refused: true, text: "Not connected yet; try again in a moment." }); return false; }
     message.seq = ++seq;
-    socket.send(JSON.stringify(message));
+    socket.send(message);
     return true;
   }
 
@@ -118,7 +122,7 @@
     views.forEach((v, i) => {
       const b = document.createElement("button");
       b.type = "button";
-      b.className = "view-btn" + (v === obs.view ? " current" : "") + (v === "dashboard" ? " dash" : "");
+      b.className = `view-btn${v === obs.view ? " current" : ""}${v === "dashboard" ? " dash" : ""}`;
       b.dataset.view = v;
       b.innerHTML = `<kbd>${i + 1}</kbd> ${v.replace("_", " ")}`;
       b.setAttribute("aria-pressed", v === obs.view ? "true" : "false");
@@ -241,4 +245,4 @@
 
   selectTool("press0");
   connect();
-})();
+}

@@ -1,0 +1,149 @@
+/* Saving: every change is saved (debounced) with the item's version, mirrored into localStorage so a closed tab
+   loses nothing, flushed with a keepalive request when the tab goes away; submitting for review. */
+import { api, csrfToken } from "./api.js";
+import { updateHud } from "./canvas.js";
+import { labelValues, renderFindings } from "./instances.js";
+import { $, config, leaf, list, rleOf, state, STORAGE_KEY } from "./state.js";
+
+/** What the item API takes: the version this copy is based on, the labels, and every layer's non-empty masks. */
+export function payload() {
+  const instances = {};
+  for (const spec of leaf.masklets) instances[spec.name] = list(spec.name).filter((i) => i.area > 0).map(rleOf);
+  return { version: state.version, ...labelValues(), instances };
+}
+
+let saveTimer = null, backupTimer = null, saving = false, pending = false, conflict = false;
+// Every change bumps changeSeq; a save that carried change N sets savedSeq = N. Unsaved while they differ.
+let changeSeq = 0, savedSeq = 0;
+export function setSaveStatus(text) { $("save-status").textContent = text; }
+export function editable() { return ["todo", "in_progress", "needs_revision"].includes(state.itemState); }
+
+function backup() {
+  try {
+    localStorage.setItem(STORAGE_KEY, JSON.stringify({ savedVersion: state.version, payload: payload(), at: Date.now() }));
+  } catch (e) { /* storage full or disabled: the server copy still saves */ }
+}
+
+/** An edit happened: back it up soon and save it a little later. */
+export function noteChange() {
+  changeSeq++;
+  clearTimeout(backupTimer);
+  backupTimer = setTimeout(backup, 150);
+  scheduleSave();
+}
+function scheduleSave() {
+  if (conflict || !editable()) return;
+  setSaveStatus("Unsaved changes…");
+  clearTimeout(saveTimer);
+  saveTimer = setTimeout(() => { saveTimer = null; save(); }, 700);
+}
+
+export async function save() {
+  if (saving) { pending = true; return; }
+  saving = true;
+  setSaveStatus("Saving…");
+  const body = payload();
+  const seq = changeSeq;
+  let res;
+  try { res = await api(config.api.item, "PUT", body); } catch (e) { res = { status: 0, data: null }; }
+  if (res.status === 409) res = await reconcile(body, res);
+  saving = false;
+  if (res.status === 200) {
+    savedSeq = Math.max(savedSeq, seq);
+    state.version = res.data.version;
+    state.itemState = res.data.state;
+    state.findings = res.data.findings || [];
+    $("item-state").textContent = res.data.state.replace("_", " ");
+    renderFindings();
+    backup();
+    setSaveStatus(`Saved (version ${state.version}).`);
+    updateHud();
+  } else if (res.status === 409) {
+    conflict = true;
+    setSaveStatus(`${(res.data && res.data.detail) || "Conflict."} Your copy is kept in this browser.`);
+    $("save-status").className = "ann-banner";
+  } else if (res.status === 0) {
+    setSaveStatus("Offline: changes are kept in this browser and saved when the server answers.");
+    setTimeout(scheduleSave, 3000);
+  } else {
+    setSaveStatus(`Not saved: ${(res.data && (res.data.detail || JSON.stringify(res.data.errors))) || res.status}`);
+  }
+  if (pending) { pending = false; save(); }
+}
+
+/** A 409 whose server copy already equals what we sent (e.g. a save sent as the last tab closed) is no conflict. */
+async function reconcile(body, res) {
+  let current;
+  try { current = await api(config.api.item, "GET"); } catch (e) { return res; }
+  if (current.status !== 200) return res;
+  const d = current.data;
+  const same = JSON.stringify(d.instances) === JSON.stringify(body.instances) &&
+    JSON.stringify(d.texts) === JSON.stringify(Object.fromEntries(Object.entries(body.texts).filter(([, v]) => v !== ""))) &&
+    (!leaf.count_field || (d.count === body.count && d.precise_count === body.precise_count &&
+                           d.count_in_description === body.count_in_description)) &&
+    (!leaf.has_feasibility || d.placement_feasible === body.placement_feasible);
+  return same ? current : res;
+}
+
+/** The tab is hidden or closing: back up, and send unsaved work with a request that outlives the tab. */
+export function flushOnLeave() {
+  backup();
+  if (changeSeq !== savedSeq && !conflict && editable()) {
+    clearTimeout(saveTimer);
+    saveTimer = null;
+    const body = JSON.stringify(payload());
+    // keepalive lets the request finish after the tab closes (small payloads only; the backup covers the rest)
+    if (body.length < 60000) {
+      fetch(config.api.item, { method: "PUT", keepalive: true, credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() }, body });
+    }
+  }
+}
+
+export async function submit() {
+  if (saveTimer || changeSeq !== savedSeq) { clearTimeout(saveTimer); saveTimer = null; await save(); }
+  const reason = $("override-reason").value;
+  const res = await api(config.api.submit, "POST", { version: state.version, override_reason: reason });
+  if (res.status === 200) {
+    state.version = res.data.version;
+    state.itemState = res.data.state;
+    $("item-state").textContent = "submitted";
+    setSaveStatus("Submitted for review.");
+    backup();
+    localStorage.removeItem(STORAGE_KEY);
+  } else {
+    if (res.data && res.data.findings) { state.findings = res.data.findings; renderFindings(); $("override-reason").focus(); }
+    setSaveStatus((res.data && res.data.detail) || `Not submitted (${res.status}).`);
+  }
+}
+
+/**
+ * Before the editor renders: if this browser holds unsaved work for the item's current version that differs from
+ * the server's copy, put it into config.item (which the editor then loads) and return true.
+ */
+export function restoreBackup() {
+  let saved = null;
+  try { saved = JSON.parse(localStorage.getItem(STORAGE_KEY) || "null"); } catch (e) { saved = null; }
+  if (!saved || !saved.payload) return false;
+  if (saved.savedVersion !== config.item.version) {
+    // The server moved on (saved elsewhere, or this backup is older): the server copy wins.
+    if (saved.savedVersion < config.item.version) localStorage.removeItem(STORAGE_KEY);
+    return false;
+  }
+  const p = saved.payload;
+  const same = JSON.stringify(p.instances) === JSON.stringify(config.item.instances || {}) &&
+    JSON.stringify(p.texts || {}) === JSON.stringify(Object.assign(Object.fromEntries(leaf.text_fields.map((f) => [f, ""])), config.item.texts || {}));
+  if (same) return false;
+  config.item.texts = p.texts || {};
+  if ("count" in p) { config.item.count = p.count; config.item.precise_count = p.precise_count; config.item.count_in_description = p.count_in_description; }
+  if ("placement_feasible" in p) config.item.placement_feasible = p.placement_feasible;
+  config.item.instances = p.instances;
+  return true;
+}
+
+/** Restored work counts as an unsaved change: save it. */
+export function saveRestored() {
+  changeSeq++;
+  setSaveStatus("Restored unsaved work from this browser; saving…");
+  scheduleSave();
+}

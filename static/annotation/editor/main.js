@@ -1,0 +1,78 @@
+/* Annotation editor entry point: canvas, SAM/classic prompts, mask tools, instances, labels, autosave.
+ *
+ * ES modules, no build step (templates/annotation/editor.html loads this one). state.js holds what the modules
+ * share; this module subscribes the renderers and the autosave to its notifications, binds the page's controls
+ * and starts the editor. window.annotationEditor is the hook the browser tests use.
+ */
+import { decode as rleDecode, encode as rleEncode } from "../rle.js";
+import {
+  editable, flushOnLeave, noteChange, payload, restoreBackup, save, saveRestored, setSaveStatus, submit,
+} from "./autosave.js";
+import { fit, requestDraw } from "./canvas.js";
+import { redo, undo } from "./history.js";
+import {
+  deleteSelected, mergeSelected, renderFindings, renderImageTabs, renderInstances, renderLabels, setMasklet,
+} from "./instances.js";
+import { renderProposals, watchEmbedding } from "./prompts.js";
+import { bindShortcuts, toggleHelp } from "./shortcuts.js";
+import { $, config, currentImage, images, leaf, loadInstances, on, resetPrompt, state } from "./state.js";
+import { bindPointer, fillHoles, fillSelected, setBrush, setTool } from "./tools.js";
+
+on("changed", (opts) => {
+  if (!opts.labelsOnly) { renderInstances(); requestDraw(); }
+  noteChange();
+});
+on("prompt", renderProposals);
+
+function bindControls() {
+  const select = $("masklet");
+  for (const m of leaf.masklets) {
+    const o = document.createElement("option");
+    o.value = m.name;
+    o.textContent = `${m.name}${images.length > 1 ? ` (image ${"AB"[m.image]})` : ""}${m.scored ? "" : " · reference"}`;
+    select.append(o);
+  }
+  select.value = state.masklet;
+  select.addEventListener("change", () => setMasklet(select.value));
+  for (const b of document.querySelectorAll("[data-tool]")) b.addEventListener("click", () => setTool(b.dataset.tool));
+  $("brush-size").addEventListener("input", (e) => setBrush(parseInt(e.target.value, 10)));
+  $("opacity").addEventListener("input", (e) => { state.opacity = parseInt(e.target.value, 10) / 100; requestDraw(); });
+  $("outlines").addEventListener("change", (e) => { state.outlines = e.target.checked; requestDraw(); });
+  $("btn-fill").addEventListener("click", fillSelected);
+  $("btn-undo").addEventListener("click", undo);
+  $("btn-redo").addEventListener("click", redo);
+  $("btn-new").addEventListener("click", () => { state.selected = null; resetPrompt(); renderInstances(); });
+  $("btn-merge").addEventListener("click", mergeSelected);
+  $("btn-delete").addEventListener("click", deleteSelected);
+  $("btn-submit").addEventListener("click", submit);
+  $("btn-help").addEventListener("click", () => toggleHelp(true));
+  $("btn-help-close").addEventListener("click", () => toggleHelp(false));
+  window.addEventListener("resize", () => requestDraw());
+  window.addEventListener("beforeunload", flushOnLeave);
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") flushOnLeave(); });
+}
+
+function start() {
+  bindPointer();
+  bindShortcuts();
+  const restored = editable() && restoreBackup();
+  loadInstances(config.item.instances);
+  bindControls();
+  renderLabels();
+  renderFindings();
+  renderImageTabs();
+  renderInstances();
+  setTool("click");
+  for (const img of images) {
+    img.el = new Image();
+    img.el.onload = () => { img.loaded = true; if (img === currentImage()) fit(); };
+    img.el.src = img.url;
+    watchEmbedding(img);
+  }
+  if (!editable()) setSaveStatus(`This item is ${state.itemState.replace("_", " ")}: changes are not saved.`);
+  if (restored) saveRestored();
+  fit();
+  window.annotationEditor = { state, rleEncode, rleDecode, payload, save, undo, redo, fillHoles };
+}
+
+start();

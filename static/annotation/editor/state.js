@@ -1,0 +1,114 @@
+/* Shared editor state: the page's config, the images, the instances per masklet, and the model operations on them.
+ *
+ * Masks live in memory as Uint8Array (row-major, 1 = inside) per instance and are exchanged with the server as
+ * COCO RLE. Instance objects are immutable: an edit makes a new object, so undo/redo snapshots (history.js) are
+ * cheap lists of references. Modules never import the ones above them; the two upward notifications — "the
+ * instances or labels changed" and "the prompt was cleared" — go through on()/changed()/resetPrompt(), and
+ * main.js subscribes the renderers and the autosave.
+ */
+import { decode as rleDecode, encode as rleEncode } from "../rle.js";
+
+export const config = JSON.parse(document.getElementById("editor-config").textContent);
+export const leaf = config.leaf;
+export const STORAGE_KEY = `annotation-item-${config.item.id}`;
+const PALETTE = [
+  [230, 25, 75], [60, 180, 75], [255, 225, 25], [0, 130, 200], [245, 130, 48], [145, 30, 180],
+  [70, 240, 240], [240, 50, 230], [210, 245, 60], [250, 190, 212], [0, 128, 128], [220, 190, 255],
+  [170, 110, 40], [255, 250, 200], [128, 0, 0], [170, 255, 195], [128, 128, 0], [255, 215, 180],
+];
+export const $ = (id) => document.getElementById(id);
+
+export const images = config.item.images.map((img) => ({ ...img, el: null, loaded: false }));
+let nextId = 1;
+export const state = {
+  version: config.item.version,
+  itemState: config.item.state,
+  masklet: (leaf.masklets.find((m) => m.scored) || leaf.masklets[0]).name,
+  instances: {},          // masklet -> [instance]
+  selected: null,         // instance id
+  multi: new Set(),       // ids selected for merging
+  tool: "click",
+  brush: 12,
+  opacity: 0.45,
+  outlines: true,
+  hidden: false,
+  view: { s: 1, tx: 0, ty: 0 },
+  prompt: { points: [], box: null, proposals: [], pick: 0, lastRle: null },
+  polygon: [],
+  findings: config.item.findings || [],
+};
+
+// ---------------------------------------------------------------- notifications ------------------
+const listeners = { changed: [], prompt: [] };
+/** Subscribe to "changed" (fn(opts): instances or labels edited) or "prompt" (fn(): the prompt was cleared). */
+export function on(event, fn) { listeners[event].push(fn); }
+/** Announce an edit (after checkpoint() and the mutation); opts.labelsOnly when only the label form changed. */
+export function changed(opts = {}) { for (const fn of listeners.changed) fn(opts); }
+export function resetPrompt() {
+  state.prompt = { points: [], box: null, proposals: [], pick: 0, lastRle: null };
+  for (const fn of listeners.prompt) fn();
+}
+
+// ---------------------------------------------------------------- model --------------------------
+export function maskletSpec(name) { return leaf.masklets.find((m) => m.name === name); }
+export function imageOf(masklet) { return images[maskletSpec(masklet).image]; }
+export function currentImage() { return imageOf(state.masklet); }
+
+export function makeInstance(mask, w, h, id, colour) {
+  let x0 = w, y0 = h, x1 = -1, y1 = -1, area = 0;
+  for (let y = 0; y < h; y++) {
+    const row = y * w;
+    for (let x = 0; x < w; x++) {
+      if (mask[row + x]) {
+        area++;
+        if (x < x0) x0 = x; if (x > x1) x1 = x;
+        if (y < y0) y0 = y; if (y > y1) y1 = y;
+      }
+    }
+  }
+  const newId = id || nextId++;
+  return {
+    id: newId, mask, w, h, area, colour: colour || PALETTE[(newId - 1) % PALETTE.length],
+    bbox: area ? [x0, y0, x1, y1] : null, rle: null, canvas: null, bakedKey: null,
+  };
+}
+export function rleOf(inst) { if (!inst.rle) inst.rle = rleEncode(inst.mask, inst.w, inst.h); return inst.rle; }
+export function list(masklet) { return state.instances[masklet] || (state.instances[masklet] = []); }
+export function findInstance(id) {
+  for (const name of Object.keys(state.instances)) {
+    const i = state.instances[name].findIndex((x) => x.id === id);
+    if (i >= 0) return { masklet: name, index: i, inst: state.instances[name][i] };
+  }
+  return null;
+}
+export function selectedInstance() { return state.selected ? findInstance(state.selected) : null; }
+
+export function replaceInstance(id, mask) {
+  const found = findInstance(id);
+  if (!found) return null;
+  const img = imageOf(found.masklet);
+  const inst = makeInstance(mask, img.width, img.height, id, found.inst.colour);
+  state.instances[found.masklet][found.index] = inst;
+  return inst;
+}
+export function addInstance(masklet, mask) {
+  const img = imageOf(masklet);
+  const inst = makeInstance(mask || new Uint8Array(img.width * img.height), img.width, img.height);
+  list(masklet).push(inst);
+  state.selected = inst.id;
+  state.multi.clear();
+  return inst;
+}
+
+/** Replace every layer's instances with the given RLEs ({masklet: [rle]}; missing layers start empty). */
+export function loadInstances(source) {
+  state.instances = {};
+  for (const spec of leaf.masklets) {
+    const img = images[spec.image];
+    state.instances[spec.name] = ((source || {})[spec.name] || []).map((rle) => {
+      const inst = makeInstance(rleDecode(rle), img.width, img.height);
+      inst.rle = rle;
+      return inst;
+    });
+  }
+}

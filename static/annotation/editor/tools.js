@@ -1,0 +1,196 @@
+/* Mask tools (brush, eraser, polygon, fill holes), the tool and brush-size controls, and the pointer input on the
+   canvas, which hands clicks and boxes to prompts.js and pans/zooms the view. */
+import { canvas, pointer, requestDraw, toImage, zoomAt } from "./canvas.js";
+import { checkpoint } from "./history.js";
+import { renderInstances } from "./instances.js";
+import { runSegment } from "./prompts.js";
+import {
+  $, addInstance, changed, currentImage, list, replaceInstance, resetPrompt, selectedInstance, state,
+} from "./state.js";
+
+// ---------------------------------------------------------------- mask operations ----------------
+function stamp(mask, w, h, cx, cy, r, value) {
+  const x0 = Math.max(0, Math.floor(cx - r)), x1 = Math.min(w - 1, Math.ceil(cx + r));
+  const y0 = Math.max(0, Math.floor(cy - r)), y1 = Math.min(h - 1, Math.ceil(cy + r));
+  const r2 = r * r;
+  for (let y = y0; y <= y1; y++) {
+    const dy = y + 0.5 - cy;
+    for (let x = x0; x <= x1; x++) {
+      const dx = x + 0.5 - cx;
+      if (dx * dx + dy * dy <= r2) mask[y * w + x] = value;
+    }
+  }
+}
+function strokeTo(mask, w, h, a, b, r, value) {
+  const dist = Math.hypot(b.x - a.x, b.y - a.y);
+  const steps = Math.max(1, Math.ceil(dist / Math.max(1, r / 2)));
+  for (let i = 1; i <= steps; i++) stamp(mask, w, h, a.x + (b.x - a.x) * i / steps, a.y + (b.y - a.y) * i / steps, r, value);
+}
+
+export function fillHoles(mask, w, h) {
+  // Background reachable from the border (4-connected) stays; every other background pixel is a hole.
+  const seen = new Uint8Array(w * h);
+  const queue = new Int32Array(w * h);
+  let head = 0, tail = 0;
+  const push = (i) => { if (!mask[i] && !seen[i]) { seen[i] = 1; queue[tail++] = i; } };
+  for (let x = 0; x < w; x++) { push(x); push((h - 1) * w + x); }
+  for (let y = 0; y < h; y++) { push(y * w); push(y * w + w - 1); }
+  while (head < tail) {
+    const i = queue[head++], x = i % w;
+    if (x > 0) push(i - 1);
+    if (x < w - 1) push(i + 1);
+    if (i >= w) push(i - w);
+    if (i < w * (h - 1)) push(i + w);
+  }
+  const out = new Uint8Array(w * h);
+  for (let i = 0; i < w * h; i++) out[i] = mask[i] || !seen[i] ? 1 : 0;
+  return out;
+}
+
+function polygonMask(points, w, h) {
+  const off = document.createElement("canvas");
+  off.width = w; off.height = h;
+  const o = off.getContext("2d");
+  o.fillStyle = "#fff";
+  o.beginPath(); o.moveTo(points[0][0], points[0][1]);
+  for (const [x, y] of points.slice(1)) o.lineTo(x, y);
+  o.closePath(); o.fill();
+  const data = o.getImageData(0, 0, w, h).data;
+  const mask = new Uint8Array(w * h);
+  for (let i = 0; i < w * h; i++) mask[i] = data[i * 4 + 3] > 127 ? 1 : 0;
+  return mask;
+}
+
+/** The selected instance if it is on the current layer, else a new empty one there. */
+function ensureSelected() {
+  let sel = selectedInstance();
+  if (!sel || sel.masklet !== state.masklet) { addInstance(state.masklet); sel = selectedInstance(); }
+  return sel;
+}
+
+export function closePolygon() {
+  if (state.polygon.length < 3) { state.polygon = []; requestDraw(); return; }
+  const img = currentImage();
+  checkpoint();
+  const sel = ensureSelected();
+  const poly = polygonMask(state.polygon, img.width, img.height);
+  const mask = sel.inst.mask.slice();
+  for (let i = 0; i < mask.length; i++) if (poly[i]) mask[i] = 1;
+  replaceInstance(sel.inst.id, mask);
+  state.polygon = [];
+  resetPrompt();
+  changed();
+}
+
+export function fillSelected() {
+  const sel = selectedInstance();
+  if (!sel) return;
+  checkpoint();
+  replaceInstance(sel.inst.id, fillHoles(sel.inst.mask, sel.inst.w, sel.inst.h));
+  changed();
+}
+
+// ---------------------------------------------------------------- controls -----------------------
+export function setTool(tool) {
+  state.tool = tool;
+  if (tool !== "polygon") state.polygon = [];
+  for (const b of document.querySelectorAll("[data-tool]")) b.setAttribute("aria-pressed", String(b.dataset.tool === tool));
+  canvas.style.cursor = tool === "pan" ? "grab" : tool === "select" ? "default" : "crosshair";
+  requestDraw();
+}
+
+export function setBrush(size) {
+  state.brush = Math.max(1, Math.min(120, size));
+  $("brush-size").value = state.brush;
+  $("brush-size-out").textContent = state.brush;
+  requestDraw();
+}
+
+// ---------------------------------------------------------------- pointer input ------------------
+function inside(p) { const img = currentImage(); return p.x >= 0 && p.y >= 0 && p.x < img.width && p.y < img.height; }
+
+function onMouseDown(ev) {
+  canvas.focus();
+  const p = toImage(ev);
+  const img = currentImage();
+  if (state.tool === "pan" || pointer.spaceDown || ev.button === 1) {
+    pointer.drag = { kind: "pan", sx: ev.clientX, sy: ev.clientY, tx: state.view.tx, ty: state.view.ty };
+    return;
+  }
+  if (!inside(p)) return;
+  if (state.tool === "click") {
+    const label = ev.button === 2 || ev.altKey ? 0 : 1;
+    state.prompt.points.push([Math.round(p.x * 10) / 10, Math.round(p.y * 10) / 10, label]);
+    requestDraw();
+    runSegment();
+  } else if (state.tool === "box") {
+    pointer.drag = { kind: "box", x0: p.x, y0: p.y, x: p.x, y: p.y };
+  } else if (state.tool === "brush" || state.tool === "eraser") {
+    checkpoint();
+    const sel = ensureSelected();
+    const mask = sel.inst.mask.slice();
+    stamp(mask, img.width, img.height, p.x, p.y, state.brush, state.tool === "brush" ? 1 : 0);
+    replaceInstance(sel.inst.id, mask);
+    pointer.drag = { kind: "paint", last: p, id: sel.inst.id, mask };
+    requestDraw();
+  } else if (state.tool === "polygon") {
+    state.polygon.push([p.x, p.y]);
+    requestDraw();
+  } else if (state.tool === "select") {
+    const x = Math.floor(p.x), y = Math.floor(p.y);
+    const hit = list(state.masklet).slice().reverse().find((i) => i.mask[y * i.w + x]);
+    state.selected = hit ? hit.id : null;
+    state.multi.clear();
+    resetPrompt();
+    renderInstances(); requestDraw();
+  }
+}
+
+function onMouseMove(ev) {
+  const p = toImage(ev);
+  const drag = pointer.drag;
+  pointer.hover = p;
+  if (!drag) { if (["brush", "eraser", "polygon"].includes(state.tool)) requestDraw(); return; }
+  if (drag.kind === "pan") {
+    state.view.tx = drag.tx + ev.clientX - drag.sx;
+    state.view.ty = drag.ty + ev.clientY - drag.sy;
+  } else if (drag.kind === "box") {
+    const img = currentImage();
+    drag.x = Math.min(Math.max(p.x, 0), img.width); drag.y = Math.min(Math.max(p.y, 0), img.height);
+  } else if (drag.kind === "paint") {
+    const img = currentImage();
+    strokeTo(drag.mask, img.width, img.height, drag.last, p, state.brush, state.tool === "brush" ? 1 : 0);
+    drag.last = p;
+    const inst = replaceInstance(drag.id, drag.mask);
+    drag.mask = inst.mask;
+  }
+  requestDraw();
+}
+
+function onMouseUp() {
+  const d = pointer.drag;
+  if (!d) return;
+  pointer.drag = null;
+  if (d.kind === "box") {
+    const box = [Math.min(d.x0, d.x), Math.min(d.y0, d.y), Math.max(d.x0, d.x), Math.max(d.y0, d.y)].map((v) => Math.round(v));
+    if (box[2] - box[0] >= 2 && box[3] - box[1] >= 2) { state.prompt.box = box; runSegment(); }
+  } else if (d.kind === "paint") {
+    resetPrompt();
+    changed();
+  }
+  requestDraw();
+}
+
+/** Listen to the mouse on the canvas (moves and releases on the whole window, so drags may leave it). */
+export function bindPointer() {
+  canvas.addEventListener("contextmenu", (ev) => ev.preventDefault());
+  canvas.addEventListener("mousedown", onMouseDown);
+  window.addEventListener("mousemove", onMouseMove);
+  window.addEventListener("mouseup", onMouseUp);
+  canvas.addEventListener("dblclick", () => { if (state.tool === "polygon") closePolygon(); });
+  canvas.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const rect = canvas.getBoundingClientRect();
+    zoomAt(ev.deltaY < 0 ? 1.2 : 1 / 1.2, ev.clientX - rect.left, ev.clientY - rect.top);
+  }, { passive: false });
+}
