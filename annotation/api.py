@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
@@ -15,13 +16,17 @@ from annotation import services
 from annotation.models import Embedding, Image, Item, Project
 from annotation.serializers import (
     EmbeddingOutput,
+    EmbeddingPendingOutput,
     ImageOutput,
     ImageUploadInput,
+    ImageUploadOutput,
     ItemOutput,
     ItemSaveInput,
     ItemSubmitInput,
     SegmentInput,
+    SegmentOutput,
 )
+from scoring.serializers import error_responses
 
 
 def _error(exc: services.AnnotationError) -> Response:
@@ -53,7 +58,7 @@ class ImageUploadApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=ImageUploadInput, responses={201: ImageOutput(many=True)})
+    @extend_schema(request=ImageUploadInput, responses={201: ImageUploadOutput, **error_responses(400, 401, 403, 413)})
     def post(self, request: Request) -> Response:
         data = ImageUploadInput(data=request.data)
         if not data.is_valid():
@@ -68,7 +73,7 @@ class ImageUploadApi(APIView):
             if project is None:
                 return Response({"detail": f"No project {slug!r}.", "field": "project"}, status=400)
         try:
-            result = services.images_upload(user=request.user, name=upload.name, data=upload.read(), project=project)
+            result = services.images_upload(user=request.user, name=upload.name, data=upload, project=project)
         except services.AnnotationError as exc:
             return _error(exc)
         return Response(
@@ -80,6 +85,7 @@ class ImageUploadApi(APIView):
 class ImageFileApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
+    @extend_schema(responses={(200, "image/*"): OpenApiTypes.BINARY, **error_responses(401, 404)})
     def get(self, request: Request, pk: int):
         image = _image_for(request, pk)
         response = FileResponse(image.file.open("rb"), content_type=f"image/{image.format.lower()}")
@@ -91,7 +97,8 @@ class SegmentApi(APIView):
     parser_classes = [JSONParser]
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=SegmentInput)
+    @extend_schema(request=SegmentInput, responses={200: SegmentOutput, 202: EmbeddingPendingOutput,
+                                                    **error_responses(400, 401, 404, 503)})
     def post(self, request: Request, pk: int) -> Response:
         image = _image_for(request, pk)
         data = SegmentInput(data=request.data)
@@ -119,7 +126,7 @@ class SegmentApi(APIView):
 class EmbeddingStatusApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(responses={200: EmbeddingOutput})
+    @extend_schema(responses={200: EmbeddingOutput, **error_responses(401, 404)})
     def get(self, request: Request, pk: int) -> Response:
         image = _image_for(request, pk)
         row = services.embedding_request(image=image)
@@ -130,11 +137,11 @@ class ItemApi(APIView):
     parser_classes = [JSONParser]
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(responses={200: ItemOutput})
+    @extend_schema(responses={200: ItemOutput, **error_responses(401, 404)})
     def get(self, request: Request, pk: int) -> Response:
         return Response(ItemOutput(_item_for(request, pk)).data)
 
-    @extend_schema(request=ItemSaveInput, responses={200: ItemOutput})
+    @extend_schema(request=ItemSaveInput, responses={200: ItemOutput, **error_responses(400, 401, 403, 404, 409)})
     def put(self, request: Request, pk: int) -> Response:
         _item_for(request, pk)
         data = ItemSaveInput(data=request.data)
@@ -151,7 +158,7 @@ class ItemSubmitApi(APIView):
     parser_classes = [JSONParser]
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=ItemSubmitInput, responses={200: ItemOutput})
+    @extend_schema(request=ItemSubmitInput, responses={200: ItemOutput, **error_responses(400, 401, 403, 404, 409)})
     def post(self, request: Request, pk: int) -> Response:
         _item_for(request, pk)
         data = ItemSubmitInput(data=request.data)
@@ -168,7 +175,7 @@ class ItemOverlayApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=ImageUploadInput, responses={200: ItemOutput})
+    @extend_schema(request=ImageUploadInput, responses={200: ItemOutput, **error_responses(400, 401, 403, 404)})
     def post(self, request: Request, pk: int) -> Response:
         _item_for(request, pk)
         upload = request.FILES.get("file")

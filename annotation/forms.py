@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth import get_user_model
-from django.db.models import Q
 
 from annotation.models import LEAF_CHOICES
+from scoring.roles import annotators_q, curators_q
 
 
 class ProjectForm(forms.Form):
@@ -28,6 +28,6 @@ class AssignForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["assignee"].queryset = (
-            get_user_model().objects.filter(Q(groups__name="annotator") | Q(groups__name="curator") | Q(is_staff=True))
+            get_user_model().objects.filter(annotators_q() | curators_q())
             .distinct().order_by("username")
         )

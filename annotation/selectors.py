@@ -4,8 +4,8 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q, QuerySet
 
-from annotation.models import Item, Project
-from annotation.services import is_curator
+from annotation.models import Image, Item, Project, SecondOpinion
+from scoring.roles import is_curator, is_reviewer
 
 
 def projects_for_user(*, user: AbstractBaseUser) -> QuerySet[Project]:
@@ -29,3 +29,11 @@ def next_item(*, item: Item) -> Item | None:
         .order_by("position")
         .first()
     )
+
+
+def can_use_image_for_review(*, user: AbstractBaseUser, image: Image) -> bool:
+    """Reviewers see the images of items in review; a blind second annotator those of their open task."""
+    if SecondOpinion.objects.filter(annotator=user, status=SecondOpinion.Status.ASSIGNED,
+                                    item__item_images__image=image).exists():
+        return True
+    return is_reviewer(user) and Item.objects.filter(item_images__image=image, state=Item.State.SUBMITTED).exists()

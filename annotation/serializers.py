@@ -26,6 +26,11 @@ class ImageOutput(serializers.ModelSerializer):
         return f"/api/annotation/images/{obj.pk}/segment/"
 
 
+class ImageUploadOutput(serializers.Serializer):
+    images = ImageOutput(many=True)
+    items = serializers.ListField(child=serializers.IntegerField(), help_text="Items created in the project, if any.")
+
+
 class SegmentInput(serializers.Serializer):
     # Shapes are checked by annotation.core against the image, which names the offending field.
     points = serializers.JSONField(required=False, default=list, help_text="[[x, y, 1|0], ...]")
@@ -48,10 +53,31 @@ class EmbeddingOutput(serializers.ModelSerializer):
         fields = ["image", "model_key", "status", "progress", "error", "seconds"]
 
 
+class EmbeddingPendingOutput(EmbeddingOutput):
+    status = serializers.ChoiceField(choices=["queued", "running"])  # ready segments at once; failed is a 503
+    status_url = serializers.CharField(help_text="Poll this until its status is ready, then segment again.")
+    detail = serializers.CharField()
+
+    class Meta(EmbeddingOutput.Meta):
+        fields = [*EmbeddingOutput.Meta.fields, "status_url", "detail"]
+
+
+class MaskOutput(serializers.Serializer):
+    rle = serializers.DictField(help_text="COCO RLE {size: [h, w], counts: str}")
+    score = serializers.FloatField()
+
+
+class SegmentOutput(serializers.Serializer):
+    masks = MaskOutput(many=True)
+    backend = serializers.CharField()
+    ms = serializers.FloatField()
+
+
 class ItemOutput(serializers.ModelSerializer):
     images = serializers.SerializerMethodField()
     leaf = serializers.CharField(source="project.leaf")
-    assignee = serializers.CharField(source="assignee.username", default=None)
+    assignee = serializers.CharField(source="assignee.username", default=None, allow_null=True,
+                                     help_text="Username, or null while the item is unassigned.")
     has_overlay = serializers.SerializerMethodField()
 
     class Meta:

@@ -1,13 +1,12 @@
-"""Annotation writes: projects, uploads, assignment, embeddings, segmentation, saving and submitting items, export.
+"""Annotation writes: projects, uploads, assignment, embeddings, segmentation, saving and submitting items, export,
+and the one way an item's state changes (`item_transition`, also used by the review services).
 
 Each service loads, calls annotation.core, saves. Checks that can refuse raise `AnnotationError` (with an HTTP
 status and the field it is about) before anything is changed.
 """
 from __future__ import annotations
 
-import functools
 import time
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,24 +15,23 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from annotation import tasks
 from annotation.core import export as export_core
 from annotation.core import images as image_core
 from annotation.core import rle as rle_utils
 from annotation.core.epic import LEAVES, Leaf, leaf_for
 from annotation.core.lint import Finding, LintInput, LintOptions, lint
-from annotation.core.segmentation import (
-    ClassicBackend,
-    EmbeddingCache,
-    MaskProposal,
-    PromptError,
-    SamBackend,
-    SegmentationBackend,
-)
-from annotation.models import Embedding, Image, Item, ItemImage, ItemRevision, Project
+from annotation.core.review import Action, TransitionError, transition
+from annotation.core.segmentation import MaskProposal, PromptError
+from annotation.embeddings import backend_model_key, embedding_cache, embedding_load, segmentation_backend
+from annotation.models import AuditEvent, Embedding, Image, Item, ItemImage, ItemRevision, Project
+from annotation.selectors import can_use_image_for_review
+from scoring.roles import is_annotator, is_curator
 
 
 class AnnotationError(Exception):
@@ -45,15 +43,7 @@ class AnnotationError(Exception):
         self.extra = extra or {}
 
 
-# --- roles ----------------------------------------------------------------------------------------
-
-
-def is_curator(user: AbstractBaseUser | None) -> bool:
-    return bool(user and user.is_authenticated and (user.is_staff or user.groups.filter(name="curator").exists()))
-
-
-def is_annotator(user: AbstractBaseUser | None) -> bool:
-    return bool(user and user.is_authenticated and user.groups.filter(name="annotator").exists())
+# --- permissions ----------------------------------------------------------------------------------
 
 
 def can_edit_item(user: AbstractBaseUser | None, item: Item) -> bool:
@@ -67,13 +57,7 @@ def can_use_image(user: AbstractBaseUser | None, image: Image) -> bool:
         return False
     return (image.uploaded_by_id == user.pk or Item.objects.filter(item_images__image=image, assignee=user).exists()
             # issue 8: the blind second annotator of an item, and its reviewers while it is in review
-            or _review_can_use_image(user, image))
-
-
-def _review_can_use_image(user: AbstractBaseUser, image: Image) -> bool:
-    from annotation.review.services import can_use_image_for_review
-
-    return can_use_image_for_review(user=user, image=image)
+            or can_use_image_for_review(user=user, image=image))
 
 
 # --- projects and uploads -------------------------------------------------------------------------
@@ -101,18 +85,23 @@ class UploadResult:
     items: list[Item]
 
 
-def images_upload(*, user: AbstractBaseUser, name: str, data: bytes, project: Project | None = None) -> UploadResult:
-    """Check the whole upload first (core), then store all of it in one transaction, or nothing."""
+def images_upload(*, user: AbstractBaseUser, name: str, data: image_core.Upload,
+                  project: Project | None = None) -> UploadResult:
+    """Check the whole upload first (core), then store all of it in one transaction, or nothing.
+
+    `data` may be the open uploaded file: a zip is then read from it (on disk for large uploads), not from memory.
+    """
     if not (is_curator(user) or is_annotator(user)):
         raise AnnotationError("Only annotators and curators upload images.", status=403)
     if project is not None and not is_curator(user):
         raise AnnotationError("Only curators add items to a project.", status=403)
-    if len(data) > settings.SAM_UPLOAD_MAX_BYTES:
-        raise AnnotationError(f"{name}: the upload is {len(data)} bytes, over the limit of {settings.SAM_UPLOAD_MAX_BYTES}",
+    if (size := image_core.upload_size(data)) > settings.SAM_UPLOAD_MAX_BYTES:
+        raise AnnotationError(f"{name}: the upload is {size} bytes, over the limit of {settings.SAM_UPLOAD_MAX_BYTES}",
                               field="file", status=413)
     try:
         files = image_core.read_upload(
-            name, data, max_pixels=settings.SAM_MAX_IMAGE_PIXELS, max_files=settings.SAM_UPLOAD_MAX_FILES
+            name, data, max_pixels=settings.SAM_MAX_IMAGE_PIXELS, max_files=settings.SAM_UPLOAD_MAX_FILES,
+            max_bytes=settings.SAM_UPLOAD_MAX_BYTES, max_image_bytes=settings.SAM_UPLOAD_MAX_IMAGE_BYTES,
         )
         groups = (
             image_core.group_into_items(files, images_per_item=leaf_for(project.leaf).images) if project else []
@@ -149,12 +138,10 @@ def images_upload(*, user: AbstractBaseUser, name: str, data: bytes, project: Pr
                                                updated_by=user)
                     for index, image_file in enumerate(group):
                         ItemImage.objects.create(item=item, image=by_hash[image_file.sha256], index=index)
-                    _revision(item, ItemRevision.Kind.CREATE, user, note=f"from upload {name}")
+                    item_revision_create(item, ItemRevision.Kind.CREATE, user, note=f"from upload {name}")
                     items.append(item)
     except BaseException:
         # The rows rolled back; the files written before the failure go too, so nothing is half-imported.
-        from django.core.files.storage import default_storage
-
         for path in saved_paths:
             default_storage.delete(path)
         raise
@@ -170,69 +157,11 @@ def items_assign(*, user: AbstractBaseUser, items: Sequence[Item], assignee: Abs
         for item in items:
             item.assignee = assignee
             item.save(update_fields=["assignee", "updated_at"])
-            _revision(item, ItemRevision.Kind.ASSIGN, user, note=f"assigned to {assignee or 'nobody'}")
+            item_revision_create(item, ItemRevision.Kind.ASSIGN, user, note=f"assigned to {assignee or 'nobody'}")
     return len(items)
 
 
-# --- segmentation backend and embeddings ----------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=4)
-def _backend_for(checkpoint: str, model_type: str, device: str, decoder_threads: int) -> SegmentationBackend:
-    if checkpoint:
-        return SamBackend.from_checkpoint(
-            checkpoint, model_type=model_type, device=device, decoder_threads=decoder_threads or None
-        )
-    return ClassicBackend()
-
-
-# The adapter boundary: a benchmark or test may install a real backend built another way (e.g. a SAM model
-# with random weights, since no checkpoint may be downloaded). Nothing else is replaceable.
-_installed_backend: SegmentationBackend | None = None
-
-
-def segmentation_backend_install(backend: SegmentationBackend | None) -> None:
-    global _installed_backend
-    _installed_backend = backend
-
-
-def segmentation_backend() -> SegmentationBackend:
-    """SAM when SAM_CHECKPOINT is set, else the classical segmenter; built once per process."""
-    if _installed_backend is not None:
-        return _installed_backend
-    return _backend_for(
-        settings.SAM_CHECKPOINT, settings.SAM_MODEL_TYPE, settings.SAM_DEVICE, settings.SAM_DECODER_THREADS
-    )
-
-
-def backend_model_key() -> str:
-    """The cache key of the configured backend, known without loading the model."""
-    if _installed_backend is not None:
-        return _installed_backend.model_key
-    return f"sam-{settings.SAM_MODEL_TYPE}" if settings.SAM_CHECKPOINT else ClassicBackend.model_key
-
-
-def embedding_cache() -> EmbeddingCache:
-    return EmbeddingCache(settings.SAM_EMBEDDING_DIR)
-
-
-# A few recently used embeddings stay in memory, so a burst of clicks does not reread the file each time.
-_recent: OrderedDict[tuple[str, str, str], Any] = OrderedDict()
-_RECENT_SIZE = 8
-
-
-def _load_embedding(digest: str, model_key: str) -> Any:
-    cache = embedding_cache()
-    key = (str(cache.root), digest, model_key)
-    if key in _recent:
-        _recent.move_to_end(key)
-        return _recent[key]
-    embedding = cache.get(digest, model_key)
-    if embedding is not None:
-        _recent[key] = embedding
-        while len(_recent) > _RECENT_SIZE:
-            _recent.popitem(last=False)
-    return embedding
+# --- embeddings and segmentation (the backend and the worker's computation: annotation.embeddings) ---------
 
 
 def embedding_request(*, image: Image, retry_failed: bool = False) -> Embedding:
@@ -250,42 +179,9 @@ def embedding_request(*, image: Image, retry_failed: bool = False) -> Embedding:
     if created or stale_ready or (retry_failed and row.status == Embedding.Status.FAILED):
         row.status, row.progress, row.error = Embedding.Status.QUEUED, 0, ""
         row.save(update_fields=["status", "progress", "error"])
-        from annotation import tasks
-
         queue = settings.SAM_EMBEDDING_QUEUE or None  # None: the default queue every worker reads
         transaction.on_commit(lambda: tasks.compute_embedding.apply_async((row.pk,), queue=queue))
     return row
-
-
-def embedding_compute(*, embedding_id: int) -> str:
-    """Run by the worker: decode the image, embed it, write the cache file. Idempotent."""
-    row = Embedding.objects.select_related("image").get(pk=embedding_id)
-    cache = embedding_cache()
-    if cache.has(row.image.sha256, row.model_key):
-        Embedding.objects.filter(pk=row.pk).update(status=Embedding.Status.READY, progress=100, error="")
-        return "ready"
-    started = time.perf_counter()
-    Embedding.objects.filter(pk=row.pk).update(status=Embedding.Status.RUNNING, progress=10, started_at=timezone.now())
-    try:
-        backend = segmentation_backend()
-        if backend.model_key != row.model_key:
-            raise RuntimeError(f"this worker runs {backend.model_key}, the request was for {row.model_key}")
-        with row.image.file.open("rb") as handle:
-            pixels = image_core.decode_rgb(handle.read())
-        Embedding.objects.filter(pk=row.pk).update(progress=30)
-        embedding = backend.embed(pixels)
-        Embedding.objects.filter(pk=row.pk).update(progress=90)
-        cache.put(row.image.sha256, embedding)
-    except Exception as exc:  # noqa: BLE001 - any failure is shown to the annotator as the embedding's error
-        Embedding.objects.filter(pk=row.pk).update(
-            status=Embedding.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now()
-        )
-        raise
-    Embedding.objects.filter(pk=row.pk).update(
-        status=Embedding.Status.READY, progress=100, error="", finished_at=timezone.now(),
-        seconds=time.perf_counter() - started,
-    )
-    return "ready"
 
 
 @dataclass(frozen=True)
@@ -302,7 +198,7 @@ def image_segment(
     """Proposals from the cached embedding, or the (queued/running) embedding row when there is none yet."""
     started = time.perf_counter()
     model_key = backend_model_key()
-    embedding = _load_embedding(image.sha256, model_key)
+    embedding = embedding_load(image.sha256, model_key)
     if embedding is None:
         row = embedding_request(image=image)
         if row.status == Embedding.Status.FAILED:
@@ -372,13 +268,53 @@ def _snapshot(item: Item) -> dict[str, Any]:
     }
 
 
-def _revision(item: Item, kind: str, user: AbstractBaseUser | None, note: str = "") -> ItemRevision:
+def item_revision_create(item: Item, kind: str, user: AbstractBaseUser | None, note: str = "") -> ItemRevision:
+    """One entry of the item's history: its version, state and labels as they are now."""
     return ItemRevision.objects.create(
         item=item, version=item.version, kind=kind, author=user, state=item.state, snapshot=_snapshot(item), note=note
     )
 
 
-def _check_instances(leaf: Leaf, images: list[Image], instances: Any) -> dict[str, list[dict[str, Any]]]:
+def audit_record(*, item: Item | None, actor: AbstractBaseUser | None, action: str, from_state: str = "",
+                 to_state: str = "", detail: Mapping[str, Any] | None = None,
+                 project: Project | None = None) -> AuditEvent:
+    """One entry of the audit trail: who did what, when (an item's event, or a project's without an item)."""
+    return AuditEvent.objects.create(
+        item=item, project=project or (item.project if item else None), actor=actor, action=action,
+        from_state=from_state, to_state=to_state, version=item.version if item else None, detail=dict(detail or {}),
+    )
+
+
+def item_transition(
+    *, item: Item, action: Action, actor: AbstractBaseUser | None, kind: str = ItemRevision.Kind.STATE,
+    note: str = "", detail: Mapping[str, Any] | None = None, content_changed: bool = False,
+) -> None:
+    """The one way an item's state changes: the core state machine checks the move on the locked item; a new
+    state (or `content_changed`: the caller changed other fields too) makes a new version, saved with a
+    revision of `kind`; then the audit trail records the move. A save that keeps the state is no event (its
+    revision is the record); a review pass that keeps the state is one."""
+    before = item.state
+    try:
+        after = transition(before, action)
+    except TransitionError as exc:
+        raise AnnotationError(f"Item {item.pk}: {exc}.", status=409, field="state") from None
+    changed = after != before
+    if changed or content_changed:
+        # A new version: a tab still holding the old one must reload (and then sees the reviewers' comments).
+        item.state = after
+        item.version += 1
+        item.updated_by = actor
+        if content_changed:
+            item.save()
+        else:
+            item.save(update_fields=["state", "version", "updated_by", "updated_at"])
+        item_revision_create(item, kind, actor, note=note)
+    if changed or action is not Action.SAVE:
+        audit_record(item=item, actor=actor, action=action.value, from_state=before, to_state=after, detail=detail)
+
+
+def instances_check(leaf: Leaf, images: list[Image], instances: Any) -> dict[str, list[dict[str, Any]]]:
+    """The masks of an editor's save, normalized, or AnnotationError naming the masklet and the RLE at fault."""
     if not isinstance(instances, Mapping):
         raise AnnotationError("instances must be an object {masklet: [RLE, ...]}", field="instances")
     checked: dict[str, list[dict[str, Any]]] = {}
@@ -431,19 +367,15 @@ def item_save(
             raise AnnotationError(f"{leaf.path} has no text field {unknown[0]!r}", field=f"texts.{unknown[0]}")
         if count is not None and count < 0:
             raise AnnotationError("count must be 0 or more", field="count")
-        item.instances = _check_instances(leaf, item_images(item), instances or {})
+        item.instances = instances_check(leaf, item_images(item), instances or {})
         item.texts = {k: v for k, v in texts.items() if v not in (None, "")}
         item.count = count
         item.precise_count = bool(precise_count)
         item.count_in_description = bool(count_in_description)
         item.placement_feasible = placement_feasible
         item.findings = findings_json(item_lint(item))
-        item.version += 1
-        item.updated_by = user
-        if item.state in (Item.State.TODO, Item.State.NEEDS_REVISION):
-            item.state = Item.State.IN_PROGRESS
-        item.save()
-        _revision(item, ItemRevision.Kind.SAVE, user)
+        # to do / needs revision -> in progress; in progress stays
+        item_transition(item=item, action=Action.SAVE, actor=user, kind=ItemRevision.Kind.SAVE, content_changed=True)
     return item
 
 
@@ -469,12 +401,11 @@ def item_submit(*, user: AbstractBaseUser, item_id: int, version: int, override_
             )
         item.findings = findings
         item.override_reason = reason if findings else ""
-        item.state = Item.State.SUBMITTED
         item.submitted_at = timezone.now()
-        item.version += 1
-        item.updated_by = user
-        item.save()
-        _revision(item, ItemRevision.Kind.SUBMIT, user, note=item.override_reason)
+        item_transition(
+            item=item, action=Action.SUBMIT, actor=user, kind=ItemRevision.Kind.SUBMIT, note=item.override_reason,
+            detail={"override_reason": item.override_reason} if item.override_reason else {}, content_changed=True,
+        )
     return item
 
 
@@ -504,7 +435,7 @@ def item_overlay_set(*, user: AbstractBaseUser, item_id: int, name: str, data: b
         item.version += 1
         item.updated_by = user
         item.save()
-        _revision(item, ItemRevision.Kind.SAVE, user, note=f"reference overlay {name}")
+        item_revision_create(item, ItemRevision.Kind.SAVE, user, note=f"reference overlay {name}")
     return item
 
 

@@ -16,12 +16,13 @@ from annotation.core.epic import leaf_for
 from annotation.forms import AssignForm, ProjectForm, UploadForm
 from annotation.models import Item, Project
 from annotation.serializers import ItemOutput
+from scoring.roles import is_curator
 
 
 @login_required
 def project_list(request: HttpRequest) -> HttpResponse:
     form = None
-    if services.is_curator(request.user):
+    if is_curator(request.user):
         form = ProjectForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
             try:
@@ -32,13 +33,13 @@ def project_list(request: HttpRequest) -> HttpResponse:
                 return redirect("annotation-project", slug=project.slug)
     projects = selectors.projects_for_user(user=request.user)
     return render(request, "annotation/project_list.html", {"projects": projects, "form": form,
-                                                            "is_curator": services.is_curator(request.user)})
+                                                            "is_curator": is_curator(request.user)})
 
 
 @login_required
 def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
-    curator = services.is_curator(request.user)
+    curator = is_curator(request.user)
     items = selectors.items_for_user(user=request.user, project=project)
     if not curator and not items.exists():
         raise Http404("No such project.")
@@ -51,7 +52,7 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
             if upload_form.is_valid():
                 upload = upload_form.cleaned_data["file"]
                 try:
-                    result = services.images_upload(user=request.user, name=upload.name, data=upload.read(),
+                    result = services.images_upload(user=request.user, name=upload.name, data=upload,
                                                     project=project)
                 except services.AnnotationError as exc:
                     upload_form.add_error("file", exc.message)
@@ -82,7 +83,7 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def project_export(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
-    if not services.is_curator(request.user):
+    if not is_curator(request.user):
         raise Http404("No such project.")
     buffer = io.BytesIO()
     with tempfile.TemporaryDirectory() as tmp:

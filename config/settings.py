@@ -21,11 +21,6 @@ def env_int(name: str, default: int) -> int:
     return int(value) if value not in (None, "") else default
 
 
-def env_float(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    return float(value) if value not in (None, "") else default
-
-
 def env_bool(name: str, default: bool = False) -> bool:
     value = os.environ.get(name)
     if value in (None, ""):
@@ -57,7 +52,6 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
-    "django_filters",
     "drf_spectacular",
     "channels",
     "scoring",
@@ -130,6 +124,9 @@ WHITENOISE_USE_FINDERS = True
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 512 * 1024 * 1024)
+# The anonymous format pre-check runs in the web process: it reads files up to this size (larger ones are uploaded
+# and checked by the worker). A file is never read past its split's line bound either (scoring.core.jsonl).
+PRECHECK_MAX_BYTES = env_int("PRECHECK_MAX_BYTES", 64 * 1024 * 1024)
 PUBLISHED_DATA_DIR = env_path("PUBLISHED_DATA_DIR", BASE_DIR / "data" / "published")
 
 # --- auth -----------------------------------------------------------------------------------------
@@ -155,7 +152,6 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Embodied Bench Hub API",
@@ -190,14 +186,20 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # A running submission whose worker has not reported for this long is taken to be lost and is queued again.
 SCORING_LEASE_SECONDS = env_int("SCORING_LEASE_SECONDS", 120)
-# Extra scorers, "benchmark-scorer=module:function,..." (used by the tests' worker processes).
-EXTRA_SCORERS = env_str("EXTRA_SCORERS", "")
+# Benchmarks from outside scoring/benchmarks/, "module:PLUGIN,..." (a deployment's own; the tests' tiny ones).
+EXTRA_BENCHMARKS = env_str("EXTRA_BENCHMARKS", "")
 
 # --- Channels -------------------------------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
+    # A socket waits for its messages with BZPOPMIN, which Redis holds for 5 s when nothing comes
+    # (channels_redis RedisChannelLayer.brpop_timeout); redis-py 8 gives up on any read after 5 s by default
+    # (socket_timeout), so every idle websocket died with a TimeoutError. Reads may take well over the blocking wait.
     CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
+        }
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
@@ -211,7 +213,8 @@ SAM_DECODER_THREADS = env_int("SAM_DECODER_THREADS", 1)  # torch threads per cli
 SAM_EMBEDDING_DIR = env_path("SAM_EMBEDDING_DIR", VAR_DIR / "embeddings")
 SAM_MAX_IMAGE_PIXELS = env_int("SAM_MAX_IMAGE_PIXELS", 40_000_000)
 SAM_UPLOAD_MAX_FILES = env_int("SAM_UPLOAD_MAX_FILES", 2000)
-SAM_UPLOAD_MAX_BYTES = env_int("SAM_UPLOAD_MAX_BYTES", 1024 * 1024 * 1024)
+SAM_UPLOAD_MAX_BYTES = env_int("SAM_UPLOAD_MAX_BYTES", 1024 * 1024 * 1024)  # an upload, and all a zip unpacks to
+SAM_UPLOAD_MAX_IMAGE_BYTES = env_int("SAM_UPLOAD_MAX_IMAGE_BYTES", 256 * 1024 * 1024)  # one image, or zip entry
 SAM_PREFETCH_ITEMS = env_int("SAM_PREFETCH_ITEMS", 3)
 # A queue name sends embedding jobs to dedicated (e.g. GPU) workers: celery -A config worker -Q <name>.
 SAM_EMBEDDING_QUEUE = env_str("SAM_EMBEDDING_QUEUE", "")

@@ -4,13 +4,16 @@ from django.urls import include, path
 from django.views.static import serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from scoring.benchmarks import plugins
+
 urlpatterns = [
     path("", include("leaderboard.site_urls")),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("scoring.urls")),
     path("", include("annotation.urls")),
-    path("plan/", include("scoring.benchmarks.plan.urls")),
+    # Each benchmark's own pages (PLAN's judge queue and audit), as its plugin declares them.
+    *(path(plugin.url_prefix, include(plugin.urls)) for plugin in plugins() if plugin.urls),
     path("", include("simulator.urls")),
     path("", include("leaderboard.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

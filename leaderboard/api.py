@@ -10,9 +10,10 @@ from rest_framework.views import APIView
 
 from leaderboard import selectors
 from leaderboard.core.board import BadBoardQuery, board_build, parse_query
-from leaderboard.core.columns import spec_for
+from scoring.benchmarks import board_for
 from scoring import services
 from scoring.quota import submission_precheck
+from scoring.serializers import error_responses
 
 
 class ColumnOutput(serializers.Serializer):
@@ -74,13 +75,13 @@ BOARD_PARAMETERS = [
 class LeaderboardApi(APIView):
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(parameters=BOARD_PARAMETERS, responses={200: BoardOutput})
+    @extend_schema(parameters=BOARD_PARAMETERS, responses={200: BoardOutput, **error_responses(400, 404)})
     def get(self, request: Request, benchmark: str) -> Response:
         try:
             bench, split = selectors.benchmark_split(slug=benchmark, split_name=request.GET.get("split") or None)
         except selectors.BoardNotFound as exc:
             return Response({"detail": str(exc)}, status=404)
-        spec = spec_for(bench.slug)
+        spec = board_for(bench.slug)
         try:
             query = parse_query(request.GET, spec)
         except BadBoardQuery as exc:
@@ -113,7 +114,7 @@ class LeaderboardApi(APIView):
 
 
 class PrecheckInput(serializers.Serializer):
-    benchmark = serializers.CharField()
+    benchmark = serializers.CharField(min_length=1)
     split = serializers.CharField(required=False, allow_blank=True)
     file = serializers.FileField()
 
@@ -136,7 +137,7 @@ class PrecheckApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(request=PrecheckInput, responses={200: PrecheckOutput})
+    @extend_schema(request=PrecheckInput, responses={200: PrecheckOutput, **error_responses(400, 404, 413)})
     def post(self, request: Request) -> Response:
         data = PrecheckInput(data=request.data)
         if not data.is_valid():

@@ -11,6 +11,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import cv2
 import numpy as np
@@ -31,11 +32,16 @@ from leaderboard.core.board import (
     BoardView,
     board_build,
     column_marks,
+    csv_cell,
     export_table,
     format_value,
     parse_query,
 )
-from leaderboard.core.columns import Level, spec_for
+from scoring import roles
+from scoring.benchmarks import board_for
+from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
+from scoring.core.columns import Level
+from scoring.core.disclosure import sample_disclosed
 from scoring.models import ModelEntry, Sample, SampleScore, Submission
 from scoring.benchmarks.plan.selectors import plan_judge_agreement
 
@@ -52,7 +58,7 @@ def _resolve(request: HttpRequest, slug: str):
         benchmark, split = selectors.benchmark_split_cached(slug=slug, split_name=request.GET.get("split") or None)
     except selectors.BoardNotFound as exc:
         return None, _error_page(request, 404, str(exc))
-    spec = spec_for(benchmark.slug)
+    spec = board_for(benchmark.slug)
     try:
         query = parse_query(request.GET, spec)
     except BadBoardQuery as exc:
@@ -94,8 +100,6 @@ def _header_groups(columns, *, collapsed: bool = False) -> list[dict[str, Any]]:
 
 
 def _table_context(request: HttpRequest, benchmark, split, view: BoardView) -> dict[str, Any]:
-    from urllib.parse import urlencode
-
     base = {"split": split.name} if request.GET.get("split") else {}
     sort_links = {}
     for column in view.columns:
@@ -149,8 +153,6 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView) -> d
 
 @require_GET
 def board(request: HttpRequest, slug: str) -> HttpResponse:
-    from urllib.parse import urlencode
-
     resolved, error = _resolve(request, slug)
     if error:
         return error
@@ -190,7 +192,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "toggle_extras": link(extras=not query.extras),
         "kinds": ["proprietary", "open-source", "embodied", "human", "baseline"],
         "board_ws": f"/ws/boards/{split.pk}/",
-        "judge_agreement": plan_judge_agreement(split) if benchmark.slug == "plan-bench" else None,
+        "judge_agreement": plan_judge_agreement(split) if benchmark.slug == PLAN_SLUG else None,
     }
     response = render(request, "leaderboard/board.html", context)
     if page_key is not None:
@@ -217,9 +219,7 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
         writer = csv.writer(buffer)
         writer.writerow(header)
         for line in body:
-            # Spreadsheets run cells that start with = + - @ as formulas; model names are user input.
-            writer.writerow([("'" + v) if isinstance(v, str) and v[:1] in "=+-@" else ("" if v is None else v)
-                             for v in line])
+            writer.writerow([csv_cell(v) for v in line])
         response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
     else:
         payload = {
@@ -277,7 +277,7 @@ def model_page(request: HttpRequest, slug: str) -> HttpResponse:
     subs = list(selectors.model_submissions(entry=entry))
     by_benchmark: dict[str, list[dict[str, Any]]] = {}
     for sub in subs:
-        spec = spec_for(sub.split.benchmark.slug)
+        spec = board_for(sub.split.benchmark.slug)
         cells = []
         for c in spec.visible():
             v = sub.score.overall if c.key == "overall" else sub.score.breakdown.get(c.key)
@@ -296,7 +296,7 @@ def model_chart(request: HttpRequest, slug: str, benchmark: str) -> HttpResponse
         bench, split = selectors.benchmark_split(slug=benchmark, split_name=request.GET.get("split") or None)
     except selectors.BoardNotFound as exc:
         raise Http404(str(exc)) from None
-    spec = spec_for(bench.slug)
+    spec = board_for(bench.slug)
     data = selectors.board_data(split=split)
     mine = [r for r in data.rows if r.model_id == entry.pk]
     if not mine:
@@ -323,21 +323,6 @@ def model_chart(request: HttpRequest, slug: str, benchmark: str) -> HttpResponse
 
 
 # --- drill-down ---------------------------------------------------------------------------------
-
-GT_KEYS = ("ground_truth", "gt", "answer", "gt_answer", "expected", "reference", "masklet", "mask", "target",
-           "answer_hint", "correct")
-
-
-def _without_ground_truth(value: Any) -> Any:
-    """Drop keys that carry ground truth, for viewers who may not see a hidden split's answers."""
-    if isinstance(value, dict):
-        return {k: _without_ground_truth(v) for k, v in value.items()
-                if not any(k.lower() == g or k.lower().startswith(g + "_") or k.lower().startswith("gt")
-                           for g in GT_KEYS)}
-    if isinstance(value, list):
-        return [_without_ground_truth(v) for v in value]
-    return value
-
 
 def _drilldown_submission(request: HttpRequest, pk: int) -> tuple[Submission, bool]:
     submission = get_object_or_404(
@@ -369,24 +354,25 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
     benchmark = submission.split.benchmark.slug
     sample_ids = [s.sample_id for s in page.object_list if s.sample_id]
     samples = {s.pk: s for s in Sample.objects.filter(pk__in=sample_ids)}
+    # Only what the benchmark's plugin allows this viewer (on a hidden split: the submitter's own outputs and scores).
+    keys = selectors.sample_detail_keys(user=request.user, split=submission.split)
+    hidden = submission.split.hidden_ground_truth
     items = []
     for s in page.object_list:
         sample = samples.get(s.sample_id)
-        details = s.details if show_gt else _without_ground_truth(s.details)
+        details, components = sample_disclosed(s.details, s.components, outcome=s.outcome, keys=keys, hidden=hidden)
         items.append({
             "s": s,
             "inputs": sample.inputs if sample else {},
             "gt": (_first(sample.ground_truth, "answer", "gt_answer") or sample.ground_truth)
-            if (sample and show_gt and benchmark == "plan-bench") else None,
+            if (sample and show_gt and benchmark == PLAN_SLUG) else None,
             "details": details,
             "details_json": json.dumps(details, indent=1, ensure_ascii=False)[:4000],
-            "components": {k: (round(v, 3) if isinstance(v, float) else v) for k, v in (s.components or {}).items()},
-            "plan": _plan_fields(details, s.outcome) if benchmark == "plan-bench" else None,
+            "components": {k: (round(v, 3) if isinstance(v, float) else v) for k, v in components.items()},
+            "plan": _plan_fields(details, s.outcome) if benchmark == PLAN_SLUG else None,
             "question": _first(sample.inputs, "question", "prompt") if sample else None,
             "options": _options(sample.inputs) if sample else [],
         })
-    from urllib.parse import urlencode
-
     filters = urlencode({k: v for k, v in (("task", task), ("outcome", outcome)) if v})
     return render(request, "leaderboard/samples.html", {
         "submission": submission, "benchmark": benchmark, "items": items, "page": page, "tasks": tasks,
@@ -455,7 +441,7 @@ def sample_overlay(request: HttpRequest, pk: int, index: int) -> HttpResponse:
     row = get_object_or_404(SampleScore, submission=submission, index=index)
     sample = Sample.objects.filter(pk=row.sample_id).first()
     image = None
-    private_ok = selectors.is_curator(user=request.user)
+    private_ok = roles.is_curator(request.user)
     if sample is not None and (path := _image_path(sample.inputs, private_ok=private_ok)) is not None:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     masks: list[np.ndarray] = []
@@ -466,9 +452,12 @@ def sample_overlay(request: HttpRequest, pk: int, index: int) -> HttpResponse:
             size = tuple(int(v) for v in rles[0]["size"])
             if show_gt:
                 masks = [overlay.decode_rle(r) for r in rles]
+    details, _ = sample_disclosed(row.details, row.components, outcome=row.outcome,
+                                  keys=selectors.sample_detail_keys(user=request.user, split=submission.split),
+                                  hidden=submission.split.hidden_ground_truth)
     # Only shapes the scorer stored in pixels: raw boxes may be in 0-1 or 0-1000 coordinates.
-    boxes = overlay.find_shapes(row.details, keys=("boxes_px", "pred_boxes_px"), arity=4)
-    points = overlay.find_shapes(row.details, keys=("points_px", "path_points_px"), arity=2)
+    boxes = overlay.find_shapes(details, keys=("boxes_px", "pred_boxes_px"), arity=4)
+    points = overlay.find_shapes(details, keys=("points_px", "path_points_px"), arity=2)
     png = overlay.render_overlay(image, masks=masks, boxes=boxes, points=points, size=size)
     response = HttpResponse(png, content_type="image/png")
     response["Cache-Control"] = "private, max-age=300"

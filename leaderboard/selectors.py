@@ -11,6 +11,9 @@ from django.db.models import Count, Max, QuerySet, Sum
 
 from leaderboard.core.board import BoardRow, PairSignificance, parameters_from_name
 from leaderboard.models import BoardComparison
+from scoring import roles
+from scoring.benchmarks import plugins
+from scoring.core.disclosure import detail_keys
 from scoring.models import Benchmark, ModelEntry, SampleScore, Split, Submission
 from scoring.selectors import board_cache_version, board_version_key
 
@@ -183,15 +186,16 @@ def model_submissions(*, entry: ModelEntry) -> QuerySet[Submission]:
     )
 
 
-def is_curator(*, user: AbstractBaseUser | None) -> bool:
-    if user is None or not user.is_authenticated:
-        return False
-    return bool(user.is_staff or user.groups.filter(name="curator").exists())
-
-
 def can_see_ground_truth(*, user: AbstractBaseUser | None, split: Split) -> bool:
     """Hidden-split ground truth is for curators only (staff, or the curator group)."""
-    return not split.hidden_ground_truth or is_curator(user=user)
+    return not split.hidden_ground_truth or roles.is_curator(user)
+
+
+def sample_detail_keys(*, user: AbstractBaseUser | None, split: Split) -> frozenset[str] | None:
+    """The keys of a sample's details and components this viewer may see on the split (None: all): curators see
+    all; others what the benchmark's plugin allows (scoring.core.disclosure). The drill-down and its overlay ask."""
+    plugin = next((p for p in plugins() if p.slug == split.benchmark.scorer), None)
+    return detail_keys(plugin, hidden=split.hidden_ground_truth, curator=roles.is_curator(user))
 
 
 def sample_scores(*, submission: Submission, task: str = "", outcome: str = "") -> QuerySet[SampleScore]:

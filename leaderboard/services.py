@@ -1,7 +1,6 @@
 """Writes for boards: precompute paired-bootstrap comparisons when a submission is scored."""
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 
 from django.db import transaction
@@ -9,8 +8,6 @@ from django.db import transaction
 from leaderboard.models import BoardComparison
 from scoring.core.stats import paired_bootstrap
 from scoring.models import SampleScore, Submission
-
-log = logging.getLogger(__name__)
 
 
 def _scores_by_key(submission_ids: list[int]) -> dict[int, dict[str, tuple[float, str]]]:
@@ -65,9 +62,6 @@ def board_comparisons_update(*, submission_id: int) -> int:
     return stored
 
 
-def board_comparisons_after_scoring(submission_id: int) -> None:
-    """Called by the scoring pipeline once a score is committed; must never fail the scoring it follows."""
-    try:
-        board_comparisons_update(submission_id=submission_id)
-    except Exception:  # noqa: BLE001
-        log.exception("could not compute board comparisons for submission %s", submission_id)
+def board_comparisons_on_score_landed(sender: object, *, submission_id: int, **kwargs: object) -> None:
+    """Receiver of `scoring.events.score_landed`."""
+    board_comparisons_update(submission_id=submission_id)

@@ -125,7 +125,7 @@ def main() -> int:
     from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
-    from annotation import services
+    from annotation import embeddings, services
 
     call_command("migrate", verbosity=0)
     user = User.objects.create_user("bench", password="bench-pw-123")
@@ -134,10 +134,10 @@ def main() -> int:
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
 
     def api_round_trips(backend, image: np.ndarray, prompts: list[dict], n: int) -> list[float]:
-        services.segmentation_backend_install(backend)
+        embeddings.segmentation_backend_install(backend)
         result = services.images_upload(user=user, name="bench.png", data=png(image))
         row = services.embedding_request(image=result.images[0])
-        services.embedding_compute(embedding_id=row.pk)
+        embeddings.embedding_compute(embedding_id=row.pk)
         url = f"/api/annotation/images/{result.images[0].pk}/segment/"
         assert client.post(url, prompts[0], format="json").status_code == 200  # warm the in-memory cache
         out = []

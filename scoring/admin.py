@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from scoring.models import Benchmark, ModelEntry, Sample, SampleScore, Score, Split, Submission
+from scoring.models import Benchmark, ModelEntry, Sample, SampleScore, Score, Split, Submission, UploadQuotaDay
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement, PlanVerdict
 
 
@@ -42,6 +42,12 @@ class SubmissionAdmin(admin.ModelAdmin):
     search_fields = ("model_entry__name", "original_filename")
     inlines = [ScoreInline]
     readonly_fields = ("sha256", "size_bytes", "attempts", "worker", "heartbeat_at", "started_at", "finished_at")
+
+
+@admin.register(UploadQuotaDay)
+class UploadQuotaDayAdmin(admin.ModelAdmin):
+    list_display = ("day", "user", "split")
+    list_filter = ("day", "split")
 
 
 @admin.register(Score)

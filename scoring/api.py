@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from scoring import selectors, services
 from scoring.models import Submission
-from scoring.serializers import SubmissionCreateInput, SubmissionOutput
+from scoring.serializers import SubmissionCreateInput, SubmissionOutput, error_responses
 
 
 def _error(exc: services.SubmissionError) -> Response:
@@ -25,7 +25,8 @@ class SubmissionCreateApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
     permission_classes = [permissions.AllowAny]  # anonymous callers get a clear 401 from submission_check
 
-    @extend_schema(request=SubmissionCreateInput, responses={201: SubmissionOutput})
+    @extend_schema(request=SubmissionCreateInput,
+                   responses={201: SubmissionOutput, **error_responses(400, 401, 403, 404, 409, 413, 429)})
     def post(self, request: Request) -> Response:
         user = request.user if request.user.is_authenticated else None
         try:
@@ -59,7 +60,7 @@ class SubmissionCreateApi(APIView):
 class SubmissionListApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(responses={200: SubmissionOutput(many=True)})
+    @extend_schema(responses={200: SubmissionOutput(many=True), **error_responses(401)})
     def get(self, request: Request) -> Response:
         rows = selectors.submissions_of_user(user=request.user)[:200]
         return Response(SubmissionOutput(rows, many=True).data)
@@ -68,7 +69,7 @@ class SubmissionListApi(APIView):
 class SubmissionDetailApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(responses={200: SubmissionOutput})
+    @extend_schema(responses={200: SubmissionOutput, **error_responses(401, 404)})
     def get(self, request: Request, pk: int) -> Response:
         submission = get_object_or_404(Submission.objects.select_related("split__benchmark", "model_entry"), pk=pk)
         if submission.submitter_id != request.user.pk and not request.user.is_staff:

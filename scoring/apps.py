@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.conf import settings
 
 
 class ScoringConfig(AppConfig):
@@ -6,4 +7,6 @@ class ScoringConfig(AppConfig):
     verbose_name = "Scoring"
 
     def ready(self) -> None:
-        from scoring import tasks  # noqa: F401 - registers the worker_ready hook
+        from scoring import benchmarks, tasks  # noqa: F401 - tasks registers the worker_ready hook
+
+        benchmarks.register_targets(settings.EXTRA_BENCHMARKS)

@@ -1,19 +1,22 @@
-"""Command-line scoring, one sub-command per benchmark. Pure: no Django, no database."""
+"""Command-line scoring, one sub-command per registered benchmark (its plugin's `cli`). Pure: no Django, no
+database. Benchmarks outside this package join through the EXTRA_BENCHMARKS environment variable."""
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
-COMMANDS = {
-    "epic-bench": ("scoring.benchmarks.epic.core.cli", "EPIC-Bench: score std_format or raw responses"),
-    "plan-bench": ("scoring.benchmarks.plan.core.cli", "PLAN-Bench: score predictions against items"),
-    "vge-bench": ("scoring.benchmarks.vge.core.cli", "VGEBench: replay action logs through the engine"),
-}
+from scoring import benchmarks
+
+
+def _commands() -> dict[str, benchmarks.BenchmarkPlugin]:
+    benchmarks.register_targets(os.environ.get("EXTRA_BENCHMARKS", ""))
+    return {plugin.slug: plugin for plugin in benchmarks.plugins() if plugin.cli}
 
 
 def usage() -> str:
     lines = ["usage: python -m scoring <benchmark> [options]", "", "benchmarks:"]
-    lines += [f"  {name:<12} {text}" for name, (_, text) in COMMANDS.items()]
+    lines += [f"  {slug:<12} {plugin.cli_help}" for slug, plugin in _commands().items()]
     lines.append("\n`python -m scoring <benchmark> --help` shows each one's options.")
     return "\n".join(lines)
 
@@ -24,12 +27,8 @@ def main(argv: list[str] | None = None) -> int:
         print(usage())
         return 0 if argv else 2
     name, rest = argv[0], argv[1:]
-    if name not in COMMANDS:
+    commands = _commands()
+    if name not in commands:
         print(f"unknown benchmark '{name}'\n\n{usage()}", file=sys.stderr)
         return 2
-    try:
-        module = importlib.import_module(COMMANDS[name][0])
-    except ModuleNotFoundError as exc:
-        print(f"the {name} scorer is not available yet ({exc})", file=sys.stderr)
-        return 2
-    return int(module.main(rest) or 0)
+    return int(importlib.import_module(commands[name].cli).main(rest) or 0)

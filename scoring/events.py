@@ -1,12 +1,21 @@
-"""Live updates over the channel layer: a submission's page and its board listen to these groups."""
+"""What scoring announces. "A score landed" is a Django signal other apps subscribe to in their `AppConfig.ready()`
+(the boards precompute comparisons); live pages listen to channel-layer groups (a submission's page, its board)."""
 from __future__ import annotations
 
 import logging
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.dispatch import Signal
+
+from scoring.models import Submission
+from scoring.selectors import board_cache_invalidate
 
 log = logging.getLogger(__name__)
+
+# Sent once a submission's score is committed, with `submission_id`. Receivers must not fail the scoring: errors
+# are logged, never raised (`send_robust`).
+score_landed = Signal()
 
 
 def submission_group(submission_id: int) -> str:
@@ -31,16 +40,20 @@ def submission_progress_event(*, submission_id: int, done: int, total: int) -> N
     _send(submission_group(submission_id), {"type": "submission.progress", "done": done, "total": total})
 
 
-def submission_finished_event(*, submission_id: int) -> None:
-    from scoring.models import Submission
+def score_landed_event(*, submission_id: int) -> None:
+    """After the commit of a new score: subscribers first (so the board is complete), then the live pages."""
+    for receiver, outcome in score_landed.send_robust(sender=Submission, submission_id=submission_id):
+        if isinstance(outcome, Exception):
+            log.error("score_landed receiver %s failed for submission %s: %r", receiver, submission_id, outcome)
+    submission_finished_event(submission_id=submission_id)
 
+
+def submission_finished_event(*, submission_id: int) -> None:
     row = Submission.objects.filter(pk=submission_id).values("status", "split_id", "error_message").first()
     if row is None:
         return
     message = {"type": "submission.finished", "submission": submission_id, "status": row["status"]}
     _send(submission_group(submission_id), message)
     if row["status"] == Submission.Status.SCORED:
-        from scoring.selectors import board_cache_invalidate
-
         board_cache_invalidate(split_id=row["split_id"])
         _send(board_group(row["split_id"]), {"type": "board.updated", "submission": submission_id})

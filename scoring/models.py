@@ -156,6 +156,22 @@ class Submission(models.Model):
         return self.status in (self.Status.SCORED, self.Status.FAILED)
 
 
+class UploadQuotaDay(models.Model):
+    """One row per user, split and UTC day with uploads. An upload to a split with a daily quota locks this row in
+    the transaction that stores it, so parallel uploads are counted one after the other (`scoring.quota`). The count
+    itself is of the submissions, so a failure the site caused gives its quota back."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    split = models.ForeignKey(Split, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "split", "day"], name="unique_upload_quota_day")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} on {self.split_id}, {self.day}"
+
+
 class Score(models.Model):
     submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="score")
     overall = models.FloatField(null=True, blank=True, help_text="Headline figure, in percent.")

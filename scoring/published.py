@@ -5,6 +5,7 @@ from pathlib import Path
 
 from django.db import transaction
 from django.utils import timezone
+from scoring.benchmarks import plugins
 from scoring.core.published import PublishedRow, read_all
 from scoring.models import Benchmark, ModelEntry, Score, Submission
 from scoring.services import model_entry_slug
@@ -29,7 +30,7 @@ def _entry_for(row: PublishedRow) -> ModelEntry:
 
 
 def published_rows_load(*, directory: Path) -> dict[str, int]:
-    rows = read_all(directory)
+    rows = read_all(directory, [plugin.published for plugin in plugins() if plugin.published])
     counts: dict[str, int] = {}
     with transaction.atomic():
         splits = {b.slug: b.splits.get(name="test", version=1) for b in Benchmark.objects.all()}
@@ -52,7 +53,10 @@ def published_rows_load(*, directory: Path) -> dict[str, int]:
                     "overall": row.overall,
                     "breakdown": {k: v for k, v in row.breakdown.items() if v is not None},
                     "intervals": {},
-                    "details": {"source": "paper", "csv_line": row.line},
+                    "details": {
+                        "source": "paper", "csv_line": row.line, "csv_file": row.source_file,
+                        "figures": dict(row.figures), "figure_sources": dict(row.sources),
+                    },
                     "scorer_version": REPORTED_VERSION,
                 },
             )

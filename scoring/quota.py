@@ -5,19 +5,21 @@ Failures caused by the file count; failures the site caused (`failure_is_site_er
 """
 from __future__ import annotations
 
-import importlib
-import json
 import tempfile
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta, timezone as dt_timezone
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import UploadedFile
 from django.utils import timezone
 
-from scoring.core.contract import FileProblem, ScorerInput, SubmissionRejected
-from scoring.models import Split, Submission
+from scoring.benchmarks import UnknownBenchmark, plugin_for
+from scoring.core.contract import FileProblem, SampleRecord, ScorerInput, SubmissionRejected
+from scoring.core.jsonl import decode_json, json_lines, text_lines
+from scoring.errors import SubmissionError
+from scoring.models import Split, Submission, UploadQuotaDay
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,6 @@ def submission_quota(*, user: AbstractBaseUser, split: Split, now: datetime | No
 
 def submission_quota_check(*, user: AbstractBaseUser, split: Split, now: datetime | None = None) -> None:
     """Refuse an upload past the split's daily quota (HTTP 429)."""
-    from scoring.services import SubmissionError
-
     state = submission_quota(user=user, split=split, now=now)
     if state.exhausted:
         raise SubmissionError(
@@ -66,30 +66,45 @@ def submission_quota_check(*, user: AbstractBaseUser, split: Split, now: datetim
         )
 
 
+def submission_quota_claim(*, user: AbstractBaseUser, split: Split, now: datetime | None = None) -> None:
+    """Check the quota as part of the transaction that stores the upload (HTTP 429 past it).
+
+    The user's row for this split and day is written, then locked, before counting: parallel uploads wait for each
+    other there, so each counts the ones stored before it, and the count and the insert are one decision (on
+    SQLite the write takes the database's write lock; on PostgreSQL the row lock is held until commit)."""
+    if split.daily_quota is None:
+        return
+    now = now or timezone.now()
+    day = _day_start(now).date()
+    UploadQuotaDay.objects.bulk_create([UploadQuotaDay(user_id=user.pk, split=split, day=day)], ignore_conflicts=True)
+    UploadQuotaDay.objects.select_for_update().get(user_id=user.pk, split=split, day=day)
+    submission_quota_check(user=user, split=split, now=now)
+
+
 def quotas_for_user(*, user: AbstractBaseUser, splits) -> list[tuple[Split, QuotaState]]:
     return [(split, submission_quota(user=user, split=split)) for split in splits]
 
 
-def _generic_problems(path: Path, name: str) -> list[FileProblem]:
-    """The checks every file gets when a scorer has no pre-check of its own: JSON / JSONL must parse."""
-    problems: list[FileProblem] = []
+def _generic_problems(path: Path, name: str, *, samples: int) -> list[FileProblem]:
+    """The checks every file gets when its benchmark has no pre-check of its own: it is UTF-8 text read with the
+    readers' shared decoding (scoring.core.jsonl), no longer than the split's line bound, and a .jsonl / .json
+    file's lines or document are JSON. Stops at the 20th problem."""
     suffix = name.lower().rsplit(".", 1)[-1] if "." in name else ""
-    if suffix == "jsonl":
+    if suffix == "json":
+        _, error = decode_json(path.read_bytes())
+        return [FileProblem(error)] if error else []
+    problems: list[FileProblem] = []
+    try:
         with path.open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    json.loads(raw)
-                except (ValueError, UnicodeDecodeError) as exc:
-                    problems.append(FileProblem(f"not valid JSON: {exc}", line=number))
+            lines = json_lines(handle, samples=samples) if suffix in ("jsonl", "ndjson") else text_lines(
+                handle, samples=samples)
+            for line in lines:
+                if line.error:
+                    problems.append(FileProblem(line.error, line=line.number))
                     if len(problems) >= 20:
                         break
-    elif suffix == "json":
-        try:
-            json.loads(path.read_bytes())
-        except (ValueError, UnicodeDecodeError) as exc:
-            problems.append(FileProblem(f"not valid JSON: {exc}"))
+    except SubmissionRejected as exc:
+        problems += exc.problems
     return problems
 
 
@@ -106,30 +121,37 @@ class PrecheckResult:
 def submission_precheck(*, split: Split, uploaded_file: UploadedFile) -> PrecheckResult:
     """Validate a file's format without scoring it and without using quota.
 
-    The benchmark's scorer module may expose `precheck(ScorerInput) -> list[FileProblem]`; it is used when
-    present. Nothing is stored: the file goes to a temporary file that is removed at once.
+    The benchmark's plugin may declare a `precheck(ScorerInput) -> list[FileProblem]` (the built-in ones read the
+    file and match it to the split as their scorer does); else the generic check reads every line. The work is
+    bounded, for this runs on the request of anyone: files over PRECHECK_MAX_BYTES are not read, reading stops at
+    the split's line bound, and the samples are given as keys and labels only (matching lines to samples needs no
+    inputs and no ground truth, and the pre-check must not load hidden ground truth either). Nothing is stored:
+    the file goes to a temporary file that is removed at once.
     """
-    from scoring.scorers import NoScorer, _registered
-    from scoring.services import _samples
-
-    target = _registered().get(split.benchmark.scorer, "")
-    precheck = None
-    if target:
-        try:
-            precheck = getattr(importlib.import_module(target.partition(":")[0]), "precheck", None)
-        except ImportError:
-            precheck = None
+    limit = settings.PRECHECK_MAX_BYTES
+    if uploaded_file.size > limit:
+        return PrecheckResult([FileProblem(
+            f"the pre-check reads files of up to {limit:,} bytes and this one has {uploaded_file.size:,}: upload it "
+            "to have it checked and scored, or check a part of it here")], "generic")
+    try:
+        precheck = plugin_for(split.benchmark.scorer).precheck_function()
+    except UnknownBenchmark:
+        precheck = None
     with tempfile.NamedTemporaryFile(suffix="-" + Path(uploaded_file.name).name[-80:]) as tmp:
         for chunk in uploaded_file.chunks():
             tmp.write(chunk)
         tmp.flush()
         path = Path(tmp.name)
         if precheck is None:
-            return PrecheckResult(_generic_problems(path, uploaded_file.name), "generic")
+            return PrecheckResult(_generic_problems(path, uploaded_file.name, samples=split.samples.count()), "generic")
+        samples = [
+            SampleRecord(key=key, position=position, category=category, group=group, task=task)
+            for key, position, category, group, task in split.samples.order_by("position", "key").values_list(
+                "key", "position", "category", "group", "task").iterator(chunk_size=2000)
+        ]
         try:
-            problems = list(precheck(ScorerInput(file_path=path, samples=_samples(split), options={})))
+            rejection = SubmissionRejected("", precheck(ScorerInput(file_path=path, samples=samples, options={})))
         except SubmissionRejected as exc:
-            problems = exc.problems or [FileProblem(exc.message)]
-        except NoScorer as exc:
-            problems = [FileProblem(str(exc))]
-    return PrecheckResult(problems, "scorer")
+            rejection = exc if exc.problems else SubmissionRejected(exc.message, [FileProblem(exc.message)])
+    left_out = rejection.left_out_problem()
+    return PrecheckResult(rejection.problems + ([left_out] if left_out else []), "scorer")

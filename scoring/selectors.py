@@ -4,7 +4,8 @@ from __future__ import annotations
 from django.core.cache import cache
 from django.db.models import QuerySet
 
-from scoring.models import Split, Submission
+from scoring.core.contract import SampleRecord
+from scoring.models import Sample, Split, Submission
 
 
 def board_version_key(split_id: int) -> str:
@@ -34,3 +35,29 @@ def submissions_of_user(*, user) -> QuerySet[Submission]:
 
 def splits_open_for_submission() -> QuerySet[Split]:
     return Split.objects.select_related("benchmark").order_by("benchmark__order", "name", "-version")
+
+
+def split_samples(*, split: Split) -> list[SampleRecord]:
+    """A split's samples as the scorers take them, in position order."""
+    return [
+        SampleRecord(
+            key=s.key,
+            position=s.position,
+            category=s.category,
+            group=s.group,
+            task=s.task,
+            inputs=s.inputs,
+            ground_truth=s.ground_truth,
+        )
+        for s in Sample.objects.filter(split=split).order_by("position", "key").iterator(chunk_size=2000)
+    ]
+
+
+def submission_watchable_by(*, submission_id: int, user) -> bool:
+    """Whether a user may follow a submission live: its submitter and staff, as for its page and its API."""
+    if user is None or not user.is_authenticated:
+        return False
+    submissions = Submission.objects.filter(pk=submission_id)
+    if not user.is_staff:
+        submissions = submissions.filter(submitter_id=user.pk)
+    return submissions.exists()

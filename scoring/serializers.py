@@ -1,12 +1,47 @@
+from drf_spectacular.utils import OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 
 from scoring.models import Submission
 
 
+class ErrorProblemOutput(serializers.Serializer):
+    line = serializers.IntegerField(allow_null=True)
+    field = serializers.CharField(allow_null=True)
+    message = serializers.CharField()
+
+
+class ErrorOutput(serializers.Serializer):
+    """Every refusal of the API has this shape: a readable `detail`, and where it applies the form `field` at fault,
+    the serializer's `errors` per field, or a file's `problems` per line."""
+
+    detail = serializers.CharField()
+    field = serializers.CharField(required=False, allow_null=True, help_text="The request field at fault, if one.")
+    errors = serializers.DictField(required=False, help_text="Field -> messages, when the request did not validate.")
+    problems = ErrorProblemOutput(many=True, required=False, help_text="A file's problems, by line and field.")
+
+
+ERROR_MEANINGS = {
+    400: "The request or its file is invalid; `detail` says why (and `field`, `errors` or `problems` where).",
+    401: "Not signed in: send an API token (Authorization: Token ...) or a session.",
+    403: "Signed in, but not allowed (someone else's entry or item, a reserved model name, a missing role).",
+    404: "No such object, or not one the caller may see.",
+    409: "The object changed or is in another state meanwhile (e.g. an item's version); reload and retry.",
+    413: "The upload is over the size limit.",
+    429: "The daily submission quota of the split is used up; `detail` says when it resets.",
+    503: "A dependency of the operation failed (e.g. computing an image embedding); retry later.",
+}
+
+
+def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
+    """The error answers an operation really gives, for `extend_schema(responses=...)`: one shape for all."""
+    return {status: OpenApiResponse(ErrorOutput, description=ERROR_MEANINGS[status]) for status in statuses}
+
+
 class SubmissionCreateInput(serializers.Serializer):
     benchmark = serializers.SlugField(help_text="epic-bench, plan-bench or vge-bench")
     split = serializers.SlugField(required=False, allow_blank=True, help_text="Split name; the default split if empty.")
-    model = serializers.CharField(max_length=200, help_text="Model entry name; a new name creates an entry you own.")
+    model = serializers.CharField(min_length=1, max_length=200,
+                                  help_text="Model entry name; a new name creates an entry you own.")
     thinking = serializers.ChoiceField(choices=["", "yes", "no"], required=False, default="")
     file = serializers.FileField(allow_empty_file=True)
     raw = serializers.BooleanField(required=False, default=False, help_text="EPIC-Bench: raw model responses.")
@@ -22,6 +57,14 @@ class SubmissionCreateInput(serializers.Serializer):
         return value
 
 
+class ScoreOutput(serializers.Serializer):
+    overall = serializers.FloatField(allow_null=True, help_text="Headline figure, in percent.")
+    breakdown = serializers.DictField(help_text="Column key -> value.")
+    intervals = serializers.DictField(help_text="Column key -> [low, high], 95% bootstrap.")
+    details = serializers.DictField()
+    scorer_version = serializers.CharField()
+
+
 class SubmissionOutput(serializers.ModelSerializer):
     benchmark = serializers.CharField(source="split.benchmark.slug")
     split = serializers.CharField(source="split.name")
@@ -29,25 +72,25 @@ class SubmissionOutput(serializers.ModelSerializer):
     model = serializers.CharField(source="model_entry.__str__")
     score = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
+    error_count = serializers.SerializerMethodField(
+        help_text="How many problems the file had in all; `error_report` lists the first 100, then one entry "
+                  "{line: null, field: null, message: 'and K more problems ...', more: K}.")
 
     class Meta:
         model = Submission
         fields = [
             "id", "benchmark", "split", "split_version", "model", "status", "error_message", "error_report",
-            "scorer_version", "progress_done", "progress_total", "created_at", "finished_at", "score", "url",
+            "error_count", "scorer_version", "progress_done", "progress_total", "created_at", "finished_at", "score", "url",
         ]
 
-    def get_score(self, obj: Submission):
+    @extend_schema_field(ScoreOutput(allow_null=True, help_text="The score once the submission is scored, else null."))
+    def get_score(self, obj: Submission) -> dict | None:
         score = getattr(obj, "score", None) if obj.status == Submission.Status.SCORED else None
-        if score is None:
-            return None
-        return {
-            "overall": score.overall,
-            "breakdown": score.breakdown,
-            "intervals": score.intervals,
-            "details": score.details,
-            "scorer_version": score.scorer_version,
-        }
+        return None if score is None else ScoreOutput(score).data
+
+    def get_error_count(self, obj: Submission) -> int:
+        # Each listed problem counts one; the last entry of a capped report counts those it stands for.
+        return sum(p.get("more", 1) for p in obj.error_report or [] if isinstance(p, dict))
 
     def get_url(self, obj: Submission) -> str:
         return f"/submissions/{obj.pk}/"

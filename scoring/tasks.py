@@ -1,13 +1,13 @@
-"""Celery tasks for scoring: thin wrappers that own retries and call the services."""
+"""Celery tasks for scoring: thin wrappers that own retries and call the scoring pipeline."""
 from __future__ import annotations
 
 import logging
 
 from celery import shared_task
 from celery.signals import worker_ready
-from django.db import OperationalError, InterfaceError
+from django.db import InterfaceError, OperationalError
 
-from scoring import services
+from scoring import pipeline
 
 log = logging.getLogger(__name__)
 
@@ -15,28 +15,39 @@ log = logging.getLogger(__name__)
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=3)
 def score_submission(self, submission_id: int) -> str:
     try:
-        return services.submission_score(submission_id=submission_id, worker=self.request.hostname or "worker")
+        return pipeline.submission_score(submission_id=submission_id, worker=self.request.hostname or "worker")
     except (OperationalError, InterfaceError) as exc:
         # The database went away mid-job: the attempt is released and tried again.
-        services.submission_release(submission_id=submission_id)
+        pipeline.submission_release(submission_id=submission_id)
         raise self.retry(exc=exc, countdown=5 * (self.request.retries + 1))
     except Exception as exc:  # noqa: BLE001 - an unexpected scorer crash is the site's fault, not the file's
         log.exception("scoring submission %s failed", submission_id)
         if self.request.retries < self.max_retries:
-            services.submission_release(submission_id=submission_id)
+            pipeline.submission_release(submission_id=submission_id)
             raise self.retry(exc=exc, countdown=2 * (self.request.retries + 1))
-        services.submission_fail_internal(submission_id=submission_id, message=f"{type(exc).__name__}: {exc}")
+        pipeline.submission_fail_internal(submission_id=submission_id, message=f"{type(exc).__name__}: {exc}")
         return "failed"
+
+
+def submission_enqueue(*, submission_id: int) -> None:
+    score_submission.delay(submission_id)
 
 
 @shared_task(acks_late=True)
 def requeue_stale_submissions() -> list[int]:
-    return services.submission_requeue_stale()
+    """The periodic sweep (beat): sends again what a dead worker or a forgetful broker lost. Each id comes back from
+    one sweep only, so two schedulers running at once still send each submission once."""
+    ids = pipeline.submission_requeue_stale()
+    for submission_id in ids:
+        submission_enqueue(submission_id=submission_id)
+    return ids
 
 
 @worker_ready.connect
 def _requeue_on_start(sender=None, **kwargs) -> None:
     hostname = getattr(sender, "hostname", None)
-    ids = services.submission_requeue_stale(worker=hostname, include_queued=True)
+    ids = pipeline.submission_requeue_stale(worker=hostname)
+    for submission_id in ids:
+        submission_enqueue(submission_id=submission_id)
     if ids:
         log.warning("worker %s queued again submissions left unfinished: %s", hostname, ids)

@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from simulator.models import Device, Episode, Step, Task
+from simulator.services import EpisodeError, baseline_mark
 
 
 @admin.register(Device)
@@ -33,8 +34,6 @@ class TaskAdmin(admin.ModelAdmin):
 
     @admin.action(description="Choose the baseline set again (1 task per stratum, seed 0); use /simulator/baseline/ for options")
     def mark_baseline_set(self, request, queryset):
-        from simulator.services import EpisodeError, baseline_mark
-
         try:
             tasks = baseline_mark(user=request.user, per_stratum=1, seed=0)
         except EpisodeError as exc:

@@ -12,17 +12,17 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from scoring import services as scoring_services
+from scoring.benchmarks import plugin_for
+from scoring.core.disclosure import detail_keys, disclosed
+from scoring.roles import is_curator
+from scoring.serializers import error_responses
 from simulator import selectors, services
 from scoring.benchmarks.vge.core.engine import EpisodeState
+from simulator.engines import engine_with_task, observation
 from simulator.models import Episode
 from simulator.serializers import (
     ActInput, ActOutput, BundleInput, BundleOutput, EpisodeCreateInput, EpisodeOutput, ObservationOutput,
 )
-
-# What an agent may see of a step while its episode runs: no state or component names.
-PUBLIC_STEP_KEYS = ("turn", "raw_output", "action_text", "turn_class", "kind", "feedback", "view_before",
-                    "view_after", "goal_reached", "global_left", "local_left", "done", "success")
-
 
 def _error(exc: services.EpisodeError) -> Response:
     return Response({"detail": exc.message}, status=exc.status)
@@ -35,7 +35,7 @@ def _invalid(serializer) -> Response:
 class EpisodeCreateApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=EpisodeCreateInput, responses={201: ObservationOutput})
+    @extend_schema(request=EpisodeCreateInput, responses={201: ObservationOutput, **error_responses(400, 401, 404)})
     def post(self, request: Request) -> Response:
         data = EpisodeCreateInput(data=request.data)
         if not data.is_valid():
@@ -50,7 +50,7 @@ class EpisodeCreateApi(APIView):
 class EpisodeActApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=ActInput, responses={200: ActOutput})
+    @extend_schema(request=ActInput, responses={200: ActOutput, **error_responses(400, 401, 403, 404, 409)})
     def post(self, request: Request, pk: int) -> Response:
         data = ActInput(data=request.data)
         if not data.is_valid():
@@ -71,19 +71,24 @@ class EpisodeActApi(APIView):
 class EpisodeDetailApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(responses={200: EpisodeOutput})
+    @extend_schema(responses={200: EpisodeOutput, **error_responses(401, 403, 404)})
     def get(self, request: Request, pk: int) -> Response:
-        episode = Episode.objects.select_related("task__device").filter(pk=pk).first()
+        episode = Episode.objects.select_related("task__device", "task__sample__split").filter(pk=pk).first()
         if episode is None:
             return Response({"detail": f"Unknown episode {pk}."}, status=404)
         if episode.owner_id not in (None, request.user.pk) and not request.user.is_staff:
             return Response({"detail": "This episode belongs to someone else."}, status=403)
-        engine, _ = services._engine_with_task(episode.task)
+        engine, _ = engine_with_task(episode.task)
         state = EpisodeState.from_dict(episode.state)
         trace = selectors.episode_trace(episode=episode)
-        if not episode.finished:
-            # goal_reached holds a state name: only say whether one was reached
-            trace = [{k: (bool(s[k]) if k == "goal_reached" else s.get(k)) for k in PUBLIC_STEP_KEYS} for s in trace]
+        metrics = episode.metrics
+        split = episode.task.sample.split if episode.task.sample_id else None
+        # A task of a hidden split: even once over, the player sees what it saw while playing, no states or l_opt.
+        keys = detail_keys(plugin_for(services.BENCHMARK_SLUG), hidden=bool(split and split.hidden_ground_truth),
+                           curator=is_curator(request.user))
+        if not episode.finished or keys is not None:
+            trace = [selectors.public_step(s) for s in trace]
+            metrics = disclosed(metrics, keys)
         return Response(
             {
                 "id": episode.pk,
@@ -91,8 +96,8 @@ class EpisodeDetailApi(APIView):
                 "kind": episode.kind,
                 "finished": episode.finished,
                 "success": episode.success,
-                "metrics": episode.metrics,
-                "observation": services.observation(episode=episode, engine=engine, state=state),
+                "metrics": metrics,
+                "observation": observation(episode=episode, engine=engine, state=state),
                 "trace": trace,
             }
         )
@@ -101,7 +106,7 @@ class EpisodeDetailApi(APIView):
 class EpisodeViewImageApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(responses={(200, "image/png"): bytes})
+    @extend_schema(responses={(200, "image/png"): bytes, **error_responses(400, 401, 403, 404)})
     def get(self, request: Request, pk: int):
         turn = request.query_params.get("turn")
         try:
@@ -122,7 +127,8 @@ class EpisodeBundleApi(APIView):
 
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=BundleInput, responses={201: BundleOutput})
+    @extend_schema(request=BundleInput,
+                   responses={201: BundleOutput, **error_responses(400, 401, 403, 404, 409, 413, 429)})
     def post(self, request: Request) -> Response:
         data = BundleInput(data=request.data)
         if not data.is_valid():

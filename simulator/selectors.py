@@ -3,6 +3,16 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from django.db.models import Count, Q
+
+from scoring.benchmarks import plugin_for
+from scoring.benchmarks.vge.core.engine import EpisodeState
+from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
+from scoring.core.disclosure import detail_keys, disclosed
+from scoring.models import SampleScore, Submission
+from scoring.roles import is_curator
+from simulator.engines import EpisodeError, engine_for, engine_with_task, episode_owner_check, observation
+from simulator.human_board import HUMAN_ENTRY_SLUG
 from simulator.models import Device, Episode, Task
 
 
@@ -15,42 +25,36 @@ def episode_trace(*, episode: Episode) -> list[dict[str, Any]]:
     return list(episode.steps.order_by("index").values_list("outcome", flat=True))
 
 
-def task_list(*, split_name: str | None = None) -> list[Task]:
-    qs = Task.objects.select_related("device")
-    if split_name:
-        qs = qs.filter(sample__split__name=split_name)
-    return list(qs.order_by("task_id"))
-
-
 # -- browser play and replay ----------------------------------------------------------------------
-# What a player sees of a past step while the episode runs: no state or component names.
-PUBLIC_STEP_KEYS = ("turn", "action_text", "turn_class", "kind", "feedback", "view_before", "view_after",
-                    "global_left", "local_left", "done", "success")
+# What a player or an agent sees of a past step while the episode runs: no state or component names.
+PUBLIC_STEP_KEYS = ("turn", "raw_output", "action_text", "turn_class", "kind", "feedback", "view_before",
+                    "view_after", "global_left", "local_left", "done", "success")
 
 
 def public_step(outcome: dict[str, Any]) -> dict[str, Any]:
     step = {k: outcome.get(k) for k in PUBLIC_STEP_KEYS}
-    step["goal_reached"] = bool(outcome.get("goal_reached"))
+    step["goal_reached"] = bool(outcome.get("goal_reached"))  # it holds a state name: say only whether one was
     action = outcome.get("action") or {}
     step["coord"] = action.get("coord")
     return step
 
 
 def play_state(*, episode_id: int, user) -> dict[str, Any]:
-    """Everything the play page needs to (re)draw an episode: observation, budget maxima, the feedback log."""
-    from scoring.benchmarks.vge.core.engine import EpisodeState
-    from simulator.services import EpisodeError, _check_owner, _engine_with_task, observation
-
+    """Everything the play page needs to (re)draw an episode: observation, budget maxima, the feedback log, and
+    once it is over its metrics (on a task of a hidden split only those the VGE plugin allows: no l_opt)."""
     if user is None or not user.is_authenticated:
         raise EpisodeError("Sign in to play.", status=401)
-    episode = Episode.objects.select_related("task__device").filter(pk=episode_id).first()
+    episode = Episode.objects.select_related("task__device", "task__sample__split").filter(pk=episode_id).first()
     if episode is None:
         raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
-    _check_owner(episode, user)
+    episode_owner_check(episode, user)
     if episode.owner_id != user.pk:
         raise EpisodeError("This episode belongs to someone else; you can only watch its replay.", status=403)
-    engine, _ = _engine_with_task(episode.task)
+    engine, _ = engine_with_task(episode.task)
     state = EpisodeState.from_dict(episode.state)
+    split = _split_of(episode.task)
+    keys = detail_keys(plugin_for(VGE_SLUG), hidden=split is not None and split.hidden_ground_truth,
+                       curator=is_curator(user))
     return {
         "type": "state",
         "task": episode.task.task_id,
@@ -58,16 +62,10 @@ def play_state(*, episode_id: int, user) -> dict[str, Any]:
         "finished": episode.finished,
         "gave_up": episode.gave_up,
         "success": episode.success,
-        "metrics": episode.metrics if episode.finished else {},
+        "metrics": disclosed(episode.metrics, keys) if episode.finished else {},
         "observation": observation(episode=episode, engine=engine, state=state),
         "log": [public_step(o) for o in episode_trace(episode=episode)],
     }
-
-
-def can_curate(user) -> bool:
-    from simulator.services import is_curator
-
-    return is_curator(user)
 
 
 def _split_of(task: Task):
@@ -76,15 +74,13 @@ def _split_of(task: Task):
 
 def replay_episode(*, episode_id: int, user) -> dict[str, Any]:
     """A finished episode, step by step, with states (owner, curators, or anyone when its split is public)."""
-    from simulator.services import EpisodeError
-
     episode = Episode.objects.select_related("task__device", "task__sample__split", "owner").filter(pk=episode_id).first()
     if episode is None:
         raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
     split = _split_of(episode.task)
     owner = user is not None and user.is_authenticated and episode.owner_id == user.pk
     public = split is not None and not split.hidden_ground_truth
-    if not (owner or can_curate(user) or public):
+    if not (owner or is_curator(user) or public):
         raise EpisodeError("This episode is visible to its player and to curators only.", status=403)
     if not episode.finished:
         raise EpisodeError("This episode is still running: it can be replayed once it is over.", status=409)
@@ -100,18 +96,15 @@ def replay_episode(*, episode_id: int, user) -> dict[str, Any]:
 
 def replay_submission(*, submission_id: int, index: int, user) -> dict[str, Any]:
     """One episode of a scored VGE submission (its SampleScore trace), under the drill-down's access rule."""
-    from scoring.models import SampleScore, Submission
-    from simulator.services import BENCHMARK_SLUG, EpisodeError
-
     submission = (
         Submission.objects.select_related("split__benchmark", "model_entry")
         .filter(pk=submission_id, status=Submission.Status.SCORED, source=Submission.Source.UPLOAD,
-                split__benchmark__slug=BENCHMARK_SLUG).first()
+                split__benchmark__slug=VGE_SLUG).first()
     )
     if submission is None:
         raise EpisodeError(f"No scored VGE submission {submission_id}.", status=404)
     is_owner = user is not None and user.is_authenticated and submission.submitter_id == user.pk
-    if submission.split.hidden_ground_truth and not (is_owner or can_curate(user)):
+    if submission.split.hidden_ground_truth and not (is_owner or is_curator(user)):
         raise EpisodeError("Episodes of a hidden split are shown to the submitter and curators only.", status=403)
     row = SampleScore.objects.filter(submission=submission, index=index).first()
     if row is None or "task" not in row.details:
@@ -129,8 +122,6 @@ def replay_submission(*, submission_id: int, index: int, user) -> dict[str, Any]
 
 def _replay(*, title: str, subtitle: str, task: dict[str, Any], trace: list[dict[str, Any]], image_base: str,
             metrics: dict[str, Any], outcome: str, device_row: Device) -> dict[str, Any]:
-    from simulator.services import engine_for
-
     engine = engine_for(device_row)
     start = engine.graphs.chain[task["start_state"]][0] if task.get("start_state") in engine.graphs.chain else task.get("start_state")
     frames = [{"turn": 0, "image": f"{image_base}0.png", "view": task.get("start_view"), "state": start,
@@ -155,19 +146,12 @@ def replay_image_state(*, replay: dict[str, Any], turn: int) -> tuple[str, str]:
     """(view, state) shown after `turn` of a replay."""
     frames = replay["frames"]
     if not 0 <= turn < len(frames):
-        from simulator.services import EpisodeError
-
         raise EpisodeError(f"There is no turn {turn}.", status=404)
     return frames[turn]["view"], frames[turn]["state"]
 
 
 def baseline_overview() -> dict[str, Any]:
     """The baseline set with how often each task was played, and the Human row's submission."""
-    from django.db.models import Count, Q
-
-    from scoring.models import Submission
-    from simulator.services import HUMAN_ENTRY_SLUG
-
     tasks = list(
         Task.objects.filter(baseline_rank__isnull=False).select_related("device")
         .annotate(played=Count("episodes", filter=Q(episodes__kind=Episode.Kind.HUMAN, episodes__finished=True)))

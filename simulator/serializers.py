@@ -5,17 +5,11 @@ from rest_framework import serializers
 
 
 class EpisodeCreateInput(serializers.Serializer):
-    task = serializers.CharField(max_length=250)
+    task = serializers.CharField(min_length=1, max_length=250)
 
 
 class ActInput(serializers.Serializer):
     output = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=20000)
-
-
-class BudgetsOutput(serializers.Serializer):
-    # floats when lambda is not a whole number
-    global_ = serializers.FloatField(source="global")
-    local = serializers.FloatField()
 
 
 class ObservationOutput(serializers.Serializer):
@@ -57,7 +51,7 @@ class EpisodeOutput(serializers.Serializer):
 
 
 class BundleInput(serializers.Serializer):
-    model = serializers.CharField(max_length=200)
+    model = serializers.CharField(min_length=1, max_length=200)
     split = serializers.CharField(max_length=50, required=False, allow_blank=True)
     note = serializers.CharField(required=False, allow_blank=True, default="")
 

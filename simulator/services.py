@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -17,59 +16,26 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
-from scoring.models import Benchmark, ModelEntry, Sample, Split, Submission
+from scoring.benchmarks.vge.core.baseline import Candidate, stratified_pick
 from scoring.benchmarks.vge.core.demo_agents import DEMO_AGENTS, demo_log
 from scoring.benchmarks.vge.core.device import Device as CoreDevice
-from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device
+from scoring.benchmarks.vge.core.device import DeviceInvalid, Problem, load_device
 from scoring.benchmarks.vge.core.engine import Engine, EpisodeState, StepOutcome
 from scoring.benchmarks.vge.core.library import build_library
 from scoring.benchmarks.vge.core.metrics import episode_metrics
-from scoring.benchmarks.vge.core.play import budget_maxima
 from scoring.benchmarks.vge.core.render import cached_render
 from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
 from scoring.benchmarks.vge.core.task_defs import TaskInvalid, load_task
+from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
+from scoring.models import Benchmark, ModelEntry, Sample, Split, Submission
+from scoring.roles import is_curator
+from scoring.services import demo_submission_ensure, submission_create
+from simulator.engines import EpisodeError, core_task, engine_for, engine_with_task, episode_owner_check, observation
+from simulator.human_board import DEMO_SPLIT, demo_split
 from simulator.models import Device, Episode, Step, Task
+from simulator.tasks import human_board_refresh_task
 
-BENCHMARK_SLUG = "vge-bench"
-DEMO_SPLIT = "demo"
-
-
-class EpisodeError(Exception):
-    """A request about an episode that cannot be served; `status` is the HTTP status to answer with."""
-
-    def __init__(self, message: str, *, status: int = 400):
-        super().__init__(message)
-        self.message = message
-        self.status = status
-
-
-# -- engines: one per device definition, per process -------------------------------------------------
-_engines: dict[str, Engine] = {}
-_engines_lock = threading.Lock()
-
-
-def engine_for(device: Device) -> Engine:
-    """The process-wide engine of a stored device (graphs built once per definition digest)."""
-    engine = _engines.get(device.digest)
-    if engine is None:
-        with _engines_lock:
-            engine = _engines.get(device.digest)
-            if engine is None:
-                engine = Engine(load_device(device.definition, source=device.device_id))
-                _engines[device.digest] = engine
-    return engine
-
-
-def core_task(task: Task) -> CoreTask:
-    return load_task(task.definition)
-
-
-def _engine_with_task(task: Task) -> tuple[Engine, CoreTask]:
-    engine = engine_for(task.device)
-    core = core_task(task)
-    if not engine.has_task(core.id):
-        engine.add_task(core)
-    return engine, core
+BENCHMARK_SLUG = VGE_SLUG
 
 
 # -- devices and tasks ----------------------------------------------------------------------------
@@ -92,8 +58,6 @@ def device_upsert(*, data: dict[str, Any], source: str = "import", images_dir: s
 def task_upsert(*, task: CoreTask, sample: Sample | None = None) -> Task:
     device = Device.objects.filter(device_id=task.device).first()
     if device is None:
-        from scoring.benchmarks.vge.core.device import Problem
-
         raise TaskInvalid([Problem("device", f"unknown device '{task.device}'")], task.id)
     engine_for(device).add_task(task)  # checks the task against the device
     row, _ = Task.objects.update_or_create(
@@ -102,13 +66,14 @@ def task_upsert(*, task: CoreTask, sample: Sample | None = None) -> Task:
     return row
 
 
-def _split(split_name: str, *, public: bool) -> Split:
+def split_ensure(*, name: str, public: bool) -> Split:
+    """Version 1 of the named VGE split (and the benchmark), made when missing."""
     benchmark, _ = Benchmark.objects.get_or_create(
         slug=BENCHMARK_SLUG, defaults={"name": "VGEBench", "scorer": BENCHMARK_SLUG, "order": 3}
     )
     split, _ = Split.objects.get_or_create(
         benchmark=benchmark,
-        name=split_name,
+        name=name,
         version=1,
         defaults={"hidden_ground_truth": not public, "description": "Generated VGE devices and tasks."},
     )
@@ -150,7 +115,7 @@ def demo_library_install(*, seed: int = 7, variants: int = 2) -> InstallReport:
     devices, tasks = build_library(seed=seed, variants=variants)
     for data in devices:
         device_upsert(data=data, source="demo")
-    split = _split(DEMO_SPLIT, public=True)
+    split = split_ensure(name=DEMO_SPLIT, public=True)
     count = tasks_into_split(tasks=tasks, split=split)
     keep = {t.id for t in tasks}
     Sample.objects.filter(split=split).exclude(key__in=keep).delete()
@@ -159,10 +124,8 @@ def demo_library_install(*, seed: int = 7, variants: int = 2) -> InstallReport:
 
 def demo_agents_submit(*, split: Split, seed: int = 7) -> list[tuple[str, Submission, str]]:
     """The demo agents' logs for every task of the split, submitted and replayed by the same scorer (idempotent)."""
-    from scoring.services import demo_submission_ensure
-
     tasks = Task.objects.filter(sample__split=split).select_related("device", "sample").order_by("sample__position")
-    episodes = [_engine_with_task(task) for task in tasks]
+    episodes = [engine_with_task(task) for task in tasks]
     results = []
     for slug, (name, description, agent) in DEMO_AGENTS.items():
         submission, outcome = demo_submission_ensure(
@@ -213,7 +176,7 @@ def vge_import(*, path: Path, split_name: str | None = None, public: bool = Fals
                     shutil.copyfile(f.parent / name, target / Path(name).name)
             device_upsert(data=data, source="import", images_dir=images_dir)
         if split_name:
-            tasks_into_split(tasks=tasks, split=_split(split_name, public=public))
+            tasks_into_split(tasks=tasks, split=split_ensure(name=split_name, public=public))
         else:
             for task in tasks:
                 task_upsert(task=task)
@@ -221,39 +184,15 @@ def vge_import(*, path: Path, split_name: str | None = None, public: bool = Fals
 
 
 # -- episodes -----------------------------------------------------------------------------------
-def observation(*, episode: Episode, engine: Engine, state: EpisodeState) -> dict[str, Any]:
-    """What a player or agent sees now. Never names states or components."""
-    core = engine.task(state.task)
-    return {
-        "episode": episode.pk,
-        "turn": state.turns,
-        "view": state.view,
-        "image_url": f"/api/vge/episodes/{episode.pk}/view.png?turn={state.turns}",
-        "accessible_views": engine.accessible_views(state),
-        "instruction": engine.instruction(state),
-        "goal_index": state.goal_index,
-        "goals_total": len(core.goals),
-        "budgets": {"global": state.global_left, "local": state.local_left},
-        "budgets_max": budget_maxima(state.as_dict()),
-        "done": state.done,
-        "success": state.success,
-    }
-
-
 def episode_start(*, user: AbstractBaseUser | None, task_id: str, kind: str = Episode.Kind.AGENT) -> tuple[Episode, dict]:
     task = Task.objects.select_related("device").filter(task_id=task_id).first()
     if task is None:
         raise EpisodeError(f"Unknown task '{task_id}'.", status=404)
-    engine, core = _engine_with_task(task)
+    engine, core = engine_with_task(task)
     state = engine.new_episode(core)
     episode = Episode.objects.create(owner=user if user and user.is_authenticated else None, task=task, kind=kind,
                                      state=state.as_dict())
     return episode, observation(episode=episode, engine=engine, state=state)
-
-
-def _check_owner(episode: Episode, user: AbstractBaseUser | None) -> None:
-    if episode.owner_id is not None and (user is None or (episode.owner_id != user.pk and not user.is_staff)):
-        raise EpisodeError("This episode belongs to someone else.", status=403)
 
 
 # What a step reads: the episode, its task's definition and its device's digest, never the device definition
@@ -271,10 +210,10 @@ def episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str)
                        .get(pk=episode_id))
         except Episode.DoesNotExist:
             raise EpisodeError(f"Unknown episode {episode_id}.", status=404) from None
-        _check_owner(episode, user)
+        episode_owner_check(episode, user)
         if episode.finished:
             raise EpisodeError("The episode is over; start a new one.", status=409)
-        engine, core = _engine_with_task(episode.task)
+        engine, core = engine_with_task(episode.task)
         state = EpisodeState.from_dict(episode.state)
         new_state, outcome = engine.step(state, output)
         Step.objects.create(
@@ -301,7 +240,7 @@ def episode_view_image(*, episode_id: int, user: AbstractBaseUser | None, turn: 
     episode = Episode.objects.select_related("task__device").filter(pk=episode_id).first()
     if episode is None:
         raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
-    _check_owner(episode, user)
+    episode_owner_check(episode, user)
     state = EpisodeState.from_dict(episode.state)
     name, view = state.state, state.view
     if turn is not None and turn != state.turns:
@@ -354,8 +293,6 @@ def episodes_submission_create(
         raise EpisodeError("You have no finished agent episodes on the tasks of this split.", status=400)
     text = episodes_log_text(episodes=latest.values())
     upload = SimpleUploadedFile(f"vge-episodes-{split.name}.jsonl", text.encode(), content_type="application/jsonl")
-    from scoring.services import submission_create
-
     return submission_create(user=user, split=split, model_entry=model_entry, uploaded_file=upload,
                              note=note or f"{len(latest)} agent episodes played through the API")
 
@@ -389,10 +326,10 @@ def episode_give_up(*, episode_id: int, user: AbstractBaseUser | None) -> Episod
         episode = Episode.objects.select_for_update().select_related("task__device").filter(pk=episode_id).first()
         if episode is None:
             raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
-        _check_owner(episode, user)
+        episode_owner_check(episode, user)
         if episode.finished:
             raise EpisodeError("The episode is already over.", status=409)
-        engine, core = _engine_with_task(episode.task)
+        engine, core = engine_with_task(episode.task)
         episode.metrics = _finish_metrics(episode, engine, core)
         episode.finished, episode.gave_up = True, True
         episode.save(update_fields=["finished", "gave_up", "success", "metrics", "updated_at"])
@@ -407,31 +344,12 @@ def _after_finish(episode: Episode) -> None:
 
 
 def human_board_refresh_enqueue() -> None:
-    from simulator.tasks import human_board_refresh_task
-
     human_board_refresh_task.delay()
 
 
-# -- the human baseline ---------------------------------------------------------------------------
-HUMAN_ENTRY_NAME = "Human (site players)"
-HUMAN_ENTRY_SLUG = "human-site-players"
-HUMAN_SCORER_VERSION = "vge-1.0+human"
-
-
-def is_curator(user: AbstractBaseUser | None) -> bool:
-    return bool(user and user.is_authenticated and (user.is_staff or user.groups.filter(name="curator").exists()))
-
-
-def demo_split() -> Split | None:
-    return (
-        Split.objects.filter(benchmark__slug=BENCHMARK_SLUG, name=DEMO_SPLIT).order_by("-version").first()
-    )
-
-
+# -- the human baseline set (its row: simulator.human_board) --------------------------------------
 def baseline_mark(*, user: AbstractBaseUser, per_stratum: int = 1, seed: int = 0) -> list[Task]:
     """Curators only: make the stratified pick of the demo split's tasks the baseline set (replacing the old one)."""
-    from scoring.benchmarks.vge.core.baseline import Candidate, stratified_pick
-
     if not is_curator(user):
         raise EpisodeError("Only curators choose the baseline set.", status=403)
     if not 1 <= per_stratum <= 20:
@@ -473,94 +391,3 @@ def baseline_next_episode(*, user: AbstractBaseUser) -> Episode | None:
     return episode
 
 
-def human_baseline_episodes(*, split: Split) -> list[Episode]:
-    """What the Human row is made of: each player's first finished episode on each baseline task of the split
-    (a second try at a task a player already knows is not a baseline episode)."""
-    first: dict[tuple[int, int], Episode] = {}
-    rows = (
-        Episode.objects.filter(kind=Episode.Kind.HUMAN, finished=True, owner__isnull=False,
-                               task__baseline_rank__isnull=False, task__sample__split=split)
-        .select_related("task__device", "task__sample")
-        .order_by("created_at", "pk")
-    )
-    for episode in rows:
-        first.setdefault((episode.owner_id, episode.task_id), episode)
-    return sorted(first.values(), key=lambda e: (e.task.baseline_rank or 0, e.pk))
-
-
-def human_board_refresh() -> Submission | None:
-    """(Re)compute the "Human (site players)" row of the VGE demo board from the baseline episodes, with the
-    same metric code as every scored log. One submission, updated in place; removed when no episode is left."""
-    from django.utils import timezone
-
-    from scoring.core.stats import DEFAULT_SEED, resample_indices
-    from scoring.events import submission_finished_event
-    from scoring.models import SampleScore, Score
-    from scoring.selectors import board_cache_invalidate
-    from scoring.benchmarks.vge.core.metrics import METRICS, bootstrap_intervals, summarise
-
-    split = demo_split()
-    if split is None:
-        return None
-    episodes = human_baseline_episodes(split=split)
-    entry, _ = ModelEntry.objects.get_or_create(
-        name=HUMAN_ENTRY_NAME, thinking=ModelEntry.Thinking.UNKNOWN,
-        defaults={"slug": HUMAN_ENTRY_SLUG, "kind": ModelEntry.Kind.HUMAN, "organisation": "Embodied Bench Hub",
-                  "description": "Signed-in site players on the human baseline set of the demo split."},
-    )
-    with transaction.atomic():
-        submission = (
-            Submission.objects.select_for_update()
-            .filter(model_entry=entry, split=split, source=Submission.Source.UPLOAD).order_by("pk").first()
-        )
-        if not episodes:
-            if submission is not None:
-                split_id = submission.split_id
-                submission.delete()
-                transaction.on_commit(lambda: board_cache_invalidate(split_id=split_id))
-            return None
-        metrics, samples = [], []
-        for index, episode in enumerate(episodes):
-            engine, core = _engine_with_task(episode.task)
-            outcomes = [StepOutcome.from_dict(o) for o in episode.steps.order_by("index").values_list("outcome", flat=True)]
-            m = episode_metrics(engine, core, outcomes)
-            metrics.append(m)
-            samples.append(SampleScore(
-                sample=episode.task.sample, index=index, key=episode.task.task_id[:300],
-                task=(episode.task.sample.task if episode.task.sample else "")[:100],
-                score=m.values["SR"], outcome="gave_up" if episode.gave_up else ("success" if m.success else "failed"),
-                components={**m.values, "goals_reached": m.goals_reached, "turns": m.turns},
-                details={"task": core.as_dict(), "episode": episode.pk, "player": episode.owner_id, "l_opt": m.l_opt,
-                         "final": episode.state, "gave_up": episode.gave_up, "trace": [o.as_dict() for o in outcomes]},
-            ))
-        breakdown = summarise(metrics)
-        intervals = bootstrap_intervals(metrics, resample_indices=resample_indices, seed=DEFAULT_SEED)
-        players = len({e.owner_id for e in episodes})
-        note = f"{len(episodes)} episodes by {players} players (human baseline, played in the browser)"
-        ModelEntry.objects.filter(pk=entry.pk).update(
-            description=f"Signed-in site players on the human baseline set of the demo split: {note}.")
-        now = timezone.now()
-        if submission is None:
-            submission = Submission.objects.create(
-                model_entry=entry, split=split, source=Submission.Source.UPLOAD, status=Submission.Status.SCORED,
-                scorer_version=HUMAN_SCORER_VERSION, note=note, started_at=now, finished_at=now,
-            )
-        else:
-            Submission.objects.filter(pk=submission.pk).update(
-                status=Submission.Status.SCORED, scorer_version=HUMAN_SCORER_VERSION, note=note, finished_at=now,
-            )
-        Score.objects.filter(submission=submission).delete()
-        SampleScore.objects.filter(submission=submission).delete()
-        Score.objects.create(
-            submission=submission, overall=breakdown["SR"], breakdown={k: breakdown[k] for k in METRICS},
-            intervals={k: list(v) for k, v in intervals.items()},
-            details={"episodes": len(episodes), "players": players}, scorer_version=HUMAN_SCORER_VERSION,
-        )
-        for s in samples:
-            s.submission = submission
-        SampleScore.objects.bulk_create(samples, batch_size=1000)
-        Submission.objects.filter(pk=submission.pk).update(progress_done=len(samples), progress_total=len(samples))
-        submission_id, split_id = submission.pk, split.pk
-        transaction.on_commit(lambda: board_cache_invalidate(split_id=split_id))
-        transaction.on_commit(lambda: submission_finished_event(submission_id=submission_id))
-    return submission

@@ -1,9 +1,9 @@
 """Celery wrappers for VGE: recompute the Human row of the board after a baseline episode ends."""
 from celery import shared_task
 
+from simulator.human_board import human_board_refresh
+
 
 @shared_task(acks_late=True, ignore_result=True)
 def human_board_refresh_task() -> None:
-    from simulator.services import human_board_refresh
-
     human_board_refresh()  # idempotent: recomputes the whole row from the stored episodes

@@ -10,8 +10,13 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from simulator import selectors, services
-from simulator.models import Episode
+from scoring.benchmarks import plugin_for
+from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
+from scoring.core.disclosure import detail_keys, disclosed
+from scoring.models import Submission
+from scoring.roles import is_curator
+from simulator import human_board, selectors, services
+from simulator.models import Device, Episode
 
 
 def _error(request: HttpRequest, exc: services.EpisodeError) -> HttpResponse:
@@ -32,7 +37,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "tasks_count": sum(len(d.tasks.all()) for d in devices),
         "progress": selectors.player_baseline_progress(user=request.user),
         "mine": mine,
-        "curator": selectors.can_curate(request.user),
+        "curator": is_curator(request.user),
         "human": selectors.baseline_overview()["human"],
     })
 
@@ -79,7 +84,7 @@ def baseline_next(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def baseline_curate(request: HttpRequest) -> HttpResponse:
-    if not selectors.can_curate(request.user):
+    if not is_curator(request.user):
         return _error(request, services.EpisodeError("Only curators choose the baseline set.", status=403))
     if request.method == "POST":
         try:
@@ -101,11 +106,29 @@ def baseline_curate(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def baseline_refresh(request: HttpRequest) -> HttpResponse:
-    if not selectors.can_curate(request.user):
+    if not is_curator(request.user):
         return _error(request, services.EpisodeError("Only curators recompute the Human row.", status=403))
-    submission = services.human_board_refresh()
+    submission = human_board.human_board_refresh()
     messages.success(request, "Human row recomputed." if submission else "No finished baseline episode yet.")
     return redirect("simulator-baseline")
+
+
+def _replay_shown(request: HttpRequest, replay: dict, *, hidden: bool) -> dict:
+    """The replay as this viewer may see it. On a split with hidden ground truth a non-curator sees what the agent
+    saw and did (views, images, outputs, actions, feedback) and the episode's metrics, as the VGE plugin allows:
+    no states, goals, later instructions, budgets or l_opt. The images are drawn from the full replay."""
+    keys = detail_keys(plugin_for(VGE_SLUG), hidden=hidden, curator=is_curator(request.user))
+    if keys is None:
+        return replay
+    task = replay["task"]
+    return {
+        **replay,
+        # The first instruction is the sample's input, given to every player at the start.
+        "task": {"id": task.get("id"), "instructions": list(task.get("instructions") or ())[:1]},
+        "metrics": disclosed(replay["metrics"], keys),
+        "frames": [{"turn": f["turn"], "image": f["image"], "view": f["view"],
+                    "step": disclosed(f["step"], keys) if f["step"] else None} for f in replay["frames"]],
+    }
 
 
 def replay_episode(request: HttpRequest, pk: int) -> HttpResponse:
@@ -113,7 +136,9 @@ def replay_episode(request: HttpRequest, pk: int) -> HttpResponse:
         replay = selectors.replay_episode(episode_id=pk, user=request.user)
     except services.EpisodeError as exc:
         return _error(request, exc)
-    return render(request, "simulator/replay.html", {"replay": replay})
+    hidden = bool(Episode.objects.filter(pk=pk).values_list("task__sample__split__hidden_ground_truth", flat=True)
+                  .first())
+    return render(request, "simulator/replay.html", {"replay": _replay_shown(request, replay, hidden=hidden)})
 
 
 def replay_submission(request: HttpRequest, submission_id: int, index: int) -> HttpResponse:
@@ -121,12 +146,13 @@ def replay_submission(request: HttpRequest, submission_id: int, index: int) -> H
         replay = selectors.replay_submission(submission_id=submission_id, index=index, user=request.user)
     except services.EpisodeError as exc:
         return _error(request, exc)
-    return render(request, "simulator/replay.html", {"replay": replay, "submission_id": submission_id})
+    hidden = bool(Submission.objects.filter(pk=submission_id).values_list("split__hidden_ground_truth", flat=True)
+                  .first())
+    return render(request, "simulator/replay.html",
+                  {"replay": _replay_shown(request, replay, hidden=hidden), "submission_id": submission_id})
 
 
 def _png(replay: dict, turn: int, device_id: str) -> HttpResponse:
-    from simulator.models import Device
-
     view, state = selectors.replay_image_state(replay=replay, turn=turn)
     path = services.device_view_image(device_row=Device.objects.get(device_id=device_id), view=view, state=state)
     response = FileResponse(open(path, "rb"), content_type="image/png")

@@ -61,6 +61,30 @@ def _media_root(settings, tmp_path_factory):
 
 
 @pytest.fixture
+def register_benchmark():
+    """Register benchmark plugins for one test; the registry is as it was afterwards."""
+    from scoring import benchmarks
+
+    replaced = []
+
+    def register(plugin):
+        replaced.append((plugin.slug, benchmarks.register(plugin)))
+
+    yield register
+    for slug, previous in reversed(replaced):
+        benchmarks.unregister(slug, restore=previous)
+
+
+@pytest.fixture
+def dummy_benchmark(register_benchmark):
+    """The test suite's "dummy" benchmark (tests/dummy_scorer.py), registered for one test."""
+    from tests.dummy_scorer import PLUGIN
+
+    register_benchmark(PLUGIN)
+    return PLUGIN
+
+
+@pytest.fixture
 def celery_eager():
     """Run Celery tasks in the calling process (the app's own config, whatever order tests ran in)."""
     from config.celery import app
@@ -170,7 +194,7 @@ def asgi_server(transactional_db, settings, tmp_path):
         MEDIA_ROOT=str(settings.MEDIA_ROOT),
         PYTHONPATH=str(root),
         CELERY_TASK_ALWAYS_EAGER="true",
-        EXTRA_SCORERS="dummy=tests.dummy_scorer:score",
+        EXTRA_BENCHMARKS="tests.dummy_scorer:PLUGIN",
     )
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))

@@ -1,4 +1,5 @@
-"""A registered test scorer: each file line is a number in [0, 1] for the sample at that position.
+"""The test suite's "dummy" benchmark (the `dummy_benchmark` fixture, or EXTRA_BENCHMARKS for worker processes):
+each file line is a number in [0, 1] for the sample at that position.
 
 Options: `sleep` seconds per sample (so a test can kill the worker mid-job) and `marker`, a file that gets one
 line each time a scoring run *completes* (so a test can count completed runs).
@@ -7,7 +8,9 @@ from __future__ import annotations
 
 import time
 
+from scoring.core.columns import BoardSpec, Column
 from scoring.core.contract import FileProblem, SampleResult, ScorerInput, ScoringResult, SubmissionRejected
+from scoring.core.plugin import BenchmarkPlugin
 
 
 def score(inp: ScorerInput) -> ScoringResult:
@@ -35,3 +38,11 @@ def score(inp: ScorerInput) -> ScoringResult:
             handle.write("completed\n")
     overall = 100 * sum(r.score for r in results) / max(1, len(results))
     return ScoringResult(overall=overall, breakdown={"mean": overall}, samples=results, scorer_version="dummy-1")
+
+
+PLUGIN = BenchmarkPlugin(
+    slug="dummy",
+    title="Dummy",
+    scorer="tests.dummy_scorer:score",
+    board=BoardSpec("dummy", (Column("overall", "Overall"), Column("mean", "Mean"))),
+)

@@ -10,7 +10,7 @@ from importlib.metadata import packages_distributions
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PROJECT_PACKAGES = {"config", "scoring", "leaderboard", "annotation", "simulator", "tests", "benchmarks", "scripts"}
+PROJECT_PACKAGES = {"config", "scoring", "leaderboard", "annotation", "simulator", "tests", "perf", "scripts"}
 
 
 def pinned() -> dict[str, str]:

@@ -115,7 +115,7 @@ def test_published_rows_load_idempotently_with_paper_counts():
     call_command("seed_published")
     reported = Submission.objects.filter(source="reported")
     assert reported.filter(split__benchmark__slug="epic-bench").count() == 89
-    assert reported.filter(split__benchmark__slug="plan-bench").count() == 18
+    assert reported.filter(split__benchmark__slug="plan-bench").count() == 19  # NEO-9B-SFT: only in the figures
     assert reported.filter(split__benchmark__slug="vge-bench").count() == 7
     gemini = Score.objects.get(
         submission__model_entry__name="Gemini-2.5-Pro", submission__split__benchmark__slug="epic-bench"
@@ -124,7 +124,11 @@ def test_published_rows_load_idempotently_with_paper_counts():
     assert gemini.breakdown["GD"] == pytest.approx(9.63)
     assert gemini.submission.model_entry.thinking == "yes"
     kimi = Score.objects.get(submission__model_entry__name="Kimi-K3")
-    assert kimi.breakdown == {"spatial_cognition": pytest.approx(69.5)}  # empty cells are unknown, not zero
+    # empty cells are unknown, not zero; the figures the text states join the table's (RP from appendix C.1)
+    assert kimi.breakdown == {"spatial_cognition": pytest.approx(69.5), "RP": pytest.approx(10.0)}
+    qwen = Score.objects.get(submission__model_entry__name="Qwen3.8-27B", submission__split__benchmark__slug="plan-bench")
+    assert qwen.details["figures"]["manipulation"] == pytest.approx(69.3)
+    assert "about 69.3%" in qwen.details["figure_sources"]["manipulation"]
     human = ModelEntry.objects.get(name="Human (149 episodes)")
     assert human.kind == "human"
 

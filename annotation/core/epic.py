@@ -1,4 +1,5 @@
-"""The 23 EPIC-Bench leaf tasks as annotation needs them: masklets, label fields, overlays, file names.
+"""The 23 EPIC-Bench leaf tasks (from the EPIC package's taxonomy) as annotation needs them: masklets, label
+fields, overlays, file names.
 
 Rules: follows docs/formats/epic.md sections 1.2-1.3 (field and file names exact). A leaf is named by its
 path under `EPIC_Bench/`, e.g. "TargetLocalization/BasicAttributes/Color". Pure data, no I/O.
@@ -7,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+
+from scoring.benchmarks.epic.core.taxonomy import BY_TYPE_ORDER, OVERLAY_SUFFIX, TL_GROUPS
 
 
 class Family(str, Enum):
@@ -70,13 +73,6 @@ class Leaf:
         raise KeyError(f"{self.path} has no masklet {name!r}; it has {', '.join(m.name for m in self.masklets)}")
 
 
-TL_LEAVES = {
-    "BasicAttributes": ("Category", "Color", "Geometry", "Material", "ObjectProjections", "RelativePerception"),
-    "SpatialRelatedAttributes": ("Orientation", "OrientationHuman", "SpatialRelation", "SpatialRelationHuman"),
-    "EmbodiedCompositionalAttributes": ("ObjectState", "PartWhole", "PartWholeHuman", "Spoken"),
-}
-
-
 def _tl(group: str, name: str) -> Leaf:
     return Leaf(
         path=f"TargetLocalization/{group}/{name}",
@@ -107,7 +103,7 @@ def _fp(side: str) -> Leaf:
         count_masklet=None,
         count_text_fields=(),
         has_feasibility=False,
-        overlay=OverlaySpec("_target_area_overlay.png", "masklet_target_area"),
+        overlay=OverlaySpec(OVERLAY_SUFFIX[Family.FP], "masklet_target_area"),
     )
 
 
@@ -125,11 +121,11 @@ def _cr(kind: str) -> Leaf:
         # The text describes the reference objects, not the counted targets.
         count_text_fields=(),
         has_feasibility=False,
-        overlay=OverlaySpec("_reference_object_overlay.png", "masklet_reference_object"),
+        overlay=OverlaySpec(OVERLAY_SUFFIX[Family.CR], "masklet_reference_object"),
     )
 
 
-_ALL: list[Leaf] = [_tl(group, name) for group, names in TL_LEAVES.items() for name in names]
+_ALL: list[Leaf] = [_tl(group, name) for group, names in TL_GROUPS.items() for name in names]
 _ALL += [
     Leaf(
         path="Navigation/GroundDetection",
@@ -156,7 +152,7 @@ _ALL += [
         count_masklet="masklet_matching_area",
         count_text_fields=("reference_area_description_en",),
         has_feasibility=False,
-        overlay=OverlaySpec("_reference_area_overlay.png", "masklet_reference_area"),
+        overlay=OverlaySpec(OVERLAY_SUFFIX[Family.VM], "masklet_reference_area"),
         images=2,
     ),
     Leaf(
@@ -171,7 +167,7 @@ _ALL += [
         count_masklet=None,
         count_text_fields=(),
         has_feasibility=False,
-        overlay=OverlaySpec("_reference_area_overlay.png", "masklet_reference_area"),
+        overlay=OverlaySpec(OVERLAY_SUFFIX[Family.AR], "masklet_reference_area"),
     ),
     _cr("TypeOne"),
     _cr("TypeTwo"),
@@ -188,12 +184,13 @@ _ALL += [
         count_masklet=None,
         count_text_fields=(),
         has_feasibility=True,
-        overlay=OverlaySpec("_reference_object_overlay.png", "masklet_reference_object"),
+        overlay=OverlaySpec(OVERLAY_SUFFIX[Family.PR], "masklet_reference_object"),
     ),
 ]
 
 LEAVES: dict[str, Leaf] = {leaf.path: leaf for leaf in _ALL}
-assert len(LEAVES) == 23
+# The 23 leaves are EPIC-Bench's own (its taxonomy's `by_type` keys); this table only adds what annotation needs.
+assert list(LEAVES) == list(BY_TYPE_ORDER), "annotation's leaf table must follow the EPIC taxonomy"
 
 
 def leaf_for(path: str) -> Leaf:

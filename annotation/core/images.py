@@ -2,17 +2,21 @@
 
 Rules: an upload is read completely and every file checked first (format, pixel limit, zip paths, CRCs);
 any bad entry rejects the whole upload with `UploadError(source, message)`, so nothing is half-imported.
-Zip entries whose path would leave the upload (absolute, "..", drive letters, links) are refused.
+Zip entries whose path would leave the upload (absolute, "..", drive letters, links) are refused. Unpacked sizes
+are bounded per image and in total, as declared before anything is inflated and as counted while inflating.
 """
 from __future__ import annotations
 
 import hashlib
 import io
+import lzma
 import posixpath
 import stat
 import warnings
 import zipfile
+import zlib
 from dataclasses import dataclass
+from typing import IO
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
@@ -21,6 +25,20 @@ ALLOWED_FORMATS = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp", "BMP": "bmp"}
 # Entries that archivers add and that are never part of the data.
 _JUNK_PARTS = ("__MACOSX",)
 _JUNK_NAMES = (".DS_Store", "Thumbs.db", "desktop.ini")
+# The defaults of the SAM_UPLOAD_MAX_BYTES and SAM_UPLOAD_MAX_IMAGE_BYTES settings. An image within the default
+# pixel limit (40 M) is at most 160 MB even as an uncompressed 32-bit BMP.
+DEFAULT_MAX_BYTES = 1 << 30
+DEFAULT_MAX_IMAGE_BYTES = 256 << 20
+_CHUNK = 1 << 20
+# What reading a damaged entry raises: the archive's own checks (CRC, truncation, encryption, unknown method)
+# and each decompressor's error (zlib.error for deflate, OSError for bzip2, LZMAError for lzma).
+_CORRUPT_ENTRY_ERRORS = (
+    zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError, zlib.error, lzma.LZMAError,
+)
+
+# An upload's content: its bytes, or a seekable binary file holding them (so an upload that Django spooled to
+# disk is read from there rather than copied into memory whole).
+Upload = bytes | IO[bytes]
 
 
 class UploadError(ValueError):
@@ -95,36 +113,86 @@ def _entry_problem(info: zipfile.ZipInfo) -> str | None:
     return None
 
 
-def read_zip(name: str, data: bytes, *, max_pixels: int, max_files: int = 2000, max_bytes: int = 2 << 30) -> list[ImageFile]:
-    """Every image in a zip, checked; junk entries from archivers are skipped, anything else is refused."""
+def _is_junk(path: str) -> bool:
+    parts = path.split("/")
+    return any(p in _JUNK_PARTS for p in parts) or parts[-1] in _JUNK_NAMES or parts[-1].startswith("._")
+
+
+def _as_file(upload: Upload) -> IO[bytes]:
+    file = io.BytesIO(upload) if isinstance(upload, bytes) else upload  # BytesIO shares the bytes, no copy
+    file.seek(0)
+    return file
+
+
+def upload_size(upload: Upload) -> int:
+    """The upload's size in bytes, without reading it."""
+    if isinstance(upload, bytes):
+        return len(upload)
+    size = upload.seek(0, io.SEEK_END)
+    upload.seek(0)
+    return size
+
+
+def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, entry: str, *, max_image_bytes: int,
+             room_left: int, max_bytes: int) -> bytes:
+    """The entry's bytes, read in chunks and counted: refused as soon as a limit would be passed, whatever the
+    header declared (zipfile stops at the declared size today; the count does not depend on it)."""
+    content = io.BytesIO()
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        with archive.open(info) as stream:
+            while chunk := stream.read(_CHUNK):
+                size = content.tell() + len(chunk)
+                if size > max_image_bytes:
+                    raise UploadError(entry, f"the entry unpacks to more than {max_image_bytes} bytes, over the "
+                                             f"limit per image (its header declares {info.file_size}); nothing "
+                                             "was imported")
+                if size > room_left:
+                    raise UploadError(entry, f"the zip unpacks to more than {max_bytes} bytes (the limit for one "
+                                             "upload); nothing was imported")
+                content.write(chunk)
+    except _CORRUPT_ENTRY_ERRORS as exc:
+        raise UploadError(entry, f"corrupt zip entry: {exc}; nothing was imported") from None
+    return content.getvalue()  # hands over the buffer, no copy
+
+
+def read_zip(name: str, upload: Upload, *, max_pixels: int, max_files: int = 2000,
+             max_bytes: int = DEFAULT_MAX_BYTES, max_image_bytes: int = DEFAULT_MAX_IMAGE_BYTES) -> list[ImageFile]:
+    """Every image in a zip, checked; junk entries from archivers are skipped, anything else is refused.
+
+    The entry list is checked whole before anything is inflated: paths, the number of images, and the sizes the
+    headers declare (each at most `max_image_bytes`, together at most `max_bytes`). Each entry is then inflated
+    in chunks against the same limits, so a header that understates a size gains nothing.
+    """
+    try:
+        archive = zipfile.ZipFile(_as_file(upload))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError) as exc:
         raise UploadError(name, f"corrupt zip: {exc}") from None
     images: list[ImageFile] = []
-    total = 0
     with archive:
         infos = archive.infolist()
         for info in infos:
             problem = _entry_problem(info)
             if problem:
                 raise UploadError(f"{name}:{info.filename}", f"zip entry {problem}; nothing was imported")
-        for info in infos:
+        members = [info for info in infos if not info.is_dir() and not _is_junk(info.filename)]
+        if len(members) > max_files:
+            raise UploadError(name, f"the zip holds more than {max_files} images")
+        declared = 0
+        for info in members:
             entry = f"{name}:{info.filename}"
-            if info.is_dir():
-                continue
-            parts = info.filename.split("/")
-            if any(p in _JUNK_PARTS for p in parts) or parts[-1] in _JUNK_NAMES or parts[-1].startswith("._"):
-                continue
-            total += info.file_size
-            if total > max_bytes:
-                raise UploadError(entry, f"the zip unpacks to more than {max_bytes} bytes")
-            if len(images) >= max_files:
-                raise UploadError(name, f"the zip holds more than {max_files} images")
-            try:
-                content = archive.read(info)
-            except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
-                raise UploadError(entry, f"corrupt zip entry: {exc}") from None
+            if info.file_size > max_image_bytes:
+                raise UploadError(entry, f"the entry unpacks to {info.file_size} bytes, over the limit of "
+                                         f"{max_image_bytes} bytes per image; nothing was imported")
+            declared += info.file_size
+            if declared > max_bytes:
+                raise UploadError(entry, f"the zip unpacks to more than {max_bytes} bytes (the limit for one "
+                                         "upload); nothing was imported")
+        inflated = 0
+        for info in members:
+            entry = f"{name}:{info.filename}"
+            content = _inflate(archive, info, entry, max_image_bytes=max_image_bytes,
+                               room_left=max_bytes - inflated, max_bytes=max_bytes)
+            inflated += len(content)
             try:
                 images.append(read_image(info.filename, content, max_pixels=max_pixels))
             except UploadError as exc:
@@ -134,11 +202,19 @@ def read_zip(name: str, data: bytes, *, max_pixels: int, max_files: int = 2000, 
     return images
 
 
-def read_upload(name: str, data: bytes, *, max_pixels: int, max_files: int = 2000) -> list[ImageFile]:
-    """One uploaded file: a zip of images or a single image."""
-    if data[:4] in (b"PK\x03\x04", b"PK\x05\x06") or name.lower().endswith(".zip"):
-        return read_zip(name, data, max_pixels=max_pixels, max_files=max_files)
-    return [read_image(posixpath.basename(name.replace("\\", "/")) or "upload", data, max_pixels=max_pixels)]
+def read_upload(name: str, upload: Upload, *, max_pixels: int, max_files: int = 2000,
+                max_bytes: int = DEFAULT_MAX_BYTES, max_image_bytes: int = DEFAULT_MAX_IMAGE_BYTES) -> list[ImageFile]:
+    """One uploaded file (its bytes or a seekable file): a zip of images or a single image."""
+    file = _as_file(upload)
+    is_zip = file.read(4) in (b"PK\x03\x04", b"PK\x05\x06")
+    if is_zip or name.lower().endswith(".zip"):
+        return read_zip(name, file, max_pixels=max_pixels, max_files=max_files, max_bytes=max_bytes,
+                        max_image_bytes=max_image_bytes)
+    filename = posixpath.basename(name.replace("\\", "/")) or "upload"
+    size = upload_size(file)
+    if size > max_image_bytes:
+        raise UploadError(filename, f"the file is {size} bytes, over the limit of {max_image_bytes} bytes per image")
+    return [read_image(filename, file.read(), max_pixels=max_pixels)]
 
 
 def group_into_items(images: list[ImageFile], *, images_per_item: int) -> list[list[ImageFile]]:

@@ -15,7 +15,6 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from annotation.core import rle as rle_utils
 from annotation.core.agreement import count_agreement, match_instances
 
 
@@ -416,8 +415,3 @@ def dashboard(
                 "count_agreement": round(sum(r.count_equal for r in rows) / len(rows), 4),
             }
     return out
-
-
-def mask_area(rles: Sequence[Mapping[str, Any]]) -> int:
-    """Total pixels of a layer's instances (for the diff display)."""
-    return int(sum(rle_utils.area(r) for r in rles)) if rles else 0

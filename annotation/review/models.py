@@ -6,11 +6,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models.signals import post_save
-from django.dispatch import receiver
 
-from annotation.core.review import REASON_LABELS, Verdict
-
+from annotation.core.review import REASON_LABELS, Reason, Verdict
 
 
 class ReviewConfig(models.Model):
@@ -54,8 +51,6 @@ class Review(models.Model):
 
     @property
     def reason_labels(self) -> list[str]:
-        from annotation.core.review import Reason
-
         return [REASON_LABELS[Reason(r)] for r in self.reasons if r in Reason._value2member_map_]
 
 
@@ -149,19 +144,3 @@ class AuditEvent(models.Model):
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor}: {self.action} {self.item}"
 
-
-@receiver(post_save, sender="annotation.ItemRevision")
-def _audit_annotator_changes(sender, instance, created, **kwargs) -> None:
-    """Issue 7's services change the state on save (to do / needs revision -> in progress) and on submission;
-    record those in the audit trail as they happen. (Review-side changes are audited by review_services.)"""
-    if not created or instance.kind not in ("save", "submit"):
-        return
-    previous = (sender.objects.filter(item_id=instance.item_id, pk__lt=instance.pk).order_by("-pk")
-                .values_list("state", flat=True).first())
-    if instance.kind == "save" and previous == instance.state:
-        return  # an ordinary autosave, not a state change (the revision itself is the record)
-    AuditEvent.objects.create(
-        item_id=instance.item_id, project_id=instance.item.project_id, actor=instance.author, action=instance.kind,
-        from_state=previous or "", to_state=instance.state, version=instance.version,
-        detail={"override_reason": instance.note} if instance.note else {},
-    )

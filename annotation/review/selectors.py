@@ -8,10 +8,12 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
-from annotation.review import services as rs
 from annotation.core import review as core
+from annotation.core.epic import leaf_for
 from annotation.models import AuditEvent, Item, ItemRevision, Project, PublishedSample, Review, SecondOpinion
-from annotation.services import is_curator
+from annotation.review import services as rs
+from scoring.models import Split
+from scoring.roles import is_curator
 
 
 @dataclass(frozen=True)
@@ -50,8 +52,6 @@ def my_second_opinions(*, user: AbstractBaseUser) -> QuerySet[SecondOpinion]:
 
 def snapshot_payload(item: Item, revision: ItemRevision | None) -> dict[str, Any]:
     """What review.js draws: the images and the pinned labels and masks."""
-    from annotation.core.epic import leaf_for
-
     leaf = leaf_for(item.project.leaf)
     snapshot = revision.snapshot if revision else {}
     return {
@@ -79,6 +79,12 @@ def review_context(*, item: Item) -> dict[str, Any]:
         "reasons": [(r.value, core.REASON_LABELS[r]) for r in core.Reason],
         "payload": snapshot_payload(item, pinned),
     }
+
+
+def review_comments_for_editor(item: Item) -> list[Review]:
+    """What the annotator should read before revising: the reviews of the current cycle that asked for changes."""
+    return list(Review.objects.filter(item=item, cycle=rs.item_cycle(item)).exclude(verdict=core.Verdict.ACCEPT.value)
+                .select_related("reviewer").order_by("-pk"))
 
 
 def can_see_history(*, user: AbstractBaseUser, item: Item) -> bool:
@@ -149,8 +155,6 @@ def split_samples(*, split: Any) -> list[SampleRow]:
     return [SampleRow(sample, links.get(sample.pk)) for sample in split.samples.order_by("position", "key")]
 
 
-def published_splits(*, project: Project) -> QuerySet[Any]:
-    from scoring.models import Split
-
+def published_splits(*, project: Project) -> QuerySet[Split]:
     return Split.objects.filter(annotation_links__item__project=project).select_related("benchmark").distinct()\
         .order_by("name", "-version")

@@ -1,8 +1,9 @@
 """Review writes: verdicts in rounds, reopening, blind second opinions and their agreement, publishing into a split.
 
-Every state change is checked here (role, state machine, eligibility, pinned version) before anything is written,
-then recorded twice: an ItemRevision (the item's history) and an AuditEvent (who, when, what). Refusals raise
-issue 7's `AnnotationError` with an HTTP status and the field.
+Every state change is checked here (role, eligibility, pinned version) before anything is written, then made by
+`annotation.services.item_transition` (the state machine), which records it twice: an ItemRevision (the item's
+history) and an AuditEvent (who, when, what). Refusals raise issue 7's `AnnotationError` with an HTTP status and
+the field.
 """
 from __future__ import annotations
 
@@ -31,28 +32,18 @@ from annotation.models import (
 )
 from annotation.services import (
     AnnotationError,
-    _check_instances,
-    _revision,
-    is_annotator,
-    is_curator,
+    audit_record,
+    instances_check,
     item_export_files,
     item_images,
+    item_transition,
 )
+from scoring.benchmarks.epic.importer import epic_split_import
+from scoring.benchmarks.epic.plugin import SLUG as EPIC_SLUG
 from scoring.models import Benchmark, Sample, Split
+from scoring.roles import is_annotator, is_curator, is_reviewer
 
-# --- roles and reads used by the checks ----------------------------------------------------------------
-
-
-def is_reviewer(user: AbstractBaseUser | None) -> bool:
-    return bool(user and user.is_authenticated and (is_curator(user) or user.groups.filter(name="reviewer").exists()))
-
-
-def can_use_image_for_review(*, user: AbstractBaseUser, image: Any) -> bool:
-    """Reviewers see the images of items in review; a blind second annotator those of their open task."""
-    if SecondOpinion.objects.filter(annotator=user, status=SecondOpinion.Status.ASSIGNED,
-                                    item__item_images__image=image).exists():
-        return True
-    return is_reviewer(user) and Item.objects.filter(item_images__image=image, state=Item.State.SUBMITTED).exists()
+# --- reads used by the checks ----------------------------------------------------------------------------
 
 
 def policy_for(project: Project) -> core.Policy:
@@ -103,31 +94,6 @@ def review_refusal(user: AbstractBaseUser, item: Item) -> str | None:
         return f"The item is {item.get_state_display().lower()}, not in review."
     return core.reviewer_refusal(user.pk, annotators=item_annotator_ids(item), before=item_progress(item),
                                  policy=policy_for(item.project))
-
-
-def audit(*, item: Item | None, actor: AbstractBaseUser | None, action: str, from_state: str = "",
-          to_state: str = "", detail: Mapping[str, Any] | None = None, project: Project | None = None) -> AuditEvent:
-    return AuditEvent.objects.create(
-        item=item, project=project or (item.project if item else None), actor=actor, action=action,
-        from_state=from_state, to_state=to_state, version=item.version if item else None, detail=dict(detail or {}),
-    )
-
-
-def _move(item: Item, action: core.Action, actor: AbstractBaseUser, *, note: str, detail: Mapping[str, Any]) -> None:
-    """Apply one state-machine action to a locked item and record it (history and audit)."""
-    before = item.state
-    try:
-        after = core.transition(before, action)
-    except core.TransitionError as exc:
-        raise AnnotationError(f"Item {item.pk}: {exc}.", status=409, field="state") from None
-    if after != before:
-        # A new version: a tab still holding the old one must reload (and then sees the reviewers' comments).
-        item.state = after
-        item.version += 1
-        item.updated_by = actor
-        item.save(update_fields=["state", "version", "updated_by", "updated_at"])
-        _revision(item, ItemRevision.Kind.STATE, actor, note=note)
-    audit(item=item, actor=actor, action=action.value, from_state=before, to_state=after, detail=detail)
 
 
 # --- reviews -----------------------------------------------------------------------------------------------
@@ -183,9 +149,10 @@ def review_submit(
             markers=checked_markers, seconds=(now - opening.opened_at).total_seconds() if opening else None,
         )
         action = core.verdict_action(parsed, before, policy)
-        _move(item, action, user, note=f"round {round}: {parsed.value}" + (f" ({comment.strip()})" if comment else ""),
-              detail={"review": review.pk, "round": round, "verdict": parsed.value,
-                      "reasons": review.reasons, "reviewed_version": version})
+        item_transition(item=item, action=action, actor=user,
+                        note=f"round {round}: {parsed.value}" + (f" ({comment.strip()})" if comment else ""),
+                        detail={"review": review.pk, "round": round, "verdict": parsed.value,
+                                "reasons": review.reasons, "reviewed_version": version})
     return review
 
 
@@ -197,14 +164,9 @@ def item_reopen(*, user: AbstractBaseUser, item_id: int, reason: str) -> Item:
         raise AnnotationError("Say why the item is reopened (it is shown to the annotator).", field="reason")
     with transaction.atomic():
         item = Item.objects.select_for_update().select_related("project").get(pk=item_id)
-        _move(item, core.Action.REOPEN, user, note=f"reopened: {reason.strip()}", detail={"reason": reason.strip()})
+        item_transition(item=item, action=core.Action.REOPEN, actor=user, note=f"reopened: {reason.strip()}",
+                        detail={"reason": reason.strip()})
     return item
-
-
-def review_comments_for_editor(item: Item) -> list[Review]:
-    """What the annotator should read before revising: the reviews of the current cycle that asked for changes."""
-    return list(Review.objects.filter(item=item, cycle=item_cycle(item)).exclude(verdict=core.Verdict.ACCEPT.value)
-                .select_related("reviewer").order_by("-pk"))
 
 
 # --- second opinions ----------------------------------------------------------------------------------------
@@ -244,8 +206,8 @@ def second_opinions_request(
             turn += 1
             opinion = SecondOpinion.objects.create(item=item, annotator=person, first_annotator=item.assignee,
                                                    masklet=masklet, requested_by=user)
-            audit(item=item, actor=user, action="second_opinion_requested", from_state=item.state,
-                  to_state=item.state, detail={"annotator": person.get_username(), "opinion": opinion.pk})
+            audit_record(item=item, actor=user, action="second_opinion_requested", from_state=item.state,
+                         to_state=item.state, detail={"annotator": person.get_username(), "opinion": opinion.pk})
             created.append(opinion)
     return created
 
@@ -272,7 +234,7 @@ def second_opinion_save(*, user: AbstractBaseUser, opinion_id: int, version: int
                 extra={"version": opinion.version},
             )
         item = opinion.item
-        checked = _check_instances(leaf_for(item.project.leaf), item_images(item), dict(instances or {}))
+        checked = instances_check(leaf_for(item.project.leaf), item_images(item), dict(instances or {}))
         opinion.instances = {opinion.masklet: checked.get(opinion.masklet, [])}
         if count is not None and count < 0:
             raise AnnotationError("count must be 0 or more", field="count")
@@ -307,10 +269,10 @@ def second_opinion_submit(*, user: AbstractBaseUser, opinion_id: int, version: i
         opinion.compared_version = reference.version if reference else item.version
         opinion.status, opinion.completed_at = SecondOpinion.Status.DONE, timezone.now()
         opinion.save()
-        audit(item=item, actor=user, action="second_opinion_low" if result.low else "second_opinion_done",
-              from_state=item.state, to_state=item.state,
-              detail={"opinion": opinion.pk, "mean_iou": result.mean_iou, "f1": result.f1,
-                      "count_equal": opinion.count_equal, "why": list(result.why)})
+        audit_record(item=item, actor=user, action="second_opinion_low" if result.low else "second_opinion_done",
+                     from_state=item.state, to_state=item.state,
+                     detail={"opinion": opinion.pk, "mean_iou": result.mean_iou, "f1": result.f1,
+                             "count_equal": opinion.count_equal, "why": list(result.why)})
     return opinion
 
 
@@ -327,15 +289,13 @@ def _gt_key(files: Sequence[Any]) -> str:
 
 
 def items_publish(
-    *, user: AbstractBaseUser, item_ids: Sequence[int], split_name: str, benchmark_slug: str = "epic-bench",
+    *, user: AbstractBaseUser, item_ids: Sequence[int], split_name: str, benchmark_slug: str = EPIC_SLUG,
     hidden: bool = True, description: str = "",
 ) -> tuple[Split, list[PublishedSample]]:
     """Export accepted items to the toolkit's raw layout and import them with the EPIC importer into the split.
 
     A split with submissions, or a correction of a sample it already holds, is never changed in place: a new
     split version is made (the other samples copied) so every score keeps the exact samples it was computed on."""
-    from scoring.benchmarks.epic.importer import epic_split_import
-
     if not is_curator(user):
         raise AnnotationError("Only curators publish items.", status=403)
     if not item_ids:
@@ -396,15 +356,16 @@ def items_publish(
                 "history": f"/annotation/review/items/{item.pk}/history/"}}
             sample.save(update_fields=["position", "inputs"])
             PublishedSample.objects.filter(split=target, sample=sample).delete()  # a copied link of the old version
-            _move(item, core.Action.PUBLISH, user, note=f"published as {sample.key} in {target}",
-                  detail={"split": str(target), "split_id": target.pk, "sample": sample.pk,
-                          "new_split_version": new_version and latest is not None})
+            item_transition(item=item, action=core.Action.PUBLISH, actor=user,
+                            note=f"published as {sample.key} in {target}",
+                            detail={"split": str(target), "split_id": target.pk, "sample": sample.pk,
+                                    "new_split_version": new_version and latest is not None})
             links.append(PublishedSample.objects.create(
                 item=item, item_version=item.version, revision=item.revisions.order_by("-pk").first(),
                 sample=sample, split=target, published_by=user,
             ))
-        audit(item=None, project=items[0].project, actor=user, action="publish_split",
-              detail={"split": str(target), "items": [i.pk for i in items], "created_version": new_version})
+        audit_record(item=None, project=items[0].project, actor=user, action="publish_split",
+                     detail={"split": str(target), "items": [i.pk for i in items], "created_version": new_version})
     return target, links
 
 
@@ -445,6 +406,6 @@ def review_config_set(*, user: AbstractBaseUser, project: Project, rounds_requir
     config, _ = ReviewConfig.objects.get_or_create(project=project)
     config.rounds_required, config.distinct_reviewers = rounds_required, distinct_reviewers
     config.save()
-    audit(item=None, project=project, actor=user, action="review_policy",
-          detail={"rounds_required": rounds_required, "distinct_reviewers": distinct_reviewers})
+    audit_record(item=None, project=project, actor=user, action="review_policy",
+                 detail={"rounds_required": rounds_required, "distinct_reviewers": distinct_reviewers})
     return config

@@ -16,26 +16,28 @@ from annotation.review import services as rs
 from annotation.core.epic import leaf_for
 from annotation.models import Item, Project, ReviewConfig, SecondOpinion
 from annotation.serializers import ImageOutput
-from annotation.services import AnnotationError, is_curator
+from annotation.services import AnnotationError
+from scoring.benchmarks.epic.plugin import SLUG as EPIC_SLUG
 from scoring.models import Split
+from scoring.roles import annotators_q, is_curator, is_reviewer
 
 
 @login_required
 def review_queue(request: HttpRequest) -> HttpResponse:
     curator = is_curator(request.user)
     return render(request, "annotation/review_queue.html", {
-        "queue": selectors.review_queue(user=request.user) if rs.is_reviewer(request.user) else [],
+        "queue": selectors.review_queue(user=request.user) if is_reviewer(request.user) else [],
         "revisions": selectors.my_revisions(user=request.user),
         "opinions": selectors.my_second_opinions(user=request.user),
         "projects": Project.objects.all() if curator else [],
-        "is_reviewer": rs.is_reviewer(request.user), "curator": curator,
+        "is_reviewer": is_reviewer(request.user), "curator": curator,
     })
 
 
 @login_required
 def review_item(request: HttpRequest, pk: int) -> HttpResponse:
     item = get_object_or_404(Item.objects.select_related("project", "assignee"), pk=pk)
-    if not rs.is_reviewer(request.user):
+    if not is_reviewer(request.user):
         raise Http404("No such item.")  # annotators never see the review page, not even of their own items
     refusal = rs.review_refusal(request.user, item)
     error, status, posted = "", 200, {}
@@ -117,7 +119,7 @@ def project_review(request: HttpRequest, slug: str) -> HttpResponse:
             status = 400
         else:
             return redirect("annotation-review-project", slug=slug)
-    annotators = get_user_model().objects.filter(groups__name="annotator").order_by("username").distinct()
+    annotators = get_user_model().objects.filter(annotators_q()).order_by("username").distinct()
     return render(request, "annotation/review_dashboard.html", {
         "project": project, "board": selectors.project_dashboard(project=project),
         "accepted": selectors.accepted_items(project=project),
@@ -125,7 +127,7 @@ def project_review(request: HttpRequest, slug: str) -> HttpResponse:
                                                       Item.State.REJECTED]),
         "policy": ReviewConfig.objects.filter(project=project).first() or ReviewConfig(project=project),
         "annotators": annotators,
-        "splits": Split.objects.filter(benchmark__slug="epic-bench").order_by("name", "-version"),
+        "splits": Split.objects.filter(benchmark__slug=EPIC_SLUG).order_by("name", "-version"),
         "opinions": SecondOpinion.objects.filter(item__project=project).select_related("item", "annotator"),
         "published_splits": selectors.published_splits(project=project),
     }, status=status)

@@ -4,15 +4,15 @@ from __future__ import annotations
 from django import template
 from django.utils.html import format_html, format_html_join
 
+from annotation.models import AuditEvent, Item
+from annotation.review.selectors import review_comments_for_editor
+
 register = template.Library()
 
 
 @register.simple_tag
 def review_notes(item):
     """The reviews that sent this item back (current cycle), shown to the annotator while it can be edited."""
-    from annotation.models import Item
-    from annotation.review.services import review_comments_for_editor
-
     if item.state not in (Item.State.NEEDS_REVISION, Item.State.IN_PROGRESS):
         return []
     return review_comments_for_editor(item)
@@ -21,8 +21,6 @@ def review_notes(item):
 @register.simple_tag
 def reopen_note(item):
     """Why a curator reopened the item (a correction), while it waits for the annotator."""
-    from annotation.models import AuditEvent, Item
-
     if item.state != Item.State.NEEDS_REVISION:
         return None
     event = AuditEvent.objects.filter(item=item).order_by("-pk").first()

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
-from leaderboard.core.columns import BoardSpec, Column, Direction
+from scoring.core.columns import BoardSpec, Column, Direction
 
 KINDS = ("proprietary", "open-source", "embodied", "human", "baseline")
 THINKING = ("yes", "no", "unknown")
@@ -361,6 +361,19 @@ def export_table(view: BoardView) -> tuple[list[str], list[list[object]]]:
             line += [row.value(c.key), iv[0] if iv else None, iv[1] if iv else None]
         body.append(line)
     return header, body
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A value as a CSV export writes it: nothing for None, and text a spreadsheet would run as a formula (it starts
+    with = + - @, a tab or a carriage return; model names are user input) behind a quote. Empty text stays empty."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 _SIZE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*[Bb](?![a-zA-Z0-9])")

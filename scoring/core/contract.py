@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -64,13 +64,44 @@ class FileProblem:
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
 
-class SubmissionRejected(Exception):
-    """The submitted file cannot be scored; the problems say what is wrong and where."""
+PROBLEMS_KEPT = 100  # problems a rejection keeps, and a failed submission stores; the rest are only counted
+PROBLEM_TEXT_KEPT = 1000  # characters of one problem's message that are stored (a message may quote the file)
 
-    def __init__(self, message: str, problems: Sequence[FileProblem] = ()):
+
+class SubmissionRejected(Exception):
+    """The submitted file cannot be scored; the problems say what is wrong and where.
+
+    Keeps the first PROBLEMS_KEPT problems and counts them all (`problem_count`), so a file with a million bad
+    lines costs no more than one with a hundred: `problems` may be any iterable, a generator included. `total`
+    gives the count when the caller stopped collecting early."""
+
+    def __init__(self, message: str, problems: Iterable[FileProblem] = (), *, total: int = 0):
         super().__init__(message)
         self.message = message
-        self.problems = list(problems)
+        self.problems: list[FileProblem] = []
+        count = 0
+        for problem in problems:
+            if count < PROBLEMS_KEPT:
+                self.problems.append(problem)
+            count += 1
+        self.problem_count = max(count, total)
+
+    def left_out_problem(self) -> FileProblem | None:
+        """"and K more problems", when problems were counted but not kept."""
+        more = self.problem_count - len(self.problems)
+        if more <= 0:
+            return None
+        return FileProblem(f"and {more:,} more problems ({self.problem_count:,} in all; the first "
+                           f"{len(self.problems)} are listed)")
+
+    def report(self) -> list[dict[str, Any]]:
+        """What a failed submission stores (`Submission.error_report`): the kept problems as {line, field, message},
+        and when there were more, a last entry of the same shape saying how many, with their number as `more`."""
+        report = [{**p.as_dict(), "message": p.message[:PROBLEM_TEXT_KEPT]} for p in self.problems]
+        left_out = self.left_out_problem()
+        if left_out is not None:
+            report.append({**left_out.as_dict(), "more": self.problem_count - len(self.problems)})
+        return report
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,17 @@
 """Readers for the papers' published tables (data/published/*.csv): plain rows of numbers, None for unknown.
 
-Each benchmark's file has its own columns; this module maps them to one shape: model, kind, thinking,
-overall and a breakdown keyed the way the boards key their columns.
+Each benchmark's plugin names its file and columns (a `PublishedTable`); this module maps them to one shape: model,
+kind, thinking, overall and a breakdown keyed the way the boards key their columns. A table may have a long-form
+file of further figures the paper's text states (`model,kind,thinking,metric,value,source`): figures on board
+columns join the model's breakdown (a figure that contradicts the table is an error), the others are kept as
+named figures with their source.
 """
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Iterable, Mapping
 
 
 @dataclass(frozen=True)
@@ -21,6 +24,9 @@ class PublishedRow:
     breakdown: Mapping[str, float | None] = field(default_factory=dict)
     note: str = ""
     line: int = 0
+    figures: Mapping[str, float] = field(default_factory=dict)  # named figures that are no board column
+    sources: Mapping[str, str] = field(default_factory=dict)  # where the text states each figure
+    source_file: str = ""
 
 
 @dataclass(frozen=True)
@@ -30,22 +36,11 @@ class PublishedTable:
     overall_column: str
     breakdown_columns: tuple[str, ...]
     has_thinking: bool = False
+    figures_filename: str = ""  # long-form figures extending the table
+    figure_columns: tuple[str, ...] = ()  # board columns besides the table's own that figures may fill
 
 
-TABLES = (
-    PublishedTable(
-        "epic-bench", "epic_bench_table8.csv", "average", ("BA", "SRA", "ECA", "GD", "FP", "VM", "AR", "CR", "PR"), True
-    ),
-    PublishedTable(
-        "plan-bench", "plan_bench.csv", "overall", ("spatial_cognition", "temporal_reasoning", "multi_step_planning")
-    ),
-    PublishedTable(
-        "vge-bench",
-        "vge_bench.csv",
-        "SR",
-        ("SR", "SSR", "SPL", "State-F1", "EIR", "TIR", "VSPS", "GVPE", "EER", "PSR", "AvgDist", "AvgWDist"),
-    ),
-)
+FIGURE_COLUMNS = ("model", "kind", "thinking", "metric", "value", "source")
 
 
 class PublishedDataError(ValueError):
@@ -63,6 +58,11 @@ def _number(text: str, *, path: Path, line: int, column: str) -> float | None:
 
 
 def read_table(directory: Path, table: PublishedTable) -> list[PublishedRow]:
+    rows = _read_wide(directory, table)
+    return _with_figures(directory, table, rows) if table.figures_filename else rows
+
+
+def _read_wide(directory: Path, table: PublishedTable) -> list[PublishedRow]:
     path = directory / table.filename
     with path.open(newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
@@ -85,10 +85,57 @@ def read_table(directory: Path, table: PublishedTable) -> list[PublishedRow]:
                     },
                     note=(record.get("note") or "").strip(),
                     line=line,
+                    source_file=path.name,
                 )
             )
     return rows
 
 
-def read_all(directory: Path) -> list[PublishedRow]:
-    return [row for table in TABLES for row in read_table(directory, table)]
+def read_all(directory: Path, tables: Iterable[PublishedTable]) -> list[PublishedRow]:
+    return [row for table in tables for row in read_table(directory, table)]
+
+
+def _with_figures(directory: Path, table: PublishedTable, rows: list[PublishedRow]) -> list[PublishedRow]:
+    path = directory / table.figures_filename
+    by_model = {row.model: row for row in rows}
+    merged: dict[str, dict] = {
+        row.model: {"overall": row.overall, "breakdown": dict(row.breakdown), "figures": {}, "sources": {}}
+        for row in rows
+    }
+    added: list[PublishedRow] = []
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        missing = set(FIGURE_COLUMNS) - set(reader.fieldnames or ())
+        if missing:
+            raise PublishedDataError(f"{path.name}: missing columns {sorted(missing)}")
+        for line, record in enumerate(reader, start=2):
+            model, metric = record["model"].strip(), record["metric"].strip()
+            value = _number(record["value"], path=path, line=line, column="value")
+            if value is None:
+                raise PublishedDataError(f"{path.name}, line {line}, column 'value': a figure needs a value")
+            if model not in merged:
+                row = PublishedRow(table.benchmark, model, record["kind"].strip(), "", None, {}, line=line,
+                                   source_file=path.name)
+                by_model[model] = row
+                added.append(row)
+                merged[model] = {"overall": None, "breakdown": {}, "figures": {}, "sources": {}}
+            target = merged[model]
+            if metric == table.overall_column:
+                known = target["overall"]
+                target["overall"] = value
+            elif metric in table.breakdown_columns or metric in table.figure_columns:
+                known = target["breakdown"].get(metric)
+                target["breakdown"][metric] = value
+            else:
+                known = target["figures"].get(metric)
+                target["figures"][metric] = value
+            if known is not None and known != value:
+                raise PublishedDataError(
+                    f"{path.name}, line {line}: {model} {metric} = {value}, but {known} is already stated"
+                )
+            target["sources"][metric] = record["source"].strip()
+    return [
+        replace(row, overall=merged[row.model]["overall"], breakdown=merged[row.model]["breakdown"],
+                figures=merged[row.model]["figures"], sources=merged[row.model]["sources"])
+        for row in [*rows, *added]
+    ]

@@ -14,6 +14,8 @@ import numpy as np
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 20260101
 Statistic = Callable[[np.ndarray], Mapping[str, float | None]]
+# (per-unit numerators, per-unit denominators, scale) of a ratio statistic; see `ratio_intervals`.
+Ratio = tuple[np.ndarray | Sequence[float], np.ndarray | Sequence[float], float]
 
 
 def _strata_indices(n: int, strata: Sequence[str] | None) -> list[np.ndarray]:
@@ -40,7 +42,17 @@ def resample_indices(
     return out
 
 
-def _percentile_interval(values: np.ndarray, level: float) -> tuple[float, float] | None:
+def count_matrix(indices: np.ndarray, n: int) -> np.ndarray:
+    """How often each of `n` units is drawn in each resample of `indices`: a (resamples, n) float matrix.
+
+    A resampled sum of any per-unit column is then one matrix product, with no copy of the data per resample.
+    """
+    return np.stack([np.bincount(row, minlength=n) for row in indices]).astype(np.float64)
+
+
+def percentile_interval(values: np.ndarray, level: float) -> tuple[float, float] | None:
+    """The central `level` percentile interval of the finite values (a resample where a statistic is undefined
+    is left out); None when no value is finite."""
     values = values[np.isfinite(values)]
     if values.size == 0:
         return None
@@ -65,7 +77,7 @@ def bootstrap_intervals(
     for row in resample_indices(n, strata=strata, resamples=resamples, seed=seed):
         for key, value in statistic(row).items():
             draws.setdefault(key, []).append(np.nan if value is None else float(value))
-    intervals = {key: _percentile_interval(np.asarray(vals), level) for key, vals in draws.items()}
+    intervals = {key: percentile_interval(np.asarray(vals), level) for key, vals in draws.items()}
     return {key: iv for key, iv in intervals.items() if iv is not None}
 
 
@@ -88,8 +100,7 @@ def bootstrap_mean_intervals(
     n = x.size
     if n == 0:
         return {}
-    idx = resample_indices(n, strata=strata, resamples=resamples, seed=seed)
-    counts = np.stack([np.bincount(row, minlength=n) for row in idx]).astype(np.float64)
+    counts = count_matrix(resample_indices(n, strata=strata, resamples=resamples, seed=seed), n)
     names = list(columns)
     masks = np.asarray([np.asarray(columns[name], dtype=np.float64) for name in names]).T  # (n, c)
     sums = counts @ (masks * x[:, None])
@@ -100,7 +111,33 @@ def bootstrap_mean_intervals(
     for j, name in enumerate(names):
         if not masks[:, j].any():
             continue
-        interval = _percentile_interval(means[:, j], level)
+        interval = percentile_interval(means[:, j], level)
+        if interval is not None:
+            out[name] = interval
+    return out
+
+
+def ratio_intervals(
+    indices: np.ndarray, ratios: Mapping[str, Ratio], *, level: float = 0.95
+) -> dict[str, tuple[float, float]]:
+    """Percentile intervals of ratio statistics over the resamples in `indices` (from `resample_indices`).
+
+    `ratios[name]` is (numerators, denominators, scale), one numerator and denominator per unit; on a resample
+    the statistic is scale * sum(numerators) / sum(denominators) over the drawn units. A mean over the units
+    where a value is defined is (mask * values, mask, 1); a pooled rate is (hits, trials, 100). Resamples with a
+    zero denominator are undefined and skipped; a statistic never defined gets no interval.
+    """
+    if not ratios:
+        return {}
+    n = indices.shape[1]
+    counts = count_matrix(indices, n)
+    out: dict[str, tuple[float, float]] = {}
+    for name, (numerators, denominators, scale) in ratios.items():
+        num = np.asarray(numerators, dtype=np.float64)
+        den = np.asarray(denominators, dtype=np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            column = scale * (counts @ num) / (counts @ den)
+        interval = percentile_interval(column, level)
         if interval is not None:
             out[name] = interval
     return out

@@ -35,7 +35,8 @@
       if (step.entered && step.entered.length) fact(dl, "Entered", step.entered.join(" → "));
       if (step.view_before) fact(dl, "View after", frames[at + 1].view);
       if (step.goal_reached) fact(dl, "Goal reached", step.goal_reached, "kind-success");
-      fact(dl, "Budgets left", `${step.global_left} total, ${step.local_left} for the goal`);
+      // a replay of a hidden split carries no budgets (they follow from lambda and the optimal cost)
+      if (step.global_left != null) fact(dl, "Budgets left", `${step.global_left} total, ${step.local_left} for the goal`);
       $("raw").textContent = step.raw_output || "";
       $("raw-box").hidden = !step.raw_output;
       if (step.coord) {

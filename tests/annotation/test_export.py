@@ -1,5 +1,4 @@
 """An item exported to the toolkit's raw layout reads back identically."""
-import json
 
 import numpy as np
 import pytest

@@ -193,7 +193,6 @@ def test_revise_shows_comments_and_marker_in_the_editor_the_new_version_shows_it
 def test_blind_second_annotation_in_the_editor_flags_a_disagreeing_item_for_the_reviewer(
     live_server, page, celery_eager, item_factory, annotator, curator, django_user_model, scene_png
 ):
-    import numpy as np
 
     from annotation import services
     from annotation.review import services as review_services
@@ -227,6 +226,7 @@ def test_blind_second_annotation_in_the_editor_flags_a_disagreeing_item_for_the_
     page.click("#my-second-opinions a")
     page.wait_for_selector("#blind-description")
     assert page.text_content("#blind-description") == "the red shape"
+    page.wait_for_function("() => window.annotationEditor")  # the editor's modules load after the page is parsed
     assert page.evaluate("() => window.annotationEditor.state.instances['masklet_target'].length") == 0
     page.wait_for_function("() => document.getElementById('embed-status').textContent.includes('ready')")
     page.mouse.click(*to_client(page, 464, 171))

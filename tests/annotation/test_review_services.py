@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 from django.contrib.auth.models import Group
 
+from annotation.review import selectors as review_selectors
 from annotation.review import services as rs
 from annotation import services
 from annotation.core import rle
@@ -95,7 +96,7 @@ def test_revise_sends_back_with_comments_and_the_new_version_restarts_the_failed
             markers=[{"x": 95, "y": 150, "note": "here"}])
     item.refresh_from_db()
     assert item.state == Item.State.NEEDS_REVISION
-    [comment] = rs.review_comments_for_editor(item)
+    [comment] = review_selectors.review_comments_for_editor(item)
     assert comment.comment == "the disc mask misses its left edge" and comment.markers[0]["x"] == 95.0
     _submit(annotator, item, instances={"masklet_target": [_box(100, 200, 90, 200)]})
     item.refresh_from_db()

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection, connections
 
+from scoring import pipeline
 from scoring import services
 from scoring.models import Score, Submission
 from tests.scoring.factories import ModelEntryFactory, SampleFactory, SplitFactory
@@ -46,8 +47,7 @@ def test_healthz_is_ok_on_the_services(client):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_workers_score_a_submission_once(user, settings):
-    settings.EXTRA_SCORERS = "dummy=tests.dummy_scorer:score"
+def test_concurrent_workers_score_a_submission_once(dummy_benchmark, user, settings):
     split = SplitFactory(benchmark__scorer="dummy")
     for i in range(5):
         SampleFactory(split=split, key=f"k{i}", position=i)
@@ -63,7 +63,7 @@ def test_concurrent_workers_score_a_submission_once(user, settings):
     def run(name: str) -> None:
         barrier.wait()
         try:
-            outcomes.append(services.submission_score(submission_id=submission.pk, worker=name))
+            outcomes.append(pipeline.submission_score(submission_id=submission.pk, worker=name))
         finally:
             connections.close_all()
 

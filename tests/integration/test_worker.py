@@ -37,7 +37,7 @@ class Worker:
     def env(self) -> dict[str, str]:
         env = dict(os.environ, DATABASE_URL=subprocess_database_url())
         env.update(
-            EXTRA_SCORERS="dummy=tests.dummy_scorer:score",
+            EXTRA_BENCHMARKS="tests.dummy_scorer:PLUGIN",
             MEDIA_ROOT=str(settings.MEDIA_ROOT),
             PYTHONPATH=str(ROOT),
             SCORING_LEASE_SECONDS="300",
@@ -97,8 +97,7 @@ def worker_factory(tmp_path):
 
 
 @pytest.fixture
-def dummy_split(settings):
-    settings.EXTRA_SCORERS = "dummy=tests.dummy_scorer:score"
+def dummy_split(dummy_benchmark, settings):
     split = SplitFactory(benchmark__slug=f"dummy-{uuid.uuid4().hex[:6]}", benchmark__scorer="dummy")
     for i in range(8):
         SampleFactory(split=split, key=f"k{i}", position=i)

@@ -4,14 +4,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from leaderboard.models import BoardComparison
 from leaderboard.services import board_comparisons_update
-from scoring import services
+from scoring import pipeline
 from tests.leaderboard.conftest import make_entry, make_reported, make_scored
 from tests.scoring.factories import SampleFactory, SplitFactory
 
 
 @pytest.mark.django_db
-def test_scoring_a_submission_stores_its_comparisons(token_client, settings, django_capture_on_commit_callbacks):
-    settings.EXTRA_SCORERS = "dummy=tests.dummy_scorer:score"
+def test_scoring_a_submission_stores_its_comparisons(dummy_benchmark, token_client, settings, django_capture_on_commit_callbacks):
     split = SplitFactory(benchmark__slug="dummy-bench", benchmark__scorer="dummy", name="dev")
     for i in range(30):
         SampleFactory(split=split, key=f"k{i}", position=i, task="ab"[i % 2])
@@ -22,7 +21,7 @@ def test_scoring_a_submission_stores_its_comparisons(token_client, settings, dja
                                                           "file": SimpleUploadedFile("p.txt", lines)},
                                     format="multipart").json()["id"]
         with django_capture_on_commit_callbacks(execute=True):
-            assert services.submission_score(submission_id=sid, worker="w") == "scored"
+            assert pipeline.submission_score(submission_id=sid, worker="w") == "scored"
         return sid
 
     first = upload_and_score(b"1\n" * 30, "Strong")

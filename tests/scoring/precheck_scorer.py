@@ -1,8 +1,10 @@
-"""A test scorer module that exposes the optional `precheck` hook (numbers only, one per line)."""
+"""The dummy benchmark with the optional pre-check declared (numbers only, one per line)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from scoring.core.contract import FileProblem, ScorerInput
-from tests.dummy_scorer import score  # noqa: F401 - the registered scoring function
+from tests import dummy_scorer
 
 
 def precheck(inp: ScorerInput) -> list[FileProblem]:
@@ -14,3 +16,6 @@ def precheck(inp: ScorerInput) -> list[FileProblem]:
             problems.append(FileProblem(f"'{text}' is not a number ({len(inp.samples)} samples)", line=number,
                                         field="value"))
     return problems
+
+
+PLUGIN = replace(dummy_scorer.PLUGIN, precheck="tests.scoring.precheck_scorer:precheck")

@@ -15,8 +15,7 @@ from tests.scoring.factories import SampleFactory, SplitFactory
 
 
 @pytest.fixture
-def site(settings, user, celery_eager):
-    settings.EXTRA_SCORERS = "dummy=tests.dummy_scorer:score"
+def site(dummy_benchmark, settings, user, celery_eager):
     split = SplitFactory(benchmark__slug="dummy-bench", benchmark__scorer="dummy", name="dev")
     for i in range(2):
         SampleFactory(split=split, key=f"k{i}", position=i, task="t")

@@ -11,6 +11,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
+from scoring import pipeline
 from scoring import services
 from scoring.benchmarks.epic.core import demo
 from scoring.benchmarks.epic.core.raw import to_std_record
@@ -43,7 +44,7 @@ def submit(user, split: Split, lines: list, *, options=None, name="Model-E") -> 
     body = "\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines).encode()
     submission = services.submission_create(user=user, split=split, model_entry=entry, options=options or {},
                                             uploaded_file=SimpleUploadedFile("pred.jsonl", body))
-    assert services.submission_score(submission_id=submission.pk, worker="test") in ("scored", "failed")
+    assert pipeline.submission_score(submission_id=submission.pk, worker="test") in ("scored", "failed")
     submission.refresh_from_db()
     return submission
 

@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from scoring import pipeline
 from scoring import services
 from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.demo import demo_items, oracle_predictions, random_predictions
@@ -43,7 +44,7 @@ def submit(user, split: Split, lines: list[dict], name: str = "Model-X") -> Subm
     submission = services.submission_create(
         user=user, split=split, model_entry=entry, uploaded_file=SimpleUploadedFile("pred.jsonl", body)
     )
-    assert services.submission_score(submission_id=submission.pk, worker="test") in ("scored", "failed")
+    assert pipeline.submission_score(submission_id=submission.pk, worker="test") in ("scored", "failed")
     submission.refresh_from_db()
     return submission
 
@@ -195,7 +196,7 @@ def test_xlsx_without_prediction_column_fails_with_the_header_row(user, split) -
     submission = services.submission_create(
         user=user, split=split, model_entry=entry, uploaded_file=SimpleUploadedFile("result.xlsx", buffer.getvalue())
     )
-    services.submission_score(submission_id=submission.pk, worker="test")
+    pipeline.submission_score(submission_id=submission.pk, worker="test")
     submission.refresh_from_db()
     assert submission.status == "failed" and submission.error_report[0]["line"] == 1
     assert submission.error_report[0]["field"] == "prediction" and "index, question, answer" in submission.error_message

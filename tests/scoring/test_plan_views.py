@@ -5,8 +5,12 @@ import pytest
 from django.contrib.auth.models import Group
 from django.urls import reverse
 
-from scoring.benchmarks.plan.core.demo import oracle_predictions, random_predictions
+from scoring.benchmarks.plan import services as plan_services
+from scoring.benchmarks.plan.core.demo import demo_items, oracle_predictions, random_predictions
+from scoring.benchmarks.plan.core.local_judge import LocalJudgeServer
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement
+from scoring.models import Benchmark, SampleScore, Split
+from tests.leaderboard.test_hidden_ground_truth import echoing_judge
 
 from .test_plan_scoring import predictions, split, submit  # noqa: F401 - the split fixture
 
@@ -60,3 +64,28 @@ def test_audit_page_draws_and_records(reviewer_client, user, split) -> None:  # 
     reviewer_client.post(reverse("plan-audit-record", args=[check.pk]), {"correct": "true"})
     page = reviewer_client.get(reverse("plan-audit-index")).content.decode()
     assert "1 / 1 (100.0%)" in page
+
+
+def test_verdicts_of_a_hidden_split_show_the_submitter_no_judge_reply_or_note(
+        client, user, reviewer_client, settings) -> None:
+    """A judge may quote the ground truth in its reply or note: on a hidden split only reviewers see them."""
+    hidden = Split.objects.create(benchmark=Benchmark.objects.get(slug="plan-bench"), name="hidden-plan",
+                                  hidden_ground_truth=True)
+    demo = demo_items()
+    images = {name: png for d in demo for name, png in d.images.items()}
+    plan_services.plan_items_import(split=hidden, items=[d.item for d in demo], read_image=images.get)
+    with LocalJudgeServer(script=echoing_judge) as server:
+        settings.JUDGE_BASE_URL, settings.JUDGE_MODEL = server.base_url, "echo-judge"
+        submission = submit(user, hidden, predictions(random_predictions), name="Model-P")
+    url = reverse("plan-verdicts", args=[submission.pk])
+    rows = list(SampleScore.objects.filter(submission=submission))
+    notes = [r.details["note"] for r in rows if len(r.details.get("note") or "") > 12]
+    # the reviewer's page: the judge did quote what it saw
+    as_reviewer = reviewer_client.get(url).content.decode()
+    assert "JUDGE-SAW" in as_reviewer and ">Answer<" in as_reviewer
+    client.force_login(user)  # the same test client, now the submitter's
+    html = client.get(url).content.decode()
+    assert "JUDGE-SAW" not in html and ">Answer<" not in html and "Raw judge output" not in html
+    assert notes and not any(n[:40] in html for n in notes)
+    # what the submitter sent, the answer read from it and who decided stay
+    assert "rule/1" in html and "echo-judge" in html

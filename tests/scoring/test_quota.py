@@ -4,15 +4,16 @@ from datetime import datetime, timedelta, timezone as dt_timezone
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from scoring import pipeline
 from scoring import services
 from scoring.models import Submission
 from scoring.quota import submission_quota, submission_quota_check
+from tests.scoring import precheck_scorer
 from tests.scoring.factories import SampleFactory, SplitFactory
 
 
 @pytest.fixture
-def quota_split(settings):
-    settings.EXTRA_SCORERS = "dummy=tests.dummy_scorer:score"
+def quota_split(dummy_benchmark, settings):
     split = SplitFactory(benchmark__slug="dummy-bench", benchmark__scorer="dummy", name="test", daily_quota=2,
                          hidden_ground_truth=True)
     for i in range(3):
@@ -38,9 +39,9 @@ def test_uploads_past_the_daily_quota_are_refused_with_429(token_client, quota_s
 @pytest.mark.django_db
 def test_file_failures_count_but_site_failures_do_not(token_client, user, quota_split):
     bad = upload(token_client, body=b"abc\n").json()["id"]
-    assert services.submission_score(submission_id=bad, worker="w") == "failed"
+    assert pipeline.submission_score(submission_id=bad, worker="w") == "failed"
     crashed = upload(token_client).json()["id"]
-    services.submission_fail_internal(submission_id=crashed, message="disk full")
+    pipeline.submission_fail_internal(submission_id=crashed, message="disk full")
     state = submission_quota(user=user, split=quota_split)
     assert state.used == 1 and state.remaining == 1
     assert upload(token_client).status_code == 201
@@ -99,8 +100,8 @@ def test_precheck_reports_json_problems_by_line_and_uses_no_quota(client, user, 
 
 
 @pytest.mark.django_db
-def test_precheck_uses_the_scorers_own_precheck_when_present(client, settings, quota_split):
-    settings.EXTRA_SCORERS = "dummy=tests.scoring.precheck_scorer:score"
+def test_precheck_uses_the_scorers_own_precheck_when_present(register_benchmark, client, settings, quota_split):
+    register_benchmark(precheck_scorer.PLUGIN)
     response = client.post("/api/submissions/precheck/", {
         "benchmark": "dummy-bench", "split": "test", "file": SimpleUploadedFile("p.txt", b"1\nx\n"),
     })

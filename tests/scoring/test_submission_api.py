@@ -2,14 +2,13 @@
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from scoring import services
+from scoring import pipeline
 from scoring.models import ModelEntry, SampleScore, Score, Submission
 from tests.scoring.factories import SampleFactory, SplitFactory
 
 
 @pytest.fixture
-def dummy_split(settings):
-    settings.EXTRA_SCORERS = "dummy=tests.dummy_scorer:score"
+def dummy_split(dummy_benchmark, settings):
     settings.CELERY_TASK_ALWAYS_EAGER = False
     split = SplitFactory(benchmark__slug="dummy-bench", benchmark__scorer="dummy", name="dev")
     for i in range(3):
@@ -40,8 +39,8 @@ def test_upload_stores_file_and_queued_submission(token_client, dummy_split, dja
 @pytest.mark.django_db
 def test_service_scores_submission_once_and_records_every_sample(token_client, dummy_split):
     submission_id = upload(token_client).json()["id"]
-    assert services.submission_score(submission_id=submission_id, worker="w1") == "scored"
-    assert services.submission_score(submission_id=submission_id, worker="w2") == "skipped"
+    assert pipeline.submission_score(submission_id=submission_id, worker="w1") == "scored"
+    assert pipeline.submission_score(submission_id=submission_id, worker="w2") == "skipped"
     submission = Submission.objects.get(pk=submission_id)
     assert submission.status == "scored" and submission.scorer_version == "dummy-1"
     assert Score.objects.get(submission=submission).overall == pytest.approx(50.0)
@@ -52,7 +51,7 @@ def test_service_scores_submission_once_and_records_every_sample(token_client, d
 @pytest.mark.django_db
 def test_file_problem_fails_submission_with_line_and_field(token_client, dummy_split):
     submission_id = upload(token_client, file=SimpleUploadedFile("p.txt", b"1\nabc\n")).json()["id"]
-    assert services.submission_score(submission_id=submission_id, worker="w") == "failed"
+    assert pipeline.submission_score(submission_id=submission_id, worker="w") == "failed"
     submission = Submission.objects.get(pk=submission_id)
     assert submission.status == "failed" and not submission.failure_is_site_error
     assert submission.error_report == [{"line": 2, "field": "value", "message": "'abc' is not a number"}]
@@ -68,7 +67,7 @@ def test_benchmark_without_scorer_fails_with_clear_message(token_client, setting
         format="multipart",
     )
     submission_id = response.json()["id"]
-    services.submission_score(submission_id=submission_id, worker="w")
+    pipeline.submission_score(submission_id=submission_id, worker="w")
     submission = Submission.objects.get(pk=submission_id)
     assert submission.status == "failed"
     assert "No scorer for this benchmark yet" in submission.error_message

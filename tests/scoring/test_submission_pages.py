@@ -2,14 +2,14 @@
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from scoring import pipeline
 from scoring import services
 from scoring.models import Score
 from tests.scoring.factories import ModelEntryFactory, SampleFactory, SplitFactory
 
 
 @pytest.fixture
-def submission(settings, user):
-    settings.EXTRA_SCORERS = "dummy=tests.dummy_scorer:score"
+def submission(dummy_benchmark, settings, user):
     split = SplitFactory(benchmark__slug="dummy-bench", benchmark__scorer="dummy")
     for i in range(2):
         SampleFactory(split=split, key=f"k{i}", position=i)
@@ -22,14 +22,14 @@ def submission(settings, user):
 def test_detail_page_shows_the_score_once_scored(client, user, submission):
     client.force_login(user)
     assert "Queued" in client.get(f"/submissions/{submission.pk}/").content.decode()
-    services.submission_score(submission_id=submission.pk, worker="w")
+    pipeline.submission_score(submission_id=submission.pk, worker="w")
     html = client.get(f"/submissions/{submission.pk}/").content.decode()
     assert "50.00" in html and "dummy-1" in html and "Per-sample results" in html
 
 
 @pytest.mark.django_db
 def test_detail_page_shows_a_pending_judgement_with_its_range(client, user, submission):
-    services.submission_score(submission_id=submission.pk, worker="w")
+    pipeline.submission_score(submission_id=submission.pk, worker="w")
     Score.objects.filter(submission=submission).update(
         overall=None, details={"status_text": "awaiting judgement (3 items)", "range": {"overall": [40.0, 55.0]}}
     )
@@ -41,7 +41,7 @@ def test_detail_page_shows_a_pending_judgement_with_its_range(client, user, subm
 @pytest.mark.django_db
 def test_failed_submission_lists_problems_with_line_and_field(client, user, submission):
     submission.file.save("bad.txt", SimpleUploadedFile("bad.txt", b"x\n"), save=True)
-    services.submission_score(submission_id=submission.pk, worker="w")
+    pipeline.submission_score(submission_id=submission.pk, worker="w")
     client.force_login(user)
     html = client.get(f"/submissions/{submission.pk}/").content.decode()
     assert "Failed" in html and "<td>1</td><td>value</td><td>&#x27;x&#x27; is not a number</td>" in html

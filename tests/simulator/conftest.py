@@ -17,7 +17,7 @@ PRESS_START = "Action: Press(coord=[150, 950], params=[0])"
 @pytest.fixture
 def tiny_split(db):
     services.device_upsert(data=copy.deepcopy(TINY), source="test")
-    split = services._split("dev", public=True)
+    split = services.split_ensure(name="dev", public=True)
     tasks = [make_task(("idle",), "tiny/t1"), make_task(("idle", "heating"), "tiny/t2")]
     services.tasks_into_split(tasks=tasks, split=split)
     return split

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from scoring import services as scoring_services
+from scoring import pipeline
 from scoring.models import SampleScore, Score, Submission
 from simulator.models import Episode, Step
 from tests.simulator.conftest import BACK_FRONT, OPEN_DASH, PRESS_POWER, PRESS_START
@@ -89,7 +89,7 @@ def test_finished_episodes_bundle_into_a_submission_scored_by_replay(token_clien
     assert response.status_code == 201, response.content
     submission = Submission.objects.get(pk=response.json()["submission"])
     assert submission.file.read().decode().count("\n") == 1
-    assert scoring_services.submission_score(submission_id=submission.pk, worker="w") == "scored"
+    assert pipeline.submission_score(submission_id=submission.pk, worker="w") == "scored"
     score = Score.objects.get(submission=submission)
     assert set(score.breakdown) == {"SR", "SSR", "SPL", "State-F1", "EIR", "TIR", "VSPS", "GVPE", "EER", "PSR",
                                     "AvgDist", "AvgWDist"}
@@ -111,11 +111,11 @@ def test_bundle_without_finished_episodes_is_refused(token_client, tiny_split):
 
 @pytest.mark.django_db
 def test_a_restarted_server_resumes_from_the_stored_state(token_client, tiny_split):
-    from simulator import services
+    from simulator import engines
 
     episode = start(token_client)["episode"]
     act(token_client, episode, OPEN_DASH)
-    services._engines.clear()  # as after a crash: no engine, no cached task, only the database
+    engines.engine_cache_clear()  # as after a crash: no engine, no cached task, only the database
     body = act(token_client, episode, PRESS_POWER).json()
     assert body["feedback"]["kind"] == "success" and body["feedback"]["goal_reached"]
     assert list(Step.objects.filter(episode_id=episode).values_list("index", flat=True)) == [1, 2]

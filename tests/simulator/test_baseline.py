@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from scoring.models import ModelEntry, SampleScore, Submission
-from simulator import services
+from simulator import engines, human_board, services
 from scoring.benchmarks.vge.core.baseline import Candidate, stratified_pick
 from scoring.benchmarks.vge.core.metrics import METRICS, summarise
 from scoring.benchmarks.vge.core.replay import replay
@@ -25,7 +25,7 @@ def tiny_demo(db):
     """The tiny device's tasks in split vge-bench/demo (where the Human row lives): one single-goal stratum
     (t1, t3) and one multi-goal stratum (t2)."""
     services.device_upsert(data=copy.deepcopy(TINY), source="test")
-    split = services._split(services.DEMO_SPLIT, public=True)
+    split = services.split_ensure(name=services.DEMO_SPLIT, public=True)
     tasks = [make_task(("idle",), "tiny/t1"), make_task(("idle", "heating"), "tiny/t2"),
              make_task(("idle",), "tiny/t3", lam=3)]
     services.tasks_into_split(tasks=tasks, split=split)
@@ -118,20 +118,20 @@ def test_finished_baseline_episodes_make_the_human_row_with_the_same_metric_code
         services.episode_give_up(episode_id=Episode.objects.get(owner=user, task__task_id="tiny/t2").pk, user=user)
         # running, not given up: not part of the row (the player may come back to it)
         play(other_user, "tiny/t2", [MISS])
-    submission = Submission.objects.get(model_entry__slug=services.HUMAN_ENTRY_SLUG)
+    submission = Submission.objects.get(model_entry__slug=human_board.HUMAN_ENTRY_SLUG)
     assert submission.model_entry.kind == ModelEntry.Kind.HUMAN and submission.status == Submission.Status.SCORED
     assert submission.split == tiny_demo and submission.source == Submission.Source.UPLOAD
     score = submission.score
     assert set(score.breakdown) == set(METRICS) and len(METRICS) == 12
     assert score.details == {"episodes": 3, "players": 2}
     assert "3 episodes by 2 players" in submission.note
-    assert "3 episodes by 2 players" in ModelEntry.objects.get(slug=services.HUMAN_ENTRY_SLUG).description
+    assert "3 episodes by 2 players" in ModelEntry.objects.get(slug=human_board.HUMAN_ENTRY_SLUG).description
 
     # the same figures as replaying the same outputs through the engine and the core metrics
     expected = []
     for (player, task_id), outs in outputs.items():
         task = Task.objects.get(task_id=task_id)
-        engine, core = services._engine_with_task(task)
+        engine, core = engines.engine_with_task(task)
         expected.append(replay(engine, core, outs).metrics)
     assert score.breakdown == pytest.approx(summarise(expected), nan_ok=True)
     assert score.overall == pytest.approx(200 / 3)
@@ -146,11 +146,11 @@ def test_the_human_row_is_updated_in_place_and_shows_on_the_board(tiny_demo, use
     services.baseline_mark(user=curator, per_stratum=2, seed=0)
     with django_capture_on_commit_callbacks(execute=True):
         play(user, "tiny/t1", [OPEN_DASH, PRESS_POWER])
-    first = Submission.objects.get(model_entry__slug=services.HUMAN_ENTRY_SLUG)
+    first = Submission.objects.get(model_entry__slug=human_board.HUMAN_ENTRY_SLUG)
     assert first.score.details == {"episodes": 1, "players": 1}
     with django_capture_on_commit_callbacks(execute=True):
         play(user, "tiny/t3", [MISS] * 6)  # lambda 3, L_opt 2: out of turns after 6 misses
-    rows = Submission.objects.filter(model_entry__slug=services.HUMAN_ENTRY_SLUG)
+    rows = Submission.objects.filter(model_entry__slug=human_board.HUMAN_ENTRY_SLUG)
     assert rows.count() == 1 and rows.get().pk == first.pk
     page = client.get("/leaderboard/vge-bench/?split=demo")
     assert page.status_code == 200 and "Human (site players)" in page.content.decode()
@@ -162,7 +162,7 @@ def test_a_second_try_at_a_task_is_not_a_baseline_episode(tiny_demo, user, curat
     with django_capture_on_commit_callbacks(execute=True):
         play(user, "tiny/t1", [MISS] * 10)  # fails
         play(user, "tiny/t1", [OPEN_DASH, PRESS_POWER])  # knows the device now
-    score = Submission.objects.get(model_entry__slug=services.HUMAN_ENTRY_SLUG).score
+    score = Submission.objects.get(model_entry__slug=human_board.HUMAN_ENTRY_SLUG).score
     assert score.details["episodes"] == 1 and score.overall == 0
 
 

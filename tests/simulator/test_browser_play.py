@@ -20,6 +20,7 @@ from scoring.benchmarks.vge.core.library import build_library
 from scoring.benchmarks.vge.core.oracle import optimal_outputs
 from simulator.models import Episode
 from tests.conftest import login_page
+from tests.simulator.test_replay_viewer import scored_upload
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -33,7 +34,7 @@ def demo_device(db):
     devices, tasks = build_library(seed=7, variants=2)
     data = next(d for d in devices if d["id"] == DEVICE)
     services.device_upsert(data=data, source="demo")
-    split = services._split(services.DEMO_SPLIT, public=True)
+    split = services.split_ensure(name=services.DEMO_SPLIT, public=True)
     services.tasks_into_split(tasks=[t for t in tasks if t.device == DEVICE], split=split)
     engine = Engine(load_device(data))
     return engine, {t.id: t for t in tasks if t.device == DEVICE}
@@ -244,4 +245,22 @@ def test_help_overlay_and_giving_up(asgi_server, page, user, demo_device, tmp_pa
     assert "gave up" in page.locator("#result-title").text_content().lower()
     episode = Episode.objects.get(pk=episode_id)
     assert episode.finished and episode.gave_up and episode.metrics["turns"] == 1
+    settle(page)
+
+
+def test_the_replay_of_a_hidden_split_names_no_budgets(asgi_server, page, user, tiny_split, tmp_path):
+    submission_id = scored_upload(user, tiny_split)
+    login_page(page, asgi_server, "alice", "pw-alice-123")
+
+    def first_turn_facts() -> str:
+        page.goto(f"{asgi_server}/simulator/replay/submission/{submission_id}/0/")
+        page.wait_for_function("document.getElementById('step-title').textContent.startsWith('Turn 1')")
+        return page.locator("#step-facts").text_content()
+
+    assert "Budgets left" in first_turn_facts()  # a public split shows them
+    tiny_split.hidden_ground_truth = True
+    tiny_split.save()
+    facts = first_turn_facts()
+    shot(page, tmp_path, "replay-hidden")
+    assert "Budgets left" not in facts and "undefined" not in facts and "Feedback" in facts
     settle(page)

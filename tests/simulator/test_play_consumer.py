@@ -3,17 +3,20 @@ database. Each step is stored before its feedback arrives; bad messages change n
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import Group
 from django.test import Client
 
 from config.asgi import application
 from simulator import services
 from simulator.models import Episode, Step
+from tests.scoring.benchmarks.vge.core.conftest import TINY, make_task
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -226,3 +229,51 @@ def test_give_up_ends_the_episode_scored_up_to_that_turn(episode, user):
 
     headers = headers_for(user)
     run_async(scenario)
+
+
+@pytest.fixture
+def hidden_task(db) -> str:
+    """A task of a VGE split with hidden ground truth."""
+    services.device_upsert(data=copy.deepcopy(TINY), source="test")
+    split = services.split_ensure(name="hidden", public=False)
+    assert split.hidden_ground_truth
+    services.tasks_into_split(tasks=[make_task(("idle",), "tiny/h1")], split=split)
+    return "tiny/h1"
+
+
+def final_state_of_a_played_episode(person, task_id: str) -> dict:
+    """Plays the task to success over the socket; the state sent at the end, with the metrics."""
+    episode, _ = services.episode_start(user=person, task_id=task_id, kind=Episode.Kind.HUMAN)
+    received = {}
+
+    async def scenario():
+        socket = await open_socket(episode.pk, headers)
+        await socket.receive_json_from(timeout=3)
+        await socket.send_json_to(OPEN_DASH)
+        await socket.receive_json_from(timeout=3)
+        await socket.send_json_to(PRESS_POWER)
+        assert (await socket.receive_json_from(timeout=3))["step"]["done"]
+        received["final"] = await socket.receive_json_from(timeout=3)
+        await socket.send_json_to({"type": "sync"})
+        received["sync"] = await socket.receive_json_from(timeout=3)
+        await socket.disconnect()
+
+    headers = headers_for(person)
+    run_async(scenario)
+    assert received["final"] == received["sync"]
+    return received["final"]
+
+
+def test_the_end_of_an_episode_on_a_hidden_task_sends_no_l_opt(hidden_task, user):
+    final = final_state_of_a_played_episode(user, hidden_task)
+    assert final["type"] == "state" and final["finished"] and final["success"]
+    assert final["metrics"]["SR"] == 100 and final["metrics"]["turns"] == 2  # the player's own figures stay
+    assert "l_opt" not in json.dumps(final)
+
+
+def test_a_curator_sees_l_opt_on_a_hidden_task_and_everyone_on_a_public_one(hidden_task, tiny_split, user,
+                                                                            django_user_model):
+    curator = django_user_model.objects.create_user("carol", password="pw-carol-123")
+    curator.groups.add(Group.objects.get_or_create(name="curator")[0])
+    assert final_state_of_a_played_episode(curator, hidden_task)["metrics"]["l_opt"] == 2
+    assert final_state_of_a_played_episode(user, "tiny/t1")["metrics"]["l_opt"] == 2

@@ -7,6 +7,7 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from scoring import pipeline
 from scoring import services as scoring_services
 from scoring.models import ModelEntry
 from simulator import services
@@ -82,7 +83,7 @@ def scored_upload(user, split) -> int:
         user=user, split=split, model_entry=entry,
         uploaded_file=SimpleUploadedFile("log.jsonl", log.encode(), content_type="application/jsonl"),
     )
-    assert scoring_services.submission_score(submission_id=submission.pk, worker="test") == "scored"
+    assert pipeline.submission_score(submission_id=submission.pk, worker="test") == "scored"
     return submission.pk
 
 

@@ -6,15 +6,15 @@ import json
 import pytest
 
 from scoring.core.contract import ScorerInput, SubmissionRejected
-from scoring.scorers import get_scorer
-from scoring.services import _samples
+from scoring.benchmarks import plugin_for
+from scoring.selectors import split_samples
 from tests.simulator.conftest import OPEN_DASH, PRESS_POWER
 
 
 def run(tmp_path, split, lines):
     path = tmp_path / "log.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    return get_scorer("vge-bench")(ScorerInput(file_path=path, samples=_samples(split), options={}))
+    return plugin_for("vge-bench").score_function()(ScorerInput(file_path=path, samples=split_samples(split=split), options={}))
 
 
 @pytest.mark.django_db
@@ -51,6 +51,6 @@ def test_binary_or_empty_files_are_rejected(tmp_path, tiny_split):
     path = tmp_path / "log.jsonl"
     path.write_bytes(b"\xff\xfe\x00bad")
     with pytest.raises(SubmissionRejected, match="UTF-8"):
-        get_scorer("vge-bench")(ScorerInput(file_path=path, samples=_samples(tiny_split), options={}))
+        plugin_for("vge-bench").score_function()(ScorerInput(file_path=path, samples=split_samples(split=tiny_split), options={}))
     with pytest.raises(SubmissionRejected, match="no episodes"):
         run(tmp_path, tiny_split, [""])

@@ -21,15 +21,13 @@ from django.db import transaction
 from scoring.benchmarks.epic.core.geometry import union_of_instances
 from scoring.benchmarks.epic.core.raw import task_from_path
 from scoring.benchmarks.epic.core.scorer import GroundTruth
-from scoring.benchmarks.epic.core.taxonomy import FP, GT_FIELDS, LEAF_BY_NAME, PR, Leaf
+from scoring.benchmarks.epic.core.taxonomy import GT_FIELDS, LEAF_BY_NAME, OVERLAY_SUFFIX, PR, Leaf
+from scoring.benchmarks.epic.plugin import SLUG as EPIC_SLUG
 from scoring.models import Benchmark, Sample, Split
 
 ROOT_FOLDER = "EPIC_Bench"
 MEDIA_SUBDIR = "public/epic-bench/img"
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
-OVERLAY_SUFFIX = {"FP": "_target_area_overlay.png", "VM": "_reference_area_overlay.png",
-                  "AR": "_reference_area_overlay.png", "CR": "_reference_object_overlay.png",
-                  "PR": "_reference_object_overlay.png"}
 
 
 class ImportError_(Exception):
@@ -183,7 +181,7 @@ def store_image(data: bytes, suffix: str) -> tuple[str, bool]:
 
 
 def epic_split_import(*, path: Path, split_name: str, hidden: bool, version: int = 1, description: str = "",
-                      benchmark_slug: str = "epic-bench") -> tuple[Split, ImportReport]:
+                      benchmark_slug: str = EPIC_SLUG) -> tuple[Split, ImportReport]:
     """Create or update the split's samples from the raw layout; samples with a broken GT are skipped and reported."""
     parent = layout_parent(Path(path))
     benchmark = Benchmark.objects.get(slug=benchmark_slug)

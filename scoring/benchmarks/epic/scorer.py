@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from scoring.core.contract import FileProblem, SampleRecord, SampleResult, ScorerInput, ScoringResult, SubmissionRejected
 from scoring.benchmarks.epic.core.fields import COORDINATE_SYSTEMS, NO_VALID_RESPONSE
-from scoring.benchmarks.epic.core.pipeline import Line, parse_text, score_with_gt
+from scoring.benchmarks.epic.core.pipeline import Line, ParsedFile, read_file, score_with_gt
 from scoring.benchmarks.epic.core.raw import gt_path_from_images, image_paths
 from scoring.benchmarks.epic.core.scorer import SCORER_VERSION, Options, SampleScore, summarize
 from scoring.benchmarks.epic.core.taxonomy import CATEGORY_CODES, GROUP_CODE_BY_KEY, LEAVES
@@ -138,22 +138,36 @@ def sample_result(sample: SampleRecord, line: Line | None, s: SampleScore) -> Sa
                         invalid=s.invalid, error=error, components=dict(s.components), details=details)
 
 
-def score(inp: ScorerInput) -> ScoringResult:
-    options, raw = options_from(inp.options or {})
-    try:
-        text = inp.file_path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise SubmissionRejected("The file is not UTF-8 text.", [FileProblem(f"not UTF-8 at byte {exc.start}")])
-    parsed = parse_text(text, raw=raw)
+def read_and_match(inp: ScorerInput, *, raw: bool | None,
+                   read_answers: bool = True) -> tuple[ParsedFile, dict[str, Line]]:
+    """The file read as the scorer reads it (at most the split's line bound) and its lines matched to the split's
+    samples; `SubmissionRejected` when a line cannot be used or none matches."""
+    parsed = read_file(inp.file_path, raw=raw, samples=len(inp.samples), read_answers=read_answers)
     matched, problems = match(parsed.lines, inp.samples)
     unreadable = [p for p in parsed.problems if "skipped" in p.message]
     if unreadable or problems:
         all_problems = [*unreadable, *problems]
         raise SubmissionRejected(
             f"{len(all_problems)} line(s) of the file cannot be used (first: {all_problems[0]}); nothing was scored.",
-            all_problems[:500])
+            all_problems)
     if not matched:
         raise SubmissionRejected("No prediction matches a sample of this split.", [FileProblem("no matching line")])
+    return parsed, matched
+
+
+def precheck(inp: ScorerInput) -> list[FileProblem]:
+    """What the scorer would refuse, without scoring: the file read and matched to the split as `score` does. Raw
+    responses are recognised line by line unless the options say which format the file is in, and left unread
+    (which sample a line answers needs its images only; an unreadable answer scores 0, it never rejects a file)."""
+    options = inp.options or {}
+    _, raw = options_from(options)
+    read_and_match(inp, raw=raw if "raw" in options else None, read_answers=False)
+    return []
+
+
+def score(inp: ScorerInput) -> ScoringResult:
+    options, raw = options_from(inp.options or {})
+    parsed, matched = read_and_match(inp, raw=raw)
     samples = list(inp.samples)
     lines = [matched.get(s.key) for s in samples]
     triples = ((_record_for(s, line), s.ground_truth, None if s.ground_truth else "the sample has no ground truth")

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from scoring.core.contract import SampleRecord, SampleResult, ScorerInput, ScoringResult
-from scoring.benchmarks.plan.core.aggregate import Row, Summary, summarise
+from scoring.core.contract import FileProblem, SampleRecord, SampleResult, ScorerInput, ScoringResult
+from scoring.benchmarks.plan import services as plan_services  # the DB verdict cache, the judge client, the queue
+from scoring.benchmarks.plan.core.aggregate import Row, score_fields, summarise
 from scoring.benchmarks.plan.core.engine import judge_submission
 from scoring.benchmarks.plan.core.protocol import PROMPT_VERSION
 from scoring.benchmarks.plan.core.readers import check_prediction_ids, parse_predictions
 from scoring.benchmarks.plan.core.rules import RULE_VERSION
-from scoring.benchmarks.plan.core.types import DIMENSION_OF, Item, ItemType, Outcome
+from scoring.benchmarks.plan.core.types import DIMENSION_OF, Item, ItemType, Outcome, Prediction
 
 SCORER_VERSION = f"plan-bench/1 ({RULE_VERSION}, {PROMPT_VERSION})"
 OUTPUT_SHOWN = 4000  # characters of each output kept for the drill-down
@@ -34,29 +35,6 @@ def item_from_record(record: SampleRecord) -> Item:
         options=inputs.get("options") or None,
         answer_hint=truth.get("answer_hint") or None,
     )
-
-
-def score_fields(summary: Summary, *, judge: str = "") -> dict[str, Any]:
-    """Score row fields from a summary; the scorer and the recompute after a human decision both use this."""
-    details: dict[str, Any] = {
-        "final": summary.final,
-        "undecided": summary.undecided,
-        "range": {k: list(v) for k, v in summary.ranges.items()},
-        "counts": summary.counts,
-        "items": summary.total,
-        "correct": summary.correct,
-        "prompt_version": PROMPT_VERSION,
-        "rule_version": RULE_VERSION,
-        "status_text": "final" if summary.final else f"awaiting judgement ({summary.undecided} items)",
-    }
-    if judge:
-        details["judge"] = judge
-    return {
-        "overall": summary.overall,
-        "breakdown": dict(summary.breakdown),
-        "intervals": {k: list(v) for k, v in summary.intervals.items()},
-        "details": details,
-    }
 
 
 def sample_result(outcome: Outcome) -> SampleResult:
@@ -95,12 +73,23 @@ def rows_from_outcomes(outcomes: Sequence[Outcome]) -> list[Row]:
     return [Row(o.item.dimension, o.item.subtask, o.item.type, o.verdict.correct) for o in outcomes]
 
 
-def score(inp: ScorerInput) -> ScoringResult:
-    from scoring.benchmarks.plan import services as plan_services  # Django-side adapters: the DB cache, the judge client, the queue
+def read_predictions_for(inp: ScorerInput, items: Sequence[Item]) -> list[Prediction]:
+    """The file's predictions as the scorer reads them (at most the split's line bound), every id one of the
+    split's items; `SubmissionRejected` otherwise."""
+    predictions = parse_predictions(inp.file_path.read_bytes(), name=inp.file_path.name, samples=len(items))
+    check_prediction_ids(list(items), predictions)
+    return predictions
 
+
+def precheck(inp: ScorerInput) -> list[FileProblem]:
+    """What the scorer would refuse, without judging anything: the file read and its ids checked as `score` does."""
+    read_predictions_for(inp, [item_from_record(r) for r in inp.samples])
+    return []
+
+
+def score(inp: ScorerInput) -> ScoringResult:
     items = [item_from_record(r) for r in inp.samples]
-    predictions = parse_predictions(inp.file_path.read_bytes(), name=inp.file_path.name)
-    check_prediction_ids(items, predictions)
+    predictions = read_predictions_for(inp, items)
     judge = plan_services.judge_client_from_settings()
     try:
         outcomes = judge_submission(

@@ -16,17 +16,19 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from scoring.benchmarks.plan.core.aggregate import Row, summarise
+from scoring.benchmarks.plan.core.aggregate import Row, score_fields, summarise
 from scoring.benchmarks.plan.core.engine import CacheEntry, CacheKey
 from scoring.benchmarks.plan.core.judge_client import OpenAIJudgeClient
 from scoring.benchmarks.plan.core.types import DecidedBy, Item, ItemType, Outcome, Verdict
+from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
 from scoring.models import Sample, SampleScore, Score, Split, Submission
+from scoring.roles import is_reviewer
+from scoring.events import score_landed_event
 from scoring.selectors import board_cache_invalidate
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanDecider, PlanJudgement, PlanVerdict
 
 PERSON_PROMPT_VERSION = "person"
-REVIEW_ROLES = ("reviewer", "curator")
-PUBLIC_IMAGE_ROOT = "plan-bench"  # under MEDIA_ROOT/public, served at /media/public/
+PUBLIC_IMAGE_ROOT = PLAN_SLUG  # under MEDIA_ROOT/public, served at /media/public/
 
 
 # --- roles ------------------------------------------------------------------------------------------------
@@ -36,17 +38,8 @@ def plan_reviewer_check(user: AbstractBaseUser | None) -> None:
     """Only reviewers, curators and staff judge items and audit the judge."""
     if user is None or not user.is_authenticated:
         raise PermissionDenied("Sign in as a reviewer or curator.")
-    if user.is_staff or user.groups.filter(name__in=REVIEW_ROLES).exists():
-        return
-    raise PermissionDenied("Only reviewers and curators can judge PLAN-Bench answers.")
-
-
-def is_plan_reviewer(user: AbstractBaseUser | None) -> bool:
-    try:
-        plan_reviewer_check(user)
-    except PermissionDenied:
-        return False
-    return True
+    if not is_reviewer(user):
+        raise PermissionDenied("Only reviewers and curators can judge PLAN-Bench answers.")
 
 
 # --- judge and cache --------------------------------------------------------------------------------------
@@ -170,8 +163,6 @@ def _rows_of_submission(submission_id: int) -> list[Row]:
 
 def plan_score_recompute(*, submission_id: int) -> Score:
     """Recompute a submission's Score from its per-item verdicts through the same aggregation as the scorer."""
-    from scoring.benchmarks.plan.scorer import score_fields
-
     score = Score.objects.get(submission_id=submission_id)
     was_final = bool(score.details.get("final"))
     fields = score_fields(summarise(_rows_of_submission(submission_id)), judge=score.details.get("judge", ""))
@@ -179,12 +170,8 @@ def plan_score_recompute(*, submission_id: int) -> Score:
         setattr(score, name, value)
     score.save(update_fields=list(fields))
     if fields["details"]["final"] and not was_final:
-        # The same follow-ups as the scoring pipeline: paired comparisons, then the board and the submitter hear.
-        from leaderboard.services import board_comparisons_after_scoring
-        from scoring.events import submission_finished_event
-
-        transaction.on_commit(lambda: board_comparisons_after_scoring(submission_id))
-        transaction.on_commit(lambda: submission_finished_event(submission_id=submission_id))
+        # The same announcement as the scoring pipeline's: the boards compare, then the submitter hears.
+        transaction.on_commit(lambda: score_landed_event(submission_id=submission_id))
     return score
 
 

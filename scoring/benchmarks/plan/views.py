@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -12,7 +12,11 @@ from django.views.decorators.http import require_POST
 from scoring.benchmarks.plan import selectors as plan_selectors
 from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.types import SUBTASK_NAMES
+from scoring.benchmarks.plan.plugin import PLUGIN as PLAN
+from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
+from scoring.core.disclosure import detail_keys, sample_disclosed
 from scoring.models import Split, Submission
+from scoring.roles import is_reviewer
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement
 
 
@@ -55,7 +59,7 @@ def plan_judgement_decide(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def plan_audit_index(request: HttpRequest) -> HttpResponse:
     plan_services.plan_reviewer_check(request.user)
-    splits = Split.objects.filter(benchmark__slug="plan-bench").select_related("benchmark")
+    splits = Split.objects.filter(benchmark__slug=PLAN_SLUG).select_related("benchmark")
     rows = [(split, plan_selectors.plan_judge_agreement(split)) for split in splits]
     return render(request, "scoring/plan_audit_index.html", {"rows": rows})
 
@@ -63,7 +67,7 @@ def plan_audit_index(request: HttpRequest) -> HttpResponse:
 @login_required
 def plan_audit(request: HttpRequest, split_id: int) -> HttpResponse:
     plan_services.plan_reviewer_check(request.user)
-    split = get_object_or_404(Split, pk=split_id, benchmark__slug="plan-bench")
+    split = get_object_or_404(Split, pk=split_id, benchmark__slug=PLAN_SLUG)
     if request.method == "POST":
         try:
             per_subtask = max(1, min(100, int(request.POST.get("per_subtask", "5"))))
@@ -102,19 +106,28 @@ def plan_audit_record(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def plan_submission_verdicts(request: HttpRequest, pk: int) -> HttpResponse:
     submission = get_object_or_404(
-        Submission.objects.select_related("model_entry", "split__benchmark"), pk=pk, split__benchmark__slug="plan-bench"
+        Submission.objects.select_related("model_entry", "split__benchmark"), pk=pk, split__benchmark__slug=PLAN_SLUG
     )
-    reviewer = plan_services.is_plan_reviewer(request.user)
+    reviewer = is_reviewer(request.user)
     if submission.submitter_id != request.user.pk and not reviewer:
         raise Http404("No such submission.")
+    # On a hidden split the submitter sees only what the plugin allows: the judge's reply and note may quote the
+    # answer. Reviewers (and curators) judge and audit these items, so they see everything.
+    hidden = submission.split.hidden_ground_truth
+    keys = detail_keys(PLAN, hidden=hidden, curator=reviewer)
+    rows = list(plan_selectors.plan_submission_verdicts(submission))
+    for row in rows:  # shown, never saved
+        row.details, row.components = sample_disclosed(row.details, row.components, outcome=row.outcome, keys=keys,
+                                                       hidden=hidden)
     return render(
         request,
         "scoring/plan_verdicts.html",
         {
             "submission": submission,
             "state": plan_selectors.plan_submission_state(submission),
-            "rows": plan_selectors.plan_submission_verdicts(submission),
-            "show_answers": reviewer or not submission.split.hidden_ground_truth,
+            "rows": rows,
+            "show_answers": reviewer or not hidden,
+            "show_judge_reply": keys is None or "raw_judge_output" in keys,
         },
     )
 

@@ -12,28 +12,58 @@ from scoring.core.contract import FileProblem, SampleResult, ScorerInput, Scorin
 from scoring.core.stats import DEFAULT_SEED, resample_indices
 from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device
 from scoring.benchmarks.vge.core.metrics import METRICS, bootstrap_intervals, summarise
-from scoring.benchmarks.vge.core.replay import Library, parse_log, replay, trace
+from scoring.benchmarks.vge.core.replay import Library, LogEpisode, parse_log, replay, trace
 from scoring.benchmarks.vge.core.task_defs import TaskInvalid, load_task
 
 VERSION = "vge-1.0"
 DeviceLoader = Callable[[Iterable[str]], Mapping[str, Mapping[str, Any]]]
 
 
-def _default_loader(ids: Iterable[str]) -> Mapping[str, Mapping[str, Any]]:
-    from simulator.selectors import device_definitions  # Django; only where the site scores
+_site_devices: list[DeviceLoader] = []
 
-    return device_definitions(ids=list(ids))
+
+def device_source_set(loader: DeviceLoader) -> None:
+    """Where the site's device definitions come from (the simulator app sets its table at start-up), so scoring
+    never imports the app that plays devices."""
+    _site_devices[:] = [loader]
+
+
+def read_log(inp: ScorerInput, known_tasks: Mapping[str, Any]) -> list[LogEpisode]:
+    """The file's episodes as the scorer reads them: streamed, at most the split's line bound, one episode per task
+    of the split; `SubmissionRejected` with every line's problem otherwise."""
+    with inp.file_path.open("rb") as handle:
+        episodes, problems = parse_log(handle, known_tasks, allow_duplicates=False, samples=len(inp.samples))
+    if problems:
+        raise SubmissionRejected(
+            f"The log has {len(problems)} problem(s) (first: {problems[0]}); nothing was scored.",
+            (FileProblem(p.message, line=p.line, field=p.field) for p in problems),
+        )
+    if not episodes:
+        raise SubmissionRejected("The log holds no episodes (one JSON line per task: {\"task\", \"outputs\"}).")
+    return episodes
+
+
+def precheck(inp: ScorerInput) -> list[FileProblem]:
+    """What the scorer would refuse, without replaying anything: the file read as `score` reads it, against the
+    split's task ids (a VGE sample's key is its task's id; the pre-check gets no ground truth)."""
+    read_log(inp, dict.fromkeys(sample.key for sample in inp.samples))
+    return []
 
 
 def score(inp: ScorerInput, *, device_loader: DeviceLoader | None = None) -> ScoringResult:
-    loader = device_loader or _default_loader
+    if device_loader is None and not _site_devices:
+        raise RuntimeError("no device source: the simulator app registers one at start-up (is it installed?)")
+    loader = device_loader or _site_devices[0]
     samples = list(inp.samples)
+    # A broken split is a site error, not the file's. Its text reaches the submitter, so it names the sample or
+    # device only: what is wrong quotes goals and states (hidden ground truth) and stays in the chained cause,
+    # which the worker's log keeps.
     tasks = {}
     for sample in samples:
         try:
             tasks[sample.key] = load_task(sample.ground_truth["task"])
-        except (KeyError, TaskInvalid) as exc:  # the split itself is broken: a site error, not the file's
-            raise RuntimeError(f"sample {sample.key}: bad VGE ground truth ({exc})") from exc
+        except (KeyError, TaskInvalid) as exc:
+            raise RuntimeError(f"sample {sample.key} of the split has a broken VGE task definition") from exc
     definitions = loader({t.device for t in tasks.values()})
     library = Library()
     for device_id in sorted({t.device for t in tasks.values()}):
@@ -42,23 +72,14 @@ def score(inp: ScorerInput, *, device_loader: DeviceLoader | None = None) -> Sco
         try:
             library.add_device(load_device(definitions[device_id], source=device_id))
         except DeviceInvalid as exc:
-            raise RuntimeError(str(exc)) from exc
-    for task in tasks.values():
-        library.add_task(task)
+            raise RuntimeError(f"device '{device_id}' of the split has a broken definition") from exc
+    for key, task in tasks.items():
+        try:
+            library.add_task(task)
+        except TaskInvalid as exc:
+            raise RuntimeError(f"sample {key} of the split has a task its device cannot play") from exc
 
-    try:
-        text = inp.file_path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise SubmissionRejected("The file is not UTF-8 text (vge-log/1 is JSON lines).") from exc
-    episodes, problems = parse_log(text, library.tasks, allow_duplicates=False)
-    if problems:
-        raise SubmissionRejected(
-            f"The log has {len(problems)} problem(s); nothing was scored.",
-            [FileProblem(p.message, line=p.line, field=p.field) for p in problems],
-        )
-    if not episodes:
-        raise SubmissionRejected("The log holds no episodes (one JSON line per task: {\"task\", \"outputs\"}).")
-    by_task = {e.task: e for e in episodes}
+    by_task = {e.task: e for e in read_log(inp, library.tasks)}
 
     results: list[SampleResult] = []
     metrics = []

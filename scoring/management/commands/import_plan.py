@@ -5,6 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
 from scoring.core.contract import SubmissionRejected
 from scoring.benchmarks.plan.core.readers import read_items
 from scoring.models import Benchmark, Split
@@ -30,7 +31,7 @@ class Command(BaseCommand):
         except SubmissionRejected as exc:
             lines = [exc.message, *(f"  {p}" for p in exc.problems[1:])]
             raise CommandError("\n".join(lines)) from None
-        benchmark = Benchmark.objects.filter(slug="plan-bench").first()
+        benchmark = Benchmark.objects.filter(slug=PLAN_SLUG).first()
         if benchmark is None:
             raise CommandError("The plan-bench benchmark is not registered; run `python manage.py migrate` first.")
         split_row, _ = Split.objects.get_or_create(

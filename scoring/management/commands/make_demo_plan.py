@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand
 
 from scoring import services
 from scoring.benchmarks.plan.core.demo import DEMO_SEED, demo_items, oracle_predictions, random_predictions
+from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
 from scoring.models import Benchmark, Split
 from scoring.benchmarks.plan.services import plan_items_import
 
@@ -21,7 +22,7 @@ class Command(BaseCommand):
     help = "Create the PLAN-Bench demo split and its baseline submissions (idempotent)."
 
     def handle(self, *args, **options):
-        benchmark = Benchmark.objects.get(slug="plan-bench")
+        benchmark = Benchmark.objects.get(slug=PLAN_SLUG)
         split, _ = Split.objects.get_or_create(
             benchmark=benchmark, name="demo", version=1,
             defaults={"hidden_ground_truth": False, "description": f"Generated demo items (seed {DEMO_SEED}) covering all 16 subtasks."},

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
@@ -11,8 +13,6 @@ class Command(BaseCommand):
         parser.add_argument("--dir", default=str(settings.PUBLISHED_DATA_DIR))
 
     def handle(self, *args, **options):
-        from pathlib import Path
-
         counts = published_rows_load(directory=Path(options["dir"]))
         summary = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
         self.stdout.write(f"published rows loaded ({summary})")

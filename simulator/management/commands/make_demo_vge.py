@@ -5,6 +5,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
+from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.models import Split
 from scoring.benchmarks.vge.core.library import build_library
 
@@ -39,7 +40,7 @@ class Command(BaseCommand):
             )
             self.stdout.write(f"  baseline set: {len(baseline_mark(user=curator))} tasks (one per stratum)")
         if not no_agents:
-            split = Split.objects.get(benchmark__slug="vge-bench", name="demo", version=1)
+            split = Split.objects.get(benchmark__slug=VGE_SLUG, name="demo", version=1)
             for name, submission, outcome in demo_agents_submit(split=split, seed=seed):
                 score = getattr(submission, "score", None)
                 sr = f"SR {score.overall:.1f}" if score and score.overall is not None else submission.error_message[:200]

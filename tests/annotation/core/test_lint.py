@@ -1,5 +1,4 @@
 import numpy as np
-import pytest
 
 from annotation.core import rle
 from annotation.core.epic import LEAVES

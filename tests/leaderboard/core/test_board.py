@@ -14,7 +14,8 @@ from leaderboard.core.board import (
     ranks,
     sort_rows,
 )
-from leaderboard.core.columns import Direction, Level, spec_for
+from scoring.benchmarks import board_for
+from scoring.core.columns import Direction, Level
 
 
 def row(sid, name, overall, *, model_id=None, kind="open-source", thinking="no", params=None, source="scored",
@@ -26,8 +27,8 @@ def row(sid, name, overall, *, model_id=None, kind="open-source", thinking="no",
     )
 
 
-EPIC = spec_for("epic-bench")
-VGE = spec_for("vge-bench")
+EPIC = board_for("epic-bench")
+VGE = board_for("vge-bench")
 
 
 def test_epic_spec_has_nine_groups_under_three_categories_and_23_leaves():
@@ -41,7 +42,7 @@ def test_epic_spec_has_nine_groups_under_three_categories_and_23_leaves():
 
 
 def test_plan_spec_expands_dimensions_to_16_subtasks():
-    plan = spec_for("plan-bench")
+    plan = board_for("plan-bench")
     assert len([c for c in plan.columns if c.level is Level.LEAF]) == 16
     assert plan.column("Route").parent == "multi_step_planning"
 

@@ -6,16 +6,19 @@ files are read once per process and cached. Results come back in input order wha
 """
 from __future__ import annotations
 
+import io
 import json
 import math
 import multiprocessing
 import os
+import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Mapping, Sequence
 
 from scoring.core.contract import FileProblem, SubmissionRejected
+from scoring.core.jsonl import JsonLine, json_error, json_lines, line_limit, too_many_lines
 
 from .fields import first
 from .geometry import forget_prepared, prepare
@@ -48,54 +51,153 @@ def _read_text(path: Path) -> str:
         raise SubmissionRejected(f"The file cannot be read: {exc}", [FileProblem(str(exc))])
 
 
-def parse_text(text: str, *, raw: bool = False, coordinate_system: str = "auto",
-               format_type: str | None = None) -> ParsedFile:
-    """Records of a JSONL (or JSON array) text; raw response lines are converted to std_format first."""
-    problems: list[FileProblem] = []
-    items: list[tuple[int, Any]] = []
-    stripped = text.strip()
-    if not stripped:
-        raise SubmissionRejected("The file is empty.", [FileProblem("the file holds no record")])
-    if stripped.startswith("[") and not raw:
-        try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise SubmissionRejected(
-                "The file starts with '[' but is not a JSON array.",
-                [FileProblem(f"invalid JSON: {exc.msg}", line=exc.lineno)],
-            )
-        items = list(enumerate(data if isinstance(data, list) else [data], start=1))
+_EMPTY = "The file is empty."
+_LEADING_SPACE = re.compile(r"\s*")
+
+
+def parse_text(text: str, *, raw: bool | None = False, coordinate_system: str = "auto",
+               format_type: str | None = None, samples: int | None = None, read_answers: bool = True) -> ParsedFile:
+    """Records of a JSONL (or JSON array) text; raw response lines are converted to std_format first.
+
+    `raw=None` takes each record as raw when it looks raw (a `response` and no `formatted_response_*`: the
+    pre-check, which is not told). `samples`, the split's size, bounds the records (scoring.core.jsonl).
+    `read_answers=False` leaves raw responses unread (see raw.to_std_record): the pre-check's bounded work."""
+    if not text or text.isspace():
+        raise SubmissionRejected(_EMPTY, [FileProblem("the file holds no record")])
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    start = _LEADING_SPACE.match(text).end()
+    if raw is not True and text[start : start + 1] == "[":
+        entries = _array_items(text, samples)
     else:
-        for number, line in enumerate(text.splitlines(), start=1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                items.append((number, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                problems.append(FileProblem(f"not valid JSON ({exc.msg} at column {exc.colno}); line skipped",
-                                            line=number))
+        entries = json_lines(io.StringIO(text), samples=samples)
+    return _records(entries, raw=raw, coordinate_system=coordinate_system, format_type=format_type,
+                    read_answers=read_answers)
+
+
+def read_file(path: Path | str, *, raw: bool | None = False, coordinate_system: str = "auto",
+              samples: int | None = None, read_answers: bool = True) -> ParsedFile:
+    """`parse_text` of a file, streamed: a JSON Lines file is read a line at a time (a JSON array whole)."""
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            head = _first_byte(handle)
+            if head is None:
+                raise SubmissionRejected(_EMPTY, [FileProblem("the file holds no record")])
+            if head != b"[" or raw is True:
+                handle.seek(0)
+                return _records(json_lines(handle, samples=samples), raw=raw, coordinate_system=coordinate_system,
+                                read_answers=read_answers)
+    except FileNotFoundError:
+        raise SubmissionRejected(f"The file {path} does not exist.", [FileProblem(f"{path} does not exist")])
+    except OSError as exc:
+        raise SubmissionRejected(f"The file cannot be read: {exc}", [FileProblem(str(exc))])
+    return parse_text(_read_text(path), raw=raw, coordinate_system=coordinate_system, samples=samples,
+                      read_answers=read_answers)
+
+
+def _first_byte(handle: BinaryIO) -> bytes | None:
+    """The file's first byte that is not whitespace (or a byte-order mark), or None for an empty file."""
+    while chunk := handle.read(1 << 16):
+        rest = chunk.lstrip(b" \t\r\n\xef\xbb\xbf")
+        if rest:
+            return rest[:1]
+    return None
+
+
+def _array_items(text: str, samples: int | None) -> Iterator[JsonLine]:
+    """The items of a JSON array text one at a time (numbered from 1), so the bound on records applies before the
+    rest is decoded; a text that is not an array, or an item that cannot be read, rejects the file."""
+    decoder = json.JSONDecoder()
+    limit = line_limit(samples) if samples is not None else None
+    at = _skip_space(text, text.index("[") + 1)
+    number = 0
+    try:
+        if text[at : at + 1] == "]":
+            at = _skip_space(text, at + 1)
+        else:
+            while True:
+                number += 1
+                if limit is not None and number > limit:
+                    raise too_many_lines(samples or 0, number, unit="records")
+                value, at = decoder.raw_decode(text, at)
+                yield JsonLine(number, value)
+                at = _skip_space(text, at)
+                if text[at : at + 1] == ",":
+                    at = _skip_space(text, at + 1)
+                    continue
+                if text[at : at + 1] == "]":
+                    at = _skip_space(text, at + 1)
+                    break
+                raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
+        if at < len(text):
+            raise json.JSONDecodeError("Extra data", text, at)
+    except json.JSONDecodeError as exc:
+        raise SubmissionRejected("The file starts with '[' but is not a JSON array.",
+                                 [FileProblem(f"invalid JSON: {exc.msg}", line=exc.lineno)]) from None
+    except (RecursionError, ValueError) as exc:
+        raise SubmissionRejected("The file starts with '[' but an item of it cannot be read.",
+                                 [FileProblem(f"item {number}: {json_error(exc)}", line=number)]) from None
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
+def _looks_raw(item: Mapping[str, Any]) -> bool:
+    return "response" in item and not any(str(k).startswith("formatted_response_") for k in item)
+
+
+def _records(entries: Iterable[JsonLine], *, raw: bool | None, coordinate_system: str = "auto",
+             format_type: str | None = None, read_answers: bool = True) -> ParsedFile:
+    """Lines of records from decoded entries. A line that cannot be used is a problem saying "skipped" (the site
+    rejects the file for it); what the reference reads anyway is a problem without it (a note)."""
+    problems: list[FileProblem] = []
     lines: list[Line] = []
-    for number, item in items:
+    for entry in entries:
+        number, item = entry.number, entry.value
+        if entry.error:
+            problems.append(FileProblem(f"{entry.error}; line skipped", line=number))
+            continue
         if not isinstance(item, dict):
             problems.append(FileProblem(f"a {type(item).__name__}, not a JSON object; skipped", line=number))
             continue
-        if raw:
-            if not isinstance(item.get("response"), (str, type(None))):
-                problems.append(FileProblem("'response' is not a string; read as no valid response", line=number,
-                                            field="response"))
-            if not item.get("images"):
-                problems.append(FileProblem("no 'images'; the task and the GT cannot be found", line=number,
-                                            field="images"))
-            item = to_std_record(item, format_type=format_type, coordinate_system=coordinate_system)
+        if raw or (raw is None and _looks_raw(item)):
+            converted = _raw_record(number, item, problems, coordinate_system=coordinate_system,
+                                    format_type=format_type, read_answer=read_answers)
+            if converted is None:
+                continue
+            item = converted
         lines.append(Line(number, item))
     if not lines:
         raise SubmissionRejected("The file holds no usable record.", problems or [FileProblem("no record")])
-    return ParsedFile(tuple(lines), tuple(problems), raw)
+    return ParsedFile(tuple(lines), tuple(problems), raw is True)
 
 
-def read_file(path: Path | str, *, raw: bool = False, coordinate_system: str = "auto") -> ParsedFile:
-    return parse_text(_read_text(Path(path)), raw=raw, coordinate_system=coordinate_system)
+def _raw_record(number: int, item: dict[str, Any], problems: list[FileProblem], *, coordinate_system: str,
+                format_type: str | None, read_answer: bool) -> dict[str, Any] | None:
+    """A raw response line as a std_format record, or None (with a problem) when it cannot be read as one."""
+    images = item.get("images")
+    if images is not None and not isinstance(images, list):
+        problems.append(FileProblem(f"'images' must be a list of image paths, not a {type(images).__name__}; "
+                                    "line skipped", line=number, field="images"))
+        return None
+    if not isinstance(item.get("response"), (str, type(None))):
+        problems.append(FileProblem("'response' is not a string; read as no valid response", line=number,
+                                    field="response"))
+    if not images:
+        problems.append(FileProblem("no 'images'; the task and the GT cannot be found", line=number,
+                                    field="images"))
+    try:
+        return to_std_record(item, format_type=format_type, coordinate_system=coordinate_system,
+                             read_answer=read_answer)
+    except (TypeError, ValueError, AttributeError, RecursionError) as exc:
+        # The line's values are of shapes the reference never meets: the file's problem, not the site's.
+        problems.append(FileProblem(f"this raw response line cannot be read ({type(exc).__name__}); line skipped",
+                                    line=number))
+        return None
 
 
 # ---------------------------------------------------------------------------------------------------------

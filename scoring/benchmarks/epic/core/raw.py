@@ -50,11 +50,12 @@ def task_from_path(path: str) -> tuple[str | None, str | None]:
 
 
 def image_paths(images: Any) -> list[str]:
+    """The paths of a record's `images` (strings or {"path": ...}); anything else is not an image path."""
     if not isinstance(images, list):
         return []
     out = []
     for img in images:
-        if isinstance(img, dict) and img.get("path"):
+        if isinstance(img, dict) and img.get("path") and isinstance(img["path"], str):
             out.append(img["path"])
         elif isinstance(img, str):
             out.append(img)
@@ -62,9 +63,8 @@ def image_paths(images: Any) -> list[str]:
 
 
 def task_of_record(record: Mapping[str, Any]) -> tuple[str | None, str | None]:
-    for img in record.get("images") or []:
-        path = img.get("path") if isinstance(img, dict) else (img if isinstance(img, str) else None)
-        if not path or not isinstance(path, str):
+    for path in image_paths(record.get("images")):
+        if not path:
             continue
         category, task_type = task_from_path(path)
         if category:
@@ -393,11 +393,16 @@ def response_fields(answer: dict[str, Any] | None, required: set[str]) -> dict[s
 
 
 def to_std_record(record: Mapping[str, Any], *, format_type: str | None = None,
-                  coordinate_system: str = "auto") -> dict[str, Any]:
-    """One raw `{"images": [...], "response": "..."}` record as a std_format record."""
+                  coordinate_system: str = "auto", read_answer: bool = True) -> dict[str, Any]:
+    """One raw `{"images": [...], "response": "..."}` record as a std_format record. Without `read_answer` the
+    response is left unread and the four response fields out (the pre-check: which sample a line answers needs
+    only its images, and reading an answer never rejects a file, it may only find no valid response)."""
     category, task_type = task_of_record(record)
-    answer = extract(record.get("response") or "", category, task_type)
     images = image_paths(record.get("images"))
+    if not read_answer:
+        return {"task_category": [category] if category else [], "task_type": [task_type] if task_type else [],
+                "images": images, "ground_truth": {"gt_json_path": _listed(gt_path_from_images(images, task_type))}}
+    answer = extract(record.get("response") or "", category, task_type)
     gt_path = gt_path_from_images(images, task_type)
     if format_type is None:
         format_type = "point" if category == "Navigation" and task_type in ("FeasiblePath", *_FP_SUBTYPES) else "bbox"
@@ -408,5 +413,9 @@ def to_std_record(record: Mapping[str, Any], *, format_type: str | None = None,
         "coordinate_system": [coordinate_system],
         **response_fields(answer, required_fields(category, task_type)),
         "images": images,
-        "ground_truth": {"gt_json_path": [gt_path] if gt_path else []},
+        "ground_truth": {"gt_json_path": _listed(gt_path)},
     }
+
+
+def _listed(path: str | None) -> list[str]:
+    return [path] if path else []

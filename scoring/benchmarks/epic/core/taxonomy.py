@@ -11,6 +11,9 @@ from typing import Mapping
 
 CATEGORIES: tuple[str, ...] = ("TargetLocalization", "Navigation", "Manipulation")
 CATEGORY_CODES: Mapping[str, str] = {"TargetLocalization": "TL", "Navigation": "Nav", "Manipulation": "Manip"}
+CATEGORY_TITLES: Mapping[str, str] = {
+    "TargetLocalization": "Target Localization", "Navigation": "Navigation", "Manipulation": "Manipulation"
+}
 
 TL_GROUPS: Mapping[str, tuple[str, ...]] = {
     "BasicAttributes": ("Category", "Color", "Geometry", "Material", "ObjectProjections", "RelativePerception"),
@@ -29,10 +32,6 @@ class Leaf:
     by_group: str
     group_code: str
 
-    @property
-    def category_code(self) -> str:
-        return CATEGORY_CODES[self.category]
-
 
 _GROUP_CODES = {
     "BasicAttributes": "BA",
@@ -44,6 +43,20 @@ _GROUP_CODES = {
     "AffordanceRegion": "AR",
     "ContactRelationship": "CR",
     "PlacementRegion": "PR",
+}
+
+
+# The paper's names of the nine groups (its Table 8 headers), by group code.
+GROUP_TITLES: Mapping[str, str] = {
+    "BA": "Basic Attributes",
+    "SRA": "Spatial-Related Attributes",
+    "ECA": "Embodied Compositional Attributes",
+    "GD": "Ground Detection",
+    "FP": "Feasible Path",
+    "VM": "Visual Matching",
+    "AR": "Affordance Region",
+    "CR": "Contact Relationship",
+    "PR": "Placement Region",
 }
 
 
@@ -132,6 +145,15 @@ GT_FIELDS: Mapping[str, GTFields] = {
     AR: GTFields(localization="masklet_affordance_region"),
     CR: _CR_FIELDS,
     PR: GTFields(localization="masklet_placement_region", feasibility=("placement_feasibility", "placement_feasible")),
+}
+
+# The overlay image shown to the model beside image 1 (its path: image 1's stem + this suffix), by family.
+OVERLAY_SUFFIX: Mapping[str, str] = {
+    FP: "_target_area_overlay.png",
+    VM: "_reference_area_overlay.png",
+    AR: "_reference_area_overlay.png",
+    CR: "_reference_object_overlay.png",
+    PR: "_reference_object_overlay.png",
 }
 
 # Which of the four response fields each family scores (section 3, rule 14).

@@ -7,8 +7,10 @@ provisional [all undecided wrong, all undecided right] in percent. Intervals are
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
+from scoring.benchmarks.plan.core.protocol import PROMPT_VERSION
+from scoring.benchmarks.plan.core.rules import RULE_VERSION
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, SUBTASKS, ItemType
 from scoring.core.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_mean_intervals
 
@@ -94,3 +96,26 @@ def summarise(
         counts=counts,
         intervals=cis,
     )
+
+
+def score_fields(summary: Summary, *, judge: str = "") -> dict[str, Any]:
+    """Score row fields from a summary; the scorer and the recompute after a human decision both use this."""
+    details: dict[str, Any] = {
+        "final": summary.final,
+        "undecided": summary.undecided,
+        "range": {k: list(v) for k, v in summary.ranges.items()},
+        "counts": summary.counts,
+        "items": summary.total,
+        "correct": summary.correct,
+        "prompt_version": PROMPT_VERSION,
+        "rule_version": RULE_VERSION,
+        "status_text": "final" if summary.final else f"awaiting judgement ({summary.undecided} items)",
+    }
+    if judge:
+        details["judge"] = judge
+    return {
+        "overall": summary.overall,
+        "breakdown": dict(summary.breakdown),
+        "intervals": {k: list(v) for k, v in summary.intervals.items()},
+        "details": details,
+    }

@@ -10,11 +10,11 @@ from __future__ import annotations
 import ast
 import csv
 import io
-import json
 from pathlib import Path
 from typing import Any, Iterator
 
 from scoring.core.contract import FileProblem, SubmissionRejected
+from scoring.core.jsonl import json_lines, line_limit, too_many_lines
 from scoring.benchmarks.plan.core.types import DIMENSION_OF, DIMENSIONS, SUBTASK_NAMES, Item, ItemType, Prediction
 
 MAX_PROBLEMS = 20
@@ -86,8 +86,10 @@ def read_predictions(path: str | Path) -> list[Prediction]:
     return parse_predictions(path.read_bytes(), name=path.name)
 
 
-def parse_predictions(data: bytes, *, name: str = "predictions.jsonl") -> list[Prediction]:
-    """Predictions from JSONL, TSV or xlsx bytes; duplicates, missing fields and empty files are rejected."""
+def parse_predictions(data: bytes, *, name: str = "predictions.jsonl", samples: int | None = None) -> list[Prediction]:
+    """Predictions from JSONL, TSV or xlsx bytes; duplicates, missing fields and empty files are rejected. With
+    `samples`, the split's item count, rows past its bound (scoring.core.jsonl.line_limit) reject the file as soon
+    as they are reached."""
     fmt = sniff_format(name, data)
     what = f"Prediction file '{name}'"
     if not data.strip():
@@ -100,12 +102,15 @@ def parse_predictions(data: bytes, *, name: str = "predictions.jsonl") -> list[P
         rows = _tsv_prediction_rows(_decode(data, what), what)
         where = "line"
     else:
-        rows = _jsonl_prediction_rows(_decode(data, what), what)
+        rows = _jsonl_prediction_rows(data, what)
         where = "line"
+    limit = line_limit(samples) if samples is not None else None
     problems = _Problems(what)
     seen: dict[str, int] = {}
     out: list[Prediction] = []
-    for line, pid, text, issue in rows:
+    for count, (line, pid, text, issue) in enumerate(rows, start=1):
+        if limit is not None and count > limit:
+            raise too_many_lines(samples or 0, line, unit=f"{where}s")
         if issue:
             message = f"row {line}: {issue[1]}" if where == "row" else issue[1]
             problems.add(message, line=line, field=issue[0] or None)
@@ -126,23 +131,23 @@ def parse_predictions(data: bytes, *, name: str = "predictions.jsonl") -> list[P
 _Row = tuple[int, str, str, "tuple[str, str] | None"]
 
 
-def _jsonl_prediction_rows(text: str, what: str) -> Iterator[_Row]:
-    stripped = text.lstrip()
-    if stripped.startswith("["):
+def _jsonl_prediction_rows(data: bytes, what: str) -> Iterator[_Row]:
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"[":
         problem = FileProblem("expected JSON Lines (one object per line), found a JSON array", line=1)
         raise SubmissionRejected(f"{what}: {problem}", [problem])
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            yield number, "", "", ("", f"not valid JSON ({exc.msg} at column {exc.colno})")
+    for line in json_lines(io.BytesIO(data)):
+        number, record = line.number, line.value
+        if line.error:
+            yield number, "", "", ("", line.error)
             continue
         if not isinstance(record, dict):
             yield number, "", "", ("", "each line must be a JSON object like {\"id\": ..., \"prediction\": ...}")
             continue
-        pid = _cell_id(record.get("id", record.get("index")))
+        raw_id = record.get("id", record.get("index"))
+        if raw_id is not None and not isinstance(raw_id, (str, int, float)):
+            yield number, "", "", ("id", f"'id' must be text or a number, not a {type(raw_id).__name__}")
+            continue
+        pid = _cell_id(raw_id)
         if not pid:
             yield number, "", "", ("id", "missing 'id'")
             continue
@@ -299,13 +304,10 @@ def _jsonl_items(text: str, what: str) -> Iterator[Item]:
     problems = _Problems(what)
     seen: dict[str, int] = {}
     out = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.add(f"not valid JSON ({exc.msg} at column {exc.colno})", line=number)
+    for line in json_lines(io.StringIO(text)):
+        number, record = line.number, line.value
+        if line.error:
+            problems.add(line.error, line=number)
             continue
         if not isinstance(record, dict):
             problems.add("each line must be a JSON object", line=number)

@@ -88,10 +88,6 @@ class Item:
         )
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
-    @property
-    def dimension_key(self) -> str:
-        return DIMENSION_KEYS[self.dimension]
-
 
 @dataclass(frozen=True)
 class Prediction:

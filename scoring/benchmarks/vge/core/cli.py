@@ -16,10 +16,6 @@ from scoring.benchmarks.vge.core.replay import Library, load_devices_dir, load_t
 from scoring.benchmarks.vge.core.task_defs import TaskInvalid
 
 
-def _jsonable(value):
-    return None if isinstance(value, float) and value != value else value
-
-
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m scoring vge-bench", description=__doc__.splitlines()[0])
     parser.add_argument("--devices", required=True, type=Path, help="folder of vge-device/1 JSON files")

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
-from scoring.benchmarks.vge.core.actions import CANONICAL, Action, parse_action
+from scoring.benchmarks.vge.core.actions import CANONICAL, Action, ParseResult, parse_action
 from scoring.benchmarks.vge.core.device import DASHBOARD, TIMED_WAIT, Device, Transition
-from scoring.benchmarks.vge.core.graphs import INF, DeviceGraphs, Node, box_contains
+from scoring.benchmarks.vge.core.graphs import INF, DeviceGraphs, box_contains
 from scoring.benchmarks.vge.core.task_defs import Task, check_task
 
 # Feedback kinds.
@@ -114,6 +114,40 @@ class StepOutcome:
         return cls(**data)
 
 
+class _Effect(NamedTuple):
+    """What a turn's action did, before budgets and goals: its class, feedback, and where the episode now is."""
+
+    turn_class: str
+    kind: str
+    feedback: str
+    state: str
+    view: str
+    unlocked: bool
+    entered: tuple[str, ...] = ()
+    component: str | None = None
+
+
+class _GoalReached(NamedTuple):
+    """The goal reached on a turn, how many turns it took since it became current, and its C_opt."""
+
+    goal: str
+    turns: int
+    c_opt: float
+
+
+def _stay(at: EpisodeState, turn_class: str, kind: str, feedback: str, component: str | None = None) -> _Effect:
+    """An effect that leaves the state, the view and the dashboard lock as they were."""
+    return _Effect(turn_class, kind, feedback, at.state, at.view, at.unlocked, (), component)
+
+
+def _invalid_text(reason: str) -> str:
+    return f"Invalid action: {reason}"
+
+
+def _on_image(coord: tuple[int, int]) -> bool:
+    return 0 <= coord[0] <= 1000 and 0 <= coord[1] <= 1000
+
+
 def _budget(lam: float, distance: float) -> float:
     value = lam * distance
     return int(value) if float(value).is_integer() else value
@@ -175,10 +209,6 @@ class Engine:
         task = self._tasks[state.task]
         return task.instructions[state.goal_index] if state.goal_index < len(task.goals) else None
 
-    def current_goal(self, state: EpisodeState) -> str | None:
-        task = self._tasks[state.task]
-        return task.goals[state.goal_index] if state.goal_index < len(task.goals) else None
-
     # -- the turn ------------------------------------------------------------------------------------
     def _move(self, transition: Transition) -> tuple[str, tuple[str, ...], str]:
         """Take a transition and chain immediates: (state at rest, states entered, feedback text)."""
@@ -186,160 +216,173 @@ class Engine:
         texts = [transition.description] + [t.description for t in taken] + [self.device.states[rest].description]
         return rest, (transition.next_state,) + entered, " ".join(t.strip() for t in texts if t and t.strip())
 
-    def _invalid(self, message: str) -> tuple[str, str]:
-        return INVALID, f"Invalid action: {message}"
-
     def step(self, state: EpisodeState, output: str) -> tuple[EpisodeState, StepOutcome]:
+        """One agent turn: act on the device, then spend the budgets and check the goal and the end."""
+        task = self._task_in_play(state)
+        parsed = parse_action(output)
+        effect = self._act(state, parsed)
+        nxt, reached = self._advance(state, task, effect)
+        return nxt, self._outcome(state, nxt, output, parsed.action, effect, reached)
+
+    def _task_in_play(self, state: EpisodeState) -> Task:
         if state.done:
             raise ValueError(f"episode of task {state.task} is already over")
         task = self._tasks.get(state.task)
         if task is None:
             raise ValueError(f"task {state.task} is not known to this engine; call engine.add_task(task) first")
-        parsed = parse_action(output)
+        return task
+
+    # 1. validity, then 2-4. the action itself (the check order of docs/formats/vge.md) ---------------------
+    def _act(self, state: EpisodeState, parsed: ParseResult) -> _Effect:
         action = parsed.action
-        new_state, view, unlocked = state.state, state.view, state.unlocked
-        entered: tuple[str, ...] = ()
-        component: str | None = None
-        turn_class = INVALID
-
         if action is None:
-            kind, feedback = self._invalid(parsed.error)
-        else:
-            kind, feedback = "", ""
-            name = action.name
-            label = CANONICAL[name]
-            coord = action.coord
-            # 1. validity
-            if action.physical:
-                if coord is None:
-                    kind, feedback = self._invalid(f"{label} needs coord=[x, y]")
-                elif not (0 <= coord[0] <= 1000 and 0 <= coord[1] <= 1000):
-                    kind, feedback = self._invalid(f"coord {list(coord)} is outside 0..1000")
-                elif self.device.views[view].kind == "axonometric":
-                    kind, feedback = self._invalid(
-                        f"{label} cannot be used on the axonometric view '{view}'; switch to another view first"
-                    )
-            elif name == "switch_view":
-                if action.params:
-                    target = self._views_lower.get(action.params[0].lower())
-                    if target is None:
-                        kind, feedback = self._invalid(f"there is no view '{action.params[0]}'")
-                    elif target == DASHBOARD and not unlocked:
-                        kind, feedback = self._invalid("the dashboard view is still locked")
-                elif coord is None:
-                    kind, feedback = self._invalid("Switch_view needs params=[view] or coord=[x, y]")
-                elif not (0 <= coord[0] <= 1000 and 0 <= coord[1] <= 1000):
-                    kind, feedback = self._invalid(f"coord {list(coord)} is outside 0..1000")
-            if not kind:
-                if name == "switch_view":
-                    # 2. view switch
-                    turn_class = SWITCH
-                    if action.params:
-                        view = self._views_lower[action.params[0].lower()]
-                        kind, feedback = SWITCHED, f"You are now looking at the {view} view."
-                    elif (
-                        self.unlock_view == view
-                        and box_contains(self.unlock_box, *coord)  # type: ignore[arg-type, misc]
-                    ):
-                        view, unlocked = DASHBOARD, True
-                        kind, feedback = SWITCHED, "You are now looking at the dashboard view."
-                    else:
-                        kind, feedback = NO_EFFECT, TEXT_NULL
-                elif name == "timed_wait":
-                    # 3. waiting
-                    turn_class = WAIT
-                    waits = self.device.states[new_state].on.get(TIMED_WAIT)
-                    if waits:
-                        new_state, entered, feedback = self._move(waits[0])
-                        kind = SUCCESS
-                    else:
-                        kind, feedback = NO_EFFECT, TEXT_WAIT_NO_EFFECT
-                else:
-                    # 4. physical action
-                    turn_class = PHYSICAL
-                    x, y = coord  # type: ignore[misc]
-                    if not unlocked and view == self.unlock_view and box_contains(self.unlock_box, x, y):  # type: ignore[arg-type]
-                        unlocked = True
-                        kind, feedback = UNLOCKED, TEXT_UNLOCKED
-                    else:
-                        on = self.device.states[new_state].on
-                        hit = next(
-                            (c for c, box in self.graphs.view_boxes[view] if on.get(c) and box_contains(box, x, y)), None
-                        )
-                        if hit is None:
-                            kind, feedback = NO_EFFECT, TEXT_NULL
-                        else:
-                            component = hit
-                            match = next((t for t in on[hit] if _matches(t, action)), None)
-                            if match is None:
-                                kind, feedback = WRONG_OPERATION, TEXT_WRONG_OPERATION
-                            else:
-                                new_state, entered, feedback = self._move(match)
-                                kind = SUCCESS
+            return _stay(state, INVALID, INVALID, _invalid_text(parsed.error))
+        problem = self._invalid_reason(state, action)
+        if problem is not None:
+            return _stay(state, INVALID, INVALID, _invalid_text(problem))
+        if action.name == "switch_view":
+            return self._switch_view(state, action)
+        if action.name == "timed_wait":
+            return self._timed_wait(state)
+        return self._physical(state, action)
 
-        # Budgets, goal check, end check.
+    def _invalid_reason(self, state: EpisodeState, action: Action) -> str | None:
+        """Why the action cannot be played from here (None when it can): the engine's check 1."""
+        label = CANONICAL[action.name]
+        coord = action.coord
+        if action.physical:
+            if coord is None:
+                return f"{label} needs coord=[x, y]"
+            if not _on_image(coord):
+                return f"coord {list(coord)} is outside 0..1000"
+            if self.device.views[state.view].kind == "axonometric":
+                return f"{label} cannot be used on the axonometric view '{state.view}'; switch to another view first"
+        elif action.name == "switch_view":
+            if action.params:
+                target = self._views_lower.get(action.params[0].lower())
+                if target is None:
+                    return f"there is no view '{action.params[0]}'"
+                if target == DASHBOARD and not state.unlocked:
+                    return "the dashboard view is still locked"
+            elif coord is None:
+                return "Switch_view needs params=[view] or coord=[x, y]"
+            elif not _on_image(coord):
+                return f"coord {list(coord)} is outside 0..1000"
+        return None
+
+    def _switch_view(self, state: EpisodeState, action: Action) -> _Effect:
+        if action.params:
+            view = self._views_lower[action.params[0].lower()]
+            feedback = f"You are now looking at the {view} view."
+            return _Effect(SWITCH, SWITCHED, feedback, state.state, view, state.unlocked)
+        x, y = action.coord  # type: ignore[misc]
+        if self.unlock_view == state.view and box_contains(self.unlock_box, x, y):  # type: ignore[arg-type]
+            return _Effect(SWITCH, SWITCHED, "You are now looking at the dashboard view.", state.state, DASHBOARD, True)
+        return _stay(state, SWITCH, NO_EFFECT, TEXT_NULL)
+
+    def _timed_wait(self, state: EpisodeState) -> _Effect:
+        waits = self.device.states[state.state].on.get(TIMED_WAIT)
+        if waits:
+            return self._moved(state, WAIT, waits[0])
+        return _stay(state, WAIT, NO_EFFECT, TEXT_WAIT_NO_EFFECT)
+
+    def _physical(self, state: EpisodeState, action: Action) -> _Effect:
+        x, y = action.coord  # type: ignore[misc]
+        view = state.view
+        unlock_box = self.unlock_box
+        if not state.unlocked and view == self.unlock_view and box_contains(unlock_box, x, y):  # type: ignore[arg-type]
+            # A passive unlock: the action is aborted and the dashboard opens; the view stays.
+            return _Effect(PHYSICAL, UNLOCKED, TEXT_UNLOCKED, state.state, view, True)
+        on = self.device.states[state.state].on
+        # view_boxes is sorted smallest box first, so the first reactive hit is the one the rules pick.
+        hit = next((c for c, box in self.graphs.view_boxes[view] if on.get(c) and box_contains(box, x, y)), None)
+        if hit is None:
+            return _stay(state, PHYSICAL, NO_EFFECT, TEXT_NULL)
+        match = next((t for t in on[hit] if _matches(t, action)), None)
+        if match is None:
+            return _stay(state, PHYSICAL, WRONG_OPERATION, TEXT_WRONG_OPERATION, component=hit)
+        return self._moved(state, PHYSICAL, match, component=hit)
+
+    def _moved(
+        self, state: EpisodeState, turn_class: str, transition: Transition, component: str | None = None
+    ) -> _Effect:
+        rest, entered, feedback = self._move(transition)
+        return _Effect(turn_class, SUCCESS, feedback, rest, state.view, state.unlocked, entered, component)
+
+    # after the action: budgets, goal check, end check ----------------------------------------------------
+    def _advance(self, state: EpisodeState, task: Task, effect: _Effect) -> tuple[EpisodeState, _GoalReached | None]:
+        """The episode after the action. Every turn costs 1 from both budgets; at most one goal is reached per
+        turn, which may raise the local budget to the next goal's; all goals reached is success even on the
+        turn a budget runs out."""
         turns = state.turns + 1
         global_left = state.global_left - 1
         local_left = state.local_left - 1
         goal_index, goal_since, goal_c_opt = state.goal_index, state.goal_since, state.goal_c_opt
-        goal_reached: str | None = None
-        goal_turns = 0
-        reached_c_opt: float = 0
-        if new_state == task.goals[goal_index]:
-            goal_reached = new_state
-            goal_turns = turns - goal_since
-            reached_c_opt = goal_c_opt
+        reached: _GoalReached | None = None
+        if effect.state == task.goals[goal_index]:
+            reached = _GoalReached(effect.state, turns - goal_since, goal_c_opt)
             goal_index += 1
             goal_since = turns
             if goal_index < len(task.goals):
-                goal_c_opt = self.graphs.c_opt((new_state, view, unlocked), task.goals[goal_index])
+                goal_c_opt = self.graphs.c_opt((effect.state, effect.view, effect.unlocked), task.goals[goal_index])
                 next_budget = _budget(task.lam, goal_c_opt) if goal_c_opt != INF else 0
                 local_left = max(local_left, next_budget)
             else:
                 goal_c_opt = 0
         success = goal_index == len(task.goals)
-        done = success or global_left <= 0 or local_left <= 0
-        if goal_reached:
-            feedback += " (Goal reached.)" if not success else " (All goals reached.)"
         nxt = replace(
             state,
-            state=new_state,
-            view=view,
-            unlocked=unlocked,
+            state=effect.state,
+            view=effect.view,
+            unlocked=effect.unlocked,
             goal_index=goal_index,
             global_left=global_left,
             local_left=local_left,
             turns=turns,
             goal_since=goal_since,
             goal_c_opt=goal_c_opt,
-            done=done,
+            done=success or global_left <= 0 or local_left <= 0,
             success=success,
         )
-        outcome = StepOutcome(
-            turn=turns,
+        return nxt, reached
+
+    def _outcome(
+        self,
+        before: EpisodeState,
+        after: EpisodeState,
+        output: str,
+        action: Action | None,
+        effect: _Effect,
+        reached: _GoalReached | None,
+    ) -> StepOutcome:
+        goal_reached = reached.goal if reached else None
+        feedback = effect.feedback
+        if goal_reached:
+            feedback += " (Goal reached.)" if not after.success else " (All goals reached.)"
+        return StepOutcome(
+            turn=after.turns,
             raw_output=output if isinstance(output, str) else str(output),
             action=action,
-            turn_class=turn_class,
-            kind=kind,
+            turn_class=effect.turn_class,
+            kind=effect.kind,
             feedback=feedback,
-            state_before=state.state,
-            state_after=new_state,
-            view_before=state.view,
-            view_after=view,
-            unlocked_before=state.unlocked,
-            unlocked_after=unlocked,
-            entered=entered,
-            goal_index_before=state.goal_index,
+            state_before=before.state,
+            state_after=effect.state,
+            view_before=before.view,
+            view_after=effect.view,
+            unlocked_before=before.unlocked,
+            unlocked_after=effect.unlocked,
+            entered=effect.entered,
+            goal_index_before=before.goal_index,
             goal_reached=goal_reached,
-            goal_turns=goal_turns,
-            goal_c_opt=reached_c_opt,
-            component=component,
-            global_left=global_left,
-            local_left=local_left,
-            done=done,
-            success=success,
+            goal_turns=reached.turns if reached else 0,
+            goal_c_opt=reached.c_opt if reached else 0,
+            component=effect.component,
+            global_left=after.global_left,
+            local_left=after.local_left,
+            done=after.done,
+            success=after.success,
         )
-        return nxt, outcome
 
 
 def _matches(transition: Transition, action: Action) -> bool:

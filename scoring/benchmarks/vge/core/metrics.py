@@ -7,7 +7,7 @@ Avg W-Dist are pooled over all turns of all episodes. Rates are 0-100, VSPS and 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -16,6 +16,7 @@ from scoring.benchmarks.vge.core.engine import (
 )
 from scoring.benchmarks.vge.core.graphs import INF, box_contains, box_distance
 from scoring.benchmarks.vge.core.task_defs import Task
+from scoring.core import stats
 
 METRICS = ("SR", "SSR", "SPL", "State-F1", "EIR", "TIR", "VSPS", "GVPE", "EER", "PSR", "AvgDist", "AvgWDist")
 EPISODE_METRICS = ("SR", "SSR", "SPL", "State-F1", "EIR", "TIR", "VSPS", "EER")
@@ -28,6 +29,8 @@ POOLED = {
     "AvgWDist": ("wdist_sum", "wdist_weight", 1.0),
 }
 FAILED_PHYSICAL = (WRONG_OPERATION, NO_EFFECT, UNLOCKED)
+# resample_indices(n, *, strata, resamples, seed) -> (resamples, n) unit indices, as in scoring.core.stats.
+Resampler = Callable[..., np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -214,34 +217,43 @@ def summarise(episodes: Sequence[EpisodeMetrics]) -> dict[str, float | None]:
 
 
 def bootstrap_intervals(
-    episodes: Sequence[EpisodeMetrics], *, resample_indices, resamples: int = 1000, seed: int = 0, level: float = 0.95
+    episodes: Sequence[EpisodeMetrics],
+    *,
+    resample_indices: Resampler = stats.resample_indices,
+    resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
 ) -> dict[str, tuple[float, float]]:
     """Percentile intervals of all twelve metrics, resampling episodes within categories.
 
-    `resample_indices(n, strata=..., resamples=..., seed=...)` is the project's stratified resampler
-    (scoring.core.stats), passed in so this module stays free of other apps.
+    The bootstrap is the project's one (scoring.core.stats): stratified, seeded resampling of episode indices,
+    then each metric as a ratio of resampled per-episode sums. `resample_indices` may still be passed in, as the
+    scorer and the site do; it defaults to the stratified resampler of scoring.core.stats.
     """
-    n = len(episodes)
-    if n == 0:
+    if not episodes:
         return {}
-    idx = resample_indices(n, strata=[e.category for e in episodes], resamples=resamples, seed=seed)
-    counts = np.stack([np.bincount(row, minlength=n) for row in idx]).astype(np.float64)  # (R, n)
-    columns: dict[str, np.ndarray] = {}
-    for name in MACRO:
-        mask = np.array([e.values[name] is not None for e in episodes], dtype=np.float64)
-        vals = np.array([e.values[name] or 0.0 for e in episodes], dtype=np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            columns[name] = (counts @ (mask * vals)) / (counts @ mask)
-    for name, (num, den, scale) in POOLED.items():
-        nums = np.array([getattr(e, num) for e in episodes], dtype=np.float64)
-        dens = np.array([getattr(e, den) for e in episodes], dtype=np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            columns[name] = scale * (counts @ nums) / (counts @ dens)
-    alpha = (1.0 - level) / 2.0
-    out: dict[str, tuple[float, float]] = {}
+    indices = resample_indices(len(episodes), strata=[e.category for e in episodes], resamples=resamples, seed=seed)
+    return stats.ratio_intervals(indices, metric_ratios(episodes), level=level)
+
+
+def metric_ratios(episodes: Sequence[EpisodeMetrics]) -> dict[str, stats.Ratio]:
+    """Each of the twelve metrics as per-episode (numerator, denominator, scale), in METRICS order.
+
+    A macro metric is the mean over the episodes where it is defined (numerator value, denominator 1; 0 and 0
+    where undefined); a pooled one sums its two fields over episodes, as `summarise` does.
+    """
+    ratios: dict[str, stats.Ratio] = {}
     for name in METRICS:
-        values = columns[name][np.isfinite(columns[name])]
-        if values.size:
-            low, high = np.quantile(values, [alpha, 1.0 - alpha])
-            out[name] = (float(low), float(high))
-    return out
+        if name in POOLED:
+            num, den, scale = POOLED[name]
+            ratios[name] = (
+                np.array([getattr(e, num) for e in episodes], dtype=np.float64),
+                np.array([getattr(e, den) for e in episodes], dtype=np.float64),
+                scale,
+            )
+        else:
+            mask = np.array([e.values[name] is not None for e in episodes], dtype=np.float64)
+            vals = np.array([e.values[name] or 0.0 for e in episodes], dtype=np.float64)
+            # mask * vals, not the values themselves: the same floats as ever, so re-scores keep their intervals.
+            ratios[name] = (mask * vals, mask, 1.0)
+    return ratios

@@ -6,15 +6,17 @@ duplicate task where duplicates are refused) are reported per line, never raised
 """
 from __future__ import annotations
 
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from scoring.benchmarks.vge.core.device import Device, DeviceInvalid, load_device
+from scoring.benchmarks.vge.core.device import Device, DeviceInvalid, Problem, load_device
 from scoring.benchmarks.vge.core.engine import Engine, EpisodeState, StepOutcome
 from scoring.benchmarks.vge.core.metrics import EpisodeMetrics, episode_metrics
 from scoring.benchmarks.vge.core.task_defs import Task, TaskInvalid, load_task
+from scoring.core.jsonl import json_lines
 
 LOG_FORMAT = "vge-log/1"
 
@@ -68,8 +70,6 @@ class Library:
     def add_task(self, task: Task) -> None:
         engine = self.engines.get(task.device)
         if engine is None:
-            from scoring.benchmarks.vge.core.device import Problem
-
             raise TaskInvalid([Problem("device", f"unknown device '{task.device}'")], task.id)
         engine.add_task(task)
         self.tasks[task.id] = task
@@ -92,17 +92,12 @@ def load_devices_dir(folder: Path) -> list[Device]:
     return devices
 
 
-def read_jsonl(text: str) -> list[tuple[int, Any, str]]:
-    """(line number, parsed value or None, error) for each non-blank line."""
-    out = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            out.append((number, json.loads(line), ""))
-        except json.JSONDecodeError as exc:
-            out.append((number, None, f"not valid JSON ({exc.msg} at column {exc.colno})"))
-    return out
+def read_jsonl(source: str | Iterable[str | bytes], *, samples: int | None = None) -> Iterator[tuple[int, Any, str]]:
+    """(line number, parsed value or None, error) for each non-blank line of a text or an open (binary) file, one
+    at a time; with `samples`, the split's task count, a file past its line bound is refused (scoring.core.jsonl)."""
+    lines = io.StringIO(source) if isinstance(source, str) else source
+    for line in json_lines(lines, samples=samples):
+        yield line.number, line.value, line.error
 
 
 def load_tasks_text(text: str) -> tuple[list[Task], list[LineProblem]]:
@@ -119,13 +114,15 @@ def load_tasks_text(text: str) -> tuple[list[Task], list[LineProblem]]:
 
 
 def parse_log(
-    text: str, known_tasks: Mapping[str, Any], *, allow_duplicates: bool
+    text: str | Iterable[str | bytes], known_tasks: Mapping[str, Any], *, allow_duplicates: bool,
+    samples: int | None = None,
 ) -> tuple[list[LogEpisode], list[LineProblem]]:
-    """Episodes of a `vge-log/1` file; problems per line (bad JSON, fields, unknown or duplicate tasks)."""
+    """Episodes of a `vge-log/1` text or open file; problems per line (bad JSON, fields, unknown or duplicate
+    tasks). With `samples`, the split's task count, a file past its line bound raises `SubmissionRejected`."""
     episodes: list[LogEpisode] = []
     problems: list[LineProblem] = []
     first_line: dict[str, int] = {}
-    for number, data, error in read_jsonl(text):
+    for number, data, error in read_jsonl(text, samples=samples):
         if error:
             problems.append(LineProblem(number, None, error))
             continue

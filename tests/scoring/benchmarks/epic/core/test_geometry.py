@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from pycocotools import mask as mask_utils
 
 from scoring.benchmarks.epic.core.geometry import (
-    PixelLookup, RleMask, boxes_mask, counts_from_string, counts_from_strings, iou, region_of, split_two_regions,
+    PixelLookup, boxes_mask, counts_from_string, counts_from_strings, iou, region_of, split_two_regions,
     union_of_instances,
 )
 from scoring.benchmarks.epic.core.helpers_dense import dense_iou, dense_point_distance, dense_split, dense_pair_distance

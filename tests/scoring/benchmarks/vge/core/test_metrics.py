@@ -6,7 +6,7 @@ import math
 import pytest
 
 from scoring.core.stats import resample_indices
-from scoring.benchmarks.vge.core.metrics import bootstrap_intervals, episode_metrics, summarise
+from scoring.benchmarks.vge.core.metrics import bootstrap_intervals, summarise
 from scoring.benchmarks.vge.core.replay import replay
 from tests.scoring.benchmarks.vge.core.conftest import make_task
 

@@ -1,0 +1,54 @@
+"""PLAN-Bench, declared once: its board is built from the core's dimensions and subtasks; its judge queue and
+audit pages are mounted under /plan/."""
+from __future__ import annotations
+
+from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, DIMENSIONS, SUBTASK_NAMES, SUBTASKS
+from scoring.core.columns import BoardSpec, Column, Level
+from scoring.core.plugin import BenchmarkPlugin
+from scoring.core.published import PublishedTable
+
+SLUG = "plan-bench"
+
+
+def board() -> BoardSpec:
+    columns = [Column("overall", "Overall", "Accuracy over all items", digits=1)]
+    for title, subtasks in DIMENSIONS.items():
+        key = DIMENSION_KEYS[title]
+        columns.append(Column(key, title, title, group="Dimensions", digits=1))
+        columns += [
+            Column(code, code, SUBTASK_NAMES[code], group=title, level=Level.LEAF, parent=key, digits=1)
+            for code in subtasks
+        ]
+    columns += [
+        Column("single_choice", "Single-choice", "Accuracy on single-choice items", group="Question type",
+               level=Level.EXTRA, digits=1),
+        Column("open", "Open", "Accuracy on open-ended items", group="Question type", level=Level.EXTRA, digits=1),
+    ]
+    return BoardSpec(SLUG, tuple(columns))
+
+
+# On a hidden split a submitter sees its output, the answer read from it, the verdict's source and the judge's name.
+# Never the answer or its hint, the judge's reply or note (a judge may quote the answer), nor the item fingerprint
+# (a hash over the answer: a few guesses would confirm it).
+HIDDEN_SPLIT_DETAIL_KEYS = frozenset({
+    "dimension", "type", "output", "extracted", "decided_by", "judge", "prompt_version",
+    "correct",  # components
+})
+
+PLUGIN = BenchmarkPlugin(
+    slug=SLUG,
+    title="PLAN-Bench",
+    scorer="scoring.benchmarks.plan.scorer:score",
+    precheck="scoring.benchmarks.plan.scorer:precheck",
+    board=board(),
+    published=PublishedTable(
+        SLUG, "plan_bench.csv", "overall", tuple(DIMENSION_KEYS.values()),
+        figures_filename="plan_bench_figures.csv", figure_columns=(*SUBTASKS, "single_choice", "open"),
+    ),
+    cli="scoring.benchmarks.plan.core.cli",
+    cli_help="PLAN-Bench: score predictions against items",
+    urls="scoring.benchmarks.plan.urls",
+    url_prefix="plan/",
+    demo_command="make_demo_plan",
+    hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
+)

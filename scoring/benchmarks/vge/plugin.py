@@ -1,0 +1,67 @@
+"""VGEBench, declared once: the board's columns are the core's metrics; uploads are action logs replayed through
+the engine."""
+from __future__ import annotations
+
+from scoring.benchmarks.vge.core.metrics import METRICS
+from scoring.core.columns import BoardSpec, Column, Direction, Level
+from scoring.core.plugin import BenchmarkPlugin
+from scoring.core.published import PublishedTable
+
+SLUG = "vge-bench"
+
+# How the board shows each metric of the core: label, title, lower-is-better, shown on demand only.
+_SHOWN: dict[str, tuple[str, str, bool, bool]] = {
+    "SR": ("SR", "Success rate (all goals of the task reached)", False, False),
+    "SSR": ("SSR", "Sub-goal success rate", False, False),
+    "SPL": ("SPL", "Success weighted by path length", False, False),
+    "State-F1": ("State-F1", "F1 of visited vs required states", False, False),
+    "EIR": ("EIR", "Effective interaction rate", False, False),
+    "TIR": ("TIR", "Task-relevant interaction rate", False, False),
+    "VSPS": ("VSPS", "View switches per sub-goal (per episode)", True, False),
+    "GVPE": ("GVPE", "View switches per goal, pooled", True, False),
+    "EER": ("EER", "Effective execution rate", False, False),
+    "PSR": ("PSR", "Precise success rate", False, True),
+    "AvgDist": ("Avg Dist", "Mean click distance to the target (0..1000)", True, True),
+    "AvgWDist": ("Avg W-Dist", "Mean weighted click distance (0..1000)", True, True),
+}
+
+
+def board() -> BoardSpec:
+    columns = []
+    for metric in METRICS:
+        label, title, lower_is_better, on_demand = _SHOWN[metric]
+        columns.append(Column(
+            # SR is VGEBench's headline figure; the board keeps it under the key "overall" like the others.
+            "overall" if metric == "SR" else metric,
+            label,
+            title,
+            group="On demand" if on_demand else "",
+            direction=Direction.DOWN if lower_is_better else Direction.UP,
+            level=Level.EXTRA if on_demand else Level.HEADLINE,
+        ))
+    return BoardSpec(SLUG, tuple(columns))
+
+
+# On a hidden split a submitter sees the episode as the agent played it: its line, each turn's output, parsed
+# action, feedback and views, and the per-episode metrics. Never the task (goals, start state, lambda), l_opt,
+# states or components of the device, optimal costs or budgets (they follow from lambda and the optimal cost).
+HIDDEN_SPLIT_DETAIL_KEYS = frozenset({
+    "line", "ignored_outputs", "gave_up", "episode",
+    "trace", "turn", "raw_output", "action", "action_text", "turn_class", "kind", "feedback",
+    "view_before", "view_after", "done", "success",
+    "name", "coord", "params",  # of `action`
+    *METRICS, "goals_reached", "turns",  # components
+})
+
+PLUGIN = BenchmarkPlugin(
+    slug=SLUG,
+    title="VGEBench",
+    scorer="scoring.benchmarks.vge.scorer:score",
+    precheck="scoring.benchmarks.vge.scorer:precheck",
+    board=board(),
+    published=PublishedTable(SLUG, "vge_bench.csv", "SR", METRICS),
+    cli="scoring.benchmarks.vge.core.cli",
+    cli_help="VGEBench: replay action logs through the engine",
+    demo_command="make_demo_vge",
+    hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
+)

@@ -1,0 +1,51 @@
+"""The plugin contract: what a benchmark declares, once, so the site, the worker and the CLI can serve it.
+
+A benchmark is a package under `scoring/benchmarks/` with its pure `core/` and a `plugin.py` that builds one
+`BenchmarkPlugin`. Code that runs inside the site (the scorer, the pre-check, the URLs) is named by a dotted
+target and imported on first use, so the registry and the CLI stay free of Django. Pure data, no Django.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from scoring.core.columns import BoardSpec
+from scoring.core.contract import FileProblem, ScorerInput, ScoringResult
+from scoring.core.published import PublishedTable
+
+Scorer = Callable[[ScorerInput], ScoringResult]
+Precheck = Callable[[ScorerInput], list[FileProblem]]
+
+
+def load_target(target: str) -> Any:
+    """The object a 'package.module:name' target names (the module itself when there is no ':name')."""
+    module_name, _, attribute = target.partition(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, attribute) if attribute else module
+
+
+@dataclass(frozen=True)
+class BenchmarkPlugin:
+    slug: str  # the name `Benchmark.scorer` holds, e.g. "epic-bench"
+    title: str
+    scorer: str  # "module:function", a `Scorer`; runs in the worker (may use Django)
+    board: BoardSpec
+    precheck: str = ""  # "module:function", a `Precheck`: the file's format against the split, no scoring
+    published: PublishedTable | None = None  # the paper's table in data/published/, shown as "reported" rows
+    cli: str = ""  # a module with `main(argv) -> int`, run by `python -m scoring <slug>`; pure
+    cli_help: str = ""
+    urls: str = ""  # a Django URLconf module of the benchmark's own pages, mounted under /<url_prefix>/
+    url_prefix: str = ""
+    demo_command: str = ""  # the management command that makes its demo content (run by `make_demo`)
+    # What a non-curator may see of a scored sample (`SampleScore.details` and `.components`): the key names
+    # allowed at any depth (scoring.core.disclosure). On a split with hidden ground truth only these, so a scorer
+    # key is secret until listed here; the default shows nothing. On a public split: None, everything.
+    hidden_split_detail_keys: frozenset[str] = frozenset()
+    public_split_detail_keys: frozenset[str] | None = None
+
+    def score_function(self) -> Scorer:
+        return load_target(self.scorer)
+
+    def precheck_function(self) -> Precheck | None:
+        return load_target(self.precheck) if self.precheck else None

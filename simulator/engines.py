@@ -1,0 +1,87 @@
+"""The VGE engines of this process (one per device definition) and what every episode path shares with them:
+a stored task loaded into its engine, the owner check, and what a player or agent is shown.
+
+Below `simulator.services` and `simulator.selectors`, which both use it; it imports neither.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+
+from scoring.benchmarks.vge.core.device import load_device
+from scoring.benchmarks.vge.core.engine import Engine, EpisodeState
+from scoring.benchmarks.vge.core.play import budget_maxima
+from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
+from scoring.benchmarks.vge.core.task_defs import load_task
+from simulator.models import Device, Episode, Task
+
+
+class EpisodeError(Exception):
+    """A request about an episode that cannot be served; `status` is the HTTP status to answer with."""
+
+    def __init__(self, message: str, *, status: int = 400):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+_engines: dict[str, Engine] = {}
+_engines_lock = threading.Lock()
+
+
+def engine_for(device: Device) -> Engine:
+    """The process-wide engine of a stored device (graphs built once per definition digest)."""
+    engine = _engines.get(device.digest)
+    if engine is None:
+        with _engines_lock:
+            engine = _engines.get(device.digest)
+            if engine is None:
+                engine = Engine(load_device(device.definition, source=device.device_id))
+                _engines[device.digest] = engine
+    return engine
+
+
+def engine_cache_clear() -> None:
+    """Forget every engine (as after a restart: the next request rebuilds from the database)."""
+    with _engines_lock:
+        _engines.clear()
+
+
+def core_task(task: Task) -> CoreTask:
+    return load_task(task.definition)
+
+
+def engine_with_task(task: Task) -> tuple[Engine, CoreTask]:
+    """The engine of the task's device, with the task added to it (once per process)."""
+    engine = engine_for(task.device)
+    core = core_task(task)
+    if not engine.has_task(core.id):
+        engine.add_task(core)
+    return engine, core
+
+
+def episode_owner_check(episode: Episode, user: AbstractBaseUser | None) -> None:
+    """Refuse anyone but the episode's owner (and staff); an episode without an owner is anyone's."""
+    if episode.owner_id is not None and (user is None or (episode.owner_id != user.pk and not user.is_staff)):
+        raise EpisodeError("This episode belongs to someone else.", status=403)
+
+
+def observation(*, episode: Episode, engine: Engine, state: EpisodeState) -> dict[str, Any]:
+    """What a player or agent sees now. Never names states or components."""
+    core = engine.task(state.task)
+    return {
+        "episode": episode.pk,
+        "turn": state.turns,
+        "view": state.view,
+        "image_url": f"/api/vge/episodes/{episode.pk}/view.png?turn={state.turns}",
+        "accessible_views": engine.accessible_views(state),
+        "instruction": engine.instruction(state),
+        "goal_index": state.goal_index,
+        "goals_total": len(core.goals),
+        "budgets": {"global": state.global_left, "local": state.local_left},
+        "budgets_max": budget_maxima(state.as_dict()),
+        "done": state.done,
+        "success": state.success,
+    }

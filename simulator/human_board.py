@@ -1,0 +1,108 @@
+"""The "Human (site players)" row of the VGE demo board: the baseline episodes it is made of and its
+recomputation, which the Celery task runs after a baseline episode ends or the baseline set changes.
+
+Below `simulator.services` and `simulator.tasks`: services queue the task, the task calls `human_board_refresh`.
+"""
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from scoring.benchmarks.vge.core.engine import StepOutcome
+from scoring.benchmarks.vge.core.metrics import METRICS, bootstrap_intervals, episode_metrics, summarise
+from scoring.benchmarks.vge.plugin import SLUG as BENCHMARK_SLUG
+from scoring.core.contract import SampleResult, ScoringResult
+from scoring.core.stats import DEFAULT_SEED, resample_indices
+from scoring.models import ModelEntry, Split, Submission
+from scoring.pipeline import score_publish
+from scoring.selectors import board_cache_invalidate
+from simulator.engines import engine_with_task
+from simulator.models import Episode
+
+HUMAN_ENTRY_NAME = "Human (site players)"
+HUMAN_ENTRY_SLUG = "human-site-players"
+HUMAN_SCORER_VERSION = "vge-1.0+human"
+DEMO_SPLIT = "demo"
+
+
+def demo_split() -> Split | None:
+    return (
+        Split.objects.filter(benchmark__slug=BENCHMARK_SLUG, name=DEMO_SPLIT).order_by("-version").first()
+    )
+
+
+def human_baseline_episodes(*, split: Split) -> list[Episode]:
+    """What the Human row is made of: each player's first finished episode on each baseline task of the split
+    (a second try at a task a player already knows is not a baseline episode)."""
+    first: dict[tuple[int, int], Episode] = {}
+    rows = (
+        Episode.objects.filter(kind=Episode.Kind.HUMAN, finished=True, owner__isnull=False,
+                               task__baseline_rank__isnull=False, task__sample__split=split)
+        .select_related("task__device", "task__sample")
+        .order_by("created_at", "pk")
+    )
+    for episode in rows:
+        first.setdefault((episode.owner_id, episode.task_id), episode)
+    return sorted(first.values(), key=lambda e: (e.task.baseline_rank or 0, e.pk))
+
+
+def human_board_refresh() -> Submission | None:
+    """(Re)compute the "Human (site players)" row of the VGE demo board from the baseline episodes, with the
+    same metric code as every scored log, published by the same pipeline step. One submission, updated in
+    place; removed when no episode is left."""
+    split = demo_split()
+    if split is None:
+        return None
+    episodes = human_baseline_episodes(split=split)
+    entry, _ = ModelEntry.objects.get_or_create(
+        name=HUMAN_ENTRY_NAME, thinking=ModelEntry.Thinking.UNKNOWN,
+        defaults={"slug": HUMAN_ENTRY_SLUG, "kind": ModelEntry.Kind.HUMAN, "organisation": "Embodied Bench Hub",
+                  "description": "Signed-in site players on the human baseline set of the demo split."},
+    )
+    with transaction.atomic():
+        submission = (
+            Submission.objects.select_for_update()
+            .filter(model_entry=entry, split=split, source=Submission.Source.UPLOAD).order_by("pk").first()
+        )
+        if not episodes:
+            if submission is not None:
+                split_id = submission.split_id
+                submission.delete()
+                transaction.on_commit(lambda: board_cache_invalidate(split_id=split_id))
+            return None
+        metrics, samples = [], []
+        for index, episode in enumerate(episodes):
+            engine, core = engine_with_task(episode.task)
+            outcomes = [StepOutcome.from_dict(o) for o in episode.steps.order_by("index").values_list("outcome", flat=True)]
+            m = episode_metrics(engine, core, outcomes)
+            metrics.append(m)
+            samples.append(SampleResult(
+                index=index, key=episode.task.task_id[:300],
+                task=(episode.task.sample.task if episode.task.sample else "")[:100],
+                score=m.values["SR"], outcome="gave_up" if episode.gave_up else ("success" if m.success else "failed"),
+                components={**m.values, "goals_reached": m.goals_reached, "turns": m.turns},
+                details={"task": core.as_dict(), "episode": episode.pk, "player": episode.owner_id, "l_opt": m.l_opt,
+                         "final": episode.state, "gave_up": episode.gave_up, "trace": [o.as_dict() for o in outcomes]},
+            ))
+        breakdown = summarise(metrics)
+        players = len({e.owner_id for e in episodes})
+        note = f"{len(episodes)} episodes by {players} players (human baseline, played in the browser)"
+        ModelEntry.objects.filter(pk=entry.pk).update(
+            description=f"Signed-in site players on the human baseline set of the demo split: {note}.")
+        now = timezone.now()
+        if submission is None:
+            submission = Submission.objects.create(
+                model_entry=entry, split=split, source=Submission.Source.UPLOAD, status=Submission.Status.SCORED,
+                scorer_version=HUMAN_SCORER_VERSION, note=note, started_at=now,
+            )
+        else:
+            Submission.objects.filter(pk=submission.pk).update(note=note)
+        score_publish(submission=submission, result=ScoringResult(
+            overall=breakdown["SR"],
+            breakdown={k: breakdown[k] for k in METRICS},
+            samples=samples,
+            scorer_version=HUMAN_SCORER_VERSION,
+            intervals=bootstrap_intervals(metrics, resample_indices=resample_indices, seed=DEFAULT_SEED),
+            details={"episodes": len(episodes), "players": players},
+        ))
+    return submission

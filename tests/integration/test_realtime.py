@@ -1,0 +1,64 @@
+"""Live pages on the production set-up: a websocket on the Redis channel layer stays open while idle and still
+receives what the worker announces (issue 13, defect 3: every socket used to die after about 5 s idle)."""
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.db import connections
+from django.test import Client
+
+from config.asgi import application
+from scoring.events import submission_group
+from scoring.models import Submission
+from tests.scoring.factories import ModelEntryFactory, SplitFactory
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+IDLE_SECONDS = 60
+
+
+def run_async(scenario) -> None:
+    """A fresh loop in its own thread (a browser test may have left a loop running in this one); the database
+    connection the consumer opened in asgiref's thread is closed afterwards, so the test database can be dropped."""
+
+    async def then_close() -> None:
+        try:
+            await scenario()
+        finally:
+            await database_sync_to_async(connections.close_all)()
+
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, then_close()).result()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(IDLE_SECONDS + 60)
+def test_submission_socket_idle_for_a_minute_on_redis_still_receives_progress(user):
+    assert "redis" in settings.CHANNEL_LAYERS["default"]["BACKEND"].lower()
+    submission = Submission.objects.create(
+        model_entry=ModelEntryFactory(owner=user), split=SplitFactory(), submitter=user
+    )
+    client = Client()
+    client.force_login(user)
+    headers = [(b"origin", b"http://127.0.0.1"), (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]
+
+    async def scenario():
+        socket = WebsocketCommunicator(application, f"/ws/submissions/{submission.pk}/", headers=headers)
+        assert (await socket.connect(timeout=5))[0]
+        # Given the socket stays idle for a minute (the consumer waits on the channel layer all along)
+        assert await socket.receive_nothing(timeout=IDLE_SECONDS, interval=0.5)
+        # When the worker announces progress
+        await get_channel_layer().group_send(
+            submission_group(submission.pk), {"type": "submission.progress", "done": 150, "total": 206}
+        )
+        # Then the socket, still open, passes it on
+        assert await socket.receive_json_from(timeout=5) == {"type": "progress", "done": 150, "total": 206}
+        await socket.disconnect()
+
+    run_async(scenario)
