@@ -16,10 +16,11 @@ from django.core.files.uploadedfile import UploadedFile
 from django.utils import timezone
 
 from scoring.benchmarks import UnknownBenchmark, plugin_for
-from scoring.core.contract import FileProblem, SampleRecord, ScorerInput, SubmissionRejected
+from scoring.core.contract import FileProblem, ScorerInput, SubmissionRejected
 from scoring.core.jsonl import decode_json, json_lines, text_lines
 from scoring.errors import SubmissionError
 from scoring.models import Split, Submission, UploadQuotaDay
+from scoring.selectors import split_samples
 
 
 @dataclass(frozen=True)
@@ -144,11 +145,7 @@ def submission_precheck(*, split: Split, uploaded_file: UploadedFile) -> Prechec
         path = Path(tmp.name)
         if precheck is None:
             return PrecheckResult(_generic_problems(path, uploaded_file.name, samples=split.samples.count()), "generic")
-        samples = [
-            SampleRecord(key=key, position=position, category=category, group=group, task=task)
-            for key, position, category, group, task in split.samples.order_by("position", "key").values_list(
-                "key", "position", "category", "group", "task").iterator(chunk_size=2000)
-        ]
+        samples = split_samples(split=split, labels_only=True)
         try:
             rejection = SubmissionRejected("", precheck(ScorerInput(file_path=path, samples=samples, options={})))
         except SubmissionRejected as exc:

@@ -37,8 +37,16 @@ def splits_open_for_submission() -> QuerySet[Split]:
     return Split.objects.select_related("benchmark").order_by("benchmark__order", "name", "-version")
 
 
-def split_samples(*, split: Split) -> list[SampleRecord]:
-    """A split's samples as the scorers take them, in position order."""
+def split_samples(*, split: Split, labels_only: bool = False) -> list[SampleRecord]:
+    """A split's samples as the scorers take them, in position order. `labels_only`: keys and labels, without
+    inputs or ground truth (what a format pre-check may see, on any split)."""
+    rows = Sample.objects.filter(split=split).order_by("position", "key")
+    if labels_only:
+        return [
+            SampleRecord(key=key, position=position, category=category, group=group, task=task)
+            for key, position, category, group, task in rows.values_list(
+                "key", "position", "category", "group", "task").iterator(chunk_size=2000)
+        ]
     return [
         SampleRecord(
             key=s.key,
@@ -49,7 +57,7 @@ def split_samples(*, split: Split) -> list[SampleRecord]:
             inputs=s.inputs,
             ground_truth=s.ground_truth,
         )
-        for s in Sample.objects.filter(split=split).order_by("position", "key").iterator(chunk_size=2000)
+        for s in rows.iterator(chunk_size=2000)
     ]
 
 
