@@ -62,6 +62,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.reject_nul_bytes",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -157,6 +158,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Embodied Bench Hub API",
     "DESCRIPTION": "Leaderboards, submissions, annotation and the VGE agent API.",
     "VERSION": "1.0.0",
+    # Request bodies get their own components, so an upload's file is `format: binary` and read-only fields are
+    # left out of what a client (or the schema fuzz run) is asked to send.
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 # --- Celery ---------------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.static import serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from scoring.api import ApiNotFound
 from scoring.benchmarks import plugins
 
 urlpatterns = [
@@ -20,4 +21,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     # Only media/public is served (benchmark images, rendered views); submissions and hidden GT live elsewhere.
     path("media/public/<path:path>", serve, {"document_root": settings.MEDIA_ROOT / "public"}),
+    # Last: an /api/ path nothing above matched is a JSON 404, not the site's HTML page.
+    re_path(r"^api/", ApiNotFound.as_view()),
 ]

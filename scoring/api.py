@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, status
+from rest_framework.exceptions import NotFound
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -75,3 +76,16 @@ class SubmissionDetailApi(APIView):
         if submission.submitter_id != request.user.pk and not request.user.is_staff:
             return Response({"detail": "Not your submission."}, status=404)
         return Response(SubmissionOutput(submission).data)
+
+
+class ApiNotFound(APIView):
+    """Any /api/ path no route matches (an id that is not a number, a misspelt benchmark): a JSON 404 in the API's
+    error shape, never the HTML page of the site."""
+
+    schema = None
+    permission_classes = [permissions.AllowAny]
+    authentication_classes: list = []
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        raise NotFound(f"No API operation at {request.path} ({request.method}); see /api/docs/ for the operations.")

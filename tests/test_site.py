@@ -153,3 +153,24 @@ def test_reviewers_see_the_judge_queue_link_and_others_do_not(client, user, othe
     client.force_login(other_user)
     html = client.get("/").content.decode()
     assert "Judge queue" in html and "Review queue" in html
+
+
+@pytest.mark.parametrize("path", ["/api/submissions/null,null/", "/api/leaderboards/%C3%98/", "/api/nothing-here/"])
+def test_an_api_path_no_route_matches_is_a_json_404(client, path):
+    # (the schema fuzz run got the site's HTML 404 page for ids that are not numbers)
+    response = client.get(path)
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    assert "No API operation at /api/" in response.json()["detail"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/api/leaderboards/epic-bench/?split=a%00b", "/leaderboard/epic-bench/?q=%00",
+                                  "/submissions/%00/"])
+def test_a_nul_character_in_the_path_or_query_is_a_400_not_a_500(client, path):
+    # (on PostgreSQL a NUL in a looked-up text was a 500: the schema fuzz run found it in ?split=)
+    response = client.get(path)
+    assert response.status_code == 400
+    assert b"NUL character" in response.content
+    if path.startswith("/api/"):
+        assert response.json()["detail"].startswith("The request's path or query string contains a NUL")

@@ -9,10 +9,10 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
 BLANK_REFUSED = [  # (request component, field): required text the server answers "" to with a 400
-    ("SubmissionCreateInput", "model"),
-    ("PrecheckInput", "benchmark"),
-    ("EpisodeCreateInput", "task"),
-    ("BundleInput", "model"),
+    ("SubmissionCreateInputRequest", "model"),
+    ("PrecheckInputRequest", "benchmark"),
+    ("EpisodeCreateInputRequest", "task"),
+    ("BundleInputRequest", "model"),
 ]
 
 
@@ -38,6 +38,14 @@ def test_submission_score_is_an_object_or_null(schema):
     assert score["nullable"] is True and score["allOf"] == [{"$ref": "#/components/schemas/ScoreOutput"}]
     assert components["ScoreOutput"]["type"] == "object"
     assert components["ScoreOutput"]["properties"]["overall"]["nullable"] is True
+
+
+@pytest.mark.parametrize("component", ["SubmissionCreateInputRequest", "PrecheckInputRequest",
+                                       "ImageUploadInputRequest"])
+def test_uploaded_files_are_binary_in_the_request_bodies(schema, component):
+    # (COMPONENT_SPLIT_REQUEST: without it a request's file was a read-only URI string, which no client can send)
+    file = schema["components"]["schemas"][component]["properties"]["file"]
+    assert file["type"] == "string" and file["format"] == "binary"
 
 
 def test_item_assignee_may_be_null(schema):
