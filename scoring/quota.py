@@ -82,6 +82,13 @@ def submission_quota_claim(*, user: AbstractBaseUser, split: Split, now: datetim
     submission_quota_check(user=user, split=split, now=now)
 
 
+def quota_days_prune(*, now: datetime | None = None) -> int:
+    """Delete the lock rows of past days (only today's row is ever locked); returns how many went."""
+    today = _day_start(now or timezone.now()).date()
+    deleted, _ = UploadQuotaDay.objects.filter(day__lt=today).delete()
+    return deleted
+
+
 def quotas_for_user(*, user: AbstractBaseUser, splits) -> list[tuple[Split, QuotaState]]:
     return [(split, submission_quota(user=user, split=split)) for split in splits]
 

@@ -7,7 +7,7 @@ from celery import shared_task
 from celery.signals import worker_ready
 from django.db import InterfaceError, OperationalError
 
-from scoring import pipeline
+from scoring import pipeline, quota
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,12 @@ def requeue_stale_submissions() -> list[int]:
     for submission_id in ids:
         submission_enqueue(submission_id=submission_id)
     return ids
+
+
+@shared_task
+def prune_quota_days() -> int:
+    """Daily (beat): the per-day quota lock rows of past days are no longer needed."""
+    return quota.quota_days_prune()
 
 
 @worker_ready.connect

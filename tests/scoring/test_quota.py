@@ -6,8 +6,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from scoring import pipeline
 from scoring import services
-from scoring.models import Submission
-from scoring.quota import submission_quota, submission_quota_check
+from scoring.models import Submission, UploadQuotaDay
+from scoring.quota import quota_days_prune, submission_quota, submission_quota_check
 from tests.scoring import precheck_scorer
 from tests.scoring.factories import SampleFactory, SplitFactory
 
@@ -125,3 +125,15 @@ def test_upload_page_shows_remaining_quota(client, user, quota_split):
     client.force_login(user)
     html = client.get("/submissions/new/").content.decode()
     assert "2 of 2 left today" in html
+
+
+def test_past_days_quota_lock_rows_are_pruned_and_todays_kept(user, quota_split):
+    # Given lock rows of today, yesterday and last month
+    now = datetime(2026, 12, 1, 9, 0, tzinfo=dt_timezone.utc)
+    for days_ago in (0, 1, 30):
+        UploadQuotaDay.objects.create(user=user, split=quota_split, day=(now - timedelta(days=days_ago)).date())
+    # When the daily prune runs
+    deleted = quota_days_prune(now=now)
+    # Then only today's row is left
+    assert deleted == 2
+    assert list(UploadQuotaDay.objects.values_list("day", flat=True)) == [now.date()]
