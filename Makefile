@@ -43,11 +43,14 @@ run: demo
 # Tests keep their files (SQLite test database, broker folder) in var/test, away from the running site's.
 test: export EBH_VAR_DIR = $(CURDIR)/var/test
 test: setup browser
-	$(BIN)/python -m pytest -m "not integration"
+	$(BIN)/python -m pytest -m "not integration and not faults"
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_BROKER_URL) REDIS_URL=$(REDIS_LAYER_URL) \
-	  $(BIN)/python -m pytest -m "integration or worker"
+	  $(BIN)/python -m pytest -m "(integration or worker) and not faults"
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(AMQP_URL) \
-	  $(BIN)/python -m pytest -m "worker"
+	  $(BIN)/python -m pytest -m "worker and not faults"
+	@echo "== fault suite and schema fuzz (tests/faults/): PostgreSQL, Redis, RabbitMQ =="
+	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_BROKER_URL) REDIS_URL=$(REDIS_LAYER_URL) AMQP_BROKER_URL=$(AMQP_URL) \
+	  $(BIN)/python -m pytest -m "faults" -s
 
 clean:
 	rm -rf var

@@ -184,8 +184,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# How often beat sweeps for lost jobs (see SCORING_LEASE_SECONDS).
+SCORING_SWEEP_SECONDS = env_int("SCORING_SWEEP_SECONDS", 60)
 CELERY_BEAT_SCHEDULE = {
-    "requeue-stale-submissions": {"task": "scoring.tasks.requeue_stale_submissions", "schedule": 60.0},
+    "requeue-stale-submissions": {
+        "task": "scoring.tasks.requeue_stale_submissions", "schedule": float(SCORING_SWEEP_SECONDS),
+    },
+    "prune-quota-days": {"task": "scoring.tasks.prune_quota_days", "schedule": 24 * 3600.0},
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # A running submission whose worker has not reported for this long is taken to be lost and is queued again.

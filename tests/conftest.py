@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-SERVICE_VARS = ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL")
+SERVICE_VARS = ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "AMQP_BROKER_URL")
 DEFAULT_PORTS = {"postgres": 5432, "postgresql": 5432, "redis": 6379, "amqp": 5672, "pyamqp": 5672}
 
 
@@ -27,20 +27,25 @@ def _unreachable_services() -> list[str]:
     return problems
 
 
+def _needs_real_services(item: pytest.Item) -> bool:
+    """Integration tests and the fault suite run only against the real services."""
+    return item.get_closest_marker("integration") is not None or item.get_closest_marker("faults") is not None
+
+
 def _needs_services(item: pytest.Item) -> bool:
-    return item.get_closest_marker("integration") is not None or any(
+    return _needs_real_services(item) or any(
         urlparse(os.environ.get(var, "")).scheme in DEFAULT_PORTS for var in SERVICE_VARS
     )
 
 
 @pytest.hookimpl(trylast=True)  # after `-m` has deselected what this run leaves out
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    integration = [item for item in items if item.get_closest_marker("integration")]
+    integration = [item for item in items if _needs_real_services(item)]
     configured = any(urlparse(os.environ.get(var, "")).scheme in DEFAULT_PORTS for var in SERVICE_VARS)
     if not integration and not configured:
         return
     if integration and not configured:
-        reason = "integration test: set DATABASE_URL / CELERY_BROKER_URL / REDIS_URL to real services (make test does)"
+        reason = "integration or fault test: set DATABASE_URL / CELERY_BROKER_URL / REDIS_URL to real services (make test does)"
         problems = [reason]
     else:
         problems = _unreachable_services()

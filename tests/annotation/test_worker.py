@@ -7,18 +7,11 @@ import pytest
 from django.conf import settings
 
 from annotation import services
-from tests.integration.test_worker import Worker, wait_for
+from tests.faults.processes import Worker, site_env, wait_for
 
 from .conftest import client_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
-
-
-class EmbeddingWorker(Worker):
-    def env(self) -> dict[str, str]:
-        env = super().env()
-        env.update(SAM_EMBEDDING_DIR=str(settings.SAM_EMBEDDING_DIR), SAM_CHECKPOINT="")
-        return env
 
 
 def test_worker_process_computes_the_embedding_and_clicks_are_answered(tmp_path, curator, annotator, project_factory,
@@ -31,7 +24,8 @@ def test_worker_process_computes_the_embedding_and_clicks_are_answered(tmp_path,
     url = f"/api/annotation/images/{image.pk}/segment/"
     prompt = {"points": [[192, 180, 1]], "multimask": True}
 
-    worker = EmbeddingWorker(f"embed-{uuid.uuid4().hex[:6]}@localhost", tmp_path / "worker.log")
+    env = site_env(SAM_EMBEDDING_DIR=str(settings.SAM_EMBEDDING_DIR), SAM_CHECKPOINT="")
+    worker = Worker(f"embed-{uuid.uuid4().hex[:6]}@localhost", env, tmp_path / "worker.log")
     worker.purge()
     first = client.post(url, prompt, format="json")
     assert first.status_code == 202

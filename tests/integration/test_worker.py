@@ -5,75 +5,18 @@ PostgreSQL with Redis or RabbitMQ in the integration part of `make test`.
 """
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import time
 import uuid
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from scoring import services
 from scoring.models import SampleScore, Score, Submission
-from tests.conftest import subprocess_database_url
+from tests.faults.processes import Worker, site_env, wait_for
 from tests.scoring.factories import ModelEntryFactory, SampleFactory, SplitFactory
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
-
-
-class Worker:
-    """A `celery worker` process on the test database, with the dummy scorer registered."""
-
-    def __init__(self, nodename: str, log_path: Path):
-        self.nodename = nodename
-        self.log_path = log_path
-        self.process: subprocess.Popen | None = None
-
-    def env(self) -> dict[str, str]:
-        env = dict(os.environ, DATABASE_URL=subprocess_database_url())
-        env.update(
-            EXTRA_BENCHMARKS="tests.dummy_scorer:PLUGIN",
-            MEDIA_ROOT=str(settings.MEDIA_ROOT),
-            PYTHONPATH=str(ROOT),
-            SCORING_LEASE_SECONDS="300",
-        )
-        return env
-
-    def purge(self) -> None:
-        """Drop messages other tests left in the broker (their submissions are not in this test's database)."""
-        subprocess.run(
-            [sys.executable, "-m", "celery", "-A", "config", "purge", "-f"],
-            cwd=ROOT, env=self.env(), capture_output=True, timeout=60, check=True,
-        )
-
-    def start(self) -> None:
-        env = self.env()
-        log = self.log_path.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-l", "info", "-n", self.nodename],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=30)
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
 
 
 @pytest.fixture
@@ -81,7 +24,7 @@ def worker_factory(tmp_path):
     workers: list[Worker] = []
 
     def make(nodename: str) -> Worker:
-        worker = Worker(nodename, tmp_path / "worker.log")
+        worker = Worker(nodename, site_env(), tmp_path / "worker.log")
         if not workers:
             worker.purge()
         workers.append(worker)
@@ -113,16 +56,6 @@ def submit(user, split, *, options=None) -> Submission:
         uploaded_file=SimpleUploadedFile("pred.txt", content),
         options=options or {},
     )
-
-
-def wait_for(predicate, *, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def test_worker_process_scores_a_submission_end_to_end(user, dummy_split, worker_factory, tmp_path):

@@ -18,7 +18,7 @@ from scoring.events import submission_group
 from scoring.models import Submission
 from tests.scoring.factories import ModelEntryFactory, SplitFactory
 
-pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
 
 IDLE_SECONDS = 60
 
