@@ -10,6 +10,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from scoring.core.analysis import Analyses
 from scoring.core.columns import BoardSpec
 from scoring.core.contract import FileProblem, ScorerInput, ScoringResult
 from scoring.core.published import PublishedTable
@@ -38,6 +39,7 @@ class BenchmarkPlugin:
     urls: str = ""  # a Django URLconf module of the benchmark's own pages, mounted under /<url_prefix>/
     url_prefix: str = ""
     demo_command: str = ""  # the management command that makes its demo content (run by `make_demo`)
+    analyses: str = ""  # "module:function", an `Analyses` (scoring.core.analysis): the Analysis tab's figures; pure
     # What a non-curator may see of a scored sample (`SampleScore.details` and `.components`): the key names
     # allowed at any depth (scoring.core.disclosure). On a split with hidden ground truth only these, so a scorer
     # key is secret until listed here; the default shows nothing. On a public split: None, everything.
@@ -49,3 +51,6 @@ class BenchmarkPlugin:
 
     def precheck_function(self) -> Precheck | None:
         return load_target(self.precheck) if self.precheck else None
+
+    def analyses_function(self) -> Analyses | None:
+        return load_target(self.analyses) if self.analyses else None
