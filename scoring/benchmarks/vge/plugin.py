@@ -63,5 +63,6 @@ PLUGIN = BenchmarkPlugin(
     cli="scoring.benchmarks.vge.core.cli",
     cli_help="VGEBench: replay action logs through the engine",
     demo_command="make_demo_vge",
+    analyses="scoring.benchmarks.vge.core.analysis:figures",
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
 )
