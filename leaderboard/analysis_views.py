@@ -10,8 +10,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -23,7 +25,9 @@ from leaderboard import selectors
 from leaderboard.core import analysis_svg
 from leaderboard.core.board import BadBoardQuery, board_build, csv_cell, parse_query
 from scoring.benchmarks import UnknownBenchmark, board_for, plugin_for
-from scoring.core.analysis import Figure
+from scoring.core.analysis import AnalysisContext, Figure
+from scoring.core.plugin import BenchmarkPlugin
+from scoring.core.published import read_deltas, read_table
 
 FORMATS = ("svg", "csv", "json")
 
@@ -46,12 +50,26 @@ def resolve_board(request: HttpRequest, slug: str):
     return (benchmark, split, spec, query), None
 
 
+def _context(plugin: BenchmarkPlugin, split, rows) -> AnalysisContext:
+    """The paper's rows of the reported entries the filters keep, its stated deltas, and the plugin's own reads."""
+    published, deltas = [], []
+    if plugin.published is not None:
+        directory = Path(settings.PUBLISHED_DATA_DIR)
+        kept = {r.model_name for r in rows if r.source == "reported"}
+        published = [p for p in read_table(directory, plugin.published) if p.model in kept]
+        # The paper's stated differences belong with its rows: only on a board that shows some of them.
+        deltas = read_deltas(directory, plugin.published) if kept else []
+    hook = plugin.analysis_context_function()
+    return AnalysisContext(published=published, deltas=deltas, extra=hook(split) if hook else {})
+
+
 def _figures(benchmark, split, spec, query) -> list[Figure] | None:
     """The benchmark's figures for the board's filtered rows; None when it declares no analyses."""
     try:
-        function = plugin_for(benchmark.scorer).analyses_function()
+        plugin = plugin_for(benchmark.scorer)
     except UnknownBenchmark:
-        function = None
+        return None
+    function = plugin.analyses_function()
     if function is None:
         return None
     data = selectors.board_data(split=split)
@@ -59,7 +77,8 @@ def _figures(benchmark, split, spec, query) -> list[Figure] | None:
     found = cache.get(key)
     if found is None:
         view = board_build(data.rows, spec, query, data.pairs)
-        found = function(selectors.analysis_models(rows=view.rows))
+        models = selectors.analysis_models(rows=view.rows, truth_keys=plugin.analysis_truth_keys)
+        found = function(models, _context(plugin, split, view.rows))
         cache.set(key, found, selectors.ROWS_TIMEOUT)
     return found
 

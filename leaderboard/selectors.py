@@ -216,21 +216,24 @@ def sample_facets(*, submission: Submission) -> tuple[list[str], list[str]]:
     return tasks, outcomes
 
 
-def analysis_models(*, rows: Sequence[BoardRow]) -> list[ModelSamples]:
+def analysis_models(*, rows: Sequence[BoardRow], truth_keys: Sequence[str] = ()) -> list[ModelSamples]:
     """The per-sample rows the hub scored for the given board rows (reported rows have none and are left out), in
-    the rows' order, for the Analysis tab. Labels are unique: a second entry of the same model gets its id."""
+    the rows' order, for the Analysis tab, with the named keys of each sample's ground truth (read one by one, so a
+    large ground truth, e.g. EPIC's masks, is never loaded). Labels are unique: a second entry of the same model
+    gets its id."""
     scored = [r for r in rows if r.source == "scored"]
     by_submission: dict[int, list[SampleRow]] = {r.submission_id: [] for r in scored}
+    truth_fields = tuple(f"sample__ground_truth__{k}" for k in truth_keys)
     fields = ("submission_id", "key", "task", "score", "outcome", "invalid", "components", "details",
-              "sample__category", "sample__group")
-    for sub_id, key, task, score, outcome, invalid, components, details, category, group in (
+              "sample__category", "sample__group", *truth_fields)
+    for sub_id, key, task, score, outcome, invalid, components, details, category, group, *truth in (
         SampleScore.objects.filter(submission_id__in=list(by_submission)).order_by("submission_id", "index")
         .values_list(*fields).iterator(chunk_size=2000)
     ):
         by_submission[sub_id].append(SampleRow(
             key=key, task=task, category=category or "", group=group or "", score=score, outcome=outcome,
             invalid=invalid, components=components if isinstance(components, dict) else {},
-            details=details if isinstance(details, dict) else {}))
+            details=details if isinstance(details, dict) else {}, truth=dict(zip(truth_keys, truth))))
     out: list[ModelSamples] = []
     seen: set[str] = set()
     for r in scored:

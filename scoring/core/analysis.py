@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from scoring.core.published import PublishedDelta, PublishedRow
+
 
 @dataclass(frozen=True)
 class SampleRow:
@@ -24,6 +26,7 @@ class SampleRow:
     invalid: bool = False
     components: Mapping[str, Any] = field(default_factory=dict)
     details: Mapping[str, Any] = field(default_factory=dict)
+    truth: Mapping[str, Any] = field(default_factory=dict)  # only the ground-truth keys the plugin asks for
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,18 @@ class Figure:
         }
 
 
-Analyses = Callable[[Sequence[ModelSamples]], list[Figure]]
+@dataclass(frozen=True)
+class AnalysisContext:
+    """What a figure may show beside the hub's own scores, clearly as such: the paper's published rows of the
+    models the board's filters keep, the paper's stated differences, and what the benchmark's site-side hook
+    (`BenchmarkPlugin.analysis_context`) reads for the split (e.g. PLAN's audited judge verdicts)."""
+
+    published: Sequence[PublishedRow] = ()
+    deltas: Sequence[PublishedDelta] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+Analyses = Callable[[Sequence[ModelSamples], AnalysisContext], list[Figure]]
 
 
 def share(part: int, whole: int) -> float | None:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 
 from scoring import pipeline, services
 from scoring.benchmarks.epic.core import demo
@@ -61,7 +62,11 @@ def _submit(user, split: Split, kind: str, name: str) -> Submission:
 
 
 def figure_json(client, key: str, query: str = "split=t") -> dict:
-    response = client.get(f"/leaderboard/epic-bench/analysis/{key}.json?{query}")
+    return figure_json_for(client, "epic-bench", key, query)
+
+
+def figure_json_for(client, slug: str, key: str, query: str) -> dict:
+    response = client.get(f"/leaderboard/{slug}/analysis/{key}.json?{query}")
     assert response.status_code == 200, response.content[:300]
     return json.loads(response.content)
 
@@ -111,3 +116,19 @@ def test_bad_requests_are_clear(client, split):
     assert client.get("/leaderboard/epic-bench/analysis/?split=t&min_params=abc").status_code == 400
     empty = client.get("/leaderboard/epic-bench/analysis/leaf-scores.json?split=t")
     assert json.loads(empty.content)["rows"] == []
+
+
+def test_plan_analysis_shows_the_papers_figures_and_deltas_beside_scored_entries(client):
+    call_command("seed_published")
+    call_command("make_demo_plan")
+    paper = figure_json_for(client, "plan-bench", "subtasks", "split=test")
+    qwen = [r for r in paper["rows"] if r["model"] == "Qwen3.8-Max" and r["column"] == "overall"]
+    assert qwen == [{"model": "Qwen3.8-Max", "source": "paper", "column": "overall", "n": None, "accuracy": 75.0}]
+    deltas = figure_json_for(client, "plan-bench", "thinking", "split=test")["rows"]
+    assert len(deltas) == 7 and {r["source"] for r in deltas} == {"paper"}
+    demo = figure_json_for(client, "plan-bench", "subtasks", "split=demo")
+    oracle = [r for r in demo["rows"] if r["column"] == "overall" and r["model"] == "PLAN demo: rule-perfect oracle"]
+    assert oracle[0]["accuracy"] == 100.0 and oracle[0]["n"] == demo["n"] // 2
+    assert figure_json_for(client, "plan-bench", "thinking", "split=demo")["rows"] == []  # no paper rows there
+    judge = figure_json_for(client, "plan-bench", "judge", "split=demo")
+    assert sum(r["n"] for r in judge["rows"]) == demo["n"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from scoring.core.analysis import Chart, Figure, ModelSamples, SampleRow, Series, mean, share
+from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, mean, share
 from scoring.benchmarks.epic.core.taxonomy import LEAVES, Leaf, resolve_leaf
 
 # True-count buckets of the counting figure: (label, lowest, highest) with both ends included.
@@ -222,5 +222,5 @@ def localization(models: Sequence[ModelSamples]) -> list[Figure]:
         _n_text(models, total), columns, rows, Chart("bars", groups, series, "mean IoU (%)", 100.0), total)]
 
 
-def figures(models: Sequence[ModelSamples]) -> list[Figure]:
+def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
     return [*counting(models), *leaves(models), *invalid_responses(models), *localization(models)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
-from scoring.core.analysis import Chart, Figure, ModelSamples, SampleRow, Series, share
+from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, share
 
 HEADLINE = ("SR", "SSR", "SPL")
 LAMBDAS = tuple(range(1, 11))
@@ -201,5 +201,5 @@ def human_vs_model(models: Sequence[ModelSamples]) -> list[Figure]:
         Chart("bars", list(HEADLINE), series, "%", 100.0), total)]
 
 
-def figures(models: Sequence[ModelSamples]) -> list[Figure]:
+def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
     return [*breakdowns(models), *budget_sensitivity(models), *error_taxonomy(models), *human_vs_model(models)]
