@@ -201,5 +201,71 @@ def human_vs_model(models: Sequence[ModelSamples]) -> list[Figure]:
         Chart("bars", list(HEADLINE), series, "%", 100.0), total)]
 
 
+SWITCH_CLASSES = ("NP", "PN", "NN")
+
+
+def classify_switches(s: SampleRow, visible: Mapping[str, Mapping[str, Sequence[str]]]) -> list[str] | None:
+    """The class of each view-changing Switch_view of an episode (None when its device's views are unknown).
+    The switch is judged by the next turn after it that is not a Timed_wait (waits do not depend on the view):
+    NP — a physical action in the new view on a component with a box on the new view and none on the old one, or
+    the switch itself unlocked the dashboard (needed, productive); PN — a physical action on a component the old
+    view showed too (productive, not needed); NN — anything else: another switch, an invalid turn, a click on no
+    component, or no further turn."""
+    task = s.details.get("task") if isinstance(s.details, Mapping) else None
+    device = task.get("device") if isinstance(task, Mapping) else None
+    views = visible.get(device) if isinstance(device, str) else None
+    if views is None:
+        return None
+    trace = _trace(s)
+    out = []
+    for i, t in enumerate(trace):
+        old, new = t.get("view_before"), t.get("view_after")
+        if t.get("turn_class") != "switch" or old == new:
+            continue
+        if t.get("unlocked_after") and not t.get("unlocked_before"):
+            out.append("NP")
+            continue
+        nxt = next((u for u in trace[i + 1:] if u.get("turn_class") != "wait"), None)
+        component = nxt.get("component") if nxt else None
+        if nxt is None or nxt.get("turn_class") != "physical" or not component or nxt.get("view_before") != new:
+            out.append("NN")
+        elif component in views.get(new, ()) and component not in views.get(old, ()):
+            out.append("NP")
+        elif component in views.get(new, ()):
+            out.append("PN")
+        else:
+            out.append("NN")
+    return out
+
+
+def view_switches(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+    visible = context.extra.get("visible") or {}
+    rows, series = [], []
+    total = 0
+    for m in models:
+        counts = {c: 0 for c in SWITCH_CLASSES}
+        episodes = 0
+        for s in m.samples:
+            found = classify_switches(s, visible)
+            if found is None or not _trace(s):
+                continue
+            episodes += 1
+            for c in found:
+                counts[c] += 1
+        total += episodes
+        switches = sum(counts.values())
+        shares = [share(counts[c], switches) for c in SWITCH_CLASSES]
+        rows.append((m.label, episodes, switches, *(counts[c] for c in SWITCH_CLASSES), *shares))
+        series.append(Series(m.label, shares))
+    return [Figure(
+        "view-switches", "View switches: needed and productive (NP), productive not needed (PN), neither (NN)",
+        "Each Switch_view that changed the view, classed by the next turn that is not a wait: a physical action on "
+        "a component shown only in the new view, or the switch unlocked the dashboard (NP); a physical action on a "
+        "component the old view showed too (PN); anything else (NN). Shares of the entry's switches.", _n_text(models, total),
+        ("model", "episodes", "switches", *SWITCH_CLASSES, *(f"{c}_share" for c in SWITCH_CLASSES)), rows,
+        Chart("bars", list(SWITCH_CLASSES), series, "share of switches (%)", 100.0), total)]
+
+
 def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
-    return [*breakdowns(models), *budget_sensitivity(models), *error_taxonomy(models), *human_vs_model(models)]
+    return [*breakdowns(models), *budget_sensitivity(models), *error_taxonomy(models), *view_switches(models, context),
+            *human_vs_model(models)]

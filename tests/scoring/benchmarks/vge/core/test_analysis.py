@@ -1,13 +1,13 @@
 """VGEBench's Analysis figures on a small fixed fixture of traces, against values worked out by hand."""
 from __future__ import annotations
 
-from scoring.benchmarks.vge.core.analysis import error_counts, figures, success_turn
-from scoring.core.analysis import ModelSamples, SampleRow
+from scoring.benchmarks.vge.core.analysis import classify_switches, error_counts, figures, success_turn
+from scoring.core.analysis import AnalysisContext, ModelSamples, SampleRow
 
 
 def step(turn: int, *, kind="success", cls="physical", sb="a", sa="b", vb="front", va="front", goal=None,
-         done=False, success=False) -> dict:
-    return {"turn": turn, "kind": kind, "turn_class": cls, "state_before": sb, "state_after": sa, "view_before": vb,
+         done=False, success=False, component=None) -> dict:
+    return {"component": component, "turn": turn, "kind": kind, "turn_class": cls, "state_before": sb, "state_after": sa, "view_before": vb,
             "view_after": va, "unlocked_before": False, "unlocked_after": False, "goal_reached": goal, "done": done,
             "success": success}
 
@@ -25,7 +25,7 @@ def episode(key: str, category: str, goals: int, l_opt: float, trace: list[dict]
 
 # Model M: t1 optimal in 2 turns; t2 succeeds on turn 6 with L_opt 2 after an invalid, a wrong operation, a wrong
 # component and a switch to the current view; t3 (two goals, L_opt 3) reaches one goal and runs out of budget.
-T1 = episode("t1", "oven", 1, 2, [step(1), step(2, goal="g0", done=True, success=True)])
+T1 = episode("t1", "oven", 1, 2, [step(1), step(2, goal="g0", done=True, success=True)])  # no device: unclassed
 T2 = episode("t2", "oven", 1, 2, [
     step(1, kind="invalid", cls="invalid", sa="a"),
     step(2, kind="wrong_operation", sa="a"),
@@ -88,3 +88,33 @@ def test_human_vs_model_on_the_same_tasks():
     human = rows(fig, model="Human")[0]
     assert (human["tasks"], human["episodes"], human["SPL"]) == (1, 2, round((100 + 100 * 2 / 3) / 2, 2))
     assert by_key([M])["human-vs-model"].rows == []  # no human episodes: nothing to compare
+
+
+# Device "oven": the knob shows on front and top, the door on top only.
+VISIBLE = {"oven": {"front": ["knob"], "top": ["door", "knob"], "side": []}}
+
+
+def test_view_switches_are_classed_by_the_next_physical_action():
+    trace = [
+        step(1, kind="switched", cls="switch", sa="a", va="top"),  # then the door, top only: NP
+        step(2, vb="top", va="top", component="door"),
+        step(3, kind="switched", cls="switch", sb="b", sa="b", vb="top", va="front"),  # then the knob, on both: PN
+        step(4, sb="b", sa="c", component="knob"),
+        step(5, kind="switched", cls="switch", sb="c", sa="c", vb="front", va="side"),  # then switch again: NN
+        step(6, kind="switched", cls="switch", sb="c", sa="c", vb="side", va="side"),  # same view: not counted
+        step(7, kind="no_effect", sb="c", sa="c", vb="side", va="side"),
+        step(8, kind="switched", cls="switch", sb="c", sa="c", vb="side", va="top"),  # a wait, then the door: NP
+        step(9, kind="success", cls="wait", sb="c", sa="d", vb="top", va="top"),
+        step(10, sb="d", sa="e", vb="top", va="top", component="door"),
+    ]
+    unlock = step(11, kind="unlocked", cls="switch", sb="e", sa="e", vb="top", va="dashboard")
+    unlock["unlocked_after"] = True  # a switch that unlocks the dashboard is needed whatever follows: NP
+    trace.append(unlock)
+    ep = SampleRow(key="t9", details={"task": {"device": "oven", "goals": ["z"]}, "l_opt": 2, "trace": trace},
+                   components={"SR": 0.0})
+    assert classify_switches(ep, VISIBLE) == ["NP", "PN", "NN", "NP", "NP"]
+    assert classify_switches(ep, {}) is None  # views unknown: not classified
+    fig = {f.key: f for f in figures([ModelSamples("M", "M", samples=(ep, T1))],
+                                     AnalysisContext(extra={"visible": VISIBLE}))}["view-switches"]
+    assert rows(fig)[0] == {"model": "M", "episodes": 1, "switches": 5, "NP": 3, "PN": 1, "NN": 1,
+                            "NP_share": 60.0, "PN_share": 20.0, "NN_share": 20.0}
