@@ -28,6 +28,11 @@ def device_source_set(loader: DeviceLoader) -> None:
     _site_devices[:] = [loader]
 
 
+def site_device_loader() -> DeviceLoader | None:
+    """The site's device source, when the simulator app has set one."""
+    return _site_devices[0] if _site_devices else None
+
+
 def read_log(inp: ScorerInput, known_tasks: Mapping[str, Any]) -> list[LogEpisode]:
     """The file's episodes as the scorer reads them: streamed, at most the split's line bound, one episode per task
     of the split; `SubmissionRejected` with every line's problem otherwise."""
@@ -123,20 +128,3 @@ def score(inp: ScorerInput, *, device_loader: DeviceLoader | None = None) -> Sco
         details={"episodes": len(metrics), "missing_tasks": sum(1 for r in results if r.outcome == "missing")},
     )
 
-
-def analysis_context(split: Any) -> dict[str, Any]:
-    """What the Analysis tab's view-switch figure needs besides the episodes: for each device of the split, the
-    components that have a box on each view ({device: {view: [component, ...]}}). Devices the source cannot give
-    or that do not load are left out (their switches are then not classified)."""
-    if not _site_devices:
-        return {"visible": {}}
-    ids = {d for d in split.samples.values_list("ground_truth__device", flat=True) if isinstance(d, str)}
-    visible: dict[str, dict[str, list[str]]] = {}
-    for device_id, definition in _site_devices[0](ids).items():
-        try:
-            device = load_device(definition, source=device_id)
-        except DeviceInvalid:
-            continue
-        visible[device_id] = {view: sorted(c.name for c in device.components.values() if view in c.boxes)
-                              for view in device.views}
-    return {"visible": visible}

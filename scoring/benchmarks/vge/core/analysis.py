@@ -266,6 +266,40 @@ def view_switches(models: Sequence[ModelSamples], context: AnalysisContext) -> l
         Chart("bars", list(SWITCH_CLASSES), series, "share of switches (%)", 100.0), total)]
 
 
+def robustness(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+    runs = [r for r in context.extra.get("runs") or () if isinstance(r, Mapping)]
+    by_model: dict[str, dict[str, list[int]]] = {}
+    for r in runs:
+        label = str(r.get("model", "")) + (" (thinking)" if r.get("thinking") == "yes" else "")
+        pooled = by_model.setdefault(label, {}).setdefault(str(r.get("perturbation") or ""), [0, 0])
+        pooled[0] += int(r.get("episodes") or 0)
+        pooled[1] += int(r.get("successes") or 0)
+    rows, series = [], []
+    total = 0
+    kinds = sorted({p for settings in by_model.values() for p in settings if p})
+    for label, settings in by_model.items():
+        if not any(settings_key for settings_key in settings):
+            continue  # no perturbed run: nothing to compare
+        clean = share(settings[""][1], settings[""][0]) if "" in settings else None
+        values = []
+        for p in ("", *kinds):
+            n, hits = settings.get(p, (0, 0))
+            sr = share(hits, n)
+            total += n
+            if p in settings:
+                rows.append((label, p or "none", n, sr, round(sr - clean, 2) if None not in (sr, clean) else None))
+            values.append(sr)
+        series.append(Series(label, values))
+    return [Figure(
+        "robustness", "SR with and without image perturbations",
+        "Agent API episodes played with a perturbation of every served view (blur:σ, jpeg:q, occlude:share) and "
+        "bundled as their own submission, against the same model's unperturbed submissions on this split: SR "
+        "pooled over the episodes of each setting, and its difference from the unperturbed SR. Every scored "
+        "upload of the split counts (the board's filters do not apply here).",
+        f"{len(series)} models, {total} episodes in all", ("model", "perturbation", "episodes", "SR", "delta_SR"),
+        rows, Chart("bars", ["none", *kinds], series, "SR (%)", 100.0), total)]
+
+
 def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
     return [*breakdowns(models), *budget_sensitivity(models), *error_taxonomy(models), *view_switches(models, context),
-            *human_vs_model(models)]
+            *human_vs_model(models), *robustness(models, context)]

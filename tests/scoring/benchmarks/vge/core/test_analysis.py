@@ -118,3 +118,19 @@ def test_view_switches_are_classed_by_the_next_physical_action():
                                      AnalysisContext(extra={"visible": VISIBLE}))}["view-switches"]
     assert rows(fig)[0] == {"model": "M", "episodes": 1, "switches": 5, "NP": 3, "PN": 1, "NN": 1,
                             "NP_share": 60.0, "PN_share": 20.0, "NN_share": 20.0}
+
+
+def test_robustness_compares_each_setting_with_the_models_clean_runs():
+    runs = [
+        {"model": "A", "perturbation": "", "episodes": 10, "successes": 8},
+        {"model": "A", "perturbation": "blur:2", "episodes": 10, "successes": 5},
+        {"model": "A", "perturbation": "jpeg:10", "episodes": 4, "successes": 1},
+        {"model": "B", "perturbation": "", "episodes": 10, "successes": 3},  # never perturbed: not shown
+    ]
+    fig = {f.key: f for f in figures([], AnalysisContext(extra={"runs": runs}))}["robustness"]
+    assert rows(fig) == [
+        {"model": "A", "perturbation": "none", "episodes": 10, "SR": 80.0, "delta_SR": 0.0},
+        {"model": "A", "perturbation": "blur:2", "episodes": 10, "SR": 50.0, "delta_SR": -30.0},
+        {"model": "A", "perturbation": "jpeg:10", "episodes": 4, "SR": 25.0, "delta_SR": -55.0},
+    ]
+    assert fig.n == 24 and list(fig.chart.x) == ["none", "blur:2", "jpeg:10"]
