@@ -39,8 +39,9 @@ def heatmap(x: Sequence[str], series: Sequence[Series], *, title: str, y_max: fl
     """One row per series, one cell per x; each cell coloured by its value and labelled with it."""
     label_w = min(260, 40 + 6 * max((len(s.name[:40]) for s in series), default=10))
     cell_w, cell_h = 34, 20
-    top = 30 + 7 * min(30, max((len(c) for c in x), default=4))  # rotated column labels
-    width = max(360, label_w + cell_w * len(x) + 20)
+    longest = min(30, max((len(c) for c in x), default=4))
+    top = 30 + 6 * longest  # column labels rotated by -60°: they rise about 0.87 and lean right 0.5 of their length
+    width = max(360, label_w + cell_w * len(x) + 20 + int(3.5 * longest))
     height = top + cell_h * max(len(series), 1) + 30
     values = [v for s in series for v in s.values if _finite(v)]
     upper = y_max if y_max is not None else max(values, default=1.0) or 1.0
