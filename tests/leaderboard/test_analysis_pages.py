@@ -17,7 +17,7 @@ from django.core.management import call_command
 from scoring import pipeline, services
 from scoring.benchmarks.epic.core import demo
 from scoring.benchmarks.epic.importer import epic_split_import
-from scoring.models import ModelEntry, Split, Submission
+from scoring.models import Benchmark, ModelEntry, Split, Submission
 from tests.leaderboard.conftest import make_entry, make_reported
 
 pytestmark = pytest.mark.django_db
@@ -148,3 +148,11 @@ def test_vge_analysis_on_the_demo_agents(client):
     assert optimal_switches["switches"] > 0 and optimal_switches["NN"] == 0  # it only switches when it must
     categories = figure_json_for(client, "vge-bench", "categories", "split=demo")
     assert len({r["category"] for r in categories["rows"]}) == 26
+
+
+def test_a_benchmark_without_analyses_says_so(client, dummy_benchmark):
+    bench = Benchmark.objects.create(slug="dummy", name="Dummy", scorer="dummy")
+    Split.objects.create(benchmark=bench, name="dev", is_default=True)
+    page = client.get("/leaderboard/dummy/analysis/")
+    assert page.status_code == 200 and b"declares no analyses yet" in page.content
+    assert client.get("/leaderboard/dummy/analysis/x.json").status_code == 404
