@@ -86,7 +86,8 @@ def lines(x: Sequence[str], series: Sequence[Series], *, title: str, y_label: st
                f'fill="#57606a">{escape(y_label)}</text>')
     step = plot_w / max(len(x) - 1, 1)
     for i, name in enumerate(x):
-        out.append(f'<text x="{left + step * i:.1f}" y="{top + plot_h + 16}" text-anchor="middle">{escape(name)}</text>')
+        out.append(f'<text x="{left + step * i:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
+                   f"{escape(name)}</text>")
     for si, s in enumerate(series):
         colour = svg.PALETTE[si % len(svg.PALETTE)]
         pts = [(left + step * i, top + plot_h - plot_h * max(0.0, min(v, upper)) / upper)

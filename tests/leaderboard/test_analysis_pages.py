@@ -6,7 +6,6 @@ import csv
 import io
 import json
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -261,7 +261,8 @@ def view_switches(models: Sequence[ModelSamples], context: AnalysisContext) -> l
         "view-switches", "View switches: needed and productive (NP), productive not needed (PN), neither (NN)",
         "Each Switch_view that changed the view, classed by the next turn that is not a wait: a physical action on "
         "a component shown only in the new view, or the switch unlocked the dashboard (NP); a physical action on a "
-        "component the old view showed too (PN); anything else (NN). Shares of the entry's switches.", _n_text(models, total),
+        "component the old view showed too (PN); anything else (NN). Shares of the entry's switches.",
+        _n_text(models, total),
         ("model", "episodes", "switches", *SWITCH_CLASSES, *(f"{c}_share" for c in SWITCH_CLASSES)), rows,
         Chart("bars", list(SWITCH_CLASSES), series, "share of switches (%)", 100.0), total)]
 

@@ -14,7 +14,8 @@ DATA = Path(__file__).resolve().parents[5] / "data" / "published"
 
 
 def item(task: str, correct: bool | None, *, kind: str = "open", decided_by: str = "rule", hint: str | None = None):
-    return SampleRow(key=f"{task}-{kind}-{hint}-{correct}", task=task, score=None if correct is None else float(correct),
+    return SampleRow(key=f"{task}-{kind}-{hint}-{correct}", task=task,
+                     score=None if correct is None else float(correct),
                      details={"type": kind, "decided_by": decided_by if correct is not None else None},
                      truth={"answer_hint": hint})
 

@@ -7,7 +7,8 @@ from scoring.core.analysis import AnalysisContext, ModelSamples, SampleRow
 
 def step(turn: int, *, kind="success", cls="physical", sb="a", sa="b", vb="front", va="front", goal=None,
          done=False, success=False, component=None) -> dict:
-    return {"component": component, "turn": turn, "kind": kind, "turn_class": cls, "state_before": sb, "state_after": sa, "view_before": vb,
+    return {"component": component, "turn": turn, "kind": kind, "turn_class": cls, "state_before": sb,
+            "state_after": sa, "view_before": vb,
             "view_after": va, "unlocked_before": False, "unlocked_after": False, "goal_reached": goal, "done": done,
             "success": success}
 
