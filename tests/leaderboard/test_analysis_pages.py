@@ -123,6 +123,11 @@ def test_plan_analysis_shows_the_papers_figures_and_deltas_beside_scored_entries
     paper = figure_json_for(client, "plan-bench", "subtasks", "split=test")
     qwen = [r for r in paper["rows"] if r["model"] == "Qwen3.8-Max" and r["column"] == "overall"]
     assert qwen == [{"model": "Qwen3.8-Max", "source": "paper", "column": "overall", "n": None, "accuracy": 75.0}]
+    others = figure_json_for(client, "plan-bench", "paper-figures", "split=test")["rows"]
+    assert {"model": "Qwen3.8-27B", "metric": "navigation", "value": 54.6,
+            "source": "sec 4.3 prose (Figure 6)"} in others
+    page = client.get("/leaderboard/plan-bench/analysis/?split=test").content.decode()
+    assert 'id="figure-paper-figures"' in page and "spatial_relations_1_right_4_mislead" in page  # as a table
     deltas = figure_json_for(client, "plan-bench", "thinking", "split=test")["rows"]
     assert len(deltas) == 7 and {r["source"] for r in deltas} == {"paper"}
     demo = figure_json_for(client, "plan-bench", "subtasks", "split=demo")

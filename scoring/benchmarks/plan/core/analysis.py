@@ -186,6 +186,17 @@ def judge_cascade(models: Sequence[ModelSamples], context: AnalysisContext) -> l
         Chart("heatmap", list(SUBTASKS), [Series(k, v) for k, v in shares.items()], "%", 100.0), total)]
 
 
+def paper_figures(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+    """The paper's stated figures that are no board column (e.g. the misleading-view study), as a table."""
+    rows = [(p.model, metric, value, p.sources.get(metric, "")) for p in context.published
+            for metric, value in p.figures.items()]
+    return [Figure(
+        "paper-figures", "The paper's other stated figures",
+        "Figures the paper's text states for a named model that are no board column (data/published/"
+        "plan_bench_figures.csv), with where it states them; the hub has no per-item data behind them.",
+        f"{len(rows)} figures of {len({r[0] for r in rows})} models", ("model", "metric", "value", "source"), rows)]
+
+
 def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
     return [*subtasks(models, context), *thinking_pairs(models, context), *item_groups(models, context),
-            *judge_cascade(models, context)]
+            *judge_cascade(models, context), *paper_figures(models, context)]

@@ -29,7 +29,7 @@ XT = ModelSamples("X (thinking)", "X", thinking="yes", samples=(
     item("OO", True), item("OO", True, decided_by="model", hint="alt: 3"), item("TD", True, kind="single_choice"),
     item("Route", True, decided_by="person", hint="any order")))
 PAPER = PublishedRow("plan-bench", "Paper-Model", "proprietary", "", 60.0, {"spatial_cognition": 55.0, "OO": 40.0},
-                     figures={"navigation": 50.0})
+                     figures={"navigation": 50.0}, sources={"navigation": "sec 4.3"})
 CONTEXT = AnalysisContext(
     published=(PAPER,),
     deltas=(PublishedDelta("plan-bench", "mean over models", "spatial_cognition", 15.2, "sec 4.3"),),
@@ -105,3 +105,9 @@ def test_a_bad_delta_line_is_refused(tmp_path):
     (tmp_path / "d.csv").write_text("model_or_group,metric,delta,source\nA,overall,x,sec 1\n")
     with pytest.raises(PublishedDataError, match=r"d.csv, line 2, column 'delta': 'x' is not a number"):
         read_deltas(tmp_path, PublishedTable("b", "t.csv", "overall", (), deltas_filename="d.csv"))
+
+
+def test_the_papers_other_figures_are_listed_with_their_source():
+    fig = by_key()["paper-figures"]
+    assert rows(fig) == [{"model": "Paper-Model", "metric": "navigation", "value": 50.0, "source": "sec 4.3"}]
+    assert fig.chart.kind == "none"
