@@ -44,7 +44,7 @@ def heatmap(x: Sequence[str], series: Sequence[Series], *, title: str, y_max: fl
     width = max(360, label_w + cell_w * len(x) + 20 + int(3.5 * longest))
     height = top + cell_h * max(len(series), 1) + 30
     values = [v for s in series for v in s.values if _finite(v)]
-    upper = y_max if y_max is not None else max(values, default=1.0) or 1.0
+    upper = y_max if y_max is not None else max([v for v in values if v > 0], default=1.0)
     out = _open(width, height, title)
     for ci, name in enumerate(x):
         cx = label_w + cell_w * ci + cell_w / 2
@@ -60,7 +60,7 @@ def heatmap(x: Sequence[str], series: Sequence[Series], *, title: str, y_max: fl
                 out.append(f'<rect x="{cx}" y="{y}" width="{cell_w - 1}" height="{cell_h - 1}" fill="#f3f4f6"/>')
                 continue
             fill = _cell_colour(v, upper)
-            ink = "#ffffff" if v / upper > 0.55 else "#1b1f24"
+            ink = "#ffffff" if v / upper > 0.55 else ("#b42318" if v < 0 else "#1b1f24")
             out.append(f'<rect x="{cx}" y="{y}" width="{cell_w - 1}" height="{cell_h - 1}" fill="{fill}">'
                        f"<title>{escape(s.name)} · {escape(name)}: {v:.2f}</title></rect>")
             out.append(f'<text x="{cx + cell_w / 2:.1f}" y="{y + 14}" text-anchor="middle" font-size="10" '

@@ -118,7 +118,7 @@ def thinking_pairs(models: Sequence[ModelSamples], context: AnalysisContext) -> 
         "differences are listed as 'paper' (data/published/plan_bench_deltas.csv).",
         f"{len(series) - len(paper)} pairs scored here, {total} items in all; {len(context.deltas)} paper deltas",
         ("model", "source", "metric", "n_thinking", "n_non_thinking", "thinking", "non_thinking", "gain"), rows,
-        Chart("bars", list(metrics), series, "gain (points)"), total)]
+        Chart("heatmap", list(metrics), series, "gain (points; a loss shows white)"), total)]
 
 
 def item_groups(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
