@@ -4,6 +4,7 @@ whose local cache we cannot bump, still shows), and never touch per-sample rows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
@@ -13,6 +14,7 @@ from leaderboard.core.board import BoardRow, PairSignificance, parameters_from_n
 from leaderboard.models import BoardComparison
 from scoring import roles
 from scoring.benchmarks import plugins
+from scoring.core.analysis import ModelSamples, SampleRow
 from scoring.core.disclosure import detail_keys
 from scoring.models import Benchmark, ModelEntry, SampleScore, Split, Submission
 from scoring.selectors import board_cache_version, board_version_key
@@ -212,3 +214,33 @@ def sample_facets(*, submission: Submission) -> tuple[list[str], list[str]]:
     tasks = sorted(t for t in rows.values_list("task", flat=True).distinct() if t)
     outcomes = sorted(o for o in rows.values_list("outcome", flat=True).distinct() if o)
     return tasks, outcomes
+
+
+def analysis_models(*, rows: Sequence[BoardRow], truth_keys: Sequence[str] = ()) -> list[ModelSamples]:
+    """The per-sample rows the hub scored for the given board rows (reported rows have none and are left out), in
+    the rows' order, for the Analysis tab, with the named keys of each sample's ground truth (read one by one, so a
+    large ground truth, e.g. EPIC's masks, is never loaded). Labels are unique: a second entry of the same model
+    gets its id."""
+    scored = [r for r in rows if r.source == "scored"]
+    by_submission: dict[int, list[SampleRow]] = {r.submission_id: [] for r in scored}
+    truth_fields = tuple(f"sample__ground_truth__{k}" for k in truth_keys)
+    fields = ("submission_id", "key", "task", "score", "outcome", "invalid", "components", "details",
+              "sample__category", "sample__group", *truth_fields)
+    for sub_id, key, task, score, outcome, invalid, components, details, category, group, *truth in (
+        SampleScore.objects.filter(submission_id__in=list(by_submission)).order_by("submission_id", "index")
+        .values_list(*fields).iterator(chunk_size=2000)
+    ):
+        by_submission[sub_id].append(SampleRow(
+            key=key, task=task, category=category or "", group=group or "", score=score, outcome=outcome,
+            invalid=invalid, components=components if isinstance(components, dict) else {},
+            details=details if isinstance(details, dict) else {}, truth=dict(zip(truth_keys, truth))))
+    out: list[ModelSamples] = []
+    seen: set[str] = set()
+    for r in scored:
+        label = r.model_name + (" (thinking)" if r.thinking == "yes" else "")
+        if label in seen:
+            label = f"{label} #{r.submission_id}"
+        seen.add(label)
+        out.append(ModelSamples(label=label, model_name=r.model_name, kind=r.kind, thinking=r.thinking,
+                                submission_id=r.submission_id, samples=tuple(by_submission[r.submission_id])))
+    return out

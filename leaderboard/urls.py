@@ -1,12 +1,15 @@
 """Boards, exports, plots, model pages, drill-down, the board API and the format pre-check."""
 from django.urls import path
 
-from leaderboard import api, board_views, submit_views
+from leaderboard import analysis_views, api, board_views, submit_views
 
 urlpatterns = [
     path("leaderboard/<slug:slug>/", board_views.board, name="board"),
     path("leaderboard/<slug:slug>/export.<str:fmt>", board_views.board_export, name="board-export"),
     path("leaderboard/<slug:slug>/plots/<str:kind>.svg", board_views.board_plot, name="board-plot"),
+    path("leaderboard/<slug:slug>/analysis/", analysis_views.analysis, name="board-analysis"),
+    path("leaderboard/<slug:slug>/analysis/<slug:key>.<str:fmt>", analysis_views.analysis_figure,
+         name="board-analysis-figure"),
     path("models/<slug:slug>/", board_views.model_page, name="model-page"),
     path("models/<slug:slug>/chart/<slug:benchmark>.svg", board_views.model_chart, name="model-chart"),
     path("submissions/<int:pk>/samples/", board_views.submission_samples, name="submission-samples"),

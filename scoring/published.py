@@ -6,7 +6,7 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 from scoring.benchmarks import plugins
-from scoring.core.published import PublishedRow, read_all
+from scoring.core.published import PublishedRow, read_all, read_deltas
 from scoring.models import Benchmark, ModelEntry, Score, Submission
 from scoring.services import model_entry_slug
 
@@ -30,7 +30,10 @@ def _entry_for(row: PublishedRow) -> ModelEntry:
 
 
 def published_rows_load(*, directory: Path) -> dict[str, int]:
-    rows = read_all(directory, [plugin.published for plugin in plugins() if plugin.published])
+    tables = [plugin.published for plugin in plugins() if plugin.published]
+    rows = read_all(directory, tables)
+    for table in tables:
+        read_deltas(directory, table)  # the Analysis tab reads them at request time: a bad file fails here first
     counts: dict[str, int] = {}
     with transaction.atomic():
         splits = {b.slug: b.splits.get(name="test", version=1) for b in Benchmark.objects.all()}

@@ -4,7 +4,7 @@ One DRF view per operation; each calls a service in simulator.services and answe
 """
 from __future__ import annotations
 
-from django.http import FileResponse
+from django.http import FileResponse, HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions
 from rest_framework.request import Request
@@ -41,7 +41,8 @@ class EpisodeCreateApi(APIView):
         if not data.is_valid():
             return _invalid(data)
         try:
-            episode, obs = services.episode_start(user=request.user, task_id=data.validated_data["task"])
+            episode, obs = services.episode_start(user=request.user, task_id=data.validated_data["task"],
+                                                  perturbation=data.validated_data["perturbation"])
         except services.EpisodeError as exc:
             return _error(exc)
         return Response({"episode": episode.pk, "observation": obs, **obs}, status=201)
@@ -97,6 +98,7 @@ class EpisodeDetailApi(APIView):
                 "finished": episode.finished,
                 "success": episode.success,
                 "metrics": metrics,
+                "perturbation": episode.perturbation,
                 "observation": observation(episode=episode, engine=engine, state=state),
                 "trace": trace,
             }
@@ -110,14 +112,17 @@ class EpisodeViewImageApi(APIView):
     def get(self, request: Request, pk: int):
         turn = request.query_params.get("turn")
         try:
-            path = services.episode_view_image(
+            image = services.episode_view_png(
                 episode_id=pk, user=request.user, turn=int(turn) if turn not in (None, "") else None
             )
         except ValueError:
             return Response({"detail": "turn must be an integer"}, status=400)
         except services.EpisodeError as exc:
             return _error(exc)
-        response = FileResponse(open(path, "rb"), content_type="image/png")
+        if isinstance(image, bytes):  # perturbed for this episode and turn
+            response = HttpResponse(image, content_type="image/png")
+        else:
+            response = FileResponse(open(image, "rb"), content_type="image/png")
         response["Cache-Control"] = "private, max-age=3600"
         return response
 
@@ -137,7 +142,8 @@ class EpisodeBundleApi(APIView):
         try:
             split = scoring_services.split_resolve(benchmark_slug=services.BENCHMARK_SLUG, split_name=v.get("split") or None)
             entry = scoring_services.model_entry_for_upload(user=request.user, name=v["model"], fields={"kind": "embodied"})
-            submission = services.episodes_submission_create(user=request.user, split=split, model_entry=entry, note=v["note"])
+            submission = services.episodes_submission_create(user=request.user, split=split, model_entry=entry,
+                                                             note=v["note"], perturbation=v["perturbation"])
         except scoring_services.SubmissionError as exc:
             return Response({"detail": exc.message, "field": exc.field}, status=exc.status)
         except services.EpisodeError as exc:

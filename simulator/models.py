@@ -66,6 +66,10 @@ class Episode(models.Model):
         default=False, help_text="The player ended it with 'Give up': finished, scored as played up to that turn."
     )
     metrics = models.JSONField(default=dict, blank=True, help_text="Per-episode metrics once finished.")
+    perturbation = models.CharField(
+        max_length=40, blank=True, default="",
+        help_text="Image perturbation of every served view (blur:σ, jpeg:q, occlude:share); empty: none.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

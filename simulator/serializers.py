@@ -3,9 +3,20 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from scoring.benchmarks.vge.core import perturb
+
 
 class EpisodeCreateInput(serializers.Serializer):
     task = serializers.CharField(min_length=1, max_length=250)
+    perturbation = serializers.CharField(required=False, allow_blank=True, default="", max_length=40,
+                                         help_text="blur:σ, jpeg:q or occlude:share applied to every served view")
+
+    def validate_perturbation(self, value: str) -> str:
+        try:
+            found = perturb.parse(value)
+        except perturb.PerturbationInvalid as exc:
+            raise serializers.ValidationError(str(exc)) from None
+        return found.text() if found else ""
 
 
 class ActInput(serializers.Serializer):
@@ -46,6 +57,7 @@ class EpisodeOutput(serializers.Serializer):
     finished = serializers.BooleanField()
     success = serializers.BooleanField()
     metrics = serializers.DictField()
+    perturbation = serializers.CharField(allow_blank=True)
     observation = ObservationOutput()
     trace = serializers.ListField(child=serializers.DictField())
 
@@ -54,6 +66,15 @@ class BundleInput(serializers.Serializer):
     model = serializers.CharField(min_length=1, max_length=200)
     split = serializers.CharField(max_length=50, required=False, allow_blank=True)
     note = serializers.CharField(required=False, allow_blank=True, default="")
+    perturbation = serializers.CharField(required=False, allow_blank=True, default="", max_length=40,
+                                         help_text="bundle the episodes played with this perturbation (default none)")
+
+    def validate_perturbation(self, value: str) -> str:
+        try:
+            found = perturb.parse(value)
+        except perturb.PerturbationInvalid as exc:
+            raise serializers.ValidationError(str(exc)) from None
+        return found.text() if found else ""
 
 
 class BundleOutput(serializers.Serializer):

@@ -22,6 +22,7 @@ from scoring.benchmarks.vge.core.device import Device as CoreDevice
 from scoring.benchmarks.vge.core.device import DeviceInvalid, Problem, load_device
 from scoring.benchmarks.vge.core.engine import Engine, EpisodeState, StepOutcome
 from scoring.benchmarks.vge.core.library import build_library
+from scoring.benchmarks.vge.core import perturb
 from scoring.benchmarks.vge.core.metrics import episode_metrics
 from scoring.benchmarks.vge.core.render import cached_render
 from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
@@ -184,14 +185,17 @@ def vge_import(*, path: Path, split_name: str | None = None, public: bool = Fals
 
 
 # -- episodes -----------------------------------------------------------------------------------
-def episode_start(*, user: AbstractBaseUser | None, task_id: str, kind: str = Episode.Kind.AGENT) -> tuple[Episode, dict]:
+def episode_start(*, user: AbstractBaseUser | None, task_id: str, kind: str = Episode.Kind.AGENT,
+                  perturbation: str = "") -> tuple[Episode, dict]:
+    """A new episode; `perturbation` (canonical text, see scoring.benchmarks.vge.core.perturb) is applied to every
+    view it serves."""
     task = Task.objects.select_related("device").filter(task_id=task_id).first()
     if task is None:
         raise EpisodeError(f"Unknown task '{task_id}'.", status=404)
     engine, core = engine_with_task(task)
     state = engine.new_episode(core)
     episode = Episode.objects.create(owner=user if user and user.is_authenticated else None, task=task, kind=kind,
-                                     state=state.as_dict())
+                                     state=state.as_dict(), perturbation=perturbation)
     return episode, observation(episode=episode, engine=engine, state=state)
 
 
@@ -237,6 +241,20 @@ def episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str)
 
 def episode_view_image(*, episode_id: int, user: AbstractBaseUser | None, turn: int | None = None) -> Path:
     """The PNG of the view the episode showed after `turn` (default: now): a device image or a cached render."""
+    return _episode_view(episode_id=episode_id, user=user, turn=turn)[0]
+
+
+def episode_view_png(*, episode_id: int, user: AbstractBaseUser | None, turn: int | None = None) -> Path | bytes:
+    """What the agent API serves: the view's file, or, for an episode with a perturbation, the perturbed PNG
+    (deterministic per episode and turn; a post-processing step on the renderer's image)."""
+    path, episode, shown_turn = _episode_view(episode_id=episode_id, user=user, turn=turn)
+    found = perturb.parse(episode.perturbation) if episode.perturbation else None
+    if found is None:
+        return path
+    return perturb.apply_png(path.read_bytes(), found, key=f"{episode.pk}:{shown_turn}")
+
+
+def _episode_view(*, episode_id: int, user: AbstractBaseUser | None, turn: int | None) -> tuple[Path, Episode, int]:
     episode = Episode.objects.select_related("task__device").filter(pk=episode_id).first()
     if episode is None:
         raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
@@ -252,7 +270,8 @@ def episode_view_image(*, episode_id: int, user: AbstractBaseUser | None, turn: 
             if step is None:
                 raise EpisodeError(f"The episode has no turn {turn}.", status=404)
             name, view = step["state_after"], step["view_after"]
-    return device_view_image(device_row=episode.task.device, view=view, state=name)
+    shown = state.turns if turn is None else turn
+    return device_view_image(device_row=episode.task.device, view=view, state=name), episode, shown
 
 
 def device_view_image(*, device_row: Device, view: str, state: str) -> Path:
@@ -278,23 +297,28 @@ def episodes_log_text(*, episodes: Iterable[Episode]) -> str:
 
 
 def episodes_submission_create(
-    *, user: AbstractBaseUser, split: Split, model_entry: ModelEntry, note: str = ""
+    *, user: AbstractBaseUser, split: Split, model_entry: ModelEntry, note: str = "", perturbation: str = ""
 ) -> Submission:
-    """Bundle the user's finished agent episodes on the split's tasks (the latest per task) into a submission."""
+    """Bundle the user's finished agent episodes on the split's tasks played with `perturbation` ("" for none;
+    the latest per task) into a submission; the submission's options record the perturbation."""
     keys = set(Sample.objects.filter(split=split).values_list("key", flat=True))
     latest: dict[str, Episode] = {}
     for episode in (
-        Episode.objects.filter(owner=user, kind=Episode.Kind.AGENT, finished=True, task__task_id__in=keys)
+        Episode.objects.filter(owner=user, kind=Episode.Kind.AGENT, finished=True, task__task_id__in=keys,
+                               perturbation=perturbation)
         .select_related("task")
         .order_by("created_at", "pk")
     ):
         latest[episode.task.task_id] = episode
     if not latest:
-        raise EpisodeError("You have no finished agent episodes on the tasks of this split.", status=400)
+        played = f" with perturbation {perturbation}" if perturbation else " without a perturbation"
+        raise EpisodeError(f"You have no finished agent episodes{played} on the tasks of this split.", status=400)
     text = episodes_log_text(episodes=latest.values())
     upload = SimpleUploadedFile(f"vge-episodes-{split.name}.jsonl", text.encode(), content_type="application/jsonl")
+    default_note = f"{len(latest)} agent episodes played through the API" + (
+        f" with perturbation {perturbation}" if perturbation else "")
     return submission_create(user=user, split=split, model_entry=model_entry, uploaded_file=upload,
-                             note=note or f"{len(latest)} agent episodes played through the API")
+                             note=note or default_note, options={"perturbation": perturbation} if perturbation else {})
 
 
 # -- browser play: resume or start, give up -----------------------------------------------------

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
+from scoring.core.analysis import Analyses
 from scoring.core.columns import BoardSpec
 from scoring.core.contract import FileProblem, ScorerInput, ScoringResult
 from scoring.core.published import PublishedTable
@@ -38,6 +39,9 @@ class BenchmarkPlugin:
     urls: str = ""  # a Django URLconf module of the benchmark's own pages, mounted under /<url_prefix>/
     url_prefix: str = ""
     demo_command: str = ""  # the management command that makes its demo content (run by `make_demo`)
+    analyses: str = ""  # "module:function", an `Analyses` (scoring.core.analysis): the Analysis tab's figures; pure
+    analysis_truth_keys: tuple[str, ...] = ()  # ground-truth keys of each sample the figures need (`SampleRow.truth`)
+    analysis_context: str = ""  # "module:function" (split) -> mapping: site-side reads for the figures (may use Django)
     # What a non-curator may see of a scored sample (`SampleScore.details` and `.components`): the key names
     # allowed at any depth (scoring.core.disclosure). On a split with hidden ground truth only these, so a scorer
     # key is secret until listed here; the default shows nothing. On a public split: None, everything.
@@ -49,3 +53,9 @@ class BenchmarkPlugin:
 
     def precheck_function(self) -> Precheck | None:
         return load_target(self.precheck) if self.precheck else None
+
+    def analyses_function(self) -> Analyses | None:
+        return load_target(self.analyses) if self.analyses else None
+
+    def analysis_context_function(self) -> Callable[[Any], Mapping[str, Any]] | None:
+        return load_target(self.analysis_context) if self.analysis_context else None

@@ -38,9 +38,23 @@ class PublishedTable:
     has_thinking: bool = False
     figures_filename: str = ""  # long-form figures extending the table
     figure_columns: tuple[str, ...] = ()  # board columns besides the table's own that figures may fill
+    deltas_filename: str = ""  # differences the text states (`model_or_group,metric,delta,source`)
+
+
+@dataclass(frozen=True)
+class PublishedDelta:
+    """A difference the paper's text states, e.g. Thinking minus Non-Thinking for a model or a mean over models."""
+
+    benchmark: str
+    subject: str  # a model name, or a description of the group of models
+    metric: str
+    delta: float
+    source: str
+    line: int = 0
 
 
 FIGURE_COLUMNS = ("model", "kind", "thinking", "metric", "value", "source")
+DELTA_COLUMNS = ("model_or_group", "metric", "delta", "source")
 
 
 class PublishedDataError(ValueError):
@@ -139,3 +153,25 @@ def _with_figures(directory: Path, table: PublishedTable, rows: list[PublishedRo
                 figures=merged[row.model]["figures"], sources=merged[row.model]["sources"])
         for row in [*rows, *added]
     ]
+
+
+def read_deltas(directory: Path, table: PublishedTable) -> list[PublishedDelta]:
+    """The table's stated differences ([] when it has none); every line needs a subject, a metric and a number."""
+    if not table.deltas_filename:
+        return []
+    path = directory / table.deltas_filename
+    out = []
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        missing = set(DELTA_COLUMNS) - set(reader.fieldnames or ())
+        if missing:
+            raise PublishedDataError(f"{path.name}: missing columns {sorted(missing)}")
+        for line, record in enumerate(reader, start=2):
+            subject, metric = (record["model_or_group"] or "").strip(), (record["metric"] or "").strip()
+            if not subject or not metric:
+                raise PublishedDataError(f"{path.name}, line {line}: a delta needs model_or_group and metric")
+            delta = _number(record["delta"], path=path, line=line, column="delta")
+            if delta is None:
+                raise PublishedDataError(f"{path.name}, line {line}, column 'delta': a delta needs a value")
+            out.append(PublishedDelta(table.benchmark, subject, metric, delta, (record["source"] or "").strip(), line))
+    return out

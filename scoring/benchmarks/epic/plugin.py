@@ -57,5 +57,6 @@ PLUGIN = BenchmarkPlugin(
     cli="scoring.benchmarks.epic.core.cli",
     cli_help="EPIC-Bench: score std_format or raw responses",
     demo_command="make_demo_epic",
+    analyses="scoring.benchmarks.epic.core.analysis:figures",
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
 )

@@ -44,11 +44,15 @@ PLUGIN = BenchmarkPlugin(
     published=PublishedTable(
         SLUG, "plan_bench.csv", "overall", tuple(DIMENSION_KEYS.values()),
         figures_filename="plan_bench_figures.csv", figure_columns=(*SUBTASKS, "single_choice", "open"),
+        deltas_filename="plan_bench_deltas.csv",
     ),
     cli="scoring.benchmarks.plan.core.cli",
     cli_help="PLAN-Bench: score predictions against items",
     urls="scoring.benchmarks.plan.urls",
     url_prefix="plan/",
     demo_command="make_demo_plan",
+    analyses="scoring.benchmarks.plan.core.analysis:figures",
+    analysis_truth_keys=("answer_hint",),
+    analysis_context="scoring.benchmarks.plan.selectors:plan_analysis_context",
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
 )

@@ -42,6 +42,11 @@ def plan_judge_agreement(split: Split) -> dict[str, Any]:
     return out
 
 
+def plan_analysis_context(split: Split) -> dict[str, Any]:
+    """What the Analysis tab's judge figure reads besides the scores: the split's audited verdicts."""
+    return {"agreement": plan_judge_agreement(split)}
+
+
 def plan_judgements_open() -> QuerySet[PlanJudgement]:
     return PlanJudgement.objects.filter(status=PlanJudgement.Status.OPEN).order_by("created_at", "pk")
 

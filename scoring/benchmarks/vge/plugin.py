@@ -63,5 +63,7 @@ PLUGIN = BenchmarkPlugin(
     cli="scoring.benchmarks.vge.core.cli",
     cli_help="VGEBench: replay action logs through the engine",
     demo_command="make_demo_vge",
+    analyses="scoring.benchmarks.vge.core.analysis:figures",
+    analysis_context="scoring.benchmarks.vge.selectors:vge_analysis_context",
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
 )

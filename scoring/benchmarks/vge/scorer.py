@@ -28,6 +28,11 @@ def device_source_set(loader: DeviceLoader) -> None:
     _site_devices[:] = [loader]
 
 
+def site_device_loader() -> DeviceLoader | None:
+    """The site's device source, when the simulator app has set one."""
+    return _site_devices[0] if _site_devices else None
+
+
 def read_log(inp: ScorerInput, known_tasks: Mapping[str, Any]) -> list[LogEpisode]:
     """The file's episodes as the scorer reads them: streamed, at most the split's line bound, one episode per task
     of the split; `SubmissionRejected` with every line's problem otherwise."""
@@ -122,3 +127,4 @@ def score(inp: ScorerInput, *, device_loader: DeviceLoader | None = None) -> Sco
         intervals=intervals,
         details={"episodes": len(metrics), "missing_tasks": sum(1 for r in results if r.outcome == "missing")},
     )
+

@@ -197,6 +197,14 @@ def boxes_to_pixels(boxes: Sequence[Sequence[float]], height: int, width: int, m
     return out
 
 
+def boxes_off_image(boxes: Sequence[Sequence[float]], height: int, width: int, mode: str) -> int:
+    """How many boxes reach outside the image once scaled as `boxes_to_pixels` scales them (before its clipping)."""
+    flat = [v for box in boxes for v in box]
+    sx, sy = _scale(detect_mode(flat, height, width, mode), height, width)
+    return sum(1 for b in boxes if min(b[0] * sx, b[2] * sx) < 0 or max(b[0] * sx, b[2] * sx) > width
+               or min(b[1] * sy, b[3] * sy) < 0 or max(b[1] * sy, b[3] * sy) > height)
+
+
 def points_to_pixels(points: Sequence[tuple[float, float]], height: int, width: int, mode: str) -> list[tuple[float, float]]:
     """Scale and clip to [0, W-1] x [0, H-1]; not rounded."""
     flat = [v for p in points for v in p]

@@ -70,8 +70,14 @@ def localization(
         return Metric(score, details={"iou": score})
 
     boxes, notes = F.read_boxes(value)
-    actual = F.detect_mode([v for b in boxes for v in b], height, width, mode)
+    flat = [v for b in boxes for v in b]
+    actual = F.detect_mode(flat, height, width, mode)
     base = {"coordinate_system": actual, "pred_boxes": len(boxes), "gt_empty": gt_empty}
+    if boxes and gt_mask is not None:
+        # For the Analysis tab: boxes reaching outside the image once scaled, and a declared coordinate system
+        # that the values themselves contradict (auto-detection would have read them otherwise).
+        base["boxes_off_image"] = F.boxes_off_image(boxes, height, width, mode)
+        base["coordinate_system_mismatch"] = mode != F.AUTO and F.detect_mode(flat, height, width, F.AUTO) != mode
     if not boxes:
         score = 1.0 if gt_empty else 0.0
         return Metric(score, details={**base, "iou": score, "pred_empty": True}, notes=tuple(notes))
@@ -91,7 +97,8 @@ def count(value: Any, *, gt_count: int | None, precise: bool, in_description: bo
     if found is F.Sentinel.NOT_REQUIRED:
         return Metric(0.0, details={"message": "Not Required"})
     if found is F.Sentinel.NO_VALID_RESPONSE:
-        return Metric(0.0, NVR_ERROR)
+        # gt_count kept so an invalid answer still counts in its true-count bucket (Analysis tab).
+        return Metric(0.0, NVR_ERROR, details={"pred_count": None, "gt_count": gt_count, "exact": exact})
     pred = F.pred_count(value)
     details = {"pred_count": pred, "gt_count": gt_count, "exact": exact}
     if pred is None:

@@ -1,0 +1,135 @@
+"""The Analysis tab: the papers' analyses on the hub's own per-sample scores, per benchmark and split.
+
+Generic: the benchmark's plugin names its figures function (`BenchmarkPlugin.analyses`, pure); this module picks
+the board's rows with the board's own filters (`?split=`, kind, thinking, source, parameters, search, all
+entries), reads their per-sample rows, and serves each figure as inline SVG on the page and as SVG, CSV or JSON
+alone. Figures are cached under the board's data key, so a score that lands shows at the next request.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.safestring import mark_safe
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET
+
+from leaderboard import selectors
+from leaderboard.core import analysis_svg
+from leaderboard.core.board import BadBoardQuery, board_build, csv_cell, parse_query
+from scoring.benchmarks import UnknownBenchmark, board_for, plugin_for
+from scoring.core.analysis import AnalysisContext, Figure
+from scoring.core.plugin import BenchmarkPlugin
+from scoring.core.published import read_deltas, read_table
+
+FORMATS = ("svg", "csv", "json")
+
+
+def error_page(request: HttpRequest, status: int, message: str) -> HttpResponse:
+    return render(request, "leaderboard/error.html", {"message": message, "status": status}, status=status)
+
+
+def resolve_board(request: HttpRequest, slug: str):
+    """(benchmark, split, spec, query) as the board reads them, or an error response (404, 400)."""
+    try:
+        benchmark, split = selectors.benchmark_split_cached(slug=slug, split_name=request.GET.get("split") or None)
+    except selectors.BoardNotFound as exc:
+        return None, error_page(request, 404, str(exc))
+    spec = board_for(benchmark.slug)
+    try:
+        query = parse_query(request.GET, spec)
+    except BadBoardQuery as exc:
+        return None, error_page(request, 400, f"Bad parameter '{exc.parameter}': {exc.message}")
+    return (benchmark, split, spec, query), None
+
+
+def _context(plugin: BenchmarkPlugin, split, rows) -> AnalysisContext:
+    """The paper's rows of the reported entries the filters keep, its stated deltas, and the plugin's own reads."""
+    published, deltas = [], []
+    if plugin.published is not None:
+        directory = Path(settings.PUBLISHED_DATA_DIR)
+        kept = {r.model_name for r in rows if r.source == "reported"}
+        published = [p for p in read_table(directory, plugin.published) if p.model in kept]
+        # The paper's stated differences belong with its rows: only on a board that shows some of them.
+        deltas = read_deltas(directory, plugin.published) if kept else []
+    hook = plugin.analysis_context_function()
+    return AnalysisContext(published=published, deltas=deltas, extra=hook(split) if hook else {})
+
+
+def _figures(benchmark, split, spec, query) -> list[Figure] | None:
+    """The benchmark's figures for the board's filtered rows; None when it declares no analyses."""
+    try:
+        plugin = plugin_for(benchmark.scorer)
+    except UnknownBenchmark:
+        return None
+    function = plugin.analyses_function()
+    if function is None:
+        return None
+    data = selectors.board_data(split=split)
+    key = f"{data.cache_key}:analysis:{query.canonical()}"
+    found = cache.get(key)
+    if found is None:
+        view = board_build(data.rows, spec, query, data.pairs)
+        models = selectors.analysis_models(rows=view.rows, truth_keys=plugin.analysis_truth_keys)
+        found = function(models, _context(plugin, split, view.rows))
+        cache.set(key, found, selectors.ROWS_TIMEOUT)
+    return found
+
+
+@require_GET
+def analysis(request: HttpRequest, slug: str) -> HttpResponse:
+    resolved, error = resolve_board(request, slug)
+    if error:
+        return error
+    benchmark, split, spec, query = resolved
+    figures = _figures(benchmark, split, spec, query)
+    base = {"split": split.name} if request.GET.get("split") else {}
+    params = urlencode({**base, **query.as_params()})
+    shown = [{"f": f, "svg": mark_safe(analysis_svg.render(f.chart, title=f.title) or "")}  # our own escaped SVG
+             for f in figures or ()]
+    return render(request, "leaderboard/analysis.html", {
+        "benchmark": benchmark, "split": split, "splits": benchmark.splits.order_by("name", "-version"),
+        "query": query, "params": params, "figures": shown, "declared": figures is not None,
+        "kinds": ["proprietary", "open-source", "embodied", "human", "baseline"],
+    })
+
+
+@require_GET
+def analysis_figure(request: HttpRequest, slug: str, key: str, fmt: str) -> HttpResponse:
+    if fmt not in FORMATS:
+        return error_page(request, 404, f"No format '{fmt[:20]}': use .svg, .csv or .json.")
+    resolved, error = resolve_board(request, slug)
+    if error:
+        return error
+    benchmark, split, spec, query = resolved
+    figures = _figures(benchmark, split, spec, query) or []
+    figure = next((f for f in figures if f.key == key), None)
+    if figure is None:
+        known = ", ".join(f.key for f in figures) or "none"
+        return error_page(request, 404, f"No figure '{key[:40]}' for {benchmark.slug}. Known: {known}.")
+    name = f"{benchmark.slug}-{slugify(split.name)}-v{split.version}-{figure.key}.{fmt}"
+    if fmt == "svg":
+        body = analysis_svg.render(figure.chart, title=figure.title)
+        if body is None:
+            return error_page(request, 404, f"Figure '{figure.key}' is a table only: use .csv or .json.")
+        return HttpResponse(body, content_type="image/svg+xml")
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(figure.columns)
+        for row in figure.rows:
+            writer.writerow([csv_cell(v) for v in row])
+        response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+    else:
+        payload = {"benchmark": benchmark.slug, "split": split.name, "split_version": split.version,
+                   **figure.as_json()}
+        response = HttpResponse(json.dumps(payload, indent=1), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response

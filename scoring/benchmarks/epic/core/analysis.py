@@ -1,0 +1,226 @@
+"""EPIC-Bench's analyses (the paper's Fig. 4 and 5 and its error analysis) on the hub's own per-sample scores.
+
+Input: each scored submission's samples as the site stored them (`SampleScore.components` and `.details` from
+`scorer.score_sample`). Output: `Figure`s; docs/analyses.md defines each. Pure.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, mean, share
+from scoring.benchmarks.epic.core.taxonomy import LEAVES, Leaf, resolve_leaf
+
+# True-count buckets of the counting figure: (label, lowest, highest) with both ends included.
+COUNT_BUCKETS: tuple[tuple[str, int, float], ...] = (
+    ("1", 1, 1), ("2", 2, 2), ("3", 3, 3), ("4–5", 4, 5), ("6–10", 6, 10), (">10", 11, float("inf")),
+)
+# IoU buckets of the localization figure: "0" is exactly 0, then (lo, hi] up to 1.
+IOU_BUCKETS: tuple[tuple[str, float, float], ...] = (
+    ("0", -1.0, 0.0), ("(0,0.25]", 0.0, 0.25), ("(0.25,0.5]", 0.25, 0.5), ("(0.5,0.75]", 0.5, 0.75),
+    ("(0.75,1]", 0.75, 1.0),
+)
+COMPONENTS: tuple[tuple[str, str, str], ...] = (
+    # (short name, component key, weight key): a component counts on a sample only where its weight is > 0
+    ("localization", "localization_score", "weight_localization"),
+    ("count", "count_score", "weight_count"),
+    ("binary", "binary_score", "weight_binary"),
+    ("path", "path_score", "weight_path"),
+)
+
+
+def leaf_of(sample: SampleRow) -> Leaf | None:
+    return resolve_leaf(sample.category, sample.task, sample.key)
+
+
+def count_bucket(gt_count: int) -> str | None:
+    for label, lo, hi in COUNT_BUCKETS:
+        if lo <= gt_count <= hi:
+            return label
+    return None
+
+
+def soft_count(pred: Any, gt: int) -> float:
+    """The paper's soft count score 1 - min(1, |g - p| / g) for g >= 1; 0 for no readable prediction."""
+    if not isinstance(pred, (int, float)) or isinstance(pred, bool):
+        return 0.0
+    return max(0.0, 1.0 - min(1.0, abs(gt - int(pred)) / gt))
+
+
+def _count_details(sample: SampleRow) -> tuple[int, Any] | None:
+    """(true count, predicted count or None) of a sample scored on a count with a true count >= 1."""
+    count = sample.details.get("count") if isinstance(sample.details, Mapping) else None
+    if not isinstance(count, Mapping):
+        return None
+    gt = count.get("gt_count")
+    if not isinstance(gt, int) or isinstance(gt, bool) or gt < 1:
+        return None
+    return gt, count.get("pred_count")
+
+
+def _n_text(models: Sequence[ModelSamples], n: int, unit: str = "samples") -> str:
+    return f"{len(models)} model{'s' if len(models) != 1 else ''}, {n} {unit} in all"
+
+
+def counting(models: Sequence[ModelSamples]) -> list[Figure]:
+    rows = []
+    exact_series, soft_series = [], []
+    total = 0
+    for m in models:
+        by_bucket: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in COUNT_BUCKETS}
+        for s in m.samples:
+            found = _count_details(s)
+            if found is None:
+                continue
+            gt, pred = found
+            exact = 1.0 if isinstance(pred, (int, float)) and not isinstance(pred, bool) and int(pred) == gt else 0.0
+            by_bucket[count_bucket(gt)].append((exact, soft_count(pred, gt)))
+        exact_values, soft_values = [], []
+        for label, _, _ in COUNT_BUCKETS:
+            pairs = by_bucket[label]
+            total += len(pairs)
+            e, so = mean([p[0] for p in pairs]), mean([p[1] for p in pairs])
+            rows.append((m.label, label, len(pairs), e, so))
+            exact_values.append(e)
+            soft_values.append(so)
+        exact_series.append(Series(m.label, exact_values))
+        soft_series.append(Series(m.label, soft_values))
+    columns = ("model", "true_count", "n", "exact_accuracy", "soft_count_score")
+    x = [label for label, _, _ in COUNT_BUCKETS]
+    n_text = _n_text(models, total)
+    note = ("Samples scored on a count whose true count is at least 1, bucketed by the true count. Exact: the "
+            "predicted count equals it; soft: 1 − min(1, |true − predicted| / true); an unreadable answer scores 0.")
+    return [
+        Figure("counting-exact", "Exact-count accuracy by true count", note, n_text, columns, rows,
+               Chart("bars", x, exact_series, "exact-count accuracy (%)", 100.0), total),
+        Figure("counting-soft", "Soft count score by true count", note, n_text, columns, rows,
+               Chart("bars", x, soft_series, "soft count score (%)", 100.0), total),
+    ]
+
+
+def _component_means(samples: Sequence[SampleRow]) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    for name, key, weight in COMPONENTS:
+        values = [float(s.components.get(key) or 0.0) for s in samples
+                  if isinstance(s.components.get(weight), (int, float)) and s.components.get(weight) > 0]
+        out[name] = mean(values)
+    return out
+
+
+def _by_leaf(m: ModelSamples) -> dict[str, list[SampleRow]]:
+    out: dict[str, list[SampleRow]] = {}
+    for s in m.samples:
+        leaf = leaf_of(s)
+        if leaf is not None:
+            out.setdefault(leaf.by_type, []).append(s)
+    return out
+
+
+def leaves(models: Sequence[ModelSamples]) -> list[Figure]:
+    rows = []
+    heat, comp_series = [], []
+    total = 0
+    for m in models:
+        grouped = _by_leaf(m)
+        scores, comps = [], {name: [] for name, _, _ in COMPONENTS}
+        for leaf in LEAVES:
+            samples = grouped.get(leaf.by_type, [])
+            total += len(samples)
+            score = mean([float(s.score or 0.0) for s in samples])
+            parts = _component_means(samples)
+            rows.append((m.label, leaf.name, len(samples), score, *(parts[n] for n, _, _ in COMPONENTS)))
+            scores.append(score)
+            for name in comps:
+                comps[name].append(parts[name])
+        heat.append(Series(m.label, scores))
+        comp_series += [Series(f"{m.label} · {name}", values) for name, values in comps.items()
+                        if any(v is not None for v in values)]
+    columns = ("model", "leaf", "n", "score", *(f"{n}_score" for n, _, _ in COMPONENTS))
+    x = [leaf.name for leaf in LEAVES]
+    n_text = _n_text(models, total)
+    return [
+        Figure("leaf-scores", "Score per leaf task (models × 23 leaves)",
+               "Mean sample score per leaf, in percent (the board's leaf columns, from the per-sample rows).",
+               n_text, columns, rows, Chart("heatmap", x, heat, "score (%)", 100.0), total),
+        Figure("leaf-components", "Score components per leaf",
+               "Mean of each score component (localization IoU, count, binary feasibility, path) over the samples "
+               "of a leaf whose scoring weighs that component; empty where the leaf does not use it.",
+               n_text, columns, rows, Chart("heatmap", x, comp_series, "component score (%)", 100.0), total),
+    ]
+
+
+def invalid_responses(models: Sequence[ModelSamples]) -> list[Figure]:
+    rows = []
+    heat = []
+    total = 0
+    for m in models:
+        grouped = _by_leaf(m)
+        values = []
+        for leaf in LEAVES:
+            samples = grouped.get(leaf.by_type, [])
+            invalid = sum(1 for s in samples if s.invalid)
+            wrong = sum(1 for s in samples if not s.invalid and s.outcome != "ok")
+            total += len(samples)
+            rows.append((m.label, leaf.name, len(samples), invalid, wrong, share(invalid, len(samples)),
+                         share(wrong, len(samples))))
+            values.append(share(invalid, len(samples)))
+        heat.append(Series(m.label, values))
+    columns = ("model", "leaf", "n", "invalid", "wrong", "invalid_share", "wrong_share")
+    return [Figure(
+        "invalid-responses", "Invalid responses per model and leaf",
+        "Invalid: the answer could not be read (no valid response, no path points, a missing prediction, a scorer "
+        "error on the answer). Wrong: a readable answer whose outcome is not 'ok' (wrong count, IoU < 0.5, wrong "
+        "feasibility, path score < 0.5). The heat map shows the invalid share.",
+        _n_text(models, total), columns, rows, Chart("heatmap", [leaf.name for leaf in LEAVES], heat,
+                                                     "invalid share (%)", 100.0), total)]
+
+
+def _iou_bucket(iou: float) -> str:
+    for label, lo, hi in IOU_BUCKETS:
+        if lo < iou <= hi:
+            return label
+    return IOU_BUCKETS[-1][0]
+
+
+def localization(models: Sequence[ModelSamples]) -> list[Figure]:
+    groups = list(dict.fromkeys(leaf.group_code for leaf in LEAVES))
+    rows = []
+    series = []
+    total = 0
+    for m in models:
+        by_group: dict[str, list[Mapping[str, Any]]] = {}
+        for s in m.samples:
+            leaf = leaf_of(s)
+            loc = s.details.get("localization") if isinstance(s.details, Mapping) else None
+            if leaf is None or not isinstance(loc, Mapping) or not isinstance(loc.get("iou"), (int, float)):
+                continue
+            if loc.get("gt_empty"):
+                continue  # nothing to localize: IoU is 1 for an empty answer, 0 otherwise
+            by_group.setdefault(leaf.group_code, []).append(loc)
+        means = []
+        for code in groups:
+            locs = by_group.get(code, [])
+            n = len(locs)
+            total += n
+            buckets = {label: 0 for label, _, _ in IOU_BUCKETS}
+            for loc in locs:
+                buckets[_iou_bucket(float(loc["iou"]))] += 1
+            no_box = sum(1 for loc in locs if loc.get("pred_empty"))
+            off = sum(1 for loc in locs if (loc.get("boxes_off_image") or 0) > 0)
+            mismatch = sum(1 for loc in locs if loc.get("coordinate_system_mismatch"))
+            mean_iou = mean([float(loc["iou"]) for loc in locs])
+            means.append(mean_iou)
+            rows.append((m.label, code, n, mean_iou, *(share(buckets[b], n) for b, _, _ in IOU_BUCKETS),
+                         share(no_box, n), share(off, n), share(mismatch, n)))
+        series.append(Series(m.label, means))
+    columns = ("model", "group", "n", "mean_iou", *(f"iou_{b}" for b, _, _ in IOU_BUCKETS), "no_box_share",
+               "off_image_share", "coordinate_mismatch_share")
+    return [Figure(
+        "localization", "Localization quality per group",
+        "Samples whose localization was scored against a non-empty target: mean IoU (bars) and, in the table, the "
+        "share of samples per IoU bucket, with no box, with a box reaching outside the image, and whose declared "
+        "coordinate system contradicts its values.",
+        _n_text(models, total), columns, rows, Chart("bars", groups, series, "mean IoU (%)", 100.0), total)]
+
+
+def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
+    return [*counting(models), *leaves(models), *invalid_responses(models), *localization(models)]

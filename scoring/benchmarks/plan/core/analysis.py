@@ -1,0 +1,202 @@
+"""PLAN-Bench's analyses on the hub's own verdicts, with the paper's stated figures beside them (marked "paper").
+
+Input: each scored submission's items (`SampleScore.details`: dimension, type, decided_by; `score` 1/0, None while
+undecided; `truth["answer_hint"]`), the paper's rows and stated deltas (`AnalysisContext.published`, `.deltas`)
+and the audited judge verdicts of the split (`AnalysisContext.extra["agreement"]`, from
+`scoring.benchmarks.plan.selectors.plan_judge_agreement`). docs/analyses.md defines each figure. Pure.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Sequence
+
+from scipy.stats import binomtest
+
+from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, share
+from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, DIMENSION_OF, SUBTASKS
+
+DIMENSIONS = tuple(DIMENSION_KEYS.values())
+# The paper reports a navigation and a manipulation score (sec 4.3, Figure 6) without listing which subtasks make
+# each; this is the hub's reading of the subtask names: scene-level search and routing against object-level
+# action, state and arrangement. Subtasks in neither group (TO, PC, IA, PT, OO, MD) count in neither.
+NAVIGATION = ("TD", "SpR", "Route")
+MANIPULATION = ("AR", "SR", "MR", "CS", "CP", "RP", "DP")
+DECIDERS = ("rule", "model", "person", "undecided")
+GROUPS: tuple[tuple[str, Callable[[SampleRow], bool]], ...] = (
+    ("navigation", lambda s: s.task in NAVIGATION),
+    ("manipulation", lambda s: s.task in MANIPULATION),
+    ("single_choice", lambda s: s.details.get("type") == "single_choice"),
+    ("open", lambda s: s.details.get("type") == "open"),
+    ("with_hint", lambda s: bool(s.truth.get("answer_hint"))),
+    ("without_hint", lambda s: not s.truth.get("answer_hint")),
+)
+
+
+def dimension_of(s: SampleRow) -> str:
+    title = s.details.get("dimension") or DIMENSION_OF.get(s.task, "")
+    return DIMENSION_KEYS.get(title, title)
+
+
+def accuracy(samples: Sequence[SampleRow]) -> tuple[int, float | None]:
+    """(decided items, percent correct among them); undecided items (score None) are left out."""
+    decided = [float(s.score) for s in samples if s.score is not None]
+    return len(decided), (round(100.0 * sum(decided) / len(decided), 2) if decided else None)
+
+
+def _select(m: ModelSamples, column: str) -> list[SampleRow]:
+    if column == "overall":
+        return list(m.samples)
+    if column in DIMENSIONS:
+        return [s for s in m.samples if dimension_of(s) == column]
+    return [s for s in m.samples if s.task == column]
+
+
+def _paper_value(row: Any, column: str) -> float | None:
+    if column == "overall":
+        return row.overall
+    value = row.breakdown.get(column)
+    return value if value is not None else row.figures.get(column)
+
+
+def subtasks(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+    columns = ("overall", *DIMENSIONS, *SUBTASKS)
+    rows, series = [], []
+    total = 0
+    for m in models:
+        values = []
+        total += len(m.samples)
+        for c in columns:
+            n, acc = accuracy(_select(m, c))
+            rows.append((m.label, "scored here", c, n, acc))
+            values.append(acc)
+        series.append(Series(m.label, values))
+    for p in context.published:
+        values = [_paper_value(p, c) for c in columns]
+        if not any(v is not None for v in values):
+            continue
+        rows += [(p.model, "paper", c, None, v) for c, v in zip(columns, values) if v is not None]
+        series.append(Series(f"{p.model} (paper)", values))
+    return [Figure(
+        "subtasks", "Accuracy per dimension and subtask, with the paper's figures",
+        "Percent correct among the decided items of each entry scored here (undecided items left out), per "
+        "dimension and subtask; the paper's rows (marked 'paper', no N) are the figures its text states.",
+        f"{len(models)} entries scored here, {total} items in all; {len(context.published)} paper rows",
+        ("model", "source", "column", "n", "accuracy"), rows,
+        Chart("heatmap", list(columns), series, "accuracy (%)", 100.0), total)]
+
+
+def thinking_pairs(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+    metrics = ("overall", *DIMENSIONS)
+    by_name: dict[str, dict[str, ModelSamples]] = {}
+    for m in models:
+        if m.thinking in ("yes", "no"):
+            by_name.setdefault(m.model_name, {}).setdefault(m.thinking, m)
+    rows, series = [], []
+    total = 0
+    for name, pair in by_name.items():
+        if set(pair) != {"yes", "no"}:
+            continue
+        total += len(pair["yes"].samples) + len(pair["no"].samples)
+        gains = []
+        for metric in metrics:
+            n_t, think = accuracy(_select(pair["yes"], metric))
+            n_n, plain = accuracy(_select(pair["no"], metric))
+            gain = round(think - plain, 2) if think is not None and plain is not None else None
+            rows.append((name, "scored here", metric, n_t, n_n, think, plain, gain))
+            gains.append(gain)
+        series.append(Series(name, gains))
+    paper: dict[str, dict[str, float]] = {}
+    for d in context.deltas:
+        if d.metric in metrics:
+            paper.setdefault(d.subject, {})[d.metric] = d.delta
+        rows.append((d.subject, "paper", d.metric, None, None, None, None, d.delta))
+    for subject, values in paper.items():
+        series.append(Series(f"{subject[:34]} (paper)", [values.get(m) for m in metrics]))
+    return [Figure(
+        "thinking", "Thinking minus non-thinking, paired by model",
+        "For each model scored here in both modes (the same model name, thinking and non-thinking entries): "
+        "accuracy with thinking minus without, overall and per dimension, in points. The paper's stated "
+        "differences are listed as 'paper' (data/published/plan_bench_deltas.csv).",
+        f"{len(series) - len(paper)} pairs scored here, {total} items in all; {len(context.deltas)} paper deltas",
+        ("model", "source", "metric", "n_thinking", "n_non_thinking", "thinking", "non_thinking", "gain"), rows,
+        Chart("heatmap", list(metrics), series, "gain (points; a loss shows white)"), total)]
+
+
+def item_groups(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+    names = [g for g, _ in GROUPS]
+    rows, series = [], []
+    total = 0
+    for m in models:
+        total += len(m.samples)
+        values = []
+        for name, test in GROUPS:
+            n, acc = accuracy([s for s in m.samples if test(s)])
+            rows.append((m.label, "scored here", name, n, acc))
+            values.append(acc)
+        series.append(Series(m.label, values))
+    for p in context.published:
+        values = [_paper_value(p, g) for g in names]
+        if any(v is not None for v in values):
+            rows += [(p.model, "paper", g, None, v) for g, v in zip(names, values) if v is not None]
+            series.append(Series(f"{p.model} (paper)", values))
+    return [Figure(
+        "groups", "Navigation vs manipulation, single-choice vs open, with vs without an answer hint",
+        f"Percent correct among decided items in each group. Navigation: {', '.join(NAVIGATION)}; manipulation: "
+        f"{', '.join(MANIPULATION)} (the hub's grouping: the paper names no members). Hint: the item has an answer "
+        "hint for the judge.",
+        f"{len(models)} entries scored here, {total} items in all", ("model", "source", "group", "n", "accuracy"),
+        rows, Chart("bars", names, series, "accuracy (%)", 100.0), total)]
+
+
+def wilson(agree: int, n: int) -> tuple[float | None, float | None]:
+    """The 95% Wilson score interval of agree/n, in percent (None, None when n is 0)."""
+    if not n:
+        return None, None
+    ci = binomtest(agree, n).proportion_ci(confidence_level=0.95, method="wilson")
+    return round(100.0 * ci.low, 2), round(100.0 * ci.high, 2)
+
+
+def judge_cascade(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+    agreement: Mapping[str, Any] = (context.extra.get("agreement") or {}).get("by_subtask") or {}
+    rows = []
+    shares: dict[str, list[float | None]] = {d: [] for d in (*DECIDERS, "agreement")}
+    total = 0
+    for code in SUBTASKS:
+        items = [s for m in models for s in m.samples if s.task == code]
+        total += len(items)
+        counts = {d: 0 for d in DECIDERS}
+        for s in items:
+            decider = s.details.get("decided_by") if s.score is not None else None
+            counts[decider if decider in counts else "undecided"] += 1
+        audit = agreement.get(code) or {}
+        agree, n = int(audit.get("agree") or 0), int(audit.get("n") or 0)
+        low, high = wilson(agree, n)
+        rate = share(agree, n)
+        rows.append((code, len(items), *(share(counts[d], len(items)) for d in DECIDERS), n, agree, rate, low, high))
+        for d in DECIDERS:
+            shares[d].append(share(counts[d], len(items)))
+        shares["agreement"].append(rate)
+    return [Figure(
+        "judge", "Judge cascade and judge–human agreement per subtask",
+        "Share of the items of all entries scored here decided by the rules, the LLM judge, people, or still "
+        "undecided; agreement: audited verdicts where the person agreed with the rule or judge, with its 95% "
+        "Wilson interval.",
+        f"{total} items of {len(models)} entries; {sum(r[6] for r in rows)} audited verdicts",
+        ("subtask", "n", *(f"{d}_share" for d in DECIDERS), "audited", "agree", "agreement", "agreement_low",
+         "agreement_high"), rows,
+        Chart("heatmap", list(SUBTASKS), [Series(k, v) for k, v in shares.items()], "%", 100.0), total)]
+
+
+def paper_figures(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+    """The paper's stated figures that are no board column (e.g. the misleading-view study), as a table."""
+    rows = [(p.model, metric, value, p.sources.get(metric, "")) for p in context.published
+            for metric, value in p.figures.items()]
+    return [Figure(
+        "paper-figures", "The paper's other stated figures",
+        "Figures the paper's text states for a named model that are no board column (data/published/"
+        "plan_bench_figures.csv), with where it states them; the hub has no per-item data behind them.",
+        f"{len(rows)} figures of {len({r[0] for r in rows})} models", ("model", "metric", "value", "source"), rows)]
+
+
+def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
+    return [*subtasks(models, context), *thinking_pairs(models, context), *item_groups(models, context),
+            *judge_cascade(models, context), *paper_figures(models, context)]

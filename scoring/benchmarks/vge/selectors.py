@@ -1,0 +1,49 @@
+"""Reads for VGEBench's Analysis tab: what its figures need besides the board's episodes."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q
+
+from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device
+from scoring.benchmarks.vge.scorer import site_device_loader
+from scoring.models import SampleScore, Split, Submission
+
+
+def device_views(split: Split) -> dict[str, dict[str, list[str]]]:
+    """For each device of the split, the components with a box on each view ({device: {view: [component]}}).
+    Devices the source cannot give or that do not load are left out (their switches are then not classified)."""
+    loader = site_device_loader()
+    if loader is None:
+        return {}
+    ids = {d for d in split.samples.values_list("ground_truth__device", flat=True) if isinstance(d, str)}
+    visible: dict[str, dict[str, list[str]]] = {}
+    for device_id, definition in loader(ids).items():
+        try:
+            device = load_device(definition, source=device_id)
+        except DeviceInvalid:
+            continue
+        visible[device_id] = {view: sorted(c.name for c in device.components.values() if view in c.boxes)
+                              for view in device.views}
+    return visible
+
+
+def perturbation_runs(split: Split) -> list[dict[str, Any]]:
+    """Every scored upload of the split with its episode count and successes (SR is 100 or 0 per episode) and the
+    perturbation its episodes were played with ("" for none), for the robustness figure."""
+    subs = (Submission.objects.filter(split=split, status=Submission.Status.SCORED, source=Submission.Source.UPLOAD)
+            .select_related("model_entry").order_by("id"))
+    counts = {row["submission_id"]: row for row in SampleScore.objects.filter(submission__in=subs)
+              .values("submission_id").annotate(n=Count("id"), hits=Count("id", filter=Q(score__gte=100.0)))}
+    out = []
+    for sub in subs:
+        row = counts.get(sub.pk, {"n": 0, "hits": 0})
+        options = sub.options if isinstance(sub.options, dict) else {}
+        out.append({"submission": sub.pk, "model": sub.model_entry.name, "thinking": sub.model_entry.thinking,
+                    "kind": sub.model_entry.kind, "perturbation": str(options.get("perturbation") or ""),
+                    "episodes": row["n"], "successes": row["hits"]})
+    return out
+
+
+def vge_analysis_context(split: Split) -> dict[str, Any]:
+    return {"visible": device_views(split), "runs": perturbation_runs(split)}

@@ -1,0 +1,69 @@
+"""The agent API's `perturbation` episode option: validated, recorded, applied to every served view
+deterministically per turn, bundled into its own submission and compared on the Analysis tab."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.cache import cache
+
+from scoring import pipeline
+from scoring.models import Submission
+from simulator.models import Episode
+from tests.simulator.conftest import OPEN_DASH, PRESS_POWER
+
+pytestmark = pytest.mark.django_db
+
+
+def start(client, perturbation=None, task="tiny/t1"):
+    body = {"task": task} if perturbation is None else {"task": task, "perturbation": perturbation}
+    return client.post("/api/vge/episodes/", body, format="json")
+
+
+def image(client, episode, turn=None) -> bytes:
+    response = client.get(f"/api/vge/episodes/{episode}/view.png" + ("" if turn is None else f"?turn={turn}"))
+    assert response.status_code == 200 and response["Content-Type"] == "image/png"
+    return response.content if not response.streaming else b"".join(response.streaming_content)
+
+
+def test_a_perturbation_is_recorded_and_applied_to_each_view(token_client, tiny_split):
+    plain = start(token_client).json()["episode"]
+    blurred = start(token_client, " BLUR:2 ").json()["episode"]
+    assert Episode.objects.get(pk=blurred).perturbation == "blur:2"
+    assert token_client.get(f"/api/vge/episodes/{blurred}/").json()["perturbation"] == "blur:2"
+    assert token_client.get(f"/api/vge/episodes/{plain}/").json()["perturbation"] == ""
+    assert image(token_client, blurred) != image(token_client, plain)
+    assert image(token_client, blurred) == image(token_client, blurred)  # deterministic
+    occluded = start(token_client, "occlude:0.3").json()["episode"]
+    token_client.post(f"/api/vge/episodes/{occluded}/act/", {"output": OPEN_DASH}, format="json")
+    assert image(token_client, occluded, 0) == image(token_client, occluded, 0)
+
+
+def test_a_bad_perturbation_is_refused_with_the_reason(token_client, tiny_split):
+    response = start(token_client, "blur:50")
+    assert response.status_code == 400
+    assert "blur σ must be in (0, 20]" in json.dumps(response.json()["errors"]["perturbation"], ensure_ascii=False)
+    assert not Episode.objects.exists()
+
+
+def test_perturbed_episodes_bundle_apart_and_show_in_the_robustness_figure(token_client, client, tiny_split):
+    for perturbation in (None, "jpeg:20"):
+        episode = start(token_client, perturbation).json()["episode"]
+        for output in (OPEN_DASH, PRESS_POWER):
+            token_client.post(f"/api/vge/episodes/{episode}/act/", {"output": output}, format="json")
+    made = {}
+    for perturbation in ("", "jpeg:20"):
+        response = token_client.post("/api/vge/submissions/", {"model": "Agent-P", "split": "dev",
+                                                                "perturbation": perturbation}, format="json")
+        assert response.status_code == 201, response.content
+        made[perturbation] = Submission.objects.get(pk=response.json()["submission"])
+        assert pipeline.submission_score(submission_id=made[perturbation].pk, worker="w") == "scored"
+    assert made["jpeg:20"].options == {"perturbation": "jpeg:20"} and made[""].options == {}
+    missing = token_client.post("/api/vge/submissions/", {"model": "Agent-P", "split": "dev",
+                                                           "perturbation": "blur:3"}, format="json")
+    assert missing.status_code == 400 and "with perturbation blur:3" in missing.json()["detail"]
+    cache.clear()
+    fig = json.loads(client.get("/leaderboard/vge-bench/analysis/robustness.json?split=dev").content)
+    # The split has two tasks; each bundle played t1 only (t2 counts as a failed episode).
+    assert [(r["model"], r["perturbation"], r["episodes"], r["SR"], r["delta_SR"]) for r in fig["rows"]] == [
+        ("Agent-P", "none", 2, 50.0, 0.0), ("Agent-P", "jpeg:20", 2, 50.0, 0.0)]
