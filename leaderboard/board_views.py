@@ -33,9 +33,11 @@ from leaderboard.core.board import (
     board_build,
     column_marks,
     csv_cell,
+    empty_leaves,
     export_table,
     format_value,
     parse_query,
+    top_marks,
 )
 from scoring import roles
 from scoring.benchmarks import board_for
@@ -71,7 +73,7 @@ def _view(split, spec, query) -> tuple[BoardView, str]:
     return board_build(data.rows, spec, query, data.pairs), data.cache_key
 
 
-def _cell(view: BoardView, row, column) -> dict[str, Any]:
+def _cell(view: BoardView, row, column, headline: str) -> dict[str, Any]:
     value = row.value(column.key)
     interval = row.interval(column.key)
     return {
@@ -79,23 +81,36 @@ def _cell(view: BoardView, row, column) -> dict[str, Any]:
         "text": format_value(value, column.digits),
         "raw": "" if value is None else repr(value),
         "mark": view.marks.get(column.key, {}).get(row.submission_id, ""),
+        "top": row.submission_id in view.top.get(column.key, ()),
         "interval": (format_value(interval[0], column.digits), format_value(interval[1], column.digits))
         if interval else None,
         "leaf": column.level is Level.LEAF,
+        "headline": column.key == headline,
         "parent": column.parent,
     }
 
 
-def _header_groups(columns, *, collapsed: bool = False) -> list[dict[str, Any]]:
+def _header_group_label(column, spec) -> str:
+    """The group a column sits under in the header row. A task (leaf) column sits under its parent's group when
+    its parent's group differs (PLAN: a dimension's subtasks under "Dimensions", once, not once per dimension)."""
+    if column.level is Level.LEAF and column.parent:
+        parent = spec.column(column.parent)
+        if parent is not None and parent.group:
+            return parent.group
+    return column.group
+
+
+def _header_groups(columns, spec, *, collapsed: bool = False) -> list[dict[str, Any]]:
     """Grouped header cells; when leaves are collapsed they do not count toward a group's span."""
     groups: list[dict[str, Any]] = []
     for column in columns:
+        label = _header_group_label(column, spec)
         counts = 0 if (collapsed and column.level is Level.LEAF) else 1
-        if groups and groups[-1]["label"] == column.group:
+        if groups and groups[-1]["label"] == label:
             groups[-1]["span"] += counts
             groups[-1]["full"] += 1
         else:
-            groups.append({"label": column.group, "span": counts, "full": 1})
+            groups.append({"label": label, "span": counts, "full": 1})
     return groups
 
 
@@ -110,29 +125,27 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView) -> d
     # Leaves are always in the table so that script can expand one group in place; without script,
     # CSS keeps them hidden until the "expand" link asks the server for them.
     collapsed = view.spec.has_leaves and not view.query.expanded
-    table_columns = view.columns
-    if collapsed:
-        # Only leaves some row has a value for: the papers' rows have none, and empty columns cost bytes.
-        filled = {k for r in view.rows for k, v in r.values.items() if v is not None}
-        table_columns = tuple(
-            c for c in view.spec.visible(expanded=True, extras=view.query.extras)
-            if c.level is not Level.LEAF or c.key in filled
-        )
-    marks = column_marks(view.rows, table_columns) if collapsed else view.marks
-    shown_view = replace(view, marks=marks)
+    all_columns = view.spec.visible(expanded=True, extras=view.query.extras) if collapsed else view.columns
+    # Task columns no shown row has a figure for are left out (the papers' rows give category scores only),
+    # and the page says which and why.
+    empty = empty_leaves(view.rows, all_columns)
+    table_columns = tuple(c for c in all_columns if c not in empty)
+    shown_view = replace(view, marks=column_marks(view.rows, table_columns, within_kind=True),
+                         top=top_marks(view.rows, table_columns)) if collapsed else view
     for column in table_columns:
         if column.key not in sort_links:
             params = view.query.as_params(sort=column.key, descending=None, expanded=True)
             sort_links[column.key] = "?" + urlencode({**base, **params})
-    groups = _header_groups(table_columns, collapsed=collapsed)
+    groups = _header_groups(table_columns, view.spec, collapsed=collapsed)
     group_index = [gi for gi, g in enumerate(groups) for _ in range(g["full"])]
+    headline = view.spec.columns[0].key
     rows = []
     for rank, row in zip(view.ranks, view.rows):
         rows.append({
             "row": row,
             "rank": rank,
             "tied": row.submission_id in view.ties,
-            "cells": [_cell(shown_view, row, c) for c in table_columns],
+            "cells": [_cell(shown_view, row, c, headline) for c in table_columns],
         })
     return {
         "benchmark": benchmark,
@@ -141,13 +154,16 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView) -> d
         "columns": [
             {"c": c, "link": sort_links[c.key], "sorted": view.query.sort == c.key, "gi": group_index[i],
              "desc": (view.query.descending if view.query.descending is not None else c.direction.value == "up"),
-             "has_leaves": any(x.parent == c.key for x in table_columns)}
+             "has_leaves": any(x.parent == c.key for x in table_columns), "headline": c.key == headline,
+             "extra": c.level is Level.EXTRA}
             for i, c in enumerate(table_columns)
         ],
         "groups": groups,
         "rows": rows,
         "has_groups": any(c.group for c in table_columns),
         "collapsed": collapsed,
+        "empty_leaves": empty if (view.query.expanded and view.rows) else (),
+        "filtered": view.total_rows > 0,
     }
 
 
@@ -191,6 +207,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "toggle_expand": link(expanded=not query.expanded),
         "toggle_extras": link(extras=not query.extras),
         "kinds": ["proprietary", "open-source", "embodied", "human", "baseline"],
+        "extra_labels": [c.label for c in spec.columns if c.level is Level.EXTRA],
         "board_ws": f"/ws/boards/{split.pk}/",
         "judge_agreement": plan_judge_agreement(split) if benchmark.slug == PLAN_SLUG else None,
     }

@@ -11,11 +11,12 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
-from scoring.core.columns import BoardSpec, Column, Direction
+from scoring.core.columns import BoardSpec, Column, Direction, Level
 
 KINDS = ("proprietary", "open-source", "embodied", "human", "baseline")
 THINKING = ("yes", "no", "unknown")
 SOURCES = ("reported", "scored")
+UNRANKED_KINDS = frozenset({"human"})  # reference rows: shown in place, never ranked or tied
 
 
 @dataclass(frozen=True)
@@ -234,9 +235,26 @@ def best_per_model(rows: Iterable[BoardRow], column: Column) -> list[BoardRow]:
     return list(best.values())
 
 
-def column_marks(rows: Sequence[BoardRow], columns: Iterable[Column]) -> dict[str, dict[int, str]]:
+def empty_leaves(rows: Sequence[BoardRow], columns: Iterable[Column]) -> tuple[Column, ...]:
+    """The task (leaf) columns among `columns` that no row has a figure for: the papers' rows give only category
+    scores, so on a board of reported rows "expand all tasks" would add nothing but columns of dashes."""
+    filled = {c.key for c in columns if any(r.value(c.key) is not None for r in rows)}
+    return tuple(c for c in columns if c.level is Level.LEAF and c.key not in filled)
+
+
+def column_marks(rows: Sequence[BoardRow], columns: Iterable[Column], *,
+                 within_kind: bool = False) -> dict[str, dict[int, str]]:
     """Per column, which submissions hold the best and second-best value ("best" / "second"), as the papers
-    bold and underline them. Ties share the mark; rows of the human baseline are left out, as in the papers."""
+    bold and underline them. Ties share the mark; rows of the human baseline are left out, as in the papers.
+    `within_kind`: best and second best within each model category (proprietary, open-source, embodied,
+    baseline), the way the papers' tables mark them, instead of across all rows."""
+    columns = tuple(columns)
+    if within_kind:
+        out: dict[str, dict[int, str]] = {c.key: {} for c in columns}
+        for kind in dict.fromkeys(r.kind for r in rows):
+            for key, col in column_marks([r for r in rows if r.kind == kind], columns).items():
+                out[key].update(col)
+        return out
     marks: dict[str, dict[int, str]] = {}
     for column in columns:
         values = sorted(
@@ -255,6 +273,12 @@ def column_marks(rows: Sequence[BoardRow], columns: Iterable[Column]) -> dict[st
                     col[r.submission_id] = "second"
         marks[column.key] = col
     return marks
+
+
+def top_marks(rows: Sequence[BoardRow], columns: Iterable[Column]) -> dict[str, frozenset[int]]:
+    """Per column, the submissions holding the best value across all rows (human baseline left out)."""
+    return {key: frozenset(sid for sid, mark in col.items() if mark == "best")
+            for key, col in column_marks(rows, columns).items()}
 
 
 @dataclass(frozen=True)
@@ -278,7 +302,8 @@ def adjacent_ties(
     Only pairs of scored rows with a stored comparison are judged: reported rows carry no samples.
     """
     tied: set[int] = set()
-    for above, below in zip(rows, rows[1:]):
+    ranked = [r for r in rows if r.kind not in UNRANKED_KINDS]
+    for above, below in zip(ranked, ranked[1:]):
         result = pairs.get(frozenset((above.submission_id, below.submission_id)))
         if result is not None and not result.significant(alpha):
             tied.add(below.submission_id)
@@ -286,15 +311,18 @@ def adjacent_ties(
 
 
 def ranks(rows: Sequence[BoardRow], column: Column) -> list[int | None]:
-    """Competition ranks (1, 2, 2, 4) by the sort column's value; rows without a value get no rank."""
+    """Competition ranks (1, 2, 2, 4) by the sort column's value; rows without a value get no rank, nor do human
+    baseline rows: as in the papers they are a reference line, not a contestant (and never tie a model)."""
     out: list[int | None] = []
     previous: float | None = None
     rank = 0
-    for position, row in enumerate(rows, start=1):
+    position = 0
+    for row in rows:
         v = row.value(column.key)
-        if v is None:
+        if v is None or row.kind in UNRANKED_KINDS:
             out.append(None)
             continue
+        position += 1
         if previous is None or v != previous:
             rank = position
         previous = v
@@ -309,9 +337,10 @@ class BoardView:
     columns: tuple[Column, ...]
     rows: tuple[BoardRow, ...]
     ranks: tuple[int | None, ...]
-    marks: Mapping[str, Mapping[int, str]]
+    marks: Mapping[str, Mapping[int, str]]  # best / second best within each model category
     ties: frozenset[int]
     total_rows: int  # before filtering and best-per-model
+    top: Mapping[str, frozenset[int]] = field(default_factory=dict)  # per column: best across all rows
 
 
 def board_build(
@@ -335,9 +364,10 @@ def board_build(
         columns=columns,
         rows=tuple(ordered),
         ranks=tuple(ranks(ordered, column)),
-        marks=column_marks(ordered, columns),
+        marks=column_marks(ordered, columns, within_kind=True),
         ties=frozenset(ties),
         total_rows=len(rows),
+        top=top_marks(ordered, columns),
     )
 
 

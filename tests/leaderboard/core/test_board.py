@@ -8,11 +8,13 @@ from leaderboard.core.board import (
     best_per_model,
     board_build,
     column_marks,
+    empty_leaves,
     export_table,
     filter_rows,
     parse_query,
     ranks,
     sort_rows,
+    top_marks,
 )
 from scoring.benchmarks import board_for
 from scoring.core.columns import Direction, Level
@@ -168,3 +170,35 @@ def test_parameters_from_name_reads_the_stated_total_size(name, size):
     from leaderboard.core.board import parameters_from_name
 
     assert parameters_from_name(name) == size
+
+
+def test_marks_within_each_kind_of_model_as_the_papers_mark_them():
+    rows = [row(1, "p1", 60, kind="proprietary"), row(2, "p2", 55, kind="proprietary"),
+            row(3, "p3", 20, kind="proprietary"), row(4, "o1", 40), row(5, "o2", 30), row(6, "o3", 10),
+            row(7, "human", 95, kind="human"), row(8, "random", 5, kind="baseline")]
+    overall = EPIC.column("overall")
+    marks = column_marks(rows, [overall], within_kind=True)["overall"]
+    assert marks == {1: "best", 2: "second", 4: "best", 5: "second", 8: "best"}
+    # Across all rows only the proprietary pair would be marked; the board also stars the best of all.
+    assert column_marks(rows, [overall])["overall"] == {1: "best", 2: "second"}
+    assert top_marks(rows, [overall]) == {"overall": frozenset({1})}
+    view = board_build(rows, EPIC, parse_query({}, EPIC))
+    assert view.marks["overall"][4] == "best" and view.top["overall"] == frozenset({1})
+
+
+def test_human_rows_are_not_ranked_and_never_tie_a_model():
+    rows = [row(1, "human", 100, kind="human"), row(2, "a", 100), row(3, "b", 50), row(4, "c", 50)]
+    assert ranks(rows, EPIC.column("overall")) == [None, 1, 2, 2]
+    pairs = {frozenset((1, 2)): PairSignificance(1, 2, 0.9, 10), frozenset((2, 3)): PairSignificance(2, 3, 0.01, 10)}
+    assert adjacent_ties(rows, pairs) == set()  # the human row is neither above nor below a model
+
+
+def test_empty_leaves_are_the_task_columns_no_row_has_a_figure_for():
+    leaves = [c for c in EPIC.columns if c.level is Level.LEAF]
+    rows = [row(1, "paper", 40, source="reported", values={"BA": 3.0}),
+            row(2, "scored", 50, values={leaves[0].key: 61.0, leaves[1].key: None})]
+    empty = empty_leaves(rows, EPIC.visible(expanded=True))
+    assert leaves[0] not in empty and leaves[1] in empty
+    assert len(empty) == len(leaves) - 1
+    assert all(c.level is Level.LEAF for c in empty)  # headline columns without figures stay
+    assert empty_leaves([row(1, "paper", 40, source="reported")], EPIC.visible(expanded=True)) == tuple(leaves)
