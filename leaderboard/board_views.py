@@ -26,7 +26,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from leaderboard import selectors
-from leaderboard.core import overlay, svg
+from leaderboard.core import labels, overlay, svg
 from leaderboard.core.board import (
     BadBoardQuery,
     BoardView,
@@ -359,6 +359,7 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
     task = (request.GET.get("task") or "")[:100]
     outcome = (request.GET.get("outcome") or "")[:30]
     tasks, outcomes = selectors.sample_facets(submission=submission)
+    task_names = labels.task_labels(board_for(submission.split.benchmark.slug), tasks)
     if task and task not in tasks:
         return _error_page(request, 400, f"Bad parameter 'task': '{task}' is not a task of this submission.")
     if outcome and outcome not in outcomes:
@@ -385,16 +386,40 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
             if (sample and show_gt and benchmark == PLAN_SLUG) else None,
             "details": details,
             "details_json": json.dumps(details, indent=1, ensure_ascii=False)[:4000],
-            "components": {k: (round(v, 3) if isinstance(v, float) else v) for k, v in components.items()},
+            "components": [(labels.humanize(k), labels.value_text(v)) for k, v in components.items()],
+            "task_label": task_names.get(s.task) or s.task,
+            "outcome_label": labels.outcome_label(s.outcome),
             "plan": _plan_fields(details, s.outcome) if benchmark == PLAN_SLUG else None,
-            "question": _first(sample.inputs, "question", "prompt") if sample else None,
+            "question": _question(sample.inputs) if sample else None,
             "options": _options(sample.inputs) if sample else [],
         })
     filters = urlencode({k: v for k, v in (("task", task), ("outcome", outcome)) if v})
     return render(request, "leaderboard/samples.html", {
-        "submission": submission, "benchmark": benchmark, "items": items, "page": page, "tasks": tasks,
-        "outcomes": outcomes, "task": task, "outcome": outcome, "show_gt": show_gt, "filters": filters,
+        "submission": submission, "benchmark": benchmark, "items": items, "page": page,
+        "tasks": [(t, task_names.get(t) or t) for t in tasks],
+        "outcomes": [(o, labels.outcome_label(o)) for o in outcomes],
+        "task": task, "outcome": outcome, "show_gt": show_gt, "filters": filters,
+        "overlay_legend": _overlay_legend(show_gt),
     })
+
+
+def _question(inputs: Any) -> str | None:
+    """What the model was asked: PLAN's question, EPIC's prompt lines, VGE's instruction (inputs, never answers)."""
+    value = _first(inputs, "question", "prompt", "instruction")
+    if isinstance(value, list):
+        value = "\n".join(str(v) for v in value if v not in (None, ""))
+    return str(value) if value not in (None, "") else None
+
+
+def _overlay_legend(show_gt: bool) -> list[tuple[str, str]]:
+    """The overlay's colours as (CSS colour, meaning), from the colours the overlay is drawn with."""
+    def css(bgr: tuple[int, int, int]) -> str:
+        return "#{:02x}{:02x}{:02x}".format(bgr[2], bgr[1], bgr[0])
+
+    legend = [(css(overlay.BOX_COLOUR), "predicted boxes"), (css(overlay.POINT_COLOUR), "predicted path points")]
+    if show_gt:
+        legend.insert(0, (css(overlay.GT_COLOUR), "ground-truth mask"))
+    return legend
 
 
 def _first(mapping: Any, *keys: str) -> Any:

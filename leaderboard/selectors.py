@@ -208,7 +208,8 @@ def sample_scores(*, submission: Submission, task: str = "", outcome: str = "") 
 
 
 def sample_facets(*, submission: Submission) -> tuple[list[str], list[str]]:
-    rows = SampleScore.objects.filter(submission=submission)
+    # order_by(): the model's default ordering (submission, index) would otherwise make DISTINCT per row.
+    rows = SampleScore.objects.filter(submission=submission).order_by()
     tasks = sorted(t for t in rows.values_list("task", flat=True).distinct() if t)
     outcomes = sorted(o for o in rows.values_list("outcome", flat=True).distinct() if o)
     return tasks, outcomes
