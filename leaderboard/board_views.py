@@ -20,6 +20,7 @@ from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
@@ -267,7 +268,7 @@ def board_plot(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
         headline = spec.columns[0]
         if kind == "params":
             points = [
-                svg.Point(r.model_name, r.parameters_b, v, r.kind)
+                svg.Point(r.model_name, r.parameters_b, v, r.kind, href=reverse("model-page", args=[r.model_slug]))
                 for r in view.rows
                 if r.kind == "open-source" and r.parameters_b and (v := r.value(headline.key)) is not None
             ]
@@ -279,12 +280,17 @@ def board_plot(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
             # A board of baselines only (a demo split) still gets its chart.
             top = (models or [r for r in view.rows if r.kind != "human"])[:PLOT_TOP_MODELS]
             series = [svg.Series(r.model_name + (" (thinking)" if r.thinking == "yes" else ""),
-                                 [r.value(c.key) for c in cats]) for r in top]
-            upper = 100.0 if all(c.direction.value == "up" for c in cats) else None
-            body = svg.grouped_bars([c.label for c in cats], series, y_max=upper,
-                                    title=f"{benchmark.name}: top {len(top)} models by category")
+                                 [r.value(c.key) for c in cats], href=reverse("model-page", args=[r.model_slug]))
+                      for r in top]
+            # Each metric on its own axis: VGE's VSPS and GVPE (about 1) are invisible on a 0-100 one.
+            body = svg.metric_panels([_plot_label(c) for c in cats], series,
+                                     title=f"{benchmark.name}: top {len(top)} models by category")
         cache.set(key, body, selectors.ROWS_TIMEOUT)
     return HttpResponse(body, content_type="image/svg+xml")
+
+
+def _plot_label(column) -> str:
+    return f"{column.label} {column.better_arrow}"
 
 
 def model_page(request: HttpRequest, slug: str) -> HttpResponse:
@@ -330,12 +336,13 @@ def model_chart(request: HttpRequest, slug: str, benchmark: str) -> HttpResponse
     series = [svg.Series(entry.name, [own.value(c.key) for c in cats])]
     leader = best_of([r for r in data.rows if r.kind not in ("human", "baseline")])
     if leader is not None and leader.model_id != entry.pk:
-        series.append(svg.Series(f"Best: {leader.model_name}", [leader.value(c.key) for c in cats]))
+        series.append(svg.Series(f"Best: {leader.model_name}", [leader.value(c.key) for c in cats],
+                                 href=reverse("model-page", args=[leader.model_slug])))
     human = best_of([r for r in data.rows if r.kind == "human"])
     if human is not None and human.model_id != entry.pk:
-        series.append(svg.Series(f"Human: {human.model_name}", [human.value(c.key) for c in cats]))
-    upper = 100.0 if all(c.direction.value == "up" for c in cats) else None
-    body = svg.grouped_bars([c.label for c in cats], series, title=f"{entry.name} on {bench.name}", y_max=upper)
+        series.append(svg.Series(f"Human: {human.model_name}", [human.value(c.key) for c in cats],
+                                 href=reverse("model-page", args=[human.model_slug])))
+    body = svg.metric_panels([_plot_label(c) for c in cats], series, title=f"{entry.name} on {bench.name}")
     return HttpResponse(body, content_type="image/svg+xml")
 
 

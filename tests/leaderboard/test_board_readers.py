@@ -88,3 +88,20 @@ def test_best_marks_are_given_within_each_kind_and_the_best_of_all_is_starred(cl
     assert 'class="second' in overall_cell("Open-B")
     assert 'class="best' not in overall_cell("Open-C") and 'class="second' not in overall_cell("Open-C")
     assert "within each kind of model" in html
+
+
+@pytest.mark.django_db
+def test_plots_link_points_and_bars_to_model_pages_and_give_vge_ratios_their_own_axis(client):
+    split = board_test_split("vge-bench")
+    entry = make_entry("Open-VLA-7B", params=7)
+    make_reported(split, entry, 45.0, {"SSR": 50.0, "VSPS": 0.92, "GVPE": 1.1})
+    make_reported(split, make_entry("Prop-X", kind="proprietary"), 60.0, {"SSR": 70.0, "VSPS": 0.5, "GVPE": 1.4})
+    page = client.get("/leaderboard/vge-bench/").content.decode()
+    assert '<object id="plot-categories"' in page and '<object id="plot-params"' in page
+    scatter = client.get("/leaderboard/vge-bench/plots/params.svg").content.decode()
+    assert f'<a href="/models/{entry.slug}/" target="_top">' in scatter and "<title>Open-VLA-7B: 45.00 at 7B</title>" in scatter
+    bars = client.get("/leaderboard/vge-bench/plots/categories.svg").content.decode()
+    assert f'href="/models/{entry.slug}/"' in bars
+    # VSPS 0.92 drawn on a 0-1 axis: a bar most of its panel high, not 1% of a 0-100 one.
+    height = float(re.search(r'height="([\d.]+)"[^>]*><title>Open-VLA-7B · VSPS ↓: 0.92</title>', bars).group(1))
+    assert height > 100
