@@ -30,6 +30,8 @@ from leaderboard import selectors
 from leaderboard.core import labels, overlay, svg
 from leaderboard.core.board import (
     BadBoardQuery,
+    active_parameters_from_name,
+    parameters_from_name,
     BoardView,
     board_build,
     column_marks,
@@ -307,8 +309,19 @@ def model_page(request: HttpRequest, slug: str) -> HttpResponse:
             cells.append({"label": c.label, "text": format_value(v if isinstance(v, (int, float)) else None, c.digits)})
         by_benchmark.setdefault(sub.split.benchmark.name, []).append({"sub": sub, "cells": cells})
     charts = list(dict.fromkeys((s.split.benchmark.slug, s.split.benchmark.name, s.split.name) for s in subs))
-    return render(request, "leaderboard/model.html",
-                  {"entry": entry, "by_benchmark": by_benchmark, "charts": charts})
+    # The size the board shows: the entry's own, else the one its name states (as the board reads it).
+    size = entry.parameters_b if entry.parameters_b is not None else parameters_from_name(entry.name)
+    reported_in = list(dict.fromkeys(
+        (s.split.benchmark.name, s.split.benchmark.paper_url) for s in subs if s.source == Submission.Source.REPORTED))
+    return render(request, "leaderboard/model.html", {
+        "entry": entry, "by_benchmark": by_benchmark, "charts": charts, "size": size,
+        "size_from_name": entry.parameters_b is None and size is not None,
+        "active": active_parameters_from_name(entry.name),
+        # A model the papers list among the open-source ones has open weights, even when its entry does not say.
+        "open_weights": entry.open_weights if entry.open_weights is not None
+        else (True if entry.kind == ModelEntry.Kind.OPEN_SOURCE and reported_in else None),
+        "reported_in": reported_in,
+    })
 
 
 @require_GET

@@ -417,3 +417,15 @@ def parameters_from_name(name: str) -> float | None:
         if match:
             return float(match.group(1))
     return None
+
+
+_ACTIVE = re.compile(r"[Aa](\d+(?:\.\d+)?)[Bb]")
+
+
+def active_parameters_from_name(name: str) -> float | None:
+    """The active parameter count a mixture-of-experts name states ("Qwen3.5-35B-A3B" -> 3), or None."""
+    for token in re.split(r"[-_\s/]", name):
+        match = _ACTIVE.fullmatch(token)
+        if match:
+            return float(match.group(1))
+    return None

@@ -105,3 +105,21 @@ def test_plots_link_points_and_bars_to_model_pages_and_give_vge_ratios_their_own
     # VSPS 0.92 drawn on a 0-1 axis: a bar most of its panel high, not 1% of a 0-100 one.
     height = float(re.search(r'height="([\d.]+)"[^>]*><title>Open-VLA-7B · VSPS ↓: 0.92</title>', bars).group(1))
     assert height > 100
+
+
+@pytest.mark.django_db
+def test_model_page_shows_the_size_the_board_knows_and_says_where_it_comes_from(client, epic_split):
+    moe = make_entry("Qwen3.5-35B-A3B")
+    make_reported(epic_split, moe, 30.0)
+    board = client.get("/leaderboard/epic-bench/").content.decode()
+    assert ">35B</span>" in board
+    page = client.get(f"/models/{moe.slug}/").content.decode()
+    size = page.split('id="model-size">')[1].split("</dd>")[0]
+    assert "35 B total, 3 B active" in size and "read from the model's name" in size
+    assert "not stated" not in size
+    assert "listed among the open-source models by the paper" in page
+    assert 'id="reported-in"' in page and f"{epic_split.benchmark.name} paper" in page
+    stated = make_entry("Stated-Model", params=12.5, organisation="Lab X")
+    page = client.get(f"/models/{stated.slug}/").content.decode()
+    assert "12.5 B</dd>" in page and "read from" not in page and "Lab X" in page
+    assert "Open weights</dt><dd>not stated" in page  # no paper row, no field: an honest blank
