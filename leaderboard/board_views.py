@@ -464,6 +464,7 @@ def _plan_fields(details: Any, outcome: str) -> dict[str, Any]:
         "extracted": _first(details, "extracted", "extracted_answer", "answer_extracted", "pred"),
         "verdict": _first(details, "verdict", "judgement", "judgment") or outcome,
         "decided_by": _first(details, "decided_by", "judge", "decider", "source"),
+        "reasoning": _first(details, "reasoning_stripped"),
     }
 
 

@@ -83,8 +83,10 @@ def test_plan_and_vge_drilldowns_show_answers_and_replay_links(client):
     Sample.objects.create(split=split, key="q1", position=0, task="OO",
                           inputs={"question": "Which is <b>front</b>?", "options": {"A": "cup", "B": "box"}})
     sub = make_scored(split, make_entry("P"), [1.0], details=[
-        {"output": "I think A", "extracted": "A", "verdict": "correct", "decided_by": "rules"}])
+        {"output": "I think A", "extracted": "A", "verdict": "correct", "decided_by": "rules",
+         "reasoning_stripped": "<think>…</think> removed"}])
     html = client.get(f"/submissions/{sub.pk}/samples/").content.decode()
+    assert "the answer part: &lt;think&gt;…&lt;/think&gt; removed" in html
     assert "Which is &lt;b&gt;front&lt;/b&gt;?" in html and "I think A" in html and "rules" in html
     vge = benchmark("vge-bench")
     vsplit = Split.objects.create(benchmark=vge, name="demo", hidden_ground_truth=False)

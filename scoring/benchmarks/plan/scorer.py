@@ -55,6 +55,8 @@ def sample_result(outcome: Outcome) -> SampleResult:
         "fingerprint": outcome.item.fingerprint,
         "output_hash": outcome.output_hash,
     }
+    if outcome.reasoning:
+        details["reasoning_stripped"] = outcome.reasoning
     if v.correct is None:
         details["judgement_key"] = f"{outcome.item.fingerprint}:{outcome.output_hash}"
     return SampleResult(

@@ -8,7 +8,7 @@ they arrive. A failed or malformed judge call leaves the item undecided, never w
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Protocol, Sequence
 
 from scoring.benchmarks.plan.core.extract import extract_option
@@ -16,6 +16,7 @@ from scoring.benchmarks.plan.core.judge_client import JudgeReply, Messages
 from scoring.benchmarks.plan.core.protocol import PROMPT_VERSION, choice_messages, open_messages, parse_choice, parse_true_false
 from scoring.benchmarks.plan.core.rules import RULE_VERSION, judge_open
 from scoring.benchmarks.plan.core.types import UNDECIDED, DecidedBy, Item, ItemType, Outcome, Prediction, Verdict
+from scoring.core.reasoning import Answer, answer_part
 
 JUDGE_CHUNK = 64  # judge calls per batch: progress and cache writes happen between batches
 CacheKey = tuple[str, str]  # (item fingerprint, output hash)
@@ -127,8 +128,17 @@ def judge_submission(
     outcomes: list[Outcome] = []
     for index, item in enumerate(items):
         text = texts.get(item.id)
-        verdict = rule_stage(item, text, judge_available=judge is not None)
-        outcomes.append(Outcome(index, item, text, verdict, output_hash(text or "")))
+        # A thinking model's trace is not its answer: the shared reader takes the answer part (EPIC does the same).
+        answer = answer_part(text) if text is not None else Answer(None)
+        if text is not None and answer.text is None:
+            verdict = _rule_verdict(False, answer.note)
+        else:
+            verdict = rule_stage(item, answer.text, judge_available=judge is not None)
+            if answer.removed and verdict.decided and verdict.decided_by is DecidedBy.RULE:
+                verdict = replace(verdict, note=f"{verdict.note} ({answer.note})", raw_output=f"{verdict.raw_output} ({answer.note})")
+        judged = answer.text if answer.removed else None
+        outcomes.append(Outcome(index, item, text, verdict, output_hash(judged if judged is not None else (text or "")),
+                                reasoning=answer.note, answer=judged))
     pending = [o.index for o in outcomes if not o.verdict.decided]
     progress(total - len(pending), total)
     if not pending:
@@ -151,7 +161,7 @@ def judge_submission(
     done = total - len(pending)
     for start in range(0, len(groups), JUDGE_CHUNK):
         chunk = groups[start : start + JUDGE_CHUNK]
-        replies = judge.complete_many([_conversation(outcomes[g[0]].item, outcomes[g[0]].prediction or "") for g in chunk])
+        replies = judge.complete_many([_conversation(outcomes[g[0]].item, outcomes[g[0]].judged_text or "") for g in chunk])
         fresh: list[CacheEntry] = []
         for group, reply in zip(chunk, replies):
             first = outcomes[group[0]]
@@ -159,7 +169,7 @@ def judge_submission(
             for i in group:
                 outcomes[i] = _replace(outcomes[i], verdict)
             if verdict.decided:
-                fresh.append(CacheEntry(first.item, first.prediction or "", first.output_hash, verdict))
+                fresh.append(CacheEntry(first.item, first.judged_text or "", first.output_hash, verdict))
             done += len(group) if verdict.decided else 0
         if cache is not None and fresh:
             cache.store(fresh)
@@ -168,7 +178,7 @@ def judge_submission(
 
 
 def _replace(outcome: Outcome, verdict: Verdict) -> Outcome:
-    return Outcome(outcome.index, outcome.item, outcome.prediction, verdict, outcome.output_hash)
+    return replace(outcome, verdict=verdict)
 
 
 __all__ = ["UNDECIDED", "CacheEntry", "ChatJudge", "MemoryCache", "VerdictCache", "judge_submission", "output_hash"]

@@ -124,4 +124,10 @@ class Outcome:
     item: Item
     prediction: str | None  # None: the submission has no prediction for this item
     verdict: Verdict
-    output_hash: str
+    output_hash: str  # of the answer part (what is judged), so verdicts are shared across different traces
+    reasoning: str = ""  # what was removed before reading the answer (scoring.core.reasoning.Answer.note)
+    answer: str | None = None  # the part read for the answer; None: the prediction as it is (or none)
+
+    @property
+    def judged_text(self) -> str | None:
+        return self.answer if self.answer is not None else self.prediction
