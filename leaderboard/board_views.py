@@ -48,6 +48,8 @@ from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
 from scoring.core.columns import Level
 from scoring.core.disclosure import sample_disclosed
 from scoring.models import ModelEntry, Sample, SampleScore, Submission
+from scoring.benchmarks.plan import services as plan_services
+from scoring.benchmarks.plan.core.protocol import BUILT_IN_LABEL, PromptFileError
 from scoring.benchmarks.plan.selectors import plan_judge_agreement
 
 PLOT_TOP_MODELS = 6
@@ -213,11 +215,22 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "extra_labels": [c.label for c in spec.columns if c.level is Level.EXTRA],
         "board_ws": f"/ws/boards/{split.pk}/",
         "judge_agreement": plan_judge_agreement(split) if benchmark.slug == PLAN_SLUG else None,
+        "plan_prompts": _plan_prompts() if benchmark.slug == PLAN_SLUG else None,
+        "built_in_label": BUILT_IN_LABEL,
     }
     response = render(request, "leaderboard/board.html", context)
     if page_key is not None:
         cache.set(page_key, response.content, selectors.ROWS_TIMEOUT)
     return response
+
+
+def _plan_prompts() -> dict[str, Any]:
+    """What PLAN models are asked and which judge prompts verdicts are given under (a broken file says so)."""
+    try:
+        return {"model": plan_services.model_prompts_from_settings(),
+                "judge": plan_services.judge_prompts_from_settings(), "problem": ""}
+    except PromptFileError as exc:
+        return {"model": None, "judge": None, "problem": str(exc)}
 
 
 def _export_name(benchmark, split, ext: str) -> str:

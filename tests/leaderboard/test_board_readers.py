@@ -123,3 +123,26 @@ def test_model_page_shows_the_size_the_board_knows_and_says_where_it_comes_from(
     page = client.get(f"/models/{stated.slug}/").content.decode()
     assert "12.5 B</dd>" in page and "read from" not in page and "Lab X" in page
     assert "Open weights</dt><dd>not stated" in page  # no paper row, no field: an honest blank
+
+
+@pytest.mark.django_db
+def test_plan_board_says_how_models_are_prompted_and_that_the_judge_prompt_is_a_paraphrase(client, settings, tmp_path):
+    import json
+
+    from scoring.benchmarks.plan.core.protocol import PROMPT_VERSION
+
+    board_test_split("plan-bench")
+    html = client.get("/leaderboard/plan-bench/").content.decode()
+    block = html.split('id="plan-prompts"')[1].split("</details>")[0]
+    assert "Return one option letter only." in block and PROMPT_VERSION in block and "a paraphrase" in block
+    prompts = tmp_path / "p.json"
+    prompts.write_text(json.dumps({"open_system": "S", "open_user": "{answer}{hint}{output}", "choice_system": "C",
+                                   "choice_user": "{question}{options}{output}"}))
+    settings.PLAN_JUDGE_PROMPT_FILE = str(prompts)
+    cache.clear()
+    block = client.get("/leaderboard/plan-bench/").content.decode().split('id="plan-prompts"')[1].split("</details>")[0]
+    assert "supplied by this site" in block and "site#" in block and "a paraphrase" not in block
+    prompts.write_text("{")
+    cache.clear()
+    page = client.get("/leaderboard/plan-bench/")
+    assert page.status_code == 200 and "judge prompt file cannot be used" in page.content.decode()

@@ -13,7 +13,7 @@ from typing import Callable, Mapping, Protocol, Sequence
 
 from scoring.benchmarks.plan.core.extract import extract_option
 from scoring.benchmarks.plan.core.judge_client import JudgeReply, Messages
-from scoring.benchmarks.plan.core.protocol import PROMPT_VERSION, choice_messages, open_messages, parse_choice, parse_true_false
+from scoring.benchmarks.plan.core.protocol import BUILT_IN_PROMPTS, JudgePrompts, parse_choice, parse_true_false
 from scoring.benchmarks.plan.core.rules import RULE_VERSION, judge_open
 from scoring.benchmarks.plan.core.types import UNDECIDED, DecidedBy, Item, ItemType, Outcome, Prediction, Verdict
 from scoring.core.reasoning import Answer, answer_part
@@ -94,23 +94,23 @@ def rule_stage(item: Item, prediction: str | None, *, judge_available: bool) -> 
     return _rule_verdict(decision.correct, decision.rule)
 
 
-def _conversation(item: Item, prediction: str) -> Messages:
+def _conversation(item: Item, prediction: str, prompts: JudgePrompts) -> Messages:
     if item.type is ItemType.SINGLE_CHOICE:
-        return choice_messages(question=item.question, options=item.options or {}, output=prediction)
-    return open_messages(answer=item.answer, hint=item.answer_hint, output=prediction)
+        return prompts.choice_messages(question=item.question, options=item.options or {}, output=prediction)
+    return prompts.open_messages(answer=item.answer, hint=item.answer_hint, output=prediction)
 
 
-def _model_verdict(item: Item, reply: JudgeReply, judge_name: str) -> Verdict:
+def _model_verdict(item: Item, reply: JudgeReply, judge_name: str, prompt_version: str) -> Verdict:
     if reply.content is None:
-        return Verdict(None, None, judge=judge_name, prompt_version=PROMPT_VERSION, note=reply.error)
+        return Verdict(None, None, judge=judge_name, prompt_version=prompt_version, note=reply.error)
     if item.type is ItemType.SINGLE_CHOICE:
         parsed = parse_choice(reply.content, item.options or {}, item.answer)
     else:
         parsed = parse_true_false(reply.content)
     if parsed.correct is None:
-        return Verdict(None, None, judge=judge_name, prompt_version=PROMPT_VERSION, raw_output=reply.content,
+        return Verdict(None, None, judge=judge_name, prompt_version=prompt_version, raw_output=reply.content,
                        note=f"malformed judge reply: {parsed.problem}")
-    return Verdict(parsed.correct, DecidedBy.MODEL, judge=judge_name, prompt_version=PROMPT_VERSION,
+    return Verdict(parsed.correct, DecidedBy.MODEL, judge=judge_name, prompt_version=prompt_version,
                    raw_output=reply.content, extracted=parsed.letter)
 
 
@@ -121,8 +121,10 @@ def judge_submission(
     judge: ChatJudge | None = None,
     cache: VerdictCache | None = None,
     progress: Callable[[int, int], None] = lambda done, total: None,
+    prompts: JudgePrompts = BUILT_IN_PROMPTS,
 ) -> list[Outcome]:
-    """One outcome per item, in item order. Prediction ids must already be checked against the items."""
+    """One outcome per item, in item order. Prediction ids must already be checked against the items. Judge
+    verdicts are asked with `prompts`, stamped with `prompts.version` and looked up in the cache under it."""
     texts = {p.id: p.text for p in predictions}
     total = len(items)
     outcomes: list[Outcome] = []
@@ -145,7 +147,7 @@ def judge_submission(
         return outcomes
     if cache is not None:
         keys = [(outcomes[i].item.fingerprint, outcomes[i].output_hash) for i in pending]
-        found = cache.lookup(keys, judge=judge.name if judge else None, prompt_version=PROMPT_VERSION)
+        found = cache.lookup(keys, judge=judge.name if judge else None, prompt_version=prompts.version)
         for i, key in zip(pending, keys):
             if key in found:
                 outcomes[i] = _replace(outcomes[i], found[key])
@@ -161,11 +163,12 @@ def judge_submission(
     done = total - len(pending)
     for start in range(0, len(groups), JUDGE_CHUNK):
         chunk = groups[start : start + JUDGE_CHUNK]
-        replies = judge.complete_many([_conversation(outcomes[g[0]].item, outcomes[g[0]].judged_text or "") for g in chunk])
+        replies = judge.complete_many([_conversation(outcomes[g[0]].item, outcomes[g[0]].judged_text or "", prompts)
+                                       for g in chunk])
         fresh: list[CacheEntry] = []
         for group, reply in zip(chunk, replies):
             first = outcomes[group[0]]
-            verdict = _model_verdict(first.item, reply, judge.name)
+            verdict = _model_verdict(first.item, reply, judge.name, prompts.version)
             for i in group:
                 outcomes[i] = _replace(outcomes[i], verdict)
             if verdict.decided:
