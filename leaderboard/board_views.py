@@ -150,6 +150,7 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView) -> d
             "row": row,
             "rank": rank,
             "tied": row.submission_id in view.ties,
+            "run_sd": format_value(row.run_spread.get(headline), view.spec.columns[0].digits) if row.runs > 1 else "",
             "cells": [_cell(shown_view, row, c, headline) for c in table_columns],
         })
     return {

@@ -9,7 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.db.models import Count, Max, QuerySet, Sum
 
-from leaderboard.core.board import BoardRow, PairSignificance, parameters_from_name
+from leaderboard.core.board import BoardRow, PairSignificance, combine_runs, parameters_from_name
 from leaderboard.models import BoardComparison
 from scoring import roles
 from scoring.benchmarks import plugins
@@ -145,6 +145,7 @@ def _row(sub: Submission) -> BoardRow:
         note=sub.note[:200],
         finished_at=sub.finished_at.isoformat() if sub.finished_at else "",
         pending=pending,
+        run_set=sub.run_set,
     )
 
 
@@ -154,7 +155,8 @@ def _load_rows(split_id: int) -> list[BoardRow]:
         .select_related("model_entry", "score")
         .order_by("id")
     )
-    return [_row(s) for s in subs]
+    # Repeated runs of one variant (same model entry and run label) are one row: their mean, spread and interval.
+    return combine_runs([_row(s) for s in subs])
 
 
 def _load_pairs(split_id: int) -> dict[frozenset[int], PairSignificance]:

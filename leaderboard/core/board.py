@@ -38,6 +38,13 @@ class BoardRow:
     finished_at: str = ""
     parameters_from_name: bool = False  # the size was read from the model's name, not stated on its entry
     pending: str = ""  # why the figures are not final yet (e.g. PLAN answers awaiting human judgement)
+    run_set: str = ""  # the uploader's label for repeated runs of one variant ("" for a single run)
+    run_ids: tuple[int, ...] = ()  # the submissions averaged into this row (repeated runs); () for a single one
+    run_spread: Mapping[str, float] = field(default_factory=dict)  # per column: run-to-run standard deviation
+
+    @property
+    def runs(self) -> int:
+        return max(1, len(self.run_ids))
 
     def value(self, key: str) -> float | None:
         raw = self.overall if key == "overall" else self.values.get(key)
@@ -304,6 +311,8 @@ def adjacent_ties(
     tied: set[int] = set()
     ranked = [r for r in rows if r.kind not in UNRANKED_KINDS]
     for above, below in zip(ranked, ranked[1:]):
+        if above.runs > 1 or below.runs > 1:
+            continue  # comparisons are stored between single submissions, not means of runs
         result = pairs.get(frozenset((above.submission_id, below.submission_id)))
         if result is not None and not result.significant(alpha):
             tied.add(below.submission_id)
@@ -429,3 +438,69 @@ def active_parameters_from_name(name: str) -> float | None:
         if match:
             return float(match.group(1))
     return None
+
+
+Z95 = 1.959963984540054
+
+
+def combine_runs(rows: Sequence[BoardRow]) -> list[BoardRow]:
+    """Scored rows of one model entry with the same run label become one row: per column the mean of the runs
+    (only where every run has a figure), the run-to-run standard deviation (n-1), and a 95% interval that accounts
+    for both the test items and the runs: mean ± 1.96·sqrt(SE_items² + SD_runs²/k), where SE_items is the runs'
+    average bootstrap standard error (half an interval / 1.96; the items are the same in every run, so that part
+    does not shrink with k). Without every run's interval the row has none. Other rows pass through unchanged."""
+    groups: dict[tuple[int, str], list[BoardRow]] = {}
+    out: list[BoardRow | tuple[int, str]] = []
+    for row in rows:
+        if row.source != "scored" or not row.run_set:
+            out.append(row)
+            continue
+        key = (row.model_id, row.run_set)
+        if key not in groups:
+            groups[key] = []
+            out.append(key)
+        groups[key].append(row)
+    combined: list[BoardRow] = []
+    for item in out:
+        if isinstance(item, BoardRow):
+            combined.append(item)
+            continue
+        runs = sorted(groups[item], key=lambda r: r.submission_id)
+        combined.append(runs[0] if len(runs) == 1 else _mean_of_runs(runs))
+    return combined
+
+
+def _mean_of_runs(runs: Sequence[BoardRow]) -> BoardRow:
+    k = len(runs)
+    keys = ["overall", *dict.fromkeys(key for r in runs for key in r.values if key != "overall")]
+    means: dict[str, float | None] = {}
+    spread: dict[str, float] = {}
+    intervals: dict[str, tuple[float, float]] = {}
+    for key in keys:
+        figures = [r.value(key) for r in runs]
+        if any(v is None for v in figures):
+            means[key] = None
+            continue
+        values = [float(v) for v in figures if v is not None]
+        mean = sum(values) / k
+        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (k - 1))
+        means[key], spread[key] = mean, sd
+        bounds = [r.interval(key) for r in runs]
+        if all(b is not None for b in bounds):
+            se_items = sum((b[1] - b[0]) / (2 * Z95) for b in bounds if b is not None) / k
+            half = Z95 * math.sqrt(se_items**2 + sd**2 / k)
+            intervals[key] = (mean - half, mean + half)
+    first = runs[0]
+    return replace(
+        first,
+        overall=means.pop("overall"),
+        values=means,
+        intervals=intervals,
+        run_ids=tuple(r.submission_id for r in runs),
+        run_spread=spread,
+        note=f"mean of {k} runs",
+        finished_at=max(r.finished_at for r in runs),
+        pending=next((r.pending for r in runs if r.pending), ""),
+        scorer_version=first.scorer_version if all(r.scorer_version == first.scorer_version for r in runs)
+        else "mixed scorer versions",
+    )

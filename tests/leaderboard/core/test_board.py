@@ -202,3 +202,33 @@ def test_empty_leaves_are_the_task_columns_no_row_has_a_figure_for():
     assert len(empty) == len(leaves) - 1
     assert all(c.level is Level.LEAF for c in empty)  # headline columns without figures stay
     assert empty_leaves([row(1, "paper", 40, source="reported")], EPIC.visible(expanded=True)) == tuple(leaves)
+
+
+def test_repeated_runs_become_one_row_with_mean_spread_and_an_interval_for_items_and_runs():
+    import math
+
+    from leaderboard.core.board import Z95, combine_runs
+
+    def run(sid, overall, ba, *, label="seeds", model_id=7, interval=2.0):
+        return BoardRow(submission_id=sid, model_id=model_id, model_name="M", model_slug="m", kind="open-source",
+                        thinking="no", parameters_b=None, source="scored", overall=overall, values={"BA": ba},
+                        intervals={"overall": (overall - interval, overall + interval)}, run_set=label,
+                        finished_at=f"2026-01-0{sid}")
+
+    rows = [run(3, 50.0, 10.0), run(1, 40.0, 20.0), run(2, 45.0, None), row(9, "other", 30),
+            run(4, 60.0, 5.0, label="other-label"), row(5, "paper", 70, source="reported")]
+    combined = combine_runs(rows)
+    assert [r.submission_id for r in combined] == [1, 9, 4, 5]  # first seen group keeps its place, lowest id
+    mean = combined[0]
+    assert mean.runs == 3 and mean.run_ids == (1, 2, 3) and mean.note == "mean of 3 runs"
+    assert mean.overall == 45.0 and mean.value("BA") is None  # one run has no BA figure: no mean
+    assert math.isclose(mean.run_spread["overall"], 5.0)
+    se_items = 2.0 / Z95
+    half = Z95 * math.sqrt(se_items**2 + 5.0**2 / 3)
+    low, high = mean.interval("overall")
+    assert math.isclose(low, 45.0 - half) and math.isclose(high, 45.0 + half)
+    assert high - low > 4.0  # wider than one run's own interval: the runs disagree
+    assert combined[2].runs == 1 and combined[2].run_ids == ()  # a label used once is a single run
+    # Runs of one row are never compared with the stored pairwise tests of single submissions.
+    pairs = {frozenset((1, 9)): PairSignificance(1, 9, 0.9, 10)}
+    assert adjacent_ties([combined[0], combined[1]], pairs) == set()
