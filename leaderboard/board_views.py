@@ -295,6 +295,8 @@ def board_plot(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
             models = [r for r in view.rows if r.kind not in ("human", "baseline")]
             # A board of baselines only (a demo split) still gets its chart.
             top = (models or [r for r in view.rows if r.kind != "human"])[:PLOT_TOP_MODELS]
+            # A panel with no figure for any of these models would be an empty axis: leave it out.
+            cats = [c for c in cats if any(r.value(c.key) is not None for r in top)] or cats[:1]
             series = [svg.Series(r.model_name + (" (thinking)" if r.thinking == "yes" else ""),
                                  [r.value(c.key) for c in cats], href=reverse("model-page", args=[r.model_slug]))
                       for r in top]

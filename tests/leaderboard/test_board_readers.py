@@ -105,6 +105,7 @@ def test_plots_link_points_and_bars_to_model_pages_and_give_vge_ratios_their_own
     # VSPS 0.92 drawn on a 0-1 axis: a bar most of its panel high, not 1% of a 0-100 one.
     height = float(re.search(r'height="([\d.]+)"[^>]*><title>Open-VLA-7B · VSPS ↓: 0.92</title>', bars).group(1))
     assert height > 100
+    assert ">SPL ↑</text>" not in bars  # no model here has an SPL figure: no empty panel
 
 
 @pytest.mark.django_db

@@ -1,6 +1,8 @@
 """Reading a wide board in a real Chromium: rank and model stay in place while the table scrolls sideways,
 "More columns" brings its columns into view at 1366 px, a phone shows the headline score and lets the reader pick
 columns, and the export links follow the sort chosen on screen."""
+import os
+
 import pytest
 
 from scoring.benchmarks import board_for
@@ -27,6 +29,13 @@ def wide_board(transactional_db):
     make_scored(split, make_entry("Delta-Very-Long-Model-Name-7B", params=7), random_scores(9, 20, 0.7),
                 breakdown=breakdown)
     return split
+
+
+def _screenshot(page, name: str) -> None:
+    """READERS_SCREENSHOTS=<folder> keeps a picture of each state checked (for reviewing the layout by eye)."""
+    folder = os.environ.get("READERS_SCREENSHOTS")
+    if folder:
+        page.screenshot(path=os.path.join(folder, f"{name}.png"))
 
 
 def _visible_at_its_centre(page, selector: str) -> bool:
@@ -57,6 +66,8 @@ def test_rank_and_model_stay_visible_while_scrolled_sideways(asgi_server, chromi
     assert _visible_at_its_centre(page, model)
     assert _visible_at_its_centre(page, rank)
     assert _visible_at_its_centre(page, "#board-table thead th[data-key=model]")
+    page.locator(".board-scroll").scroll_into_view_if_needed()
+    _screenshot(page, "scrolled-sideways-1366")
     # The last task column is on screen too, to the right of the pinned ones.
     last = page.locator(f'#board-table thead th[data-key="{LEAVES[-1]}"]').bounding_box()
     model_box = page.locator(model).bounding_box()
@@ -75,6 +86,8 @@ def test_more_columns_brings_the_added_columns_into_view_at_1366(asgi_server, ch
     for key in ("TL", "Nav", "Manip"):
         assert _visible_at_its_centre(page, f"#board-table thead th[data-key={key}]"), key
     assert _visible_at_its_centre(page, "#board-table tbody tr:first-child th.model > a:first-child")
+    page.locator(".board-scroll").scroll_into_view_if_needed()
+    _screenshot(page, "more-columns-1366")
     context.close()
 
 
@@ -90,6 +103,8 @@ def test_phone_shows_the_headline_score_and_lets_the_reader_pick_columns(asgi_se
     # Both the headline score and the model fit the phone's width.
     box = page.locator(f"{first} td[data-key=overall]").bounding_box()
     assert box["x"] + box["width"] <= 390
+    page.locator(".board-scroll").scroll_into_view_if_needed()
+    _screenshot(page, "phone-390")
     page.click("#column-picker summary")
     page.check("#column-picker input[value=BA]")
     assert page.locator(f"{first} td[data-key=BA]").is_visible()
