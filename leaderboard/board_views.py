@@ -450,7 +450,7 @@ def _question(inputs: Any) -> str | None:
 def _overlay_legend(show_gt: bool) -> list[tuple[str, str]]:
     """The overlay's colours as (CSS colour, meaning), from the colours the overlay is drawn with."""
     def css(bgr: tuple[int, int, int]) -> str:
-        return "#{:02x}{:02x}{:02x}".format(bgr[2], bgr[1], bgr[0])
+        return f"#{bgr[2]:02x}{bgr[1]:02x}{bgr[0]:02x}"
 
     legend = [(css(overlay.BOX_COLOUR), "predicted boxes"), (css(overlay.POINT_COLOUR), "predicted path points")]
     if show_gt:

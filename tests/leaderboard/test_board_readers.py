@@ -7,7 +7,14 @@ from django.core.cache import cache
 
 from scoring.benchmarks import board_for
 from scoring.core.columns import Level
-from tests.leaderboard.conftest import EPIC_LEAVES, board_test_split, make_entry, make_reported, make_scored, random_scores
+from tests.leaderboard.conftest import (
+    EPIC_LEAVES,
+    board_test_split,
+    make_entry,
+    make_reported,
+    make_scored,
+    random_scores,
+)
 
 EPIC_ALL_LEAVES = [c.key for c in board_for("epic-bench").columns if c.level is Level.LEAF]
 
@@ -31,7 +38,7 @@ def test_expand_all_tasks_leaves_out_task_columns_no_shown_row_fills_and_says_wh
     assert not set(EPIC_ALL_LEAVES) & set(keys)  # the papers' rows have no per-task figures
     assert {"overall", "BA", "FP"} <= set(keys)  # headline columns stay even when empty (SRA here)
     assert "SRA" in keys
-    note = re.search(r'<p class="muted board-note" id="hidden-leaves">(.*?)</p>', html, re.S).group(1)
+    note = re.search(r'<p class="muted board-note" id="hidden-leaves">(.*?)</p>', html, re.DOTALL).group(1)
     assert f"{len(EPIC_ALL_LEAVES)} task columns left out" in note and "category scores only" in note
     assert "FP-Ego" in note
 
@@ -79,8 +86,8 @@ def test_best_marks_are_given_within_each_kind_and_the_best_of_all_is_starred(cl
     html = client.get("/leaderboard/epic-bench/").content.decode()
 
     def overall_cell(name):
-        row = re.search(rf'<tr[^>]*>(?:(?!</tr>).)*>{name}</a>(?:(?!</tr>).)*</tr>', html, re.S).group(0)
-        return re.search(r'<td data-key="overall"[^>]*>.*?</td>', row, re.S).group(0)
+        row = re.search(rf'<tr[^>]*>(?:(?!</tr>).)*>{name}</a>(?:(?!</tr>).)*</tr>', html, re.DOTALL).group(0)
+        return re.search(r'<td data-key="overall"[^>]*>.*?</td>', row, re.DOTALL).group(0)
 
     assert 'class="best' in overall_cell("Prop-A") and "★" in overall_cell("Prop-A")
     assert 'class="second' in overall_cell("Prop-B")

@@ -7,7 +7,13 @@ import pytest
 
 from scoring.benchmarks import board_for
 from scoring.core.columns import Level
-from tests.leaderboard.conftest import board_test_split, make_entry, make_reported, make_scored, random_scores
+from tests.leaderboard.conftest import (
+    board_test_split,
+    make_entry,
+    make_reported,
+    make_scored,
+    random_scores,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -125,4 +131,4 @@ def test_exports_follow_the_sort_chosen_on_screen(asgi_server, page, wide_board)
     href = page.locator("a[data-export]", has_text="JSON").get_attribute("href")
     assert "order=asc" in href
     rows = page.request.get(f"{asgi_server}{href}").json()["rows"]
-    assert [r["model"] for r in rows][0] == "Beta-VL"
+    assert rows[0]["model"] == "Beta-VL"

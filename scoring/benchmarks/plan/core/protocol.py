@@ -19,7 +19,11 @@ import string
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from scoring.benchmarks.plan.core.types import MODEL_BASE_PROMPT, MODEL_OPEN_SUFFIX, MODEL_SINGLE_CHOICE_SUFFIX
+from scoring.benchmarks.plan.core.types import (
+    MODEL_BASE_PROMPT,
+    MODEL_OPEN_SUFFIX,
+    MODEL_SINGLE_CHOICE_SUFFIX,
+)
 
 BUILT_IN_LABEL = "plan-judge/1"
 
