@@ -256,3 +256,16 @@ def test_a_broken_prompt_file_stops_the_site_check_with_the_file_and_field_named
         call_command("check")
     settings.PLAN_JUDGE_PROMPT_FILE = _prompt_file(tmp_path)
     call_command("check")  # a good file passes
+
+
+def test_people_judge_the_answer_part_of_a_thinking_models_output(user, split) -> None:
+    lines = predictions(oracle_predictions)
+    open_line = next(line for line in lines if line["id"].startswith("demo-dp"))
+    open_line["prediction"] = "<think>long deliberation about the fridge</think>\nFinal answer: something else entirely"
+    submission = submit(user, split, lines)
+    row = submission.sample_scores.get(key=open_line["id"])
+    assert row.details["reasoning_stripped"] == '<think>…</think> removed; read after "Final answer:"'
+    assert row.details["output"].startswith("<think>")  # the output as submitted stays on the sample
+    assert row.score is None  # the rules cannot settle it and no judge is configured: people decide
+    queued = PlanJudgement.objects.get(output_hash=row.details["output_hash"])
+    assert queued.output_text == "something else entirely"  # they see the answer part only

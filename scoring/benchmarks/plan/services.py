@@ -182,7 +182,7 @@ def plan_judgements_enqueue(*, outcomes: Iterable[Outcome]) -> int:
             output_hash=o.output_hash,
             create_defaults={
                 "item_key": o.item.id[:300],
-                "output_text": o.prediction or "",
+                "output_text": o.judged_text or "",  # the answer part: what the verdict is on
                 "dimension": o.item.dimension,
                 "subtask": o.item.subtask,
                 "item": _item_snapshot(o.item),
