@@ -232,6 +232,8 @@ SAM_EMBEDDING_QUEUE = env_str("SAM_EMBEDDING_QUEUE", "")
 JUDGE_BASE_URL = os.environ.get("JUDGE_BASE_URL", "")
 JUDGE_MODEL = os.environ.get("JUDGE_MODEL", "")
 JUDGE_API_KEY = os.environ.get("JUDGE_API_KEY", "")
+# A JSON file of judge prompts (e.g. the paper's exact wording; see docs/plan-scoring.md); unset: the built-in paraphrase.
+PLAN_JUDGE_PROMPT_FILE = os.environ.get("PLAN_JUDGE_PROMPT_FILE", "")
 
 # --- caches ---------------------------------------------------------------------------------------
 if REDIS_URL:

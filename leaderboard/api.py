@@ -45,6 +45,11 @@ class RowOutput(serializers.Serializer):
     not_significant_vs_above = serializers.BooleanField(
         help_text="The paired bootstrap finds no significant difference to the row above")
     scorer_version = serializers.CharField()
+    runs = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="Repeated runs averaged into this row (their submission ids); empty for a single submission")
+    run_spread = serializers.DictField(
+        child=serializers.FloatField(), help_text="Per column, the run-to-run standard deviation of repeated runs")
 
 
 class BoardOutput(serializers.Serializer):
@@ -100,6 +105,8 @@ class LeaderboardApi(APIView):
                 "intervals": {k: list(iv) for k in keys if (iv := r.interval(k)) is not None},
                 "not_significant_vs_above": r.submission_id in view.ties,
                 "scorer_version": r.scorer_version,
+                "runs": list(r.run_ids),
+                "run_spread": {k: v for k, v in r.run_spread.items() if k in keys},
             }
             for rank, r in zip(view.ranks, view.rows)
         ]

@@ -20,22 +20,27 @@ from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from leaderboard import selectors
-from leaderboard.core import overlay, svg
+from leaderboard.core import labels, overlay, svg
 from leaderboard.core.board import (
     BadBoardQuery,
+    active_parameters_from_name,
+    parameters_from_name,
     BoardView,
     board_build,
     column_marks,
     csv_cell,
+    empty_leaves,
     export_table,
     format_value,
     parse_query,
+    top_marks,
 )
 from scoring import roles
 from scoring.benchmarks import board_for
@@ -43,6 +48,8 @@ from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
 from scoring.core.columns import Level
 from scoring.core.disclosure import sample_disclosed
 from scoring.models import ModelEntry, Sample, SampleScore, Submission
+from scoring.benchmarks.plan import services as plan_services
+from scoring.benchmarks.plan.core.protocol import BUILT_IN_LABEL, PromptFileError
 from scoring.benchmarks.plan.selectors import plan_judge_agreement
 
 PLOT_TOP_MODELS = 6
@@ -71,7 +78,7 @@ def _view(split, spec, query) -> tuple[BoardView, str]:
     return board_build(data.rows, spec, query, data.pairs), data.cache_key
 
 
-def _cell(view: BoardView, row, column) -> dict[str, Any]:
+def _cell(view: BoardView, row, column, headline: str) -> dict[str, Any]:
     value = row.value(column.key)
     interval = row.interval(column.key)
     return {
@@ -79,23 +86,36 @@ def _cell(view: BoardView, row, column) -> dict[str, Any]:
         "text": format_value(value, column.digits),
         "raw": "" if value is None else repr(value),
         "mark": view.marks.get(column.key, {}).get(row.submission_id, ""),
+        "top": row.submission_id in view.top.get(column.key, ()),
         "interval": (format_value(interval[0], column.digits), format_value(interval[1], column.digits))
         if interval else None,
         "leaf": column.level is Level.LEAF,
+        "headline": column.key == headline,
         "parent": column.parent,
     }
 
 
-def _header_groups(columns, *, collapsed: bool = False) -> list[dict[str, Any]]:
+def _header_group_label(column, spec) -> str:
+    """The group a column sits under in the header row. A task (leaf) column sits under its parent's group when
+    its parent's group differs (PLAN: a dimension's subtasks under "Dimensions", once, not once per dimension)."""
+    if column.level is Level.LEAF and column.parent:
+        parent = spec.column(column.parent)
+        if parent is not None and parent.group:
+            return parent.group
+    return column.group
+
+
+def _header_groups(columns, spec, *, collapsed: bool = False) -> list[dict[str, Any]]:
     """Grouped header cells; when leaves are collapsed they do not count toward a group's span."""
     groups: list[dict[str, Any]] = []
     for column in columns:
+        label = _header_group_label(column, spec)
         counts = 0 if (collapsed and column.level is Level.LEAF) else 1
-        if groups and groups[-1]["label"] == column.group:
+        if groups and groups[-1]["label"] == label:
             groups[-1]["span"] += counts
             groups[-1]["full"] += 1
         else:
-            groups.append({"label": column.group, "span": counts, "full": 1})
+            groups.append({"label": label, "span": counts, "full": 1})
     return groups
 
 
@@ -110,29 +130,28 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView) -> d
     # Leaves are always in the table so that script can expand one group in place; without script,
     # CSS keeps them hidden until the "expand" link asks the server for them.
     collapsed = view.spec.has_leaves and not view.query.expanded
-    table_columns = view.columns
-    if collapsed:
-        # Only leaves some row has a value for: the papers' rows have none, and empty columns cost bytes.
-        filled = {k for r in view.rows for k, v in r.values.items() if v is not None}
-        table_columns = tuple(
-            c for c in view.spec.visible(expanded=True, extras=view.query.extras)
-            if c.level is not Level.LEAF or c.key in filled
-        )
-    marks = column_marks(view.rows, table_columns) if collapsed else view.marks
-    shown_view = replace(view, marks=marks)
+    all_columns = view.spec.visible(expanded=True, extras=view.query.extras) if collapsed else view.columns
+    # Task columns no shown row has a figure for are left out (the papers' rows give category scores only),
+    # and the page says which and why.
+    empty = empty_leaves(view.rows, all_columns)
+    table_columns = tuple(c for c in all_columns if c not in empty)
+    shown_view = replace(view, marks=column_marks(view.rows, table_columns, within_kind=True),
+                         top=top_marks(view.rows, table_columns)) if collapsed else view
     for column in table_columns:
         if column.key not in sort_links:
             params = view.query.as_params(sort=column.key, descending=None, expanded=True)
             sort_links[column.key] = "?" + urlencode({**base, **params})
-    groups = _header_groups(table_columns, collapsed=collapsed)
+    groups = _header_groups(table_columns, view.spec, collapsed=collapsed)
     group_index = [gi for gi, g in enumerate(groups) for _ in range(g["full"])]
+    headline = view.spec.columns[0].key
     rows = []
     for rank, row in zip(view.ranks, view.rows):
         rows.append({
             "row": row,
             "rank": rank,
             "tied": row.submission_id in view.ties,
-            "cells": [_cell(shown_view, row, c) for c in table_columns],
+            "run_sd": format_value(row.run_spread.get(headline), view.spec.columns[0].digits) if row.runs > 1 else "",
+            "cells": [_cell(shown_view, row, c, headline) for c in table_columns],
         })
     return {
         "benchmark": benchmark,
@@ -141,13 +160,16 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView) -> d
         "columns": [
             {"c": c, "link": sort_links[c.key], "sorted": view.query.sort == c.key, "gi": group_index[i],
              "desc": (view.query.descending if view.query.descending is not None else c.direction.value == "up"),
-             "has_leaves": any(x.parent == c.key for x in table_columns)}
+             "has_leaves": any(x.parent == c.key for x in table_columns), "headline": c.key == headline,
+             "extra": c.level is Level.EXTRA}
             for i, c in enumerate(table_columns)
         ],
         "groups": groups,
         "rows": rows,
         "has_groups": any(c.group for c in table_columns),
         "collapsed": collapsed,
+        "empty_leaves": empty if (view.query.expanded and view.rows) else (),
+        "filtered": view.total_rows > 0,
     }
 
 
@@ -191,13 +213,25 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "toggle_expand": link(expanded=not query.expanded),
         "toggle_extras": link(extras=not query.extras),
         "kinds": ["proprietary", "open-source", "embodied", "human", "baseline"],
+        "extra_labels": [c.label for c in spec.columns if c.level is Level.EXTRA],
         "board_ws": f"/ws/boards/{split.pk}/",
         "judge_agreement": plan_judge_agreement(split) if benchmark.slug == PLAN_SLUG else None,
+        "plan_prompts": _plan_prompts() if benchmark.slug == PLAN_SLUG else None,
+        "built_in_label": BUILT_IN_LABEL,
     }
     response = render(request, "leaderboard/board.html", context)
     if page_key is not None:
         cache.set(page_key, response.content, selectors.ROWS_TIMEOUT)
     return response
+
+
+def _plan_prompts() -> dict[str, Any]:
+    """What PLAN models are asked and which judge prompts verdicts are given under (a broken file says so)."""
+    try:
+        return {"model": plan_services.model_prompts_from_settings(),
+                "judge": plan_services.judge_prompts_from_settings(), "problem": ""}
+    except PromptFileError as exc:
+        return {"model": None, "judge": None, "problem": str(exc)}
 
 
 def _export_name(benchmark, split, ext: str) -> str:
@@ -250,7 +284,7 @@ def board_plot(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
         headline = spec.columns[0]
         if kind == "params":
             points = [
-                svg.Point(r.model_name, r.parameters_b, v, r.kind)
+                svg.Point(r.model_name, r.parameters_b, v, r.kind, href=reverse("model-page", args=[r.model_slug]))
                 for r in view.rows
                 if r.kind == "open-source" and r.parameters_b and (v := r.value(headline.key)) is not None
             ]
@@ -261,13 +295,20 @@ def board_plot(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
             models = [r for r in view.rows if r.kind not in ("human", "baseline")]
             # A board of baselines only (a demo split) still gets its chart.
             top = (models or [r for r in view.rows if r.kind != "human"])[:PLOT_TOP_MODELS]
+            # A panel with no figure for any of these models would be an empty axis: leave it out.
+            cats = [c for c in cats if any(r.value(c.key) is not None for r in top)] or cats[:1]
             series = [svg.Series(r.model_name + (" (thinking)" if r.thinking == "yes" else ""),
-                                 [r.value(c.key) for c in cats]) for r in top]
-            upper = 100.0 if all(c.direction.value == "up" for c in cats) else None
-            body = svg.grouped_bars([c.label for c in cats], series, y_max=upper,
-                                    title=f"{benchmark.name}: top {len(top)} models by category")
+                                 [r.value(c.key) for c in cats], href=reverse("model-page", args=[r.model_slug]))
+                      for r in top]
+            # Each metric on its own axis: VGE's VSPS and GVPE (about 1) are invisible on a 0-100 one.
+            body = svg.metric_panels([_plot_label(c) for c in cats], series,
+                                     title=f"{benchmark.name}: top {len(top)} models by category")
         cache.set(key, body, selectors.ROWS_TIMEOUT)
     return HttpResponse(body, content_type="image/svg+xml")
+
+
+def _plot_label(column) -> str:
+    return f"{column.label} {column.better_arrow}"
 
 
 def model_page(request: HttpRequest, slug: str) -> HttpResponse:
@@ -284,8 +325,19 @@ def model_page(request: HttpRequest, slug: str) -> HttpResponse:
             cells.append({"label": c.label, "text": format_value(v if isinstance(v, (int, float)) else None, c.digits)})
         by_benchmark.setdefault(sub.split.benchmark.name, []).append({"sub": sub, "cells": cells})
     charts = list(dict.fromkeys((s.split.benchmark.slug, s.split.benchmark.name, s.split.name) for s in subs))
-    return render(request, "leaderboard/model.html",
-                  {"entry": entry, "by_benchmark": by_benchmark, "charts": charts})
+    # The size the board shows: the entry's own, else the one its name states (as the board reads it).
+    size = entry.parameters_b if entry.parameters_b is not None else parameters_from_name(entry.name)
+    reported_in = list(dict.fromkeys(
+        (s.split.benchmark.name, s.split.benchmark.paper_url) for s in subs if s.source == Submission.Source.REPORTED))
+    return render(request, "leaderboard/model.html", {
+        "entry": entry, "by_benchmark": by_benchmark, "charts": charts, "size": size,
+        "size_from_name": entry.parameters_b is None and size is not None,
+        "active": active_parameters_from_name(entry.name),
+        # A model the papers list among the open-source ones has open weights, even when its entry does not say.
+        "open_weights": entry.open_weights if entry.open_weights is not None
+        else (True if entry.kind == ModelEntry.Kind.OPEN_SOURCE and reported_in else None),
+        "reported_in": reported_in,
+    })
 
 
 @require_GET
@@ -313,12 +365,13 @@ def model_chart(request: HttpRequest, slug: str, benchmark: str) -> HttpResponse
     series = [svg.Series(entry.name, [own.value(c.key) for c in cats])]
     leader = best_of([r for r in data.rows if r.kind not in ("human", "baseline")])
     if leader is not None and leader.model_id != entry.pk:
-        series.append(svg.Series(f"Best: {leader.model_name}", [leader.value(c.key) for c in cats]))
+        series.append(svg.Series(f"Best: {leader.model_name}", [leader.value(c.key) for c in cats],
+                                 href=reverse("model-page", args=[leader.model_slug])))
     human = best_of([r for r in data.rows if r.kind == "human"])
     if human is not None and human.model_id != entry.pk:
-        series.append(svg.Series(f"Human: {human.model_name}", [human.value(c.key) for c in cats]))
-    upper = 100.0 if all(c.direction.value == "up" for c in cats) else None
-    body = svg.grouped_bars([c.label for c in cats], series, title=f"{entry.name} on {bench.name}", y_max=upper)
+        series.append(svg.Series(f"Human: {human.model_name}", [human.value(c.key) for c in cats],
+                                 href=reverse("model-page", args=[human.model_slug])))
+    body = svg.metric_panels([_plot_label(c) for c in cats], series, title=f"{entry.name} on {bench.name}")
     return HttpResponse(body, content_type="image/svg+xml")
 
 
@@ -342,6 +395,7 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
     task = (request.GET.get("task") or "")[:100]
     outcome = (request.GET.get("outcome") or "")[:30]
     tasks, outcomes = selectors.sample_facets(submission=submission)
+    task_names = labels.task_labels(board_for(submission.split.benchmark.slug), tasks)
     if task and task not in tasks:
         return _error_page(request, 400, f"Bad parameter 'task': '{task}' is not a task of this submission.")
     if outcome and outcome not in outcomes:
@@ -368,16 +422,40 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
             if (sample and show_gt and benchmark == PLAN_SLUG) else None,
             "details": details,
             "details_json": json.dumps(details, indent=1, ensure_ascii=False)[:4000],
-            "components": {k: (round(v, 3) if isinstance(v, float) else v) for k, v in components.items()},
+            "components": [(labels.humanize(k), labels.value_text(v)) for k, v in components.items()],
+            "task_label": task_names.get(s.task) or s.task,
+            "outcome_label": labels.outcome_label(s.outcome),
             "plan": _plan_fields(details, s.outcome) if benchmark == PLAN_SLUG else None,
-            "question": _first(sample.inputs, "question", "prompt") if sample else None,
+            "question": _question(sample.inputs) if sample else None,
             "options": _options(sample.inputs) if sample else [],
         })
     filters = urlencode({k: v for k, v in (("task", task), ("outcome", outcome)) if v})
     return render(request, "leaderboard/samples.html", {
-        "submission": submission, "benchmark": benchmark, "items": items, "page": page, "tasks": tasks,
-        "outcomes": outcomes, "task": task, "outcome": outcome, "show_gt": show_gt, "filters": filters,
+        "submission": submission, "benchmark": benchmark, "items": items, "page": page,
+        "tasks": [(t, task_names.get(t) or t) for t in tasks],
+        "outcomes": [(o, labels.outcome_label(o)) for o in outcomes],
+        "task": task, "outcome": outcome, "show_gt": show_gt, "filters": filters,
+        "overlay_legend": _overlay_legend(show_gt),
     })
+
+
+def _question(inputs: Any) -> str | None:
+    """What the model was asked: PLAN's question, EPIC's prompt lines, VGE's instruction (inputs, never answers)."""
+    value = _first(inputs, "question", "prompt", "instruction")
+    if isinstance(value, list):
+        value = "\n".join(str(v) for v in value if v not in (None, ""))
+    return str(value) if value not in (None, "") else None
+
+
+def _overlay_legend(show_gt: bool) -> list[tuple[str, str]]:
+    """The overlay's colours as (CSS colour, meaning), from the colours the overlay is drawn with."""
+    def css(bgr: tuple[int, int, int]) -> str:
+        return f"#{bgr[2]:02x}{bgr[1]:02x}{bgr[0]:02x}"
+
+    legend = [(css(overlay.BOX_COLOUR), "predicted boxes"), (css(overlay.POINT_COLOUR), "predicted path points")]
+    if show_gt:
+        legend.insert(0, (css(overlay.GT_COLOUR), "ground-truth mask"))
+    return legend
 
 
 def _first(mapping: Any, *keys: str) -> Any:
@@ -402,6 +480,7 @@ def _plan_fields(details: Any, outcome: str) -> dict[str, Any]:
         "extracted": _first(details, "extracted", "extracted_answer", "answer_extracted", "pred"),
         "verdict": _first(details, "verdict", "judgement", "judgment") or outcome,
         "decided_by": _first(details, "decided_by", "judge", "decider", "source"),
+        "reasoning": _first(details, "reasoning_stripped"),
     }
 
 

@@ -10,7 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.db.models import Count, Max, QuerySet, Sum
 
-from leaderboard.core.board import BoardRow, PairSignificance, parameters_from_name
+from leaderboard.core.board import BoardRow, PairSignificance, combine_runs, parameters_from_name
 from leaderboard.models import BoardComparison
 from scoring import roles
 from scoring.benchmarks import plugins
@@ -147,6 +147,7 @@ def _row(sub: Submission) -> BoardRow:
         note=sub.note[:200],
         finished_at=sub.finished_at.isoformat() if sub.finished_at else "",
         pending=pending,
+        run_set=sub.run_set,
     )
 
 
@@ -156,7 +157,8 @@ def _load_rows(split_id: int) -> list[BoardRow]:
         .select_related("model_entry", "score")
         .order_by("id")
     )
-    return [_row(s) for s in subs]
+    # Repeated runs of one variant (same model entry and run label) are one row: their mean, spread and interval.
+    return combine_runs([_row(s) for s in subs])
 
 
 def _load_pairs(split_id: int) -> dict[frozenset[int], PairSignificance]:
@@ -210,7 +212,8 @@ def sample_scores(*, submission: Submission, task: str = "", outcome: str = "") 
 
 
 def sample_facets(*, submission: Submission) -> tuple[list[str], list[str]]:
-    rows = SampleScore.objects.filter(submission=submission)
+    # order_by(): the model's default ordering (submission, index) would otherwise make DISTINCT per row.
+    rows = SampleScore.objects.filter(submission=submission).order_by()
     tasks = sorted(t for t in rows.values_list("task", flat=True).distinct() if t)
     outcomes = sorted(o for o in rows.values_list("outcome", flat=True).distinct() if o)
     return tasks, outcomes

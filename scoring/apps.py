@@ -8,5 +8,6 @@ class ScoringConfig(AppConfig):
 
     def ready(self) -> None:
         from scoring import benchmarks, tasks  # noqa: F401 - tasks registers the worker_ready hook
+        from scoring.benchmarks.plan import checks  # noqa: F401 - registers the judge prompt file check
 
         benchmarks.register_targets(settings.EXTRA_BENCHMARKS)

@@ -18,6 +18,12 @@ class SubmissionForm(forms.Form):
         required=False, label="The file holds raw model responses (EPIC-Bench: parse them first)"
     )
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False, label="Note (optional)")
+    run_set = forms.CharField(
+        max_length=60, required=False, label="Repeated run of (optional)",
+        help_text="The same label on several uploads of this model to this split marks them as runs of one variant "
+                  "(the EPIC paper averages 6 runs of local models, 2 of API models): the board shows their mean "
+                  "and spread.",
+    )
 
     def __init__(self, *args, splits=None, **kwargs):
         super().__init__(*args, **kwargs)

@@ -128,6 +128,11 @@ class Submission(models.Model):
     sha256 = models.CharField(max_length=64, blank=True)
     options = models.JSONField(default=dict, blank=True, help_text="Scorer options, e.g. raw responses.")
     note = models.TextField(blank=True)
+    run_set = models.CharField(
+        max_length=60, blank=True,
+        help_text="Repeated runs: submissions of one model entry on one split with the same label are runs of one "
+                  "variant; the board shows their mean with the run-to-run spread.",
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     error_message = models.TextField(blank=True)
     error_report = models.JSONField(default=list, blank=True, help_text="[{line, field, message}, ...]")

@@ -47,6 +47,11 @@ class SubmissionCreateInput(serializers.Serializer):
     raw = serializers.BooleanField(required=False, default=False, help_text="EPIC-Bench: raw model responses.")
     options = serializers.JSONField(required=False, default=dict, help_text="Extra scorer options.")
     note = serializers.CharField(required=False, allow_blank=True, default="")
+    run_set = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=60,
+        help_text="Repeated runs: the same label on several submissions of one model to one split marks them as "
+                  "runs of one variant; the board shows their mean with the run-to-run spread.",
+    )
     organisation = serializers.CharField(required=False, allow_blank=True, default="")
     kind = serializers.ChoiceField(choices=["", "proprietary", "open-source", "embodied", "baseline"], required=False, default="")
     parameters_b = serializers.FloatField(required=False, allow_null=True, default=None)

@@ -173,8 +173,10 @@ def submission_create(
     uploaded_file: UploadedFile,
     options: dict[str, Any] | None = None,
     note: str = "",
+    run_set: str = "",
 ) -> Submission:
-    """Store the file and the submission in one transaction; scoring is enqueued once it commits."""
+    """Store the file and the submission in one transaction; scoring is enqueued once it commits. `run_set`: a
+    label marking repeated runs of one model variant on this split (the board averages them)."""
     submission_check(user=user, split=split, uploaded_file=uploaded_file)
     sha = _sha256(uploaded_file)
     stored_name = None
@@ -193,6 +195,7 @@ def submission_create(
                 sha256=sha,
                 options=options or {},
                 note=note,
+                run_set=" ".join(run_set.split())[:60],
             )
             submission.file.save(uploaded_file.name, uploaded_file, save=False)
             stored_name = submission.file.name

@@ -37,6 +37,7 @@ def submission_new(request: HttpRequest) -> HttpResponse:
                     uploaded_file=data["file"],
                     options={"raw": True} if data["raw_responses"] else {},
                     note=data["note"],
+                    run_set=data["run_set"],
                 )
             except services.SubmissionError as exc:
                 form.add_error("file" if exc.field == "file" else None, exc.message)

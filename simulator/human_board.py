@@ -86,7 +86,9 @@ def human_board_refresh() -> Submission | None:
             ))
         breakdown = summarise(metrics)
         players = len({e.owner_id for e in episodes})
-        note = f"{len(episodes)} episodes by {players} players (human baseline, played in the browser)"
+        n = len(episodes)
+        note = (f"{n} episode{'s' if n != 1 else ''} by {players} player{'s' if players != 1 else ''} "
+                "(human baseline, played in the browser)")
         ModelEntry.objects.filter(pk=entry.pk).update(
             description=f"Signed-in site players on the human baseline set of the demo split: {note}.")
         now = timezone.now()
@@ -102,7 +104,9 @@ def human_board_refresh() -> Submission | None:
             breakdown={k: breakdown[k] for k in METRICS},
             samples=samples,
             scorer_version=HUMAN_SCORER_VERSION,
-            intervals=bootstrap_intervals(metrics, resample_indices=resample_indices, seed=DEFAULT_SEED),
+            # One episode has no spread to resample: its "interval" would be the figure twice.
+            intervals=bootstrap_intervals(metrics, resample_indices=resample_indices, seed=DEFAULT_SEED)
+            if len(episodes) > 1 else {},
             details={"episodes": len(episodes), "players": players},
         ))
     return submission

@@ -11,11 +11,12 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
-from scoring.core.columns import BoardSpec, Column, Direction
+from scoring.core.columns import BoardSpec, Column, Direction, Level
 
 KINDS = ("proprietary", "open-source", "embodied", "human", "baseline")
 THINKING = ("yes", "no", "unknown")
 SOURCES = ("reported", "scored")
+UNRANKED_KINDS = frozenset({"human"})  # reference rows: shown in place, never ranked or tied
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,13 @@ class BoardRow:
     finished_at: str = ""
     parameters_from_name: bool = False  # the size was read from the model's name, not stated on its entry
     pending: str = ""  # why the figures are not final yet (e.g. PLAN answers awaiting human judgement)
+    run_set: str = ""  # the uploader's label for repeated runs of one variant ("" for a single run)
+    run_ids: tuple[int, ...] = ()  # the submissions averaged into this row (repeated runs); () for a single one
+    run_spread: Mapping[str, float] = field(default_factory=dict)  # per column: run-to-run standard deviation
+
+    @property
+    def runs(self) -> int:
+        return max(1, len(self.run_ids))
 
     def value(self, key: str) -> float | None:
         raw = self.overall if key == "overall" else self.values.get(key)
@@ -234,9 +242,26 @@ def best_per_model(rows: Iterable[BoardRow], column: Column) -> list[BoardRow]:
     return list(best.values())
 
 
-def column_marks(rows: Sequence[BoardRow], columns: Iterable[Column]) -> dict[str, dict[int, str]]:
+def empty_leaves(rows: Sequence[BoardRow], columns: Iterable[Column]) -> tuple[Column, ...]:
+    """The task (leaf) columns among `columns` that no row has a figure for: the papers' rows give only category
+    scores, so on a board of reported rows "expand all tasks" would add nothing but columns of dashes."""
+    filled = {c.key for c in columns if any(r.value(c.key) is not None for r in rows)}
+    return tuple(c for c in columns if c.level is Level.LEAF and c.key not in filled)
+
+
+def column_marks(rows: Sequence[BoardRow], columns: Iterable[Column], *,
+                 within_kind: bool = False) -> dict[str, dict[int, str]]:
     """Per column, which submissions hold the best and second-best value ("best" / "second"), as the papers
-    bold and underline them. Ties share the mark; rows of the human baseline are left out, as in the papers."""
+    bold and underline them. Ties share the mark; rows of the human baseline are left out, as in the papers.
+    `within_kind`: best and second best within each model category (proprietary, open-source, embodied,
+    baseline), the way the papers' tables mark them, instead of across all rows."""
+    columns = tuple(columns)
+    if within_kind:
+        out: dict[str, dict[int, str]] = {c.key: {} for c in columns}
+        for kind in dict.fromkeys(r.kind for r in rows):
+            for key, col in column_marks([r for r in rows if r.kind == kind], columns).items():
+                out[key].update(col)
+        return out
     marks: dict[str, dict[int, str]] = {}
     for column in columns:
         values = sorted(
@@ -255,6 +280,12 @@ def column_marks(rows: Sequence[BoardRow], columns: Iterable[Column]) -> dict[st
                     col[r.submission_id] = "second"
         marks[column.key] = col
     return marks
+
+
+def top_marks(rows: Sequence[BoardRow], columns: Iterable[Column]) -> dict[str, frozenset[int]]:
+    """Per column, the submissions holding the best value across all rows (human baseline left out)."""
+    return {key: frozenset(sid for sid, mark in col.items() if mark == "best")
+            for key, col in column_marks(rows, columns).items()}
 
 
 @dataclass(frozen=True)
@@ -278,7 +309,10 @@ def adjacent_ties(
     Only pairs of scored rows with a stored comparison are judged: reported rows carry no samples.
     """
     tied: set[int] = set()
-    for above, below in zip(rows, rows[1:]):
+    ranked = [r for r in rows if r.kind not in UNRANKED_KINDS]
+    for above, below in zip(ranked, ranked[1:]):
+        if above.runs > 1 or below.runs > 1:
+            continue  # comparisons are stored between single submissions, not means of runs
         result = pairs.get(frozenset((above.submission_id, below.submission_id)))
         if result is not None and not result.significant(alpha):
             tied.add(below.submission_id)
@@ -286,15 +320,18 @@ def adjacent_ties(
 
 
 def ranks(rows: Sequence[BoardRow], column: Column) -> list[int | None]:
-    """Competition ranks (1, 2, 2, 4) by the sort column's value; rows without a value get no rank."""
+    """Competition ranks (1, 2, 2, 4) by the sort column's value; rows without a value get no rank, nor do human
+    baseline rows: as in the papers they are a reference line, not a contestant (and never tie a model)."""
     out: list[int | None] = []
     previous: float | None = None
     rank = 0
-    for position, row in enumerate(rows, start=1):
+    position = 0
+    for row in rows:
         v = row.value(column.key)
-        if v is None:
+        if v is None or row.kind in UNRANKED_KINDS:
             out.append(None)
             continue
+        position += 1
         if previous is None or v != previous:
             rank = position
         previous = v
@@ -309,9 +346,10 @@ class BoardView:
     columns: tuple[Column, ...]
     rows: tuple[BoardRow, ...]
     ranks: tuple[int | None, ...]
-    marks: Mapping[str, Mapping[int, str]]
+    marks: Mapping[str, Mapping[int, str]]  # best / second best within each model category
     ties: frozenset[int]
     total_rows: int  # before filtering and best-per-model
+    top: Mapping[str, frozenset[int]] = field(default_factory=dict)  # per column: best across all rows
 
 
 def board_build(
@@ -335,9 +373,10 @@ def board_build(
         columns=columns,
         rows=tuple(ordered),
         ranks=tuple(ranks(ordered, column)),
-        marks=column_marks(ordered, columns),
+        marks=column_marks(ordered, columns, within_kind=True),
         ties=frozenset(ties),
         total_rows=len(rows),
+        top=top_marks(ordered, columns),
     )
 
 
@@ -387,3 +426,81 @@ def parameters_from_name(name: str) -> float | None:
         if match:
             return float(match.group(1))
     return None
+
+
+_ACTIVE = re.compile(r"[Aa](\d+(?:\.\d+)?)[Bb]")
+
+
+def active_parameters_from_name(name: str) -> float | None:
+    """The active parameter count a mixture-of-experts name states ("Qwen3.5-35B-A3B" -> 3), or None."""
+    for token in re.split(r"[-_\s/]", name):
+        match = _ACTIVE.fullmatch(token)
+        if match:
+            return float(match.group(1))
+    return None
+
+
+Z95 = 1.959963984540054
+
+
+def combine_runs(rows: Sequence[BoardRow]) -> list[BoardRow]:
+    """Scored rows of one model entry with the same run label become one row: per column the mean of the runs
+    (only where every run has a figure), the run-to-run standard deviation (n-1), and a 95% interval that accounts
+    for both the test items and the runs: mean ± 1.96·sqrt(SE_items² + SD_runs²/k), where SE_items is the runs'
+    average bootstrap standard error (half an interval / 1.96; the items are the same in every run, so that part
+    does not shrink with k). Without every run's interval the row has none. Other rows pass through unchanged."""
+    groups: dict[tuple[int, str], list[BoardRow]] = {}
+    out: list[BoardRow | tuple[int, str]] = []
+    for row in rows:
+        if row.source != "scored" or not row.run_set:
+            out.append(row)
+            continue
+        key = (row.model_id, row.run_set)
+        if key not in groups:
+            groups[key] = []
+            out.append(key)
+        groups[key].append(row)
+    combined: list[BoardRow] = []
+    for item in out:
+        if isinstance(item, BoardRow):
+            combined.append(item)
+            continue
+        runs = sorted(groups[item], key=lambda r: r.submission_id)
+        combined.append(runs[0] if len(runs) == 1 else _mean_of_runs(runs))
+    return combined
+
+
+def _mean_of_runs(runs: Sequence[BoardRow]) -> BoardRow:
+    k = len(runs)
+    keys = ["overall", *dict.fromkeys(key for r in runs for key in r.values if key != "overall")]
+    means: dict[str, float | None] = {}
+    spread: dict[str, float] = {}
+    intervals: dict[str, tuple[float, float]] = {}
+    for key in keys:
+        figures = [r.value(key) for r in runs]
+        if any(v is None for v in figures):
+            means[key] = None
+            continue
+        values = [float(v) for v in figures if v is not None]
+        mean = sum(values) / k
+        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (k - 1))
+        means[key], spread[key] = mean, sd
+        bounds = [r.interval(key) for r in runs]
+        if all(b is not None for b in bounds):
+            se_items = sum((b[1] - b[0]) / (2 * Z95) for b in bounds if b is not None) / k
+            half = Z95 * math.sqrt(se_items**2 + sd**2 / k)
+            intervals[key] = (mean - half, mean + half)
+    first = runs[0]
+    return replace(
+        first,
+        overall=means.pop("overall"),
+        values=means,
+        intervals=intervals,
+        run_ids=tuple(r.submission_id for r in runs),
+        run_spread=spread,
+        note=f"mean of {k} runs",
+        finished_at=max(r.finished_at for r in runs),
+        pending=next((r.pending for r in runs if r.pending), ""),
+        scorer_version=first.scorer_version if all(r.scorer_version == first.scorer_version for r in runs)
+        else "mixed scorer versions",
+    )

@@ -62,6 +62,64 @@ function sortBy(table, th) {
     url.searchParams.set("sort", key);
     url.searchParams.set("order", descending ? "desc" : "asc");
     history.replaceState(null, "", url);
+    // The exports (CSV, JSON, API) give the rows in the order on screen.
+    document.querySelectorAll("a[data-export]").forEach((a) => {
+      const target = new URL(a.href, window.location.href);
+      target.searchParams.set("sort", key);
+      target.searchParams.set("order", descending ? "desc" : "asc");
+      a.href = target.pathname + target.search;
+    });
+  }
+}
+
+// The columns a reader can show or hide ("Columns"): every column but rank, model and collapsed task columns.
+// On a phone only rank, model and the headline score show until the reader picks more.
+function cellsOf(table, key) {
+  return table.querySelectorAll(`[data-key="${CSS.escape(key)}"]`);
+}
+
+function buildPicker(table) {
+  const picker = document.getElementById("column-picker");
+  if (!picker) return;
+  const box = picker.querySelector(".choices");
+  box.textContent = "";
+  const heads = Array.from(table.querySelectorAll("thead tr:last-child th[data-key]"))
+    .filter((th) => !th.classList.contains("pin") && !(th.classList.contains("leaf") && !th.classList.contains("open")));
+  heads.forEach((th) => {
+    const key = th.getAttribute("data-key");
+    const label = document.createElement("label");
+    const box2 = document.createElement("input");
+    box2.type = "checkbox";
+    box2.value = key;
+    box2.checked = getComputedStyle(th).display !== "none";
+    box2.addEventListener("change", () => {
+      cellsOf(table, key).forEach((el) => {
+        el.classList.toggle("show-col", box2.checked);
+        el.classList.toggle("hide-col", !box2.checked);
+      });
+      refreshGroupSpans(table);
+    });
+    label.appendChild(box2);
+    label.append(" " + (th.getAttribute("data-label") || key));
+    box.appendChild(label);
+  });
+  picker.hidden = false;
+}
+
+// After "More columns" the added columns sit at the right end: bring them into view next to rank and model.
+function showExtras(table) {
+  if (!new URLSearchParams(window.location.search).get("extras")) return;
+  const extras = table.querySelectorAll("thead th.extra");
+  if (!extras.length) return;
+  extras.forEach((th) => cellsOf(table, th.getAttribute("data-key")).forEach((el) => el.classList.add("show-col")));
+  const scroller = table.closest(".board-scroll");
+  const model = table.querySelector("thead th.pin-model");
+  if (!scroller || !model) return;
+  const first = extras[0];
+  const pinned = model.offsetLeft + model.offsetWidth;
+  const last = extras[extras.length - 1];
+  if (last.offsetLeft + last.offsetWidth > scroller.scrollLeft + scroller.clientWidth) {
+    scroller.scrollLeft = Math.max(0, first.offsetLeft - pinned - 8);
   }
 }
 
@@ -107,9 +165,13 @@ function enhance(root) {
   if (table.classList.contains("collapsed")) {
     table.querySelectorAll("button.expand").forEach((b) => {
       b.hidden = false;
-      b.addEventListener("click", (ev) => { ev.preventDefault(); ev.stopPropagation(); toggleGroup(table, b); });
+      b.addEventListener("click", (ev) => {
+        ev.preventDefault(); ev.stopPropagation(); toggleGroup(table, b); buildPicker(table);
+      });
     });
   }
+  showExtras(table);
+  buildPicker(table);
 }
 
 function refresh(status) {

@@ -83,8 +83,10 @@ def test_plan_and_vge_drilldowns_show_answers_and_replay_links(client):
     Sample.objects.create(split=split, key="q1", position=0, task="OO",
                           inputs={"question": "Which is <b>front</b>?", "options": {"A": "cup", "B": "box"}})
     sub = make_scored(split, make_entry("P"), [1.0], details=[
-        {"output": "I think A", "extracted": "A", "verdict": "correct", "decided_by": "rules"}])
+        {"output": "I think A", "extracted": "A", "verdict": "correct", "decided_by": "rules",
+         "reasoning_stripped": "<think>…</think> removed"}])
     html = client.get(f"/submissions/{sub.pk}/samples/").content.decode()
+    assert "the answer part: &lt;think&gt;…&lt;/think&gt; removed" in html
     assert "Which is &lt;b&gt;front&lt;/b&gt;?" in html and "I think A" in html and "rules" in html
     vge = benchmark("vge-bench")
     vsplit = Split.objects.create(benchmark=vge, name="demo", hidden_ground_truth=False)
@@ -114,3 +116,53 @@ def test_overlay_draws_on_the_sample_image_named_by_its_media_url(client, settin
     other = cv2.imdecode(np.frombuffer(client.get(f"/submissions/{sub.pk}/samples/1/overlay.png").content, np.uint8),
                          cv2.IMREAD_COLOR)
     assert tuple(other[5, 5]) != (255, 255, 255), "files under MEDIA_ROOT/private are not read for the public"
+
+
+@pytest.mark.django_db
+def test_filters_list_each_value_once_with_plain_labels(client, user, hidden_submission):
+    client.force_login(user)
+    page = client.get(f"/submissions/{hidden_submission.pk}/samples/")
+    tasks = page.context["tasks"]
+    outcomes = page.context["outcomes"]
+    # 40 samples over two tasks, 20 "ok" and 20 "low_iou": each value once, with the board's labels.
+    assert tasks == [("Navigation/FeasiblePath/FeasiblePath_Ego", "FP · FP-Ego"),
+                     ("Navigation/FeasiblePath/FeasiblePath_Exo", "FP · FP-Exo")]
+    assert outcomes == [("low_iou", "low IoU"), ("ok", "ok")]
+    html = page.content.decode()
+    assert html.count('<option value="ok"') == 1 and ">low IoU</option>" in html
+
+
+@pytest.mark.django_db
+def test_sample_shows_plain_component_names_values_a_legend_and_its_prompt(client, user, hidden_submission):
+    from scoring.models import SampleScore
+
+    Sample.objects.filter(split=hidden_submission.split, key="e000").update(
+        inputs={"images": [], "prompt": ["Target Area Description: the rug by the door."]})
+    SampleScore.objects.filter(submission=hidden_submission, index=0).update(components={
+        "localization_score": 0.5, "path_score": None, "binary_score": False, "weight_binary": 1.0})
+    client.force_login(user)
+    html = client.get(f"/submissions/{hidden_submission.pk}/samples/").content.decode()
+    first = html.split('<article class="sample card">')[1]
+    assert "Target Area Description: the rug by the door." in first
+    assert "<dt>Localization score</dt><dd>0.5</dd>" in first
+    assert "eight" not in first  # the weights are not on a hidden split's allow-list: not shown to its owner
+    components = first.split('class="facts components">')[1].split("</dl>")[0]
+    assert "None" not in components and "False" not in components
+    assert "<dd>–</dd>" in components and "<dd>no</dd>" in components
+    legend = html.split('id="overlay-legend">')[1].split("</p>")[0]
+    assert "predicted boxes" in legend and "#dc2828" in legend  # the red the boxes are drawn in
+    assert "</span>ground-truth mask</span>" not in legend and "curators only" in legend  # a hidden split, seen by its owner
+    assert "SECRET-GT" not in html
+
+
+@pytest.mark.django_db
+def test_public_split_sample_names_weights_plainly(client, epic_dev):
+    sub = make_scored(epic_dev, make_entry("Open"), [1.0] * 10)
+    from scoring.models import SampleScore
+
+    SampleScore.objects.filter(submission=sub, index=0).update(components={"weight_binary": 1.0, "iou": 0.25})
+    first = client.get(f"/submissions/{sub.pk}/samples/").content.decode().split('<article class="sample card">')[1]
+    assert "<dt>Weight of the binary part</dt><dd>1</dd>" in first and "<dt>IoU</dt><dd>0.25</dd>" in first
+    assert "weight_binary" not in first
+    legend = client.get(f"/submissions/{sub.pk}/samples/").content.decode().split('id="overlay-legend">')[1]
+    assert "</span>ground-truth mask</span>" in legend.split("</p>")[0]  # a public split: the mask is drawn for everyone

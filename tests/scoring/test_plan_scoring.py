@@ -200,3 +200,72 @@ def test_xlsx_without_prediction_column_fails_with_the_header_row(user, split) -
     submission.refresh_from_db()
     assert submission.status == "failed" and submission.error_report[0]["line"] == 1
     assert submission.error_report[0]["field"] == "prediction" and "index, question, answer" in submission.error_message
+
+
+def _prompt_file(tmp_path, **changes) -> str:
+    from scoring.benchmarks.plan.core import protocol
+
+    data = {"open_system": "SITE-EXACT open judge. Reply True or False.", "open_user": protocol.OPEN_USER_TEMPLATE,
+            "choice_system": "SITE-EXACT choice judge.", "choice_user": protocol.CHOICE_USER_TEMPLATE,
+            "model_prompts": {"base": "Answer now.", "single_choice_suffix": "One letter.", "open_suffix": "Short."}}
+    data.update(changes)
+    path = tmp_path / "judge-prompts.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+def test_a_site_prompt_file_is_what_the_judge_gets_and_its_hash_is_on_every_verdict(user, split, settings,
+                                                                                    tmp_path) -> None:
+    from scoring.benchmarks.plan.core.protocol import PROMPT_VERSION
+
+    with LocalJudgeServer() as server:
+        settings.JUDGE_BASE_URL, settings.JUDGE_MODEL = server.base_url, "local-judge"
+        built_in = submit(user, split, predictions(random_predictions), name="A")
+        calls = len(server.requests)
+        settings.PLAN_JUDGE_PROMPT_FILE = _prompt_file(tmp_path)
+        site = plan_services.judge_prompts_from_settings()
+        assert site.version.startswith("site#") and site.version != PROMPT_VERSION and len(site.version) <= 40
+        sited = submit(user, split, predictions(random_predictions), name="B")
+        # Verdicts given under the built-in paraphrase are not reused under other words: the judge is asked again.
+        assert len(server.requests) == 2 * calls
+        assert all("SITE-EXACT" in json.dumps(r) for r in server.requests[calls:])
+        assert not any("SITE-EXACT" in json.dumps(r) for r in server.requests[:calls])
+    model_rows = sited.sample_scores.filter(details__decided_by="model")
+    assert model_rows.count() == calls
+    assert {r.details["prompt_version"] for r in model_rows} == {site.version}
+    assert set(PlanVerdict.objects.filter(judge="local-judge").values_list("prompt_version", flat=True)) == {
+        PROMPT_VERSION, site.version}
+    assert sited.score.details["prompt_version"] == site.version and site.version in sited.score.scorer_version
+    assert built_in.score.details["prompt_version"] == PROMPT_VERSION
+    assert plan_services.model_prompts_from_settings().single_choice_suffix == "One letter."
+
+
+def test_a_broken_prompt_file_stops_the_site_check_with_the_file_and_field_named(settings, tmp_path) -> None:
+    from django.core.management import call_command
+    from django.core.management.base import SystemCheckError
+
+    from scoring.benchmarks.plan.core.protocol import PromptFileError
+
+    settings.PLAN_JUDGE_PROMPT_FILE = _prompt_file(tmp_path, open_user="Answer: {answer} Output: {output}")
+    with pytest.raises(PromptFileError, match=r"judge-prompts.json: 'open_user' must contain \{hint\}"):
+        plan_services.judge_prompts_from_settings()
+    with pytest.raises(SystemCheckError, match=r"plan.E001.*'open_user' must contain \{hint\}"):
+        call_command("check")
+    settings.PLAN_JUDGE_PROMPT_FILE = str(tmp_path / "absent.json")
+    with pytest.raises(SystemCheckError, match=r"absent.json: cannot read it"):
+        call_command("check")
+    settings.PLAN_JUDGE_PROMPT_FILE = _prompt_file(tmp_path)
+    call_command("check")  # a good file passes
+
+
+def test_people_judge_the_answer_part_of_a_thinking_models_output(user, split) -> None:
+    lines = predictions(oracle_predictions)
+    open_line = next(line for line in lines if line["id"].startswith("demo-dp"))
+    open_line["prediction"] = "<think>long deliberation about the fridge</think>\nFinal answer: something else entirely"
+    submission = submit(user, split, lines)
+    row = submission.sample_scores.get(key=open_line["id"])
+    assert row.details["reasoning_stripped"] == '<think>…</think> removed; read after "Final answer:"'
+    assert row.details["output"].startswith("<think>")  # the output as submitted stays on the sample
+    assert row.score is None  # the rules cannot settle it and no judge is configured: people decide
+    queued = PlanJudgement.objects.get(output_hash=row.details["output_hash"])
+    assert queued.output_text == "something else entirely"  # they see the answer part only

@@ -155,3 +155,24 @@ def test_storage_failure_leaves_no_row_and_no_file(token_client, dummy_split, mo
     assert Submission.objects.count() == 0
     stored = list((settings.MEDIA_ROOT).rglob("*.txt"))
     assert stored == []
+
+
+@pytest.mark.django_db
+def test_runs_of_one_variant_are_marked_on_upload_and_averaged_on_the_board(token_client, dummy_split, client):
+    files = [b"1\n0.5\n0\n", b"1\n1\n0\n", b"0\n0\n0\n"]
+    ids = [upload(token_client, run_set="  seed  sweep ", file=SimpleUploadedFile("p.txt", body)).json()["id"]
+           for body in files[:2]]
+    single = upload(token_client, file=SimpleUploadedFile("p.txt", files[2])).json()["id"]
+    for pk in (*ids, single):
+        assert pipeline.submission_score(submission_id=pk, worker="w") == "scored"
+    assert list(Submission.objects.filter(pk__in=ids).values_list("run_set", flat=True)) == ["seed sweep"] * 2
+    page = client.get("/leaderboard/dummy-bench/?split=dev&entries=all")
+    rows = page.context["view"].rows
+    runs = [r for r in rows if r.runs > 1]
+    assert len(rows) == 2 and len(runs) == 1  # the two runs are one row; the unlabelled upload stays its own
+    assert runs[0].run_ids == tuple(ids) and runs[0].overall == pytest.approx((50.0 + 200 / 3) / 2)
+    assert runs[0].run_spread["overall"] == pytest.approx(11.785, abs=1e-3)
+    assert "mean of 2 runs ± 11.79" in page.content.decode()
+    api = client.get("/api/leaderboards/dummy-bench/?split=dev&entries=all").json()
+    mean_row = next(r for r in api["rows"] if r["runs"])
+    assert mean_row["runs"] == ids and mean_row["run_spread"]["overall"] == pytest.approx(11.785, abs=1e-3)

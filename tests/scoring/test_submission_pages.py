@@ -63,3 +63,18 @@ def test_upload_form_refuses_a_body_declared_over_the_limit_before_reading_it(cl
     )
     assert response.status_code == 413
     assert "larger than the limit of 10 bytes" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_upload_form_marks_a_repeated_run(client, user, dummy_benchmark):
+    from scoring.models import Submission
+
+    split = SplitFactory(benchmark__slug="dummy-bench", benchmark__scorer="dummy")
+    SampleFactory(split=split, key="k0", position=0)
+    client.force_login(user)
+    page = client.get("/submissions/new/").content.decode()
+    assert 'name="run_set"' in page and "Repeated run of" in page
+    response = client.post("/submissions/new/", {"split": split.pk, "model_name": "M-7B", "thinking": "",
+                                                  "run_set": "seed sweep", "file": SimpleUploadedFile("p.txt", b"1\n")})
+    assert response.status_code == 302, response.content.decode()[:500]
+    assert Submission.objects.get().run_set == "seed sweep"

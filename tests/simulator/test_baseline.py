@@ -156,6 +156,23 @@ def test_the_human_row_is_updated_in_place_and_shows_on_the_board(tiny_demo, use
     assert page.status_code == 200 and "Human (site players)" in page.content.decode()
 
 
+def test_a_human_row_of_one_episode_says_1_episode_with_no_interval_and_no_rank(
+        tiny_demo, user, curator, celery_eager, client, django_capture_on_commit_callbacks):
+    services.baseline_mark(user=curator, per_stratum=2, seed=0)
+    with django_capture_on_commit_callbacks(execute=True):
+        play(user, "tiny/t1", [OPEN_DASH, PRESS_POWER])  # solved: 100 on SR
+    submission = Submission.objects.get(model_entry__slug=human_board.HUMAN_ENTRY_SLUG)
+    assert submission.note.startswith("1 episode by 1 player ")
+    assert submission.score.intervals == {}
+    page = client.get("/leaderboard/vge-bench/?split=demo")
+    html = page.content.decode()
+    assert "1 episode by 1 player" in html and "100.00–100.00" not in html
+    view = page.context["view"]
+    human = [rank for rank, row in zip(view.ranks, view.rows) if row.kind == "human"]
+    assert human == [None]
+    assert submission.pk not in view.ties
+
+
 def test_a_second_try_at_a_task_is_not_a_baseline_episode(tiny_demo, user, curator, celery_eager,
                                                          django_capture_on_commit_callbacks):
     services.baseline_mark(user=curator, per_stratum=2, seed=0)

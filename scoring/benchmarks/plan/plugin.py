@@ -31,7 +31,7 @@ def board() -> BoardSpec:
 # Never the answer or its hint, the judge's reply or note (a judge may quote the answer), nor the item fingerprint
 # (a hash over the answer: a few guesses would confirm it).
 HIDDEN_SPLIT_DETAIL_KEYS = frozenset({
-    "dimension", "type", "output", "extracted", "decided_by", "judge", "prompt_version",
+    "dimension", "type", "output", "extracted", "decided_by", "judge", "prompt_version", "reasoning_stripped",
     "correct",  # components
 })
 

@@ -19,6 +19,11 @@ from scoring.benchmarks.plan.core.rules import RULE_VERSION
 from scoring.benchmarks.plan.core.types import DIMENSION_OF, Item, ItemType, Outcome, Prediction
 
 SCORER_VERSION = f"plan-bench/1 ({RULE_VERSION}, {PROMPT_VERSION})"
+
+
+def scorer_version(prompt_version: str) -> str:
+    """The version a score is stamped with: the rules and the judge prompts it was judged under."""
+    return f"plan-bench/1 ({RULE_VERSION}, {prompt_version})"
 OUTPUT_SHOWN = 4000  # characters of each output kept for the drill-down
 
 
@@ -55,6 +60,8 @@ def sample_result(outcome: Outcome) -> SampleResult:
         "fingerprint": outcome.item.fingerprint,
         "output_hash": outcome.output_hash,
     }
+    if outcome.reasoning:
+        details["reasoning_stripped"] = outcome.reasoning
     if v.correct is None:
         details["judgement_key"] = f"{outcome.item.fingerprint}:{outcome.output_hash}"
     return SampleResult(
@@ -91,20 +98,23 @@ def score(inp: ScorerInput) -> ScoringResult:
     items = [item_from_record(r) for r in inp.samples]
     predictions = read_predictions_for(inp, items)
     judge = plan_services.judge_client_from_settings()
+    prompts = plan_services.judge_prompts_from_settings()
     try:
         outcomes = judge_submission(
-            items, predictions, judge=judge, cache=plan_services.DatabaseVerdictCache(), progress=inp.progress
+            items, predictions, judge=judge, cache=plan_services.DatabaseVerdictCache(), progress=inp.progress,
+            prompts=prompts,
         )
     finally:
         if judge is not None:
             judge.close()
     plan_services.plan_judgements_enqueue(outcomes=[o for o in outcomes if not o.verdict.decided])
-    fields = score_fields(summarise(rows_from_outcomes(outcomes)), judge=judge.name if judge else "")
+    fields = score_fields(summarise(rows_from_outcomes(outcomes)), judge=judge.name if judge else "",
+                          prompt_version=prompts.version)
     return ScoringResult(
         overall=fields["overall"],
         breakdown=fields["breakdown"],
         samples=[sample_result(o) for o in outcomes],
-        scorer_version=SCORER_VERSION,
+        scorer_version=scorer_version(prompts.version),
         intervals={k: tuple(v) for k, v in fields["intervals"].items()},
         details=fields["details"],
     )

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import os
 import random
 from collections import defaultdict
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -19,6 +20,16 @@ from django.utils import timezone
 from scoring.benchmarks.plan.core.aggregate import Row, score_fields, summarise
 from scoring.benchmarks.plan.core.engine import CacheEntry, CacheKey
 from scoring.benchmarks.plan.core.judge_client import OpenAIJudgeClient
+from scoring.benchmarks.plan.core.protocol import (
+    BUILT_IN_MODEL_PROMPTS,
+    BUILT_IN_PROMPTS,
+    PROMPT_VERSION,
+    JudgePrompts,
+    ModelPrompts,
+    PromptFileError,
+    load_model_prompts,
+    load_prompt_file,
+)
 from scoring.benchmarks.plan.core.types import DecidedBy, Item, ItemType, Outcome, Verdict
 from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
 from scoring.models import Sample, SampleScore, Score, Split, Submission
@@ -59,6 +70,37 @@ def judge_client_from_settings() -> OpenAIJudgeClient | None:
         max_retries=getattr(settings, "JUDGE_MAX_RETRIES", 4),
         backoff=getattr(settings, "JUDGE_BACKOFF", 0.5),
     )
+
+
+def judge_prompts_from_settings() -> JudgePrompts:
+    """The judge prompts this site uses: the file PLAN_JUDGE_PROMPT_FILE names (e.g. the paper's exact wording),
+    else the built-in paraphrase. A file that cannot be read or used raises PromptFileError naming it."""
+    return _prompt_file()[0]
+
+
+def model_prompts_from_settings() -> ModelPrompts:
+    """What evaluated models are asked (the prompt file's "model_prompts", else the built-in text)."""
+    return _prompt_file()[1]
+
+
+def _prompt_file() -> tuple[JudgePrompts, ModelPrompts]:
+    path = settings.PLAN_JUDGE_PROMPT_FILE
+    if not path:
+        return BUILT_IN_PROMPTS, BUILT_IN_MODEL_PROMPTS
+    try:
+        stat = os.stat(path)
+    except OSError as exc:
+        raise PromptFileError(f"PLAN_JUDGE_PROMPT_FILE {path}: cannot read it ({exc.strerror})") from None
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if _PROMPT_CACHE.get("key") != key:
+        text = Path(path).read_text(encoding="utf-8")
+        source = f"PLAN_JUDGE_PROMPT_FILE {path}"
+        _PROMPT_CACHE.update(key=key, value=(load_prompt_file(text, source=source),
+                                             load_model_prompts(text, source=source, default=BUILT_IN_MODEL_PROMPTS)))
+    return _PROMPT_CACHE["value"]
+
+
+_PROMPT_CACHE: dict[str, Any] = {}
 
 
 def _verdict_of(row: PlanVerdict) -> Verdict:
@@ -140,7 +182,7 @@ def plan_judgements_enqueue(*, outcomes: Iterable[Outcome]) -> int:
             output_hash=o.output_hash,
             create_defaults={
                 "item_key": o.item.id[:300],
-                "output_text": o.prediction or "",
+                "output_text": o.judged_text or "",  # the answer part: what the verdict is on
                 "dimension": o.item.dimension,
                 "subtask": o.item.subtask,
                 "item": _item_snapshot(o.item),
@@ -165,7 +207,8 @@ def plan_score_recompute(*, submission_id: int) -> Score:
     """Recompute a submission's Score from its per-item verdicts through the same aggregation as the scorer."""
     score = Score.objects.get(submission_id=submission_id)
     was_final = bool(score.details.get("final"))
-    fields = score_fields(summarise(_rows_of_submission(submission_id)), judge=score.details.get("judge", ""))
+    fields = score_fields(summarise(_rows_of_submission(submission_id)), judge=score.details.get("judge", ""),
+                          prompt_version=score.details.get("prompt_version") or PROMPT_VERSION)
     for name, value in fields.items():
         setattr(score, name, value)
     score.save(update_fields=list(fields))

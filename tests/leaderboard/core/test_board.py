@@ -8,11 +8,13 @@ from leaderboard.core.board import (
     best_per_model,
     board_build,
     column_marks,
+    empty_leaves,
     export_table,
     filter_rows,
     parse_query,
     ranks,
     sort_rows,
+    top_marks,
 )
 from scoring.benchmarks import board_for
 from scoring.core.columns import Direction, Level
@@ -168,3 +170,65 @@ def test_parameters_from_name_reads_the_stated_total_size(name, size):
     from leaderboard.core.board import parameters_from_name
 
     assert parameters_from_name(name) == size
+
+
+def test_marks_within_each_kind_of_model_as_the_papers_mark_them():
+    rows = [row(1, "p1", 60, kind="proprietary"), row(2, "p2", 55, kind="proprietary"),
+            row(3, "p3", 20, kind="proprietary"), row(4, "o1", 40), row(5, "o2", 30), row(6, "o3", 10),
+            row(7, "human", 95, kind="human"), row(8, "random", 5, kind="baseline")]
+    overall = EPIC.column("overall")
+    marks = column_marks(rows, [overall], within_kind=True)["overall"]
+    assert marks == {1: "best", 2: "second", 4: "best", 5: "second", 8: "best"}
+    # Across all rows only the proprietary pair would be marked; the board also stars the best of all.
+    assert column_marks(rows, [overall])["overall"] == {1: "best", 2: "second"}
+    assert top_marks(rows, [overall]) == {"overall": frozenset({1})}
+    view = board_build(rows, EPIC, parse_query({}, EPIC))
+    assert view.marks["overall"][4] == "best" and view.top["overall"] == frozenset({1})
+
+
+def test_human_rows_are_not_ranked_and_never_tie_a_model():
+    rows = [row(1, "human", 100, kind="human"), row(2, "a", 100), row(3, "b", 50), row(4, "c", 50)]
+    assert ranks(rows, EPIC.column("overall")) == [None, 1, 2, 2]
+    pairs = {frozenset((1, 2)): PairSignificance(1, 2, 0.9, 10), frozenset((2, 3)): PairSignificance(2, 3, 0.01, 10)}
+    assert adjacent_ties(rows, pairs) == set()  # the human row is neither above nor below a model
+
+
+def test_empty_leaves_are_the_task_columns_no_row_has_a_figure_for():
+    leaves = [c for c in EPIC.columns if c.level is Level.LEAF]
+    rows = [row(1, "paper", 40, source="reported", values={"BA": 3.0}),
+            row(2, "scored", 50, values={leaves[0].key: 61.0, leaves[1].key: None})]
+    empty = empty_leaves(rows, EPIC.visible(expanded=True))
+    assert leaves[0] not in empty and leaves[1] in empty
+    assert len(empty) == len(leaves) - 1
+    assert all(c.level is Level.LEAF for c in empty)  # headline columns without figures stay
+    assert empty_leaves([row(1, "paper", 40, source="reported")], EPIC.visible(expanded=True)) == tuple(leaves)
+
+
+def test_repeated_runs_become_one_row_with_mean_spread_and_an_interval_for_items_and_runs():
+    import math
+
+    from leaderboard.core.board import Z95, combine_runs
+
+    def run(sid, overall, ba, *, label="seeds", model_id=7, interval=2.0):
+        return BoardRow(submission_id=sid, model_id=model_id, model_name="M", model_slug="m", kind="open-source",
+                        thinking="no", parameters_b=None, source="scored", overall=overall, values={"BA": ba},
+                        intervals={"overall": (overall - interval, overall + interval)}, run_set=label,
+                        finished_at=f"2026-01-0{sid}")
+
+    rows = [run(3, 50.0, 10.0), run(1, 40.0, 20.0), run(2, 45.0, None), row(9, "other", 30),
+            run(4, 60.0, 5.0, label="other-label"), row(5, "paper", 70, source="reported")]
+    combined = combine_runs(rows)
+    assert [r.submission_id for r in combined] == [1, 9, 4, 5]  # first seen group keeps its place, lowest id
+    mean = combined[0]
+    assert mean.runs == 3 and mean.run_ids == (1, 2, 3) and mean.note == "mean of 3 runs"
+    assert mean.overall == 45.0 and mean.value("BA") is None  # one run has no BA figure: no mean
+    assert math.isclose(mean.run_spread["overall"], 5.0)
+    se_items = 2.0 / Z95
+    half = Z95 * math.sqrt(se_items**2 + 5.0**2 / 3)
+    low, high = mean.interval("overall")
+    assert math.isclose(low, 45.0 - half) and math.isclose(high, 45.0 + half)
+    assert high - low > 4.0  # wider than one run's own interval: the runs disagree
+    assert combined[2].runs == 1 and combined[2].run_ids == ()  # a label used once is a single run
+    # Runs of one row are never compared with the stored pairwise tests of single submissions.
+    pairs = {frozenset((1, 9)): PairSignificance(1, 9, 0.9, 10)}
+    assert adjacent_ties([combined[0], combined[1]], pairs) == set()

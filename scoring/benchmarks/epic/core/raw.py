@@ -14,6 +14,8 @@ import re
 from pathlib import PurePosixPath
 from typing import Any, Callable, Mapping
 
+from scoring.core.reasoning import strip_think
+
 from .fields import NO_VALID_RESPONSE, NOT_REQUIRED
 from .taxonomy import CATEGORIES, TL_LEAVES
 
@@ -90,7 +92,6 @@ def gt_path_from_images(images: list[str], task_type: str | None) -> str | None:
 # Candidate search and literal conversion (rules 4-9)
 # ---------------------------------------------------------------------------------------------------------
 _FENCE = re.compile(r"```(?:json|python)?\s*\n?(.*?)\n?```", re.DOTALL)
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 _PAREN = re.compile(r"\(([^)]*)\)")
 
 
@@ -336,10 +337,9 @@ def extract(response: Any, category: str | None, task_type: str | None) -> dict[
     text = response.strip()
     if not text:
         return None
-    if "<think>" in text:
-        if "</think>" not in text:
-            return None
-        text = _THINK.sub("", text).strip()
+    text = strip_think(text)  # the shared rule (PLAN's reader uses it too)
+    if text is None:
+        return None
     candidate = _find_candidate(text, must, any_of)
     if not candidate:
         return None

@@ -98,7 +98,7 @@ def summarise(
     )
 
 
-def score_fields(summary: Summary, *, judge: str = "") -> dict[str, Any]:
+def score_fields(summary: Summary, *, judge: str = "", prompt_version: str = PROMPT_VERSION) -> dict[str, Any]:
     """Score row fields from a summary; the scorer and the recompute after a human decision both use this."""
     details: dict[str, Any] = {
         "final": summary.final,
@@ -107,7 +107,7 @@ def score_fields(summary: Summary, *, judge: str = "") -> dict[str, Any]:
         "counts": summary.counts,
         "items": summary.total,
         "correct": summary.correct,
-        "prompt_version": PROMPT_VERSION,
+        "prompt_version": prompt_version,
         "rule_version": RULE_VERSION,
         "status_text": "final" if summary.final else f"awaiting judgement ({summary.undecided} items)",
     }

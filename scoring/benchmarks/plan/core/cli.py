@@ -16,6 +16,7 @@ from scoring.core.contract import SubmissionRejected
 from scoring.benchmarks.plan.core.aggregate import Row, Summary, summarise
 from scoring.benchmarks.plan.core.engine import MemoryCache, judge_submission
 from scoring.benchmarks.plan.core.judge_client import OpenAIJudgeClient
+from scoring.benchmarks.plan.core.protocol import BUILT_IN_PROMPTS, PromptFileError, load_prompt_file
 from scoring.benchmarks.plan.core.readers import check_prediction_ids, read_items, read_predictions
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, SUBTASKS, Outcome
 
@@ -31,6 +32,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--judge-concurrency", type=int, default=16, help="judge requests in flight at once")
     p.add_argument("--judge-timeout", type=float, default=60.0, help="seconds per judge request")
     p.add_argument("--no-intervals", action="store_true", help="skip bootstrap confidence intervals")
+    p.add_argument("--judge-prompts", type=Path, default=None,
+                   help="JSON file of judge prompts (open_system, open_user, choice_system, choice_user), e.g. the "
+                        "paper's exact wording; default: the built-in paraphrase")
     return p
 
 
@@ -89,6 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    prompts = BUILT_IN_PROMPTS
+    if args.judge_prompts is not None:
+        try:
+            prompts = load_prompt_file(args.judge_prompts.read_text(encoding="utf-8"), source=str(args.judge_prompts))
+        except (OSError, PromptFileError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
     judge = None
     if args.judge_url:
         judge = OpenAIJudgeClient(
@@ -99,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             max_in_flight=args.judge_concurrency,
         )
     try:
-        outcomes = judge_submission(items, predictions, judge=judge, cache=MemoryCache())
+        outcomes = judge_submission(items, predictions, judge=judge, cache=MemoryCache(), prompts=prompts)
     finally:
         if judge is not None:
             judge.close()

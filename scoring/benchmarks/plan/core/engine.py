@@ -8,14 +8,15 @@ they arrive. A failed or malformed judge call leaves the item undecided, never w
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Protocol, Sequence
 
 from scoring.benchmarks.plan.core.extract import extract_option
 from scoring.benchmarks.plan.core.judge_client import JudgeReply, Messages
-from scoring.benchmarks.plan.core.protocol import PROMPT_VERSION, choice_messages, open_messages, parse_choice, parse_true_false
+from scoring.benchmarks.plan.core.protocol import BUILT_IN_PROMPTS, JudgePrompts, parse_choice, parse_true_false
 from scoring.benchmarks.plan.core.rules import RULE_VERSION, judge_open
 from scoring.benchmarks.plan.core.types import UNDECIDED, DecidedBy, Item, ItemType, Outcome, Prediction, Verdict
+from scoring.core.reasoning import Answer, answer_part
 
 JUDGE_CHUNK = 64  # judge calls per batch: progress and cache writes happen between batches
 CacheKey = tuple[str, str]  # (item fingerprint, output hash)
@@ -93,23 +94,23 @@ def rule_stage(item: Item, prediction: str | None, *, judge_available: bool) -> 
     return _rule_verdict(decision.correct, decision.rule)
 
 
-def _conversation(item: Item, prediction: str) -> Messages:
+def _conversation(item: Item, prediction: str, prompts: JudgePrompts) -> Messages:
     if item.type is ItemType.SINGLE_CHOICE:
-        return choice_messages(question=item.question, options=item.options or {}, output=prediction)
-    return open_messages(answer=item.answer, hint=item.answer_hint, output=prediction)
+        return prompts.choice_messages(question=item.question, options=item.options or {}, output=prediction)
+    return prompts.open_messages(answer=item.answer, hint=item.answer_hint, output=prediction)
 
 
-def _model_verdict(item: Item, reply: JudgeReply, judge_name: str) -> Verdict:
+def _model_verdict(item: Item, reply: JudgeReply, judge_name: str, prompt_version: str) -> Verdict:
     if reply.content is None:
-        return Verdict(None, None, judge=judge_name, prompt_version=PROMPT_VERSION, note=reply.error)
+        return Verdict(None, None, judge=judge_name, prompt_version=prompt_version, note=reply.error)
     if item.type is ItemType.SINGLE_CHOICE:
         parsed = parse_choice(reply.content, item.options or {}, item.answer)
     else:
         parsed = parse_true_false(reply.content)
     if parsed.correct is None:
-        return Verdict(None, None, judge=judge_name, prompt_version=PROMPT_VERSION, raw_output=reply.content,
+        return Verdict(None, None, judge=judge_name, prompt_version=prompt_version, raw_output=reply.content,
                        note=f"malformed judge reply: {parsed.problem}")
-    return Verdict(parsed.correct, DecidedBy.MODEL, judge=judge_name, prompt_version=PROMPT_VERSION,
+    return Verdict(parsed.correct, DecidedBy.MODEL, judge=judge_name, prompt_version=prompt_version,
                    raw_output=reply.content, extracted=parsed.letter)
 
 
@@ -120,22 +121,33 @@ def judge_submission(
     judge: ChatJudge | None = None,
     cache: VerdictCache | None = None,
     progress: Callable[[int, int], None] = lambda done, total: None,
+    prompts: JudgePrompts = BUILT_IN_PROMPTS,
 ) -> list[Outcome]:
-    """One outcome per item, in item order. Prediction ids must already be checked against the items."""
+    """One outcome per item, in item order. Prediction ids must already be checked against the items. Judge
+    verdicts are asked with `prompts`, stamped with `prompts.version` and looked up in the cache under it."""
     texts = {p.id: p.text for p in predictions}
     total = len(items)
     outcomes: list[Outcome] = []
     for index, item in enumerate(items):
         text = texts.get(item.id)
-        verdict = rule_stage(item, text, judge_available=judge is not None)
-        outcomes.append(Outcome(index, item, text, verdict, output_hash(text or "")))
+        # A thinking model's trace is not its answer: the shared reader takes the answer part (EPIC does the same).
+        answer = answer_part(text) if text is not None else Answer(None)
+        if text is not None and answer.text is None:
+            verdict = _rule_verdict(False, answer.note)
+        else:
+            verdict = rule_stage(item, answer.text, judge_available=judge is not None)
+            if answer.removed and verdict.decided and verdict.decided_by is DecidedBy.RULE:
+                verdict = replace(verdict, note=f"{verdict.note} ({answer.note})", raw_output=f"{verdict.raw_output} ({answer.note})")
+        judged = answer.text if answer.removed else None
+        outcomes.append(Outcome(index, item, text, verdict, output_hash(judged if judged is not None else (text or "")),
+                                reasoning=answer.note, answer=judged))
     pending = [o.index for o in outcomes if not o.verdict.decided]
     progress(total - len(pending), total)
     if not pending:
         return outcomes
     if cache is not None:
         keys = [(outcomes[i].item.fingerprint, outcomes[i].output_hash) for i in pending]
-        found = cache.lookup(keys, judge=judge.name if judge else None, prompt_version=PROMPT_VERSION)
+        found = cache.lookup(keys, judge=judge.name if judge else None, prompt_version=prompts.version)
         for i, key in zip(pending, keys):
             if key in found:
                 outcomes[i] = _replace(outcomes[i], found[key])
@@ -151,15 +163,16 @@ def judge_submission(
     done = total - len(pending)
     for start in range(0, len(groups), JUDGE_CHUNK):
         chunk = groups[start : start + JUDGE_CHUNK]
-        replies = judge.complete_many([_conversation(outcomes[g[0]].item, outcomes[g[0]].prediction or "") for g in chunk])
+        replies = judge.complete_many([_conversation(outcomes[g[0]].item, outcomes[g[0]].judged_text or "", prompts)
+                                       for g in chunk])
         fresh: list[CacheEntry] = []
         for group, reply in zip(chunk, replies):
             first = outcomes[group[0]]
-            verdict = _model_verdict(first.item, reply, judge.name)
+            verdict = _model_verdict(first.item, reply, judge.name, prompts.version)
             for i in group:
                 outcomes[i] = _replace(outcomes[i], verdict)
             if verdict.decided:
-                fresh.append(CacheEntry(first.item, first.prediction or "", first.output_hash, verdict))
+                fresh.append(CacheEntry(first.item, first.judged_text or "", first.output_hash, verdict))
             done += len(group) if verdict.decided else 0
         if cache is not None and fresh:
             cache.store(fresh)
@@ -168,7 +181,7 @@ def judge_submission(
 
 
 def _replace(outcome: Outcome, verdict: Verdict) -> Outcome:
-    return Outcome(outcome.index, outcome.item, outcome.prediction, verdict, outcome.output_hash)
+    return replace(outcome, verdict=verdict)
 
 
 __all__ = ["UNDECIDED", "CacheEntry", "ChatJudge", "MemoryCache", "VerdictCache", "judge_submission", "output_hash"]

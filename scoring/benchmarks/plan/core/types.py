@@ -43,7 +43,9 @@ SUBTASK_NAMES: dict[str, str] = {
 SUBTASKS: tuple[str, ...] = tuple(code for codes in DIMENSIONS.values() for code in codes)
 DIMENSION_OF: dict[str, str] = {code: dim for dim, codes in DIMENSIONS.items() for code in codes}
 
-# The prompt the paper gives evaluated models (appendix B.1); shown on the site so submitters can reproduce it.
+# What evaluated models are asked, as this project renders the paper's appendix B.1 (its exact wording may differ:
+# a site with the paper's text supplies it in its prompt file, see protocol.load_model_prompts); shown on the site so
+# submitters can reproduce it.
 MODEL_BASE_PROMPT = (
     "Answer directly. Do not explain your reasoning. For single-choice questions, answer with one option letter "
     "only, such as A. For open questions, follow the required answer format exactly."
@@ -124,4 +126,10 @@ class Outcome:
     item: Item
     prediction: str | None  # None: the submission has no prediction for this item
     verdict: Verdict
-    output_hash: str
+    output_hash: str  # of the answer part (what is judged), so verdicts are shared across different traces
+    reasoning: str = ""  # what was removed before reading the answer (scoring.core.reasoning.Answer.note)
+    answer: str | None = None  # the part read for the answer; None: the prediction as it is (or none)
+
+    @property
+    def judged_text(self) -> str | None:
+        return self.answer if self.answer is not None else self.prediction

@@ -52,3 +52,22 @@ def test_python_m_scoring_dispatches_to_plan_bench(items_file: Path, tmp_path: P
                           "--output", str(out)], capture_output=True, text=True, cwd=Path(__file__).parents[5])
     assert run.returncode == 0, run.stderr
     assert json.loads(out.read_text())["summary"]["items"] == 3
+
+
+def test_cli_judges_with_a_prompt_file_and_stamps_its_version(items_file: Path, tmp_path: Path, capsys) -> None:
+    from scoring.benchmarks.plan.core.protocol import load_prompt_file
+
+    prompts = tmp_path / "prompts.json"
+    prompts.write_text(json.dumps({"open_system": "EXACT", "open_user": "{answer} {hint} {output}",
+                                   "choice_system": "EXACT-C", "choice_user": "{question} {options} {output}"}))
+    pred = write_jsonl(tmp_path / "pred.jsonl", [{"id": "dp-1", "prediction": "open fridge, milk, butter, close"}])
+    out = tmp_path / "out.json"
+    with LocalJudgeServer() as server:
+        code = main(["--items", str(items_file), str(pred), "--output", str(out), "--judge-url", server.base_url,
+                     "--judge-model", "local", "--judge-prompts", str(prompts)])
+        assert code == 0 and "EXACT" in json.dumps(server.requests[0])
+    version = load_prompt_file(prompts.read_text(), source="x").version
+    assert json.loads(out.read_text())["samples"][2]["prompt_version"] == version
+    prompts.write_text("{}")
+    assert main(["--items", str(items_file), str(pred), "--output", str(out), "--judge-prompts", str(prompts)]) == 1
+    assert "prompts.json: 'open_system' is missing" in capsys.readouterr().err

@@ -80,3 +80,45 @@ def test_a_persons_cached_verdict_wins_over_the_model() -> None:
         outcome = judge_submission([item], [pred], judge=judge, cache=cache)[0]
         assert server.requests == []
     assert outcome.verdict.correct is True and outcome.verdict.decided_by is DecidedBy.PERSON
+
+
+def test_thinking_traces_are_removed_before_extraction_and_the_verdict_says_so() -> None:
+    trace = "<think>" + "Option A looks right at first. " * 200 + "</think>\n"
+    items = [choice_item("B"), open_item("3"), choice_item("B", item_id="oo-2"), choice_item("B", item_id="oo-3")]
+    preds = [Prediction("oo-1", trace + "Final answer: B"), Prediction("pc-1", trace + "**Final Answer:** three"),
+             Prediction("oo-2", "<think>B, surely B ... the output was cut off"), Prediction("oo-3", "B")]
+    outcomes = judge_submission(items, preds)
+    choice, open_, cut, plain = outcomes
+    assert choice.verdict.correct is True and choice.verdict.extracted == "B"
+    assert "<think>…</think> removed" in choice.verdict.note and "Final answer" in choice.reasoning
+    assert choice.prediction.startswith("<think>") and choice.answer == "B"  # the output is kept as it came
+    assert open_.verdict.correct is True and open_.answer == "three"
+    assert cut.verdict.correct is False and "never closed" in cut.verdict.note
+    assert plain.reasoning == "" and plain.answer is None and "removed" not in plain.verdict.note
+    # Without the shared reader the long trace defeated extraction: the letter A is everywhere in it.
+    raw = judge_submission([choice_item("B")], [Prediction("oo-1", trace.replace("<think>", "").replace("</think>", "") + "B?")])
+    assert raw[0].verdict.correct is False
+
+
+def test_verdicts_on_the_answer_part_are_shared_across_different_traces() -> None:
+    item = open_item("mug", item_id="sr-1", subtask="SR")
+    cache = MemoryCache()
+    with LocalJudgeServer() as server, _judge(server) as judge:
+        judge_submission([item], [Prediction("sr-1", "<think>hmm, a cup?</think>a ceramic mug")], judge=judge, cache=cache)
+        again = judge_submission([item], [Prediction("sr-1", "<think>other words</think> a ceramic mug")],
+                                 judge=judge, cache=cache)
+        assert len(server.requests) == 1
+        sent = server.requests[0]
+    assert "hmm" not in str(sent) and again[0].verdict.correct is True
+
+
+def test_the_sample_details_record_what_was_removed_and_owners_of_hidden_splits_see_it() -> None:
+    from scoring.benchmarks.plan.plugin import HIDDEN_SPLIT_DETAIL_KEYS
+    from scoring.benchmarks.plan.scorer import sample_result
+
+    outcome = judge_submission([choice_item("B")], [Prediction("oo-1", "<think>...</think>Final answer: B")])[0]
+    details = sample_result(outcome).details
+    assert details["reasoning_stripped"] == '<think>…</think> removed; read after "Final answer:"'
+    assert details["output"].startswith("<think>")
+    assert "reasoning_stripped" in HIDDEN_SPLIT_DETAIL_KEYS
+    assert "reasoning_stripped" not in sample_result(judge_submission([choice_item("B")], [Prediction("oo-1", "B")])[0]).details
