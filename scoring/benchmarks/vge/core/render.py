@@ -27,6 +27,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from scoring.benchmarks.vge.core.device import DASHBOARD, Device
+from scoring.benchmarks.vge.core.silhouettes import details_for, outline_for
 
 SIZE = 512
 K = SIZE / 1000.0
@@ -187,10 +188,12 @@ def _draw_button(draw, x1, y1, x2, y2, body, look) -> None:
         draw.rounded_rectangle((x1 + 2, y1 + 3, x2 + 2, y2 + 3), radius=r, fill=_shade(body, 0.55))  # drop shadow
         draw.rounded_rectangle((x1, y1, x2, y2), radius=r, fill=fill, outline=EDGE, width=2)
         draw.rounded_rectangle((x1 + w * 0.22, y1 + h * 0.2, x2 - w * 0.22, y1 + h * 0.42), radius=r / 3, fill=_shade(fill, 1.35))
-    if "on" in look:  # a button with a lamp in it
+    if "on" in look:  # a button with a lamp in it: a lit ring around it and a lit centre
         color = _hex(look["color"]) if look["on"] else (90, 90, 90)
-        q = min(w, h) * 0.16
-        draw.ellipse(((x1 + x2) / 2 - q, y2 - h * 0.3 - q, (x1 + x2) / 2 + q, y2 - h * 0.3 + q), fill=color)
+        if look["on"]:
+            draw.rounded_rectangle((x1 - 5, y1 - 5, x2 + 5, y2 + 5), radius=r + 5, outline=color, width=4)
+        q = min(w, h) * 0.22
+        draw.ellipse(((x1 + x2) / 2 - q, (y1 + y2) / 2 - q, (x1 + x2) / 2 + q, (y1 + y2) / 2 + q), fill=color)
 
 
 def _draw_dial(draw, x1, y1, x2, y2, body, look, detents: int) -> None:
@@ -456,6 +459,55 @@ def _body_rect(device: Device, view: str) -> tuple[float, float, float, float]:
     )
 
 
+def _draw_body(draw: ImageDraw.ImageDraw, outline: str, rect: tuple[float, float, float, float], color: tuple[int, int, int]) -> None:
+    x1, y1, x2, y2 = rect
+    w, h = x2 - x1, y2 - y1
+    edge = (50, 50, 55)
+    if outline == "taper":  # narrower at the top (a kettle, a lamp's column)
+        inset = w * 0.06
+        draw.polygon([(x1 + inset + 6, y1 + 8), (x2 - inset + 6, y1 + 8), (x2 + 6, y2 + 8), (x1 + 6, y2 + 8)], fill=(190, 192, 196))
+        draw.polygon([(x1 + inset, y1), (x2 - inset, y1), (x2, y2), (x1, y2)], fill=color, outline=edge, width=3)
+        return
+    radius = min(w, h) * 0.22 if outline == "round" else 14
+    draw.rounded_rectangle((x1 + 6, y1 + 8, x2 + 6, y2 + 8), radius=radius, fill=(190, 192, 196))
+    draw.rounded_rectangle(rect, radius=radius, fill=color, outline=edge, width=3)
+    draw.line((x1 + radius, y1 + 10, x2 - radius, y1 + 10), fill=_shade(color, 1.25), width=3)  # highlight
+
+
+ROLES = {"dark": (38, 40, 46), "glass": (74, 96, 118), "metal": (188, 190, 198), "rubber": (58, 58, 62)}
+
+
+def _draw_details(draw: ImageDraw.ImageDraw, details, rect: tuple[float, float, float, float], color: tuple[int, int, int]) -> None:
+    """The category's recognisable parts (silhouettes.py), in the body's rectangle."""
+    x1, y1, x2, y2 = rect
+    w, h = x2 - x1, y2 - y1
+
+    def at(fx: float, fy: float) -> tuple[float, float]:
+        return x1 + fx * w, y1 + fy * h
+
+    for _, kind, coords, role in details:
+        fill = color if role == "body" else _relief(color, 0.8) if role == "relief" else ROLES[role]
+        outline = (50, 50, 55)
+        if kind == "rect":
+            draw.rectangle((*at(coords[0], coords[1]), *at(coords[2], coords[3])), fill=fill, outline=outline, width=2)
+        elif kind == "ellipse":
+            draw.ellipse((*at(coords[0], coords[1]), *at(coords[2], coords[3])), fill=fill, outline=outline, width=2)
+        elif kind == "poly":
+            draw.polygon([at(*p) for p in coords], fill=fill, outline=outline)
+        elif kind == "ring":
+            cx, cy = at(coords[0], coords[1])
+            r = coords[2] * min(w, h)
+            draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=fill, outline=outline, width=2)
+            draw.ellipse((cx - r * 0.35, cy - r * 0.35, cx - r * 0.1, cy - r * 0.1), fill=_shade(fill, 1.4))  # a glint
+        elif kind == "grille":
+            gx1, gy1 = at(coords[0], coords[1])
+            gx2, gy2 = at(coords[2], coords[3])
+            n = coords[4]
+            for i in range(n):
+                sy = gy1 + (gy2 - gy1) * (i + 0.25) / n
+                draw.rounded_rectangle((gx1, sy, gx2, sy + (gy2 - gy1) * 0.5 / n), radius=2, fill=fill)
+
+
 def _render_flat(device: Device, view: str, looks: Mapping[str, Any], *, effect: bool = True) -> Image.Image:
     color = _hex(str(device.look.get("color", "#d0d0d0")))
     image = Image.new("RGB", (SIZE, SIZE), BACKGROUND)
@@ -466,9 +518,10 @@ def _render_flat(device: Device, view: str, looks: Mapping[str, Any], *, effect:
         rect = _px(_body_rect(device, view))
         if effect and looks["effect"] and looks["effect"]["kind"] in ("glow", "motion", "water"):
             _draw_effect(draw, looks["effect"], rect)  # behind the body
-        draw.rounded_rectangle((rect[0] + 6, rect[1] + 8, rect[2] + 6, rect[3] + 8), radius=14, fill=(190, 192, 196))
-        draw.rounded_rectangle(rect, radius=14, fill=color, outline=(50, 50, 55), width=3)
-        draw.line((rect[0] + 14, rect[1] + 10, rect[2] - 14, rect[1] + 10), fill=_shade(color, 1.25), width=3)  # highlight
+        details = details_for(device.category, view)
+        _draw_details(draw, [d for d in details if d[0] == "behind"], rect, color)
+        _draw_body(draw, outline_for(device.category, view), rect, color)
+        _draw_details(draw, [d for d in details if d[0] == "on"], rect, color)
         dash = device.dashboard
         if dash is not None and dash.unlock_view == view:
             draw.rounded_rectangle(_px(dash.unlock_box), radius=8, fill=_shade(color, 0.8), outline=(60, 60, 65), width=2)
@@ -488,9 +541,8 @@ def _render_axonometric(device: Device, view: str, looks: Mapping[str, Any]) -> 
     main_face, cap_face, side_face = AXO.get(view, AXO["front_top"])
     faces = {}
     for face in (main_face, cap_face, side_face):
-        flat = np.asarray(_render_flat(device, face, looks, effect=False))
         x1, y1, x2, y2 = (int(round(v * K)) for v in _body_rect(device, face))
-        faces[face] = flat[y1:y2, x1:x2]
+        faces[face] = np.asarray(_render_flat(device, face, looks, effect=False).crop((x1, y1, x2, y2)))
     fh, fw = faces[main_face].shape[:2]
     depth = max(faces[cap_face].shape[0], 8)
     o = np.array([0.55 * depth, -0.45 * depth]) if view == "front_top" else np.array([0.55 * depth, 0.45 * depth])

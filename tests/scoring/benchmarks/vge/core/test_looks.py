@@ -9,6 +9,8 @@ import pytest
 from PIL import Image
 
 from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device, prune_ucsm
+from scoring.benchmarks.vge.core.library import build_library, parse_spec
+from scoring.benchmarks.vge.core.silhouettes import DETAILS
 from scoring.benchmarks.vge.core.render import render_view, resolve_looks, visual_key
 
 
@@ -124,3 +126,13 @@ def test_effects_are_drawn_around_the_body(tiny_data):
     for view in ("front", "front_top"):
         diff = np.abs(image(device, view, "off") - image(device, view, "heating")).max(axis=2)
         assert (diff > 24).sum() > 200, view
+
+
+def test_categories_have_their_own_silhouette_and_every_category_has_details():
+    assert {spec.name for spec in parse_spec()} <= set(DETAILS)
+    kettle = load_device(next(d for d in build_library(seed=7)[0] if d["id"] == "electric-kettle-01"))
+    plain = load_device({**next(d for d in build_library(seed=7)[0] if d["id"] == "electric-kettle-01"), "category": "Other"})
+    a, b = image(kettle, "front", "idle"), image(plain, "front", "idle")
+    x1 = int(kettle.look["body"][0] * 760 / max(kettle.look["body"]) / 2)  # half the body's width on the 0..1000 scale
+    left_of_body = slice(0, int((500 - x1) * 0.512) - 4)
+    assert (np.abs(a[:, left_of_body] - b[:, left_of_body]).max(axis=2) > 24).sum() > 300  # the spout sticks out
