@@ -177,3 +177,24 @@ def player_baseline_progress(*, user) -> dict[str, int]:
 
 def devices_with_tasks() -> list[Device]:
     return list(Device.objects.prefetch_related("tasks").order_by("category", "device_id"))
+
+
+def task_cards(*, devices: Iterable[Device]) -> dict[str, dict[str, Any]]:
+    """What the task list shows of each task: its first instruction (given to every player at the start) and
+    its difficulty, the number of goals and the fewest turns that reach them all (the shortest path)."""
+    cards = {}
+    for device in devices:
+        for task in device.tasks.all():
+            task.device = device  # already loaded: no query per task
+            try:
+                engine, core = engine_with_task(task)
+            except ValueError:  # a stored task its device no longer accepts: listed without figures
+                cards[task.task_id] = {"instruction": "", "goals": task.goals_count, "shortest": None}
+                continue
+            shortest = engine.new_episode(core).l_opt
+            cards[task.task_id] = {
+                "instruction": core.instructions[0] if core.instructions else "",
+                "goals": len(core.goals),
+                "shortest": int(shortest) if shortest != float("inf") else None,
+            }
+    return cards

@@ -5,6 +5,7 @@ one engine of scoring.benchmarks.vge.core and persist each step (the episode row
 """
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from scoring.benchmarks.vge.core.device import Device as CoreDevice
 from scoring.benchmarks.vge.core.device import DeviceInvalid, Problem, load_device
 from scoring.benchmarks.vge.core.engine import Engine, EpisodeState, StepOutcome
 from scoring.benchmarks.vge.core.library import build_library
+from scoring.benchmarks.vge.core import practice
 from scoring.benchmarks.vge.core.metrics import episode_metrics
 from scoring.benchmarks.vge.core.render import cached_render
 from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
@@ -120,6 +122,13 @@ def demo_library_install(*, seed: int = 7, variants: int = 2) -> InstallReport:
     keep = {t.id for t in tasks}
     Sample.objects.filter(split=split).exclude(key__in=keep).delete()
     return InstallReport(len(devices), count, str(split))
+
+
+def practice_install() -> Task:
+    """The practice panel and its task (idempotent). In no split: practice episodes are never scored and never
+    enter the Human row, which counts baseline tasks of the demo split only."""
+    device_upsert(data=copy.deepcopy(practice.DEVICE), source="demo")
+    return task_upsert(task=practice.task())
 
 
 def demo_agents_submit(*, split: Split, seed: int = 7) -> list[tuple[str, Submission, str]]:
