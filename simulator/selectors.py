@@ -142,6 +142,40 @@ def _replay(*, title: str, subtitle: str, task: dict[str, Any], trace: list[dict
             "outcome": outcome, "device": device_row.device_id, "category": device_row.category}
 
 
+def same_task_replays(*, episode_id: int, user, limit: int = 8) -> list[dict[str, Any]]:
+    """The model episodes of the same task as a finished episode, each as {label, url, hidden, replay}: agent
+    episodes from the API and episodes of scored uploads (newest first, `limit` of each), only those this viewer
+    may replay (the same access rules as their own replay pages)."""
+    episode = Episode.objects.select_related("task__sample__split").filter(pk=episode_id).first()
+    if episode is None:
+        return []
+    out: list[dict[str, Any]] = []
+    agents = (Episode.objects.filter(task_id=episode.task_id, kind=Episode.Kind.AGENT, finished=True)
+              .exclude(pk=episode.pk).select_related("owner").order_by("-pk")[:limit])
+    split = _split_of(episode.task)
+    for other in agents:
+        try:
+            replay = replay_episode(episode_id=other.pk, user=user)
+        except EpisodeError:
+            continue
+        who = other.owner.get_username() if other.owner else "anonymous"
+        out.append({"label": f"Agent API · episode {other.pk} ({who})", "url": f"/simulator/replay/episode/{other.pk}/",
+                    "hidden": bool(split and split.hidden_ground_truth), "replay": replay})
+    if episode.task.sample_id is not None:
+        rows = (SampleScore.objects.filter(sample_id=episode.task.sample_id, submission__status=Submission.Status.SCORED,
+                                           submission__source=Submission.Source.UPLOAD)
+                .select_related("submission__model_entry", "submission__split").order_by("-submission_id")[:limit])
+        for row in rows:
+            try:
+                replay = replay_submission(submission_id=row.submission_id, index=row.index, user=user)
+            except EpisodeError:
+                continue
+            out.append({"label": f"{row.submission.model_entry.name} · upload #{row.submission_id}",
+                        "url": f"/simulator/replay/submission/{row.submission_id}/{row.index}/",
+                        "hidden": row.submission.split.hidden_ground_truth, "replay": replay})
+    return out
+
+
 def replay_image_state(*, replay: dict[str, Any], turn: int) -> tuple[str, str]:
     """(view, state) shown after `turn` of a replay."""
     frames = replay["frames"]

@@ -143,7 +143,13 @@ def replay_episode(request: HttpRequest, pk: int) -> HttpResponse:
         return _error(request, exc)
     hidden = bool(Episode.objects.filter(pk=pk).values_list("task__sample__split__hidden_ground_truth", flat=True)
                   .first())
-    return render(request, "simulator/replay.html", {"replay": _replay_shown(request, replay, hidden=hidden)})
+    compare = []
+    for other in selectors.same_task_replays(episode_id=pk, user=request.user):
+        shown = _replay_shown(request, other["replay"], hidden=other["hidden"])
+        compare.append({"label": other["label"], "url": other["url"], "outcome": shown["outcome"],
+                        "metrics": shown["metrics"], "frames": shown["frames"]})
+    return render(request, "simulator/replay.html",
+                  {"replay": _replay_shown(request, replay, hidden=hidden), "compare": compare})
 
 
 def replay_submission(request: HttpRequest, submission_id: int, index: int) -> HttpResponse:

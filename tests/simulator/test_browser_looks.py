@@ -17,7 +17,9 @@ from scoring.benchmarks.vge.core.library import build_library
 from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
 from simulator import services
 from simulator.models import Episode
+from tests.conftest import login_page
 from tests.simulator.test_browser_play import aimed_walk, open_play, perform, shot
+from tests.simulator.test_replay_viewer import finished_episode
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -146,3 +148,21 @@ def test_the_play_page_fits_a_390_pixel_screen(asgi_server, page, user, tmp_path
     assert image["x"] >= 0 and image["x"] + image["width"] <= 390
     assert tools["y"] >= image["y"] + image["height"] - 1  # the action bar sits under the image
     assert tools["y"] + tools["height"] - image["y"] <= 844  # image and action bar fit on the screen together
+
+
+def test_the_replay_page_shows_a_model_episode_of_the_same_task_turn_by_turn(asgi_server, page, user, tiny_split, tmp_path):
+    mine = finished_episode(user)
+    agent = finished_episode(user, kind=Episode.Kind.AGENT)
+    login_page(page, asgi_server, "alice", "pw-alice-123")
+    page.goto(f"{asgi_server}/simulator/replay/episode/{mine.pk}/")
+    assert page.locator("#compare-stage").is_hidden()
+    page.select_option("#compare-with", label=page.locator("#compare-with option").nth(1).text_content())
+    assert page.locator("#compare-stage").is_visible()
+    assert page.locator("#compare-link").get_attribute("href") == f"/simulator/replay/episode/{agent.pk}/"
+    assert page.locator("#compare-title").text_content().startswith("Turn 1:")
+    page.click("#next")
+    page.click("#next")
+    assert page.locator("#compare-title").text_content().startswith("Turn 3:")
+    page.wait_for_function("document.getElementById('compare-image').src.endsWith('/view/2.png')")
+    shot(page, tmp_path, "replay-compare")
+    page.wait_for_load_state("networkidle")
