@@ -17,13 +17,13 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
+from scoring.benchmarks.vge.core import practice
 from scoring.benchmarks.vge.core.baseline import Candidate, stratified_pick
 from scoring.benchmarks.vge.core.demo_agents import DEMO_AGENTS, demo_log
 from scoring.benchmarks.vge.core.device import Device as CoreDevice
 from scoring.benchmarks.vge.core.device import DeviceInvalid, Problem, load_device
 from scoring.benchmarks.vge.core.engine import Engine, EpisodeState, StepOutcome
 from scoring.benchmarks.vge.core.library import build_library
-from scoring.benchmarks.vge.core import practice
 from scoring.benchmarks.vge.core.metrics import episode_metrics
 from scoring.benchmarks.vge.core.render import cached_render
 from scoring.benchmarks.vge.core.task_defs import Task as CoreTask

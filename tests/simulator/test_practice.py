@@ -7,7 +7,7 @@ from django.core.management import call_command
 
 from scoring.benchmarks.vge.core import practice
 from simulator import human_board, services
-from simulator.models import Device, Episode, Task
+from simulator.models import Device, Task
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from PIL import Image
 
 from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device, prune_ucsm
 from scoring.benchmarks.vge.core.library import build_library, parse_spec
-from scoring.benchmarks.vge.core.silhouettes import DETAILS
 from scoring.benchmarks.vge.core.render import render_view, resolve_looks, visual_key
+from scoring.benchmarks.vge.core.silhouettes import DETAILS
 
 
 def problems_of(data):
