@@ -247,7 +247,13 @@ function start(root) {
     cursorEl.hidden = false;
     $("coord-readout").textContent = `${TOOLS[tool].label} at (${cursor.x}, ${cursor.y}) — Enter acts`;
   }
-  img.addEventListener("focus", () => { if (img.matches(":focus-visible")) showCursor(); }); // not on a mouse click
+  // A mouse click does not focus the image (the arrow keys keep setting the push/pull direction after it), but
+  // it still takes the focus away from a field such as Detents, so the action keys work again.
+  img.addEventListener("mousedown", (e) => {
+    e.preventDefault();
+    if (document.activeElement && document.activeElement !== document.body) document.activeElement.blur();
+  });
+  img.addEventListener("focus", () => { if (img.matches(":focus-visible")) showCursor(); });
   img.addEventListener("blur", () => { cursorEl.hidden = true; });
   img.addEventListener("keydown", (e) => {
     const step = e.shiftKey ? 100 : 20;
