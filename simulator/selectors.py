@@ -142,6 +142,40 @@ def _replay(*, title: str, subtitle: str, task: dict[str, Any], trace: list[dict
             "outcome": outcome, "device": device_row.device_id, "category": device_row.category}
 
 
+def same_task_replays(*, episode_id: int, user, limit: int = 8) -> list[dict[str, Any]]:
+    """The model episodes of the same task as a finished episode, each as {label, url, hidden, replay}: agent
+    episodes from the API and episodes of scored uploads (newest first, `limit` of each), only those this viewer
+    may replay (the same access rules as their own replay pages)."""
+    episode = Episode.objects.select_related("task__sample__split").filter(pk=episode_id).first()
+    if episode is None:
+        return []
+    out: list[dict[str, Any]] = []
+    agents = (Episode.objects.filter(task_id=episode.task_id, kind=Episode.Kind.AGENT, finished=True)
+              .exclude(pk=episode.pk).select_related("owner").order_by("-pk")[:limit])
+    split = _split_of(episode.task)
+    for other in agents:
+        try:
+            replay = replay_episode(episode_id=other.pk, user=user)
+        except EpisodeError:
+            continue
+        who = other.owner.get_username() if other.owner else "anonymous"
+        out.append({"label": f"Agent API · episode {other.pk} ({who})", "url": f"/simulator/replay/episode/{other.pk}/",
+                    "hidden": bool(split and split.hidden_ground_truth), "replay": replay})
+    if episode.task.sample_id is not None:
+        rows = (SampleScore.objects.filter(sample_id=episode.task.sample_id, submission__status=Submission.Status.SCORED,
+                                           submission__source=Submission.Source.UPLOAD)
+                .select_related("submission__model_entry", "submission__split").order_by("-submission_id")[:limit])
+        for row in rows:
+            try:
+                replay = replay_submission(submission_id=row.submission_id, index=row.index, user=user)
+            except EpisodeError:
+                continue
+            out.append({"label": f"{row.submission.model_entry.name} · upload #{row.submission_id}",
+                        "url": f"/simulator/replay/submission/{row.submission_id}/{row.index}/",
+                        "hidden": row.submission.split.hidden_ground_truth, "replay": replay})
+    return out
+
+
 def replay_image_state(*, replay: dict[str, Any], turn: int) -> tuple[str, str]:
     """(view, state) shown after `turn` of a replay."""
     frames = replay["frames"]
@@ -177,3 +211,24 @@ def player_baseline_progress(*, user) -> dict[str, int]:
 
 def devices_with_tasks() -> list[Device]:
     return list(Device.objects.prefetch_related("tasks").order_by("category", "device_id"))
+
+
+def task_cards(*, devices: Iterable[Device]) -> dict[str, dict[str, Any]]:
+    """What the task list shows of each task: its first instruction (given to every player at the start) and
+    its difficulty, the number of goals and the fewest turns that reach them all (the shortest path)."""
+    cards = {}
+    for device in devices:
+        for task in device.tasks.all():
+            task.device = device  # already loaded: no query per task
+            try:
+                engine, core = engine_with_task(task)
+            except ValueError:  # a stored task its device no longer accepts: listed without figures
+                cards[task.task_id] = {"instruction": "", "goals": task.goals_count, "shortest": None}
+                continue
+            shortest = engine.new_episode(core).l_opt
+            cards[task.task_id] = {
+                "instruction": core.instructions[0] if core.instructions else "",
+                "goals": len(core.goals),
+                "shortest": int(shortest) if shortest != float("inf") else None,
+            }
+    return cards

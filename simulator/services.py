@@ -5,6 +5,7 @@ one engine of scoring.benchmarks.vge.core and persist each step (the episode row
 """
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
+from scoring.benchmarks.vge.core import practice
 from scoring.benchmarks.vge.core.baseline import Candidate, stratified_pick
 from scoring.benchmarks.vge.core.demo_agents import DEMO_AGENTS, demo_log
 from scoring.benchmarks.vge.core.device import Device as CoreDevice
@@ -121,6 +123,13 @@ def demo_library_install(*, seed: int = 7, variants: int = 2) -> InstallReport:
     keep = {t.id for t in tasks}
     Sample.objects.filter(split=split).exclude(key__in=keep).delete()
     return InstallReport(len(devices), count, str(split))
+
+
+def practice_install() -> Task:
+    """The practice panel and its task (idempotent). In no split: practice episodes are never scored and never
+    enter the Human row, which counts baseline tasks of the demo split only."""
+    device_upsert(data=copy.deepcopy(practice.DEVICE), source="demo")
+    return task_upsert(task=practice.task())
 
 
 def demo_agents_submit(*, split: Split, seed: int = 7) -> list[tuple[str, Submission, str]]:

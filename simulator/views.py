@@ -11,12 +11,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from scoring.benchmarks import plugin_for
+from scoring.benchmarks.vge.core import practice
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.core.disclosure import detail_keys, disclosed
 from scoring.models import Submission
 from scoring.roles import is_curator
 from simulator import human_board, selectors, services
-from simulator.models import Device, Episode
+from simulator.models import Device, Episode, Task
 
 
 def _error(request: HttpRequest, exc: services.EpisodeError) -> HttpResponse:
@@ -25,8 +26,10 @@ def _error(request: HttpRequest, exc: services.EpisodeError) -> HttpResponse:
 
 def home(request: HttpRequest) -> HttpResponse:
     devices = selectors.devices_with_tasks()
+    cards = selectors.task_cards(devices=devices)
     categories: dict[str, list] = {}
     for device in devices:
+        device.task_cards = [{"task": t, **cards[t.task_id]} for t in device.tasks.all()]
         categories.setdefault(device.category, []).append(device)
     mine = []
     if request.user.is_authenticated:
@@ -39,6 +42,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "mine": mine,
         "curator": is_curator(request.user),
         "human": selectors.baseline_overview()["human"],
+        "practice": practice.TASK_ID if Task.objects.filter(task_id=practice.TASK_ID).exists() else None,
     })
 
 
@@ -62,6 +66,7 @@ def episode_play(request: HttpRequest, pk: int) -> HttpResponse:
             "This episode belongs to someone else; you can watch its replay once it is over.", status=403))
     return render(request, "simulator/play.html", {
         "episode": episode, "task": episode.task, "baseline": episode.task.baseline_rank is not None,
+        "practice_hints": list(practice.HINTS) if episode.task.task_id == practice.TASK_ID else None,
     })
 
 
@@ -138,7 +143,13 @@ def replay_episode(request: HttpRequest, pk: int) -> HttpResponse:
         return _error(request, exc)
     hidden = bool(Episode.objects.filter(pk=pk).values_list("task__sample__split__hidden_ground_truth", flat=True)
                   .first())
-    return render(request, "simulator/replay.html", {"replay": _replay_shown(request, replay, hidden=hidden)})
+    compare = []
+    for other in selectors.same_task_replays(episode_id=pk, user=request.user):
+        shown = _replay_shown(request, other["replay"], hidden=other["hidden"])
+        compare.append({"label": other["label"], "url": other["url"], "outcome": shown["outcome"],
+                        "metrics": shown["metrics"], "frames": shown["frames"]})
+    return render(request, "simulator/replay.html",
+                  {"replay": _replay_shown(request, replay, hidden=hidden), "compare": compare})
 
 
 def replay_submission(request: HttpRequest, submission_id: int, index: int) -> HttpResponse:

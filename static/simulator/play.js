@@ -25,6 +25,17 @@ function start(root) {
 
   let socket = null, tool = "press0", busy = false, finished = false, readOnly = false, fatal = false;
   let views = [], currentView = null, seq = 0;
+  const cursor = { x: 500, y: 500 };
+  const hintsEl = document.getElementById("practice-hints");
+  const hints = hintsEl ? JSON.parse(hintsEl.textContent) : null;
+  let goalIndex = 0;
+
+  // The direction picker and the rotate settings remember the last choice per action (in this browser).
+  // Until then Push goes in and Pull comes out: what most drawers, trays and doors want.
+  const memory = {
+    get(key, fallback) { try { return window.localStorage.getItem(`vge-${key}`) ?? fallback; } catch { return fallback; } },
+    set(key, value) { try { window.localStorage.setItem(`vge-${key}`, value); } catch { /* private mode: not kept */ } },
+  };
 
   // -- connection (reconnects on its own until the episode turns read-only or the server refuses it) ---------
   const STATUS = {
@@ -63,6 +74,7 @@ function start(root) {
     } else if (msg.type === "step") {
       addLog(stepEntry(msg.step));
       render(msg.observation);
+      showHint(msg.step);
       setBusy(false);
     } else if (msg.type === "refused") {
       addLog({ refused: true, text: msg.message });
@@ -79,7 +91,7 @@ function start(root) {
   function stepEntry(s) {
     const what = s.action_text || "(no action)";
     let text = s.feedback === "null" ? "Nothing happened." : s.feedback;
-    return { turn: s.turn, kind: s.kind, action: what, text, goal: s.goal_reached };
+    return { turn: s.turn, kind: s.kind, action: what, text, goal: s.goal_reached, view: s.view_after || s.view_before };
   }
 
   function addLog(entry) {
@@ -92,6 +104,15 @@ function start(root) {
       li.innerHTML = `<span class="log-turn">${entry.turn}</span><span class="log-kind">${entry.kind.replace("_", " ")}</span> <code></code><br>`;
       li.querySelector("code").textContent = entry.action;
       li.appendChild(document.createTextNode(entry.text));
+      if (entry.view) { // the picture of the view right after this turn
+        const a = document.createElement("a");
+        a.className = "log-view";
+        a.href = `/api/vge/episodes/${episodeId}/view.png?turn=${entry.turn}`;
+        a.target = "_blank";
+        a.rel = "noopener";
+        a.textContent = `see the ${entry.view.replace("_", " ")} view`;
+        li.append(" ", a);
+      }
     }
     logEl.prepend(li);
   }
@@ -109,6 +130,7 @@ function start(root) {
     $("view-name").textContent = obs.view.replace("_", " ");
     $("instruction").textContent = obs.instruction || (obs.success ? "All goals reached." : "The episode is over.");
     const total = obs.goals_total, reached = Math.min(obs.goal_index, total);
+    goalIndex = obs.goal_index;
     $("goal-line-text").textContent = obs.success ? `All ${total} goals reached`
       : `Goal ${Math.min(obs.goal_index + 1, total)} of ${total}`;
     $("turns").textContent = `turn ${obs.turn}`;
@@ -131,6 +153,15 @@ function start(root) {
     });
     if (obs.done) finished = true;
     if (finished || readOnly) disableAll();
+  }
+
+  // Practice: when a turn did nothing useful, say what to try for the current goal.
+  function showHint(step) {
+    if (!hints) return;
+    const el = $("hint");
+    if (finished || !["wrong_operation", "no_effect", "invalid"].includes(step.kind)) { el.hidden = true; return; }
+    el.textContent = `Hint: ${hints[Math.min(goalIndex, hints.length - 1)]}`;
+    el.hidden = false;
   }
 
   function bar(name, left, max) {
@@ -181,7 +212,10 @@ function start(root) {
     $("params-rotate").hidden = name !== "rotate";
     $("params-dir").hidden = !(name === "push" || name === "pull");
     $("dir-4").textContent = name === "pull" ? "out" : "in";
+    if (name === "push" || name === "pull") $("move-dir").value = memory.get(`dir-${name}`, "4");
   }
+  function rememberDirection() { if (tool === "push" || tool === "pull") memory.set(`dir-${tool}`, $("move-dir").value); }
+  function rememberRotate() { memory.set("rotate-dir", $("rotate-dir").value); memory.set("rotate-detents", $("rotate-detents").value); }
 
   function act(message) {
     if (!canAct()) return;
@@ -189,12 +223,9 @@ function start(root) {
   }
   function switchView(v) { act({ action: "switch_view", params: [v] }); }
 
-  img.addEventListener("click", (e) => {
+  const clamp = (v) => Math.max(0, Math.min(1000, Math.round(v)));
+  function actAt(x, y) {
     if (!canAct()) return;
-    const rect = img.getBoundingClientRect();
-    const clamp = (v) => Math.max(0, Math.min(1000, Math.round(v)));
-    const x = clamp(((e.clientX - rect.left) / rect.width) * 1000);
-    const y = clamp(((e.clientY - rect.top) / rect.height) * 1000);
     marker.style.left = `${(x / 10)}%`;
     marker.style.top = `${(y / 10)}%`;
     marker.hidden = false;
@@ -202,6 +233,44 @@ function start(root) {
     const message = { action: t.action, coord: [x, y] };
     if (t.action !== "switch_view") message.params = t.params();
     act(message);
+  }
+  img.addEventListener("click", (e) => {
+    const rect = img.getBoundingClientRect();
+    actAt(clamp(((e.clientX - rect.left) / rect.width) * 1000), clamp(((e.clientY - rect.top) / rect.height) * 1000));
+  });
+
+  // Keyboard play on the focused image: arrows move a cursor (Shift: bigger steps), Enter or Space acts there.
+  const cursorEl = $("cursor");
+  function showCursor() {
+    cursorEl.style.left = `${cursor.x / 10}%`;
+    cursorEl.style.top = `${cursor.y / 10}%`;
+    cursorEl.hidden = false;
+    $("coord-readout").textContent = `${TOOLS[tool].label} at (${cursor.x}, ${cursor.y}) — Enter acts`;
+  }
+  // A mouse click does not focus the image (the arrow keys keep setting the push/pull direction after it), but
+  // it still takes the focus away from a field such as Detents, so the action keys work again.
+  img.addEventListener("mousedown", (e) => {
+    e.preventDefault();
+    if (document.activeElement && document.activeElement !== document.body) document.activeElement.blur();
+  });
+  img.addEventListener("focus", () => { if (img.matches(":focus-visible")) showCursor(); });
+  img.addEventListener("blur", () => { cursorEl.hidden = true; });
+  img.addEventListener("keydown", (e) => {
+    const step = e.shiftKey ? 100 : 20;
+    const moves = { ArrowUp: [0, -step], ArrowDown: [0, step], ArrowLeft: [-step, 0], ArrowRight: [step, 0] };
+    if (moves[e.key] && cursorEl.hidden) {
+      showCursor(); // the first arrow shows where the cursor is
+    } else if (moves[e.key]) {
+      cursor.x = clamp(cursor.x + moves[e.key][0]);
+      cursor.y = clamp(cursor.y + moves[e.key][1]);
+      showCursor();
+    } else if (e.key === "Enter" || e.key === " ") {
+      actAt(cursor.x, cursor.y);
+    } else {
+      return; // every other key does what it does anywhere on the page
+    }
+    e.preventDefault();
+    e.stopPropagation();
   });
   img.addEventListener("mousemove", (e) => {
     const rect = img.getBoundingClientRect();
@@ -210,6 +279,11 @@ function start(root) {
   });
 
   document.querySelectorAll(".tool").forEach((b) => b.addEventListener("click", () => selectTool(b.dataset.tool)));
+  $("move-dir").addEventListener("change", rememberDirection);
+  $("rotate-dir").addEventListener("change", rememberRotate);
+  $("rotate-detents").addEventListener("change", rememberRotate);
+  $("rotate-dir").value = memory.get("rotate-dir", "0");
+  $("rotate-detents").value = memory.get("rotate-detents", "1");
   $("wait-btn").addEventListener("click", () => act({ action: "timed_wait" }));
   $("giveup-btn").addEventListener("click", () => {
     if (!canAct()) return;
@@ -232,14 +306,14 @@ function start(root) {
     if (lower === "w") { act({ action: "timed_wait" }); e.preventDefault(); return; }
     if (/^[1-9]$/.test(key) && views[Number(key) - 1]) { switchView(views[Number(key) - 1]); e.preventDefault(); return; }
     if (tool === "rotate") {
-      if (lower === "q") { const s = $("rotate-dir"); s.value = s.value === "0" ? "1" : "0"; e.preventDefault(); }
+      if (lower === "q") { const s = $("rotate-dir"); s.value = s.value === "0" ? "1" : "0"; rememberRotate(); e.preventDefault(); }
       const n = $("rotate-detents");
-      if (key === "+" || key === "=") { n.value = Math.min(12, Number(n.value) + 1); e.preventDefault(); }
-      if (key === "-") { n.value = Math.max(1, Number(n.value) - 1); e.preventDefault(); }
+      if (key === "+" || key === "=") { n.value = Math.min(12, Number(n.value) + 1); rememberRotate(); e.preventDefault(); }
+      if (key === "-") { n.value = Math.max(1, Number(n.value) - 1); rememberRotate(); e.preventDefault(); }
     }
     if (tool === "push" || tool === "pull") {
       const dirs = { ArrowUp: "0", ArrowDown: "1", ArrowLeft: "2", ArrowRight: "3", i: "4", I: "4" };
-      if (dirs[key]) { $("move-dir").value = dirs[key]; e.preventDefault(); }
+      if (dirs[key]) { $("move-dir").value = dirs[key]; rememberDirection(); e.preventDefault(); }
     }
   });
 

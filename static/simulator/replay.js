@@ -15,8 +15,36 @@
     dl.append(dt, dd);
   }
 
+  // Same-task comparison: the chosen model episode's frame at the same turn, beside this one.
+  const compareEl = document.getElementById("compare");
+  const others = compareEl ? JSON.parse(compareEl.textContent) : [];
+  let other = null;
+  if (others.length) {
+    $("compare-with").onchange = (e) => {
+      other = e.target.value === "" ? null : others[Number(e.target.value)];
+      $("compare-stage").hidden = !other;
+      if (other) $("compare-link").href = other.url;
+      show(at);
+    };
+  }
+  function showOther(k) {
+    if (!other) return;
+    const n = Math.min(k, other.frames.length - 1);
+    const frame = other.frames[n];
+    const step = n + 1 < other.frames.length ? other.frames[n + 1].step : null;
+    $("compare-image").src = frame.image;
+    const m = $("compare-marker");
+    if (step && step.coord) {
+      m.style.left = `${step.coord[0] / 10}%`; m.style.top = `${step.coord[1] / 10}%`; m.hidden = false;
+    } else { m.hidden = true; }
+    $("compare-title").textContent = step ? `Turn ${n + 1}: ${step.action_text || "no valid action"} (${step.kind})`
+      : `Ended after ${other.frames.length - 1} turns`;
+    $("compare-feedback").textContent = step ? (step.feedback === "null" ? "Nothing happened." : step.feedback || "") : "";
+  }
+
   function show(k) {
     at = Math.max(0, Math.min(frames.length - 1, k));
+    showOther(at);
     const frame = frames[at];
     const step = at + 1 < frames.length ? frames[at + 1].step : null; // the action taken on this view
     img.src = frame.image;

@@ -112,3 +112,43 @@ def test_uploaded_logs_of_a_hidden_split_replay_for_the_submitter_and_curators_o
     assert client.get(f"/simulator/replay/submission/{submission_id}/0/view/0.png").status_code == 403
     client.force_login(user)
     assert client.get(url).status_code == 200
+
+
+def compare_of(response) -> list[dict]:
+    html = response.content.decode()
+    marker = '<script id="compare" type="application/json">'
+    if marker not in html:
+        return []
+    start = html.index(marker) + len(marker)
+    return json.loads(html[start:html.index("</script>", start)])
+
+
+def test_a_finished_episode_is_compared_with_the_model_episodes_of_the_same_task(tiny_split, user, other_user, client):
+    mine = finished_episode(user)
+    agent = finished_episode(user, kind=Episode.Kind.AGENT)
+    submission_id = scored_upload(user, tiny_split)
+    others_agent = finished_episode(other_user, kind=Episode.Kind.AGENT)  # public split: anyone may replay it
+    client.force_login(user)
+    compare = compare_of(client.get(f"/simulator/replay/episode/{mine.pk}/"))
+    labels = [c["label"] for c in compare]
+    assert labels == [f"Agent API · episode {others_agent.pk} (bob)", f"Agent API · episode {agent.pk} (alice)",
+                      f"Agent-X · upload #{submission_id}"]
+    upload = compare[2]
+    assert upload["url"] == f"/simulator/replay/submission/{submission_id}/0/" and upload["outcome"] == "success"
+    assert [f["turn"] for f in upload["frames"]] == [0, 1, 2] and upload["frames"][2]["step"]["goal_reached"] == "idle"
+    assert compare[1]["frames"][1]["step"]["kind"] == "no_effect"
+    # an episode of the other task is compared only with the upload's episode of that task
+    other_task, _ = services.episode_start(user=user, task_id="tiny/t2", kind=Episode.Kind.HUMAN)
+    services.episode_give_up(episode_id=other_task.pk, user=user)
+    assert [c["label"] for c in compare_of(client.get(f"/simulator/replay/episode/{other_task.pk}/"))] == [
+        f"Agent-X · upload #{submission_id}"]
+
+
+def test_comparisons_of_a_hidden_split_are_shown_only_to_those_allowed(tiny_split, user, other_user, client):
+    mine = finished_episode(other_user)
+    scored_upload(user, tiny_split)  # alice's upload
+    tiny_split.hidden_ground_truth = True
+    tiny_split.save()
+    client.force_login(other_user)  # bob: may replay his own episode, not alice's upload of a hidden split
+    response = client.get(f"/simulator/replay/episode/{mine.pk}/")
+    assert response.status_code == 200 and compare_of(response) == []

@@ -10,7 +10,7 @@ from scoring.models import Split
 from scoring.benchmarks.vge.core.library import build_library
 
 from simulator.models import Task
-from simulator.services import baseline_mark, demo_agents_submit, demo_library_install
+from simulator.services import baseline_mark, demo_agents_submit, demo_library_install, practice_install
 
 
 class Command(BaseCommand):
@@ -33,6 +33,7 @@ class Command(BaseCommand):
             (folder / "tasks.jsonl").write_text("".join(json.dumps(t.as_dict()) + "\n" for t in tasks))
             self.stdout.write(f"exported to {folder}/devices and {folder}/tasks.jsonl")
         self.stdout.write(f"VGE demo: {report.devices} devices, {report.tasks} tasks in split {report.split}")
+        self.stdout.write(f"  practice task: {practice_install().task_id} (in no split: never scored)")
         if not Task.objects.filter(baseline_rank__isnull=False).exists():
             # A playable human baseline out of the box; curators can choose another set at /simulator/baseline/.
             curator, _ = get_user_model().objects.get_or_create(

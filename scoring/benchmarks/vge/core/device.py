@@ -164,7 +164,10 @@ _FIELD_ORDER = (
     "kind", "image", "unlock", "view", "box", "boxes", "description", "error", "on",
     "next_state", "transition_description", "atomic_action", "parameter",
 )
-_NAMED_BY_AUTHOR = (("views",), ("components",), ("states",), ("components", "*", "boxes"), ("states", "*", "on"))
+_NAMED_BY_AUTHOR = (
+    ("views",), ("components",), ("states",), ("components", "*", "boxes"), ("states", "*", "on"),
+    ("states", "*", "look", "components"),
+)
 
 
 def in_document_order(data: Mapping[str, Any], found: list[Finding]) -> list[Problem]:
@@ -360,6 +363,7 @@ def check_references(data: Mapping[str, Any], *, flawed: set[JsonPath], allow_bo
     check_component_boxes(data, found, allow_boxless=allow_boxless)
     check_transitions(data, found)
     check_initial_state(data, found)
+    check_state_looks(data, found)
     return found
 
 
@@ -472,6 +476,18 @@ def check_initial_state(data: Mapping[str, Any], found: References) -> None:
         found.add(("initial_state",), f"unknown state {initial!r}")
 
 
+def check_state_looks(data: Mapping[str, Any], found: References) -> None:
+    """A state's look names components of the device (a look changes only how the device is drawn)."""
+    components = _entries(data.get("components"))
+    for name, spec in _entries(data.get("states")).items():
+        look = spec.get("look") if isinstance(spec, Mapping) else None
+        if not isinstance(look, Mapping) or not isinstance(look.get("components"), Mapping):
+            continue
+        for component in look["components"]:
+            if component not in components:
+                found.unresolved(("states", name, "look", "components", component), f"unknown component '{component}'")
+
+
 def immediate_loop_problems(states: Mapping[str, State]) -> list[Problem]:
     """Immediate transitions must come to rest: follow each state's single immediate edge, and a revisit is a
     loop. Only the first loop found is reported."""
@@ -553,8 +569,8 @@ def prune_ucsm(ucsm: Mapping[str, Any], layout: Mapping[str, Any]) -> dict[str, 
     """The device JSON for a UCSM cut down to the components of `layout`.
 
     `layout` holds the device's `id`, `views` and `components` (each with boxes); the UCSM's transitions on
-    components the device lacks are dropped, then the states no longer reachable from `initial_state`.
-    Immediate transitions are kept with their state. The result is a full `vge-device/1` mapping.
+    components the device lacks are dropped (and their per-state looks), then the states no longer reachable
+    from `initial_state`. Immediate transitions are kept with their state. The result is a full `vge-device/1` mapping.
     """
     kept = set(layout["components"])
     unknown = kept - set(ucsm.get("components", {}))
@@ -564,6 +580,9 @@ def prune_ucsm(ucsm: Mapping[str, Any], layout: Mapping[str, Any]) -> dict[str, 
     for name, spec in ucsm["states"].items():
         on = {t: list(v) for t, v in spec.get("on", {}).items() if t in SPECIAL_TRIGGERS or t in kept}
         states[name] = {**{k: v for k, v in spec.items() if k != "on"}, "on": on}
+        look = spec.get("look")
+        if isinstance(look, Mapping) and isinstance(look.get("components"), Mapping):  # looks of kept components
+            states[name]["look"] = {**look, "components": {c: v for c, v in look["components"].items() if c in kept}}
     seen = {ucsm["initial_state"]}
     todo = [ucsm["initial_state"]]
     while todo:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.benchmarks.vge.core.device import FORMAT, load_device, prune_ucsm
@@ -31,8 +31,58 @@ class CategorySpec:
     name: str
     body: tuple[int, int, int]
     dashboard: bool
-    components: tuple[tuple[str, str, str, bool], ...]  # name, shape, face, optional
+    components: tuple[tuple[str, str, str, bool], ...]  # name, layout shape, face, optional
     ucsm: dict[str, Any]
+    looks: dict[str, dict[str, Any]] = field(default_factory=dict)  # component -> its `look` (shape drawn, detents)
+    invisible: tuple[tuple[str, str, str], ...] = ()  # (state, state, why) pairs that deliberately look alike
+
+
+# A light's (or display text's) colour by name in the spec's look fields.
+COLOURS = {
+    "green": "#50e66e", "red": "#ff4a3d", "amber": "#ffb030", "blue": "#4aa8ff", "white": "#f4f4f4",
+    "orange": "#ff8a2a", "yellow": "#ffd75a", "dim": "#3f8f65", "cyan": "#7fe8ff",
+}
+SWITCH_SHAPES = ("switch", "toggle", "slider", "lever")
+OPEN_SHAPES = ("door", "lid", "cover", "handle", "drawer", "tray", "basket")
+
+
+class SpecError(ValueError):
+    pass
+
+
+def _look_value(shape: str, value: str, where: str) -> dict[str, Any]:
+    """One `component=value` of a state's look in the spec, as the component's `vge-device/1` look."""
+    try:
+        if shape == "dial":
+            return {"angle": float(value[:-3])} if value.endswith("deg") else {"position": int(value)}
+        if shape in SWITCH_SHAPES:
+            return {"position": float(value)}
+        if shape in OPEN_SHAPES:
+            return {"open": float(value)}
+        if shape == "indicator":
+            return {"level": float(value)}
+        if shape == "light":
+            return {"on": False} if value == "off" else {"on": True, "color": COLOURS.get(value, COLOURS["green"] if value == "on" else value)}
+        if shape == "display":
+            color, _, text = value.rpartition("@") if "@" in value else ("", "", value)
+            out: dict[str, Any] = {"text": "" if text == "-" else text.replace("_", " ")}
+            return {**out, "color": COLOURS[color]} if color else out
+        if shape == "button":
+            if value in ("down", "up"):
+                return {"pressed": value == "down"}
+            pressed, _, colour = value.partition("+")  # down+red: held in with its lamp lit red
+            return {"pressed": pressed == "down", "on": True, "color": COLOURS[colour]}
+    except (ValueError, KeyError) as exc:
+        raise SpecError(f"{where}: cannot read look value '{value}' for a {shape} ({exc})") from exc
+    raise SpecError(f"{where}: a {shape} has no look value")
+
+
+def _effect(value: str, where: str) -> dict[str, Any]:
+    kind, _, level = value.partition(":")
+    try:
+        return {"kind": kind, "level": float(level)} if level else {"kind": kind}
+    except ValueError as exc:
+        raise SpecError(f"{where}: bad effect '{value}'") from exc
 
 
 def parse_spec(text: str = SPEC) -> list[CategorySpec]:
@@ -41,39 +91,52 @@ def parse_spec(text: str = SPEC) -> list[CategorySpec]:
 
     def finish() -> None:
         if current is not None:
-            out.append(CategorySpec(current["name"], current["body"], current["dash"], tuple(current["comps"]), current["ucsm"]))
+            _finish_looks(current)
+            out.append(CategorySpec(current["name"], current["body"], current["dash"], tuple(current["comps"]),
+                                    current["ucsm"], current["looks"], tuple(current["invisible"])))
 
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line:
             continue
+        where = f"library spec line {number}"
         if line.startswith("@"):
             finish()
             parts = line[1:].split()
             current = {
                 "name": parts[0], "body": tuple(int(p) for p in parts[1:4]), "dash": "dash" in parts[4:], "comps": [],
+                "looks": {}, "rest": {}, "state_looks": {}, "invisible": [],
                 "ucsm": {"format": FORMAT, "id": f"ucsm-{parts[0]}", "category": parts[0], "initial_state": None,
                          "states": {}, "components": {},
                          "views": {v: {"kind": "axonometric" if v in AXO_VIEWS else "orthographic"}
                                    for v in ORTHO_VIEWS + AXO_VIEWS}},
             }
             continue
-        assert current is not None, f"library spec line {number}: no category yet"
+        if current is None:
+            raise SpecError(f"{where}: no category yet")
         ucsm = current["ucsm"]
         head, _, text_part = line.partition("|")
         words = head.split()
         if words[0] in ("c", "c?"):
             name, shape, face = words[1:4]
+            options = dict(w.split("=", 1) for w in words[4:])
             current["comps"].append((name, shape, face, words[0] == "c?"))
             ucsm["components"][name] = {"boxes": {}}
+            look: dict[str, Any] = {"shape": options.get("as", shape)}
+            if "detents" in options:
+                look["detents"] = int(options["detents"])
+            current["looks"][name] = look
+            if "rest" in options:
+                current["rest"][name] = (options["rest"], where)
         elif words[0] == "s":
             name, flags = words[1], set(words[2:])
             ucsm["initial_state"] = ucsm["initial_state"] or name
-            state: dict[str, Any] = {"description": text_part.strip(), "on": {}}
+            description, _, look_part = text_part.partition("|")
+            state: dict[str, Any] = {"description": description.strip(), "on": {}}
             if "error" in flags:
                 state["error"] = True
-            state["look"] = {"dark": "dark" in flags, "display": _display_text(text_part, name)}
             ucsm["states"][name] = state
+            current["state_looks"][name] = ("dark" in flags, look_part.split(), where)
         elif words[0] == "t":
             arrow = words.index(">")
             source, trigger, target = words[1], words[2], words[arrow + 1]
@@ -87,18 +150,44 @@ def parse_spec(text: str = SPEC) -> list[CategorySpec]:
                 params = words[4] if arrow > 4 else "-"
                 item["parameter"] = [] if params == "-" else params.split(",")
             ucsm["states"][source]["on"].setdefault(trigger, []).append(item)
+        elif words[0] == "i":
+            current["invisible"].append((words[1], words[2], text_part.strip()))
         else:
-            raise ValueError(f"library spec line {number}: cannot read '{line}'")
+            raise SpecError(f"{where}: cannot read '{line}'")
     finish()
     return out
 
 
-def _display_text(description: str, state: str) -> str:
-    """What a display shows in a state: a number from the description if it names one, else a code."""
-    m = re.search(r"\d+[.:]\d+|\d+", description)
-    if m:
-        return m.group(0)
-    return {"ringing": "ALM", "done": "End", "snoozed": "Zz"}.get(state, "--")
+def _finish_looks(current: dict[str, Any]) -> None:
+    """Dial detents from the rotations the UCSM makes (unless given), then each state's look."""
+    ucsm, looks = current["ucsm"], current["looks"]
+    for name, look in looks.items():
+        if look["shape"] == "dial" and "detents" not in look:
+            counts = [int(item["parameter"][1]) for state in ucsm["states"].values() for item in state["on"].get(name, [])
+                      if item.get("atomic_action") == "rotate" and len(item.get("parameter", [])) > 1]
+            look["detents"] = max([2] + [c + 1 for c in counts])
+    for state, (dark, pairs, where) in current["state_looks"].items():
+        components: dict[str, Any] = {}
+        effect = None
+        given = dict(p.split("=", 1) for p in pairs)
+        for name, (value, rest_where) in current["rest"].items():
+            given.setdefault(name, value)
+        for name, value in given.items():
+            if name == "fx":
+                effect = _effect(value, where)
+                continue
+            if name not in looks:
+                raise SpecError(f"{where}: state '{state}' gives a look to unknown component '{name}'")
+            components[name] = _look_value(looks[name]["shape"], value, where)
+            position = components[name].get("position")
+            if looks[name]["shape"] == "dial" and position is not None and position >= looks[name]["detents"]:
+                raise SpecError(f"{where}: dial '{name}' has {looks[name]['detents']} detents, not position {position}")
+        look: dict[str, Any] = {"dark": dark, "components": components}
+        if effect:
+            look["effect"] = effect
+        ucsm["states"][state]["look"] = look
+    for name, look in looks.items():
+        ucsm["components"][name]["look"] = look
 
 
 def _slug(category: str) -> str:
@@ -166,7 +255,7 @@ def layout_variant(spec: CategorySpec, index: int, *, seed: int) -> dict[str, An
             box = _place(rng, region, (sw * room * 1.3, sh * room * 1.3), panel_taken)  # type: ignore[arg-type]
             dash_box = _to_dashboard(box, panel)  # type: ignore[arg-type]
             components[name] = {"boxes": {"front": list(box), "dashboard": list(dash_box)},
-                                "look": {"shape": shape, "face": "front"}}
+                                "look": {**spec.looks.get(name, {"shape": shape}), "face": "front"}}
             continue
         region = faces[face]
         room = min(region[2] - region[0], region[3] - region[1])
@@ -174,7 +263,7 @@ def layout_variant(spec: CategorySpec, index: int, *, seed: int) -> dict[str, An
         grow = max(1.0, 56 / min(sw * room, sh * room))  # small faces still get controls big enough to hit
         size = (sw * room * grow, sh * room * grow)
         box = _place(rng, region, size, taken[face])
-        components[name] = {"boxes": {face: list(box)}, "look": {"shape": shape, "face": face}}
+        components[name] = {"boxes": {face: list(box)}, "look": {**spec.looks.get(name, {"shape": shape}), "face": face}}
     look = {"body": list(body), "color": PALETTE[rng.randrange(len(PALETTE))], "panel": list(panel) if panel else None}
     return {"id": f"{_slug(spec.name)}-{index + 1:02d}", "views": views, "components": components, "look": look}
 
