@@ -1,6 +1,32 @@
 """VGE devices and tasks as stored, and played episodes persisted step by step."""
+import json
+
+from django import forms
 from django.conf import settings
 from django.db import models
+
+
+class OrderedJSONField(models.TextField):
+    """JSON stored as its text, so an object's keys come back in the order they were written on every database.
+
+    A device's views and components are drawn and listed in their authored order; PostgreSQL's jsonb (what
+    JSONField uses there) sorts object keys, which made the same device list its views in another order, and draw
+    its components in another order, than on SQLite."""
+
+    def from_db_value(self, value, expression, connection):
+        return None if value is None else json.loads(value)
+
+    def to_python(self, value):
+        return json.loads(value) if isinstance(value, str) else value
+
+    def get_prep_value(self, value):
+        return None if value is None else json.dumps(value, ensure_ascii=False)
+
+    def value_to_string(self, obj):
+        return self.get_prep_value(self.value_from_object(obj))
+
+    def formfield(self, **kwargs):
+        return forms.JSONField(**kwargs)
 
 
 class Device(models.Model):
@@ -8,7 +34,7 @@ class Device(models.Model):
 
     device_id = models.CharField(max_length=200, unique=True)
     category = models.CharField(max_length=100, db_index=True)
-    definition = models.JSONField()
+    definition = OrderedJSONField()
     digest = models.CharField(max_length=64, help_text="sha256 of the canonical definition; keys render caches.")
     source = models.CharField(max_length=20, default="demo", help_text="demo (generated here) or import.")
     images_dir = models.CharField(

@@ -94,7 +94,7 @@ class Device:
     states: Mapping[str, State]
     look: Mapping[str, Any] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
-    digest: str = ""  # sha256 of the canonical JSON: keys render caches
+    digest: str = ""  # sha256 of the JSON as written (key order included: views and components are drawn in it)
 
     @property
     def dashboard(self) -> View | None:
@@ -119,7 +119,8 @@ def normalise_param(value: Any) -> str:
 
 
 def _canonical_digest(data: Mapping[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    # Not sorted: the order of views and components is part of the device (listed and drawn in that order).
+    return hashlib.sha256(json.dumps(data, separators=(",", ":")).encode()).hexdigest()
 
 
 def load_device(data: Any, *, source: str = "", allow_boxless: bool = False) -> Device:
