@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from scoring.core.columns import BoardSpec
-from scoring.core.contract import FileProblem, ScorerInput, ScoringResult
+from scoring.core.contract import FileProblem, PrecheckReport, ScorerInput, ScoringResult
 from scoring.core.published import PublishedTable
 
 Scorer = Callable[[ScorerInput], ScoringResult]
-Precheck = Callable[[ScorerInput], list[FileProblem]]
+Precheck = Callable[[ScorerInput], "PrecheckReport | list[FileProblem]"]
 
 
 def load_target(target: str) -> Any:
@@ -31,7 +31,8 @@ class BenchmarkPlugin:
     title: str
     scorer: str  # "module:function", a `Scorer`; runs in the worker (may use Django)
     board: BoardSpec
-    precheck: str = ""  # "module:function", a `Precheck`: the file's format against the split, no scoring
+    precheck: str = ""  # "module:function", a `Precheck`: the file read and matched to the split as the scorer does
+    # it, with the upload's options, without scoring; returns a `PrecheckReport` (or a bare list of problems)
     published: PublishedTable | None = None  # the paper's table in data/published/, shown as "reported" rows
     cli: str = ""  # a module with `main(argv) -> int`, run by `python -m scoring <slug>`; pure
     cli_help: str = ""

@@ -151,6 +151,50 @@ def test_bad_uploads_fail_with_line_numbers_and_publish_nothing(user, split, mut
     assert not hasattr(submission, "score") or submission.score is None
 
 
+def test_raw_responses_uploaded_without_the_raw_option_fail_with_the_hint(user, split):
+    # Before: read as std_format, 20 lines matched by their images and scored 0 (no formatted_response_*), the 3
+    # VisualMatching lines failed with "cannot tell which sample this is", and nothing named the raw option.
+    submission = submit(user, split, raw_lines())
+    assert submission.status == "failed" and not submission.failure_is_site_error
+    first = submission.error_report[0]
+    assert first["line"] == 1 and first["field"] == "response"
+    assert "this looks like raw responses: 23 of the 23 lines read" in first["message"]
+    assert "raw model responses" in first["message"] and "raw=true" in first["message"]
+    assert submission.error_message.startswith("This looks like raw responses")
+    # The matching problems that follow from the format are left out: the hint is the one thing to fix.
+    assert not any("cannot tell which sample" in p["message"] for p in submission.error_report)
+    assert not SampleScore.objects.filter(submission=submission).exists()
+
+
+def test_std_format_uploaded_with_the_raw_option_fails_with_the_hint(user, split):
+    lines = [to_std_record(x) for x in raw_lines()]
+    submission = submit(user, split, lines, options={"raw": True})
+    assert submission.status == "failed"
+    first = submission.error_report[0]
+    assert first["line"] == 1 and first["field"] == "formatted_response_*"
+    assert "this looks like std_format, not raw responses" in first["message"]
+
+
+def test_one_raw_line_among_std_lines_is_named_with_its_line(user, split):
+    lines = [to_std_record(x) for x in raw_lines()]
+    lines[5] = raw_lines()[5]
+    submission = submit(user, split, lines)
+    assert submission.status == "failed"
+    assert submission.error_report[0]["line"] == 6
+    assert "1 of the 23 lines read" in submission.error_report[0]["message"]
+
+
+def test_the_cli_warns_when_a_raw_file_is_read_without_raw(tmp_path, capsys, layout):
+    from scoring.benchmarks.epic.core.cli import main
+    pred = tmp_path / "raw.jsonl"
+    pred.write_text("\n".join(json.dumps(x) for x in raw_lines(prefix=str(layout) + "/")))
+    assert main([str(pred)]) == 0
+    err = capsys.readouterr().err
+    assert "this looks like raw responses" in err and "; pass --raw" in err
+    assert main([str(pred), "--raw"]) == 0
+    assert "looks like" not in capsys.readouterr().err
+
+
 def test_string_options_from_forms_are_read_as_flags():
     from scoring.benchmarks.epic.scorer import options_from
     assert options_from({"raw": "true", "compat": "false"}) == (options_from({"raw": True})[0], True)

@@ -12,9 +12,10 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any, Mapping, Sequence
 
-from scoring.core.contract import FileProblem, SampleRecord, SampleResult, ScorerInput, ScoringResult, SubmissionRejected
+from scoring.core.contract import (FileProblem, PrecheckReport, SampleRecord, SampleResult, ScorerInput, ScoringResult,
+                                   SubmissionRejected)
 from scoring.benchmarks.epic.core.fields import COORDINATE_SYSTEMS, NO_VALID_RESPONSE
-from scoring.benchmarks.epic.core.pipeline import Line, ParsedFile, read_file, score_with_gt
+from scoring.benchmarks.epic.core.pipeline import Line, ParsedFile, format_problem, read_file, score_with_gt
 from scoring.benchmarks.epic.core.raw import gt_path_from_images, image_paths
 from scoring.benchmarks.epic.core.scorer import SCORER_VERSION, Options, SampleScore, summarize
 from scoring.benchmarks.epic.core.taxonomy import CATEGORY_CODES, GROUP_CODE_BY_KEY, LEAVES
@@ -138,31 +139,60 @@ def sample_result(sample: SampleRecord, line: Line | None, s: SampleScore) -> Sa
                         invalid=s.invalid, error=error, components=dict(s.components), details=details)
 
 
-def read_and_match(inp: ScorerInput, *, raw: bool | None,
-                   read_answers: bool = True) -> tuple[ParsedFile, dict[str, Line]]:
-    """The file read as the scorer reads it (at most the split's line bound) and its lines matched to the split's
-    samples; `SubmissionRejected` when a line cannot be used or none matches."""
-    parsed = read_file(inp.file_path, raw=raw, samples=len(inp.samples), read_answers=read_answers)
-    matched, problems = match(parsed.lines, inp.samples)
+RAW_CHOICE = ("tick \"The file holds raw model responses\" on the form (API and client: raw=true, or options "
+              "{\"raw\": true})")
+STD_CHOICE = "leave \"The file holds raw model responses\" unticked (API and client: no raw option)"
+def file_problems(parsed: ParsedFile, match_problems: Sequence[FileProblem]) -> list[FileProblem]:
+    """Everything that makes the file unusable: the format it seems to be in first (then the matching problems of
+    the lines in the other format are left out: they follow from it), lines that cannot be read, lines that match
+    no sample or the same one twice."""
     unreadable = [p for p in parsed.problems if "skipped" in p.message]
-    if unreadable or problems:
-        all_problems = [*unreadable, *problems]
-        raise SubmissionRejected(
-            f"{len(all_problems)} line(s) of the file cannot be used (first: {all_problems[0]}); nothing was scored.",
-            all_problems)
+    problems = [*unreadable, *match_problems]
+    wrong_format = format_problem(parsed, how_raw=RAW_CHOICE, how_std=STD_CHOICE)
+    if wrong_format is None:
+        return problems
+    other = set(parsed.other_format)
+    return [wrong_format, *(p for p in problems if p.line not in other)]
+
+
+def read_for_matching(inp: ScorerInput, *, raw: bool,
+                      read_answers: bool) -> tuple[ParsedFile, dict[str, Line], list[FileProblem]]:
+    """The file read as the scorer reads it (at most the split's line bound), its lines matched to the split's
+    samples, and what makes it unusable (`file_problems`)."""
+    parsed = read_file(inp.file_path, raw=raw, samples=len(inp.samples), read_answers=read_answers)
+    matched, match_problems = match(parsed.lines, inp.samples)
+    return parsed, matched, file_problems(parsed, match_problems)
+
+
+def read_and_match(inp: ScorerInput, *, raw: bool, read_answers: bool = True) -> tuple[ParsedFile, dict[str, Line]]:
+    """The file read as the scorer reads it (at most the split's line bound) and its lines matched to the split's
+    samples; `SubmissionRejected` when a line cannot be used, the file looks like the other format, or none
+    matches."""
+    parsed, matched, problems = read_for_matching(inp, raw=raw, read_answers=read_answers)
+    if problems:
+        first_problem = problems[0]
+        if parsed.other_format:
+            message = f"{first_problem.message[:1].upper()}{first_problem.message[1:]}. Nothing was scored."
+        else:
+            message = f"{len(problems)} line(s) of the file cannot be used (first: {first_problem}); nothing was scored."
+        raise SubmissionRejected(message, problems)
     if not matched:
         raise SubmissionRejected("No prediction matches a sample of this split.", [FileProblem("no matching line")])
     return parsed, matched
 
 
-def precheck(inp: ScorerInput) -> list[FileProblem]:
-    """What the scorer would refuse, without scoring: the file read and matched to the split as `score` does. Raw
-    responses are recognised line by line unless the options say which format the file is in, and left unread
+def precheck(inp: ScorerInput) -> PrecheckReport:
+    """What the scorer would refuse, without scoring: the file read with the upload's options (raw or std_format)
+    and matched to the split as `score` does, with which samples no line answers. Raw answers are left unread
     (which sample a line answers needs its images only; an unreadable answer scores 0, it never rejects a file)."""
-    options = inp.options or {}
-    _, raw = options_from(options)
-    read_and_match(inp, raw=raw if "raw" in options else None, read_answers=False)
-    return []
+    _, raw = options_from(inp.options or {})
+    parsed, matched, problems = read_for_matching(inp, raw=raw, read_answers=False)
+    if not matched and not problems:
+        problems = [FileProblem("no line matches a sample of this split")]
+    notes = ["The answers in raw responses are parsed when the file is scored: one that cannot be read scores 0 "
+             "as no valid response, it does not reject the file."] if raw else []
+    return PrecheckReport.of(problems, file_format="raw responses" if raw else "std_format",
+                             records=len(parsed.lines), matched_keys=matched, samples=inp.samples, notes=notes)
 
 
 def score(inp: ScorerInput) -> ScoringResult:
