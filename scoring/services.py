@@ -12,6 +12,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile, UploadedFile
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
+from scoring.benchmarks import UnknownBenchmark, plugin_for
+from scoring.core.contract import SubmissionRejected
+from scoring.core.plugin import SNIFF_BYTES
 from scoring.errors import SubmissionError
 from scoring.models import Benchmark, ModelEntry, Split, Submission
 from scoring.pipeline import submission_score
@@ -157,6 +160,27 @@ def submission_check(*, user: AbstractBaseUser | None, split: Split | None, uplo
         )
 
 
+def submission_format_check(*, split: Split, uploaded_file: UploadedFile, options: dict[str, Any]) -> None:
+    """Refuse, before it is stored (no quota used), an upload whose start shows it is in a format its options do not
+    read: the benchmark plugin's `sniff` (EPIC: raw responses without the raw option). The scorer says the same of
+    a file it is given anyway, for every line."""
+    try:
+        sniff = plugin_for(split.benchmark.scorer).sniff_function()
+    except UnknownBenchmark:
+        return
+    if sniff is None:
+        return
+    uploaded_file.seek(0)
+    head = uploaded_file.read(SNIFF_BYTES)
+    uploaded_file.seek(0)
+    try:
+        message = sniff(head, options, complete=len(head) >= uploaded_file.size)
+    except SubmissionRejected as exc:  # the options themselves are wrong
+        raise SubmissionError(exc.message, field="options") from None
+    if message:
+        raise SubmissionError(f"{message} Nothing was stored and no quota was used.", field="file")
+
+
 def _sha256(uploaded_file: UploadedFile) -> str:
     digest = hashlib.sha256()
     for chunk in uploaded_file.chunks():
@@ -176,6 +200,7 @@ def submission_create(
 ) -> Submission:
     """Store the file and the submission in one transaction; scoring is enqueued once it commits."""
     submission_check(user=user, split=split, uploaded_file=uploaded_file)
+    submission_format_check(split=split, uploaded_file=uploaded_file, options=options or {})
     sha = _sha256(uploaded_file)
     stored_name = None
     try:

@@ -16,6 +16,8 @@ from scoring.core.published import PublishedTable
 
 Scorer = Callable[[ScorerInput], ScoringResult]
 Precheck = Callable[[ScorerInput], "PrecheckReport | list[FileProblem]"]
+Sniff = Callable[..., "str | None"]  # (head: bytes, options, *, complete: bool) -> message or None
+SNIFF_BYTES = 64 * 1024  # the start of an upload a `Sniff` is given
 
 
 def load_target(target: str) -> Any:
@@ -33,6 +35,10 @@ class BenchmarkPlugin:
     board: BoardSpec
     precheck: str = ""  # "module:function", a `Precheck`: the file read and matched to the split as the scorer does
     # it, with the upload's options, without scoring; returns a `PrecheckReport` (or a bare list of problems)
+    # "module:function", a `Sniff`: from the first SNIFF_BYTES of an upload and its options, a message when the file
+    # is plainly in a format the options do not read (EPIC: raw responses without the raw option); the upload is
+    # then refused before it is stored, so it uses no quota.
+    sniff: str = ""
     published: PublishedTable | None = None  # the paper's table in data/published/, shown as "reported" rows
     cli: str = ""  # a module with `main(argv) -> int`, run by `python -m scoring <slug>`; pure
     cli_help: str = ""
@@ -50,3 +56,6 @@ class BenchmarkPlugin:
 
     def precheck_function(self) -> Precheck | None:
         return load_target(self.precheck) if self.precheck else None
+
+    def sniff_function(self) -> Sniff | None:
+        return load_target(self.sniff) if self.sniff else None

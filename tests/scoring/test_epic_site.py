@@ -151,14 +151,27 @@ def test_bad_uploads_fail_with_line_numbers_and_publish_nothing(user, split, mut
     assert not hasattr(submission, "score") or submission.score is None
 
 
-def test_raw_responses_uploaded_without_the_raw_option_fail_with_the_hint(user, split):
+def test_raw_responses_uploaded_without_the_raw_option_are_refused_before_they_are_stored(user, split):
     # Before: read as std_format, 20 lines matched by their images and scored 0 (no formatted_response_*), the 3
     # VisualMatching lines failed with "cannot tell which sample this is", and nothing named the raw option.
-    submission = submit(user, split, raw_lines())
+    with pytest.raises(services.SubmissionError) as refused:
+        submit(user, split, raw_lines())
+    assert refused.value.field == "file" and refused.value.status == 400
+    assert refused.value.message.startswith("This looks like raw responses: the first 23 line(s) have a 'response'")
+    assert "raw model responses" in refused.value.message and "no quota was used" in refused.value.message
+    assert not Submission.objects.exists()
+    with pytest.raises(services.SubmissionError, match="looks like std_format"):
+        submit(user, split, [to_std_record(x) for x in raw_lines()], options={"raw": True})
+
+
+def test_a_mostly_raw_file_the_intake_lets_through_fails_in_the_scorer_with_the_hint(user, split):
+    lines = raw_lines()
+    lines[0] = to_std_record(lines[0])  # the start of the file is not all raw: the scorer reads every line
+    submission = submit(user, split, lines)
     assert submission.status == "failed" and not submission.failure_is_site_error
     first = submission.error_report[0]
-    assert first["line"] == 1 and first["field"] == "response"
-    assert "this looks like raw responses: 23 of the 23 lines read" in first["message"]
+    assert first["line"] == 2 and first["field"] == "response"
+    assert "this looks like raw responses: 22 of the 23 lines read" in first["message"]
     assert "raw model responses" in first["message"] and "raw=true" in first["message"]
     assert submission.error_message.startswith("This looks like raw responses")
     # The matching problems that follow from the format are left out: the hint is the one thing to fix.
@@ -168,10 +181,11 @@ def test_raw_responses_uploaded_without_the_raw_option_fail_with_the_hint(user, 
 
 def test_std_format_uploaded_with_the_raw_option_fails_with_the_hint(user, split):
     lines = [to_std_record(x) for x in raw_lines()]
+    lines[0] = raw_lines()[0]
     submission = submit(user, split, lines, options={"raw": True})
     assert submission.status == "failed"
     first = submission.error_report[0]
-    assert first["line"] == 1 and first["field"] == "formatted_response_*"
+    assert first["line"] == 2 and first["field"] == "formatted_response_*"
     assert "this looks like std_format, not raw responses" in first["message"]
 
 

@@ -52,6 +52,7 @@ PLUGIN = BenchmarkPlugin(
     title="EPIC-Bench",
     scorer="scoring.benchmarks.epic.scorer:score",
     precheck="scoring.benchmarks.epic.scorer:precheck",
+    sniff="scoring.benchmarks.epic.scorer:sniff",
     board=board(),
     published=PublishedTable(SLUG, "epic_bench_table8.csv", "average", tuple(GROUP_TITLES), has_thinking=True),
     cli="scoring.benchmarks.epic.core.cli",

@@ -15,7 +15,8 @@ from typing import Any, Mapping, Sequence
 from scoring.core.contract import (FileProblem, PrecheckReport, SampleRecord, SampleResult, ScorerInput, ScoringResult,
                                    SubmissionRejected)
 from scoring.benchmarks.epic.core.fields import COORDINATE_SYSTEMS, NO_VALID_RESPONSE
-from scoring.benchmarks.epic.core.pipeline import Line, ParsedFile, format_problem, read_file, score_with_gt
+from scoring.benchmarks.epic.core.pipeline import (Line, ParsedFile, format_problem, head_in_other_format, read_file,
+                                                   score_with_gt)
 from scoring.benchmarks.epic.core.raw import gt_path_from_images, image_paths
 from scoring.benchmarks.epic.core.scorer import SCORER_VERSION, Options, SampleScore, summarize
 from scoring.benchmarks.epic.core.taxonomy import CATEGORY_CODES, GROUP_CODE_BY_KEY, LEAVES
@@ -142,6 +143,21 @@ def sample_result(sample: SampleRecord, line: Line | None, s: SampleScore) -> Sa
 RAW_CHOICE = ("tick \"The file holds raw model responses\" on the form (API and client: raw=true, or options "
               "{\"raw\": true})")
 STD_CHOICE = "leave \"The file holds raw model responses\" unticked (API and client: no raw option)"
+def sniff(head: bytes, options: Mapping[str, Any], *, complete: bool) -> str | None:
+    """Said before an upload is stored, from the start of the file: it is plainly in the other format than the
+    options read (every object line there looks raw while std_format is read, or the other way round)."""
+    _, raw = options_from(options)
+    lines = head_in_other_format(head, raw=raw, complete=complete)
+    if not lines:
+        return None
+    if raw:
+        return (f"This looks like std_format, not raw responses: the first {lines} line(s) have formatted_response_* "
+                f"fields and no 'response'. To have it read as std_format, {STD_CHOICE}.")
+    return (f"This looks like raw responses: the first {lines} line(s) have a 'response' and no formatted_response_* "
+            f"field, and read as std_format they would all score as no valid response. To have them parsed, "
+            f"{RAW_CHOICE}.")
+
+
 def file_problems(parsed: ParsedFile, match_problems: Sequence[FileProblem]) -> list[FileProblem]:
     """Everything that makes the file unusable: the format it seems to be in first (then the matching problems of
     the lines in the other format are left out: they follow from it), lines that cannot be read, lines that match

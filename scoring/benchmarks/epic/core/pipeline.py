@@ -183,6 +183,27 @@ def format_problem(parsed: ParsedFile, *, how_raw: str, how_std: str) -> FilePro
         line=lines[0], field="response")
 
 
+def head_in_other_format(head: bytes, *, raw: bool, complete: bool) -> int:
+    """How many JSON object lines the start of a file holds when every one of them looks like the other format than
+    `raw` says (raw responses when reading std_format, std_format lines when reading raw); 0 otherwise, or when
+    the start holds no object line. `complete`: `head` is the whole file (else its last, cut line is left out)."""
+    lines = head.split(b"\n")
+    if not complete:
+        lines = lines[:-1]
+    other = 0
+    for text in lines:
+        try:
+            item = json.loads(text)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(item, dict):
+            continue
+        if not (looks_std(item) if raw else looks_raw(item)):
+            return 0
+        other += 1
+    return other
+
+
 def _records(entries: Iterable[JsonLine], *, raw: bool | None, coordinate_system: str = "auto",
              format_type: str | None = None, read_answers: bool = True) -> ParsedFile:
     """Lines of records from decoded entries. A line that cannot be used is a problem saying "skipped" (the site
