@@ -61,6 +61,17 @@ def split_samples(*, split: Split, labels_only: bool = False) -> list[SampleReco
     ]
 
 
+def split_inputs(*, split: Split, limit: int | None = None) -> list[SampleRecord]:
+    """A split's samples with their keys, labels and inputs (what a model is shown), never their ground truth, in
+    position order; the first `limit` only when given. What a format page may hand out for any split."""
+    rows = Sample.objects.filter(split=split).order_by("position", "key").values_list(
+        "key", "position", "category", "group", "task", "inputs")
+    if limit is not None:
+        rows = rows[:limit]
+    return [SampleRecord(key=key, position=position, category=category, group=group, task=task, inputs=inputs or {})
+            for key, position, category, group, task, inputs in rows.iterator(chunk_size=2000)]
+
+
 def submission_watchable_by(*, submission_id: int, user) -> bool:
     """Whether a user may follow a submission live: its submitter and staff, as for its page and its API."""
     if user is None or not user.is_authenticated:

@@ -28,6 +28,30 @@ def load_target(target: str) -> Any:
 
 
 @dataclass(frozen=True)
+class FormatGuide:
+    """What a prediction file of the benchmark looks like, for its format page (`/leaderboard/<slug>/format/`). Text,
+    pairs and one dotted target; a benchmark that declares none gets this generic guide, so every benchmark has a
+    format page."""
+
+    summary: str = ("One JSON object per line (JSON Lines), one line per sample of the split, naming its sample by "
+                    "the sample's key (the `key` of each line of the split's inputs).")
+    file_types: tuple[str, ...] = ("JSON Lines (.jsonl)",)
+    fields: tuple[tuple[str, str], ...] = (("key", "the sample's key, as in the split's inputs"),)
+    example_lines: tuple[tuple[str, str], ...] = ()  # (what it shows, one line of a file)
+    options: tuple[tuple[str, str], ...] = ()  # (upload option, what it does)
+    coordinate_systems: tuple[tuple[str, str], ...] = ()  # (name, meaning)
+    model_coordinates: tuple[tuple[str, str], ...] = ()  # (model family, the coordinate system it usually answers in)
+    notes: tuple[str, ...] = ()
+    # "module:function": a `SampleRecord` (keys, labels and inputs; never ground truth) -> the object of one line of
+    # a file the scorer accepts for that sample; the format page offers a small example file of such lines.
+    example_record: str = ""
+    example_options: tuple[tuple[str, Any], ...] = ()  # the upload options the example file needs
+
+    def example_function(self) -> Callable[[Any], Any] | None:
+        return load_target(self.example_record) if self.example_record else None
+
+
+@dataclass(frozen=True)
 class BenchmarkPlugin:
     slug: str  # the name `Benchmark.scorer` holds, e.g. "epic-bench"
     title: str
@@ -48,6 +72,7 @@ class BenchmarkPlugin:
     # What a non-curator may see of a scored sample (`SampleScore.details` and `.components`): the key names
     # allowed at any depth (scoring.core.disclosure). On a split with hidden ground truth only these, so a scorer
     # key is secret until listed here; the default shows nothing. On a public split: None, everything.
+    format: FormatGuide = FormatGuide()  # the format page's content
     hidden_split_detail_keys: frozenset[str] = frozenset()
     public_split_detail_keys: frozenset[str] | None = None
 

@@ -93,6 +93,13 @@ def sniff_format(name: str, data: bytes) -> str:
     return "tsv"
 
 
+def example_prediction(sample: Any) -> dict[str, str]:
+    """One plan-pred/1 line for an item (a `SampleRecord`, no ground truth): its first option for a single-choice
+    item, a placeholder answer for an open one. For the format page's example file."""
+    options = sample.inputs.get("options") or {}
+    return {"id": sample.key, "prediction": next(iter(sorted(options)), "A") if options else "I do not know."}
+
+
 def read_predictions(path: str | Path) -> list[Prediction]:
     path = Path(path)
     return parse_predictions(path.read_bytes(), name=path.name)
