@@ -18,7 +18,7 @@ import numpy as np
 from django.conf import settings
 from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
@@ -461,4 +461,26 @@ def sample_overlay(request: HttpRequest, pk: int, index: int) -> HttpResponse:
     png = overlay.render_overlay(image, masks=masks, boxes=boxes, points=points, size=size)
     response = HttpResponse(png, content_type="image/png")
     response["Cache-Control"] = "private, max-age=300"
+    return response
+
+
+@require_GET
+def submission_samples_export(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    """The per-sample results of a scored upload as JSON Lines, with what the drill-down shows this viewer (the
+    benchmark's disclosure rules: on a hidden split, the submitter's own outputs and scores, never ground truth)."""
+    submission, _ = _drilldown_submission(request, pk)
+    keys = selectors.sample_detail_keys(user=request.user, split=submission.split)
+    hidden = submission.split.hidden_ground_truth
+
+    def lines():
+        for s in selectors.sample_scores(submission=submission).iterator(chunk_size=500):
+            details, components = sample_disclosed(s.details, s.components, outcome=s.outcome, keys=keys,
+                                                   hidden=hidden)
+            yield json.dumps({"index": s.index, "key": s.key, "task": s.task, "score": s.score, "outcome": s.outcome,
+                              "invalid": s.invalid, "error": s.error, "components": components,
+                              "details": details}, ensure_ascii=False) + "\n"
+
+    response = StreamingHttpResponse(lines(), content_type="application/jsonl; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="submission-{submission.pk}-samples.jsonl"'
+    response["Cache-Control"] = "private, no-store"
     return response

@@ -15,6 +15,7 @@ urlpatterns = [
     path("models/<slug:slug>/", board_views.model_page, name="model-page"),
     path("models/<slug:slug>/chart/<slug:benchmark>.svg", board_views.model_chart, name="model-chart"),
     path("submissions/<int:pk>/samples/", board_views.submission_samples, name="submission-samples"),
+    path("submissions/<int:pk>/samples.jsonl", board_views.submission_samples_export, name="submission-samples-export"),
     path("submissions/<int:pk>/samples/<int:index>/overlay.png", board_views.sample_overlay, name="sample-overlay"),
     path("submissions/precheck/", submit_views.precheck, name="submission-precheck"),
     path("api/leaderboards/<slug:benchmark>/", api.LeaderboardApi.as_view(), name="api-leaderboard"),

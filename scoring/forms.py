@@ -1,6 +1,11 @@
 from django import forms
 
+from scoring.benchmarks.epic.core.fields import AUTO, COORDINATE_SYSTEMS, FAMILY_COORDINATES
 from scoring.models import ModelEntry, Split
+
+COORD_MODE_HELP = ("EPIC-Bench only: how boxes and points are measured. Auto decides per sample from its numbers, "
+                   "and reads 0-1000 answers on images over 1000 px as pixels: choose the mode your model answers "
+                   "in. Usual: " + "; ".join(f"{family} {mode}" for family, mode in FAMILY_COORDINATES) + ".")
 
 
 class SplitChoiceField(forms.ModelChoiceField):
@@ -17,7 +22,18 @@ class SubmissionForm(forms.Form):
     raw_responses = forms.BooleanField(
         required=False, label="The file holds raw model responses (EPIC-Bench: parse them first)"
     )
+    coord_mode = forms.ChoiceField(
+        choices=[(mode, "auto (detect per sample)" if mode == AUTO else mode) for mode in COORDINATE_SYSTEMS],
+        required=False, initial=AUTO, label="Coordinate mode", help_text=COORD_MODE_HELP)
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False, label="Note (optional)")
+
+    def scorer_options(self) -> dict:
+        """The scorer options the form's choices stand for (the API's `raw` and `options`)."""
+        data = self.cleaned_data
+        options: dict = {"raw": True} if data.get("raw_responses") else {}
+        if data.get("coord_mode") and data["coord_mode"] != AUTO:
+            options["coord_mode"] = data["coord_mode"]
+        return options
 
     def __init__(self, *args, splits=None, **kwargs):
         super().__init__(*args, **kwargs)

@@ -35,7 +35,7 @@ def submission_new(request: HttpRequest) -> HttpResponse:
                     split=data["split"],
                     model_entry=entry,
                     uploaded_file=data["file"],
-                    options={"raw": True} if data["raw_responses"] else {},
+                    options=form.scorer_options(),
                     note=data["note"],
                 )
             except services.SubmissionError as exc:
@@ -58,6 +58,34 @@ def submission_list(request: HttpRequest) -> HttpResponse:
     return render(request, "scoring/submission_list.html", {"submissions": rows})
 
 
+OPTION_LABELS = {"raw": "Raw responses", "coord_mode": "Coordinate mode", "compat": "Toolkit compatibility"}
+COORDINATES_DECIDED_BY = {
+    "upload": "chosen on upload",
+    "file": "declared by {declared_by_lines} line(s) of the file; the other samples auto-detected",
+    "auto": "auto-detected per sample",
+}
+
+
+def options_shown(options: dict) -> list[tuple[str, str]]:
+    """The upload's scorer options as (label, value) rows; none: the defaults."""
+    def shown(value) -> str:
+        return "yes" if value is True else "no" if value is False else str(value)
+    order = list(OPTION_LABELS)
+    ordered = sorted(options.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order else len(order), kv[0]))
+    return [(OPTION_LABELS.get(k, k), shown(v)) for k, v in ordered]
+
+
+def coordinates_shown(details: dict) -> dict | None:
+    """EPIC-Bench: the coordinate mode a score used and what decided it, from `Score.details["coordinates"]`."""
+    found = details.get("coordinates") if isinstance(details, dict) else None
+    if not isinstance(found, dict):
+        return None
+    decided = COORDINATES_DECIDED_BY.get(found.get("decided_by"), str(found.get("decided_by")))
+    return {"mode": found.get("mode"), "decided_by": found.get("decided_by"),
+            "decided": decided.format(declared_by_lines=found.get("declared_by_lines", 0)),
+            "resolved": sorted((found.get("resolved") or {}).items())}
+
+
 @login_required
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = get_object_or_404(
@@ -66,4 +94,6 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if submission.submitter_id != request.user.pk and not request.user.is_staff:
         raise Http404("No such submission.")
     score = getattr(submission, "score", None) if submission.status == Submission.Status.SCORED else None
-    return render(request, "scoring/submission_detail.html", {"submission": submission, "score": score})
+    return render(request, "scoring/submission_detail.html", {
+        "submission": submission, "score": score, "options": options_shown(submission.options or {}),
+        "coordinates": coordinates_shown(score.details) if score else None})

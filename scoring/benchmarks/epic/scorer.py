@@ -9,12 +9,13 @@ Unmatched, duplicate or unreadable lines fail the whole file, so nothing half-sc
 """
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import PurePosixPath
 from typing import Any, Mapping, Sequence
 
 from scoring.core.contract import (FileProblem, PrecheckReport, SampleRecord, SampleResult, ScorerInput, ScoringResult,
                                    SubmissionRejected)
-from scoring.benchmarks.epic.core.fields import COORDINATE_SYSTEMS, NO_VALID_RESPONSE
+from scoring.benchmarks.epic.core.fields import AUTO, COORDINATE_SYSTEMS, NO_VALID_RESPONSE, coordinate_mode
 from scoring.benchmarks.epic.core.pipeline import (Line, ParsedFile, format_problem, head_in_other_format, read_file,
                                                    score_with_gt)
 from scoring.benchmarks.epic.core.raw import gt_path_from_images, image_paths
@@ -211,13 +212,37 @@ def precheck(inp: ScorerInput) -> PrecheckReport:
                              records=len(parsed.lines), matched_keys=matched, samples=inp.samples, notes=notes)
 
 
+def coordinates_of(records: Sequence[Mapping[str, Any]], lines: Sequence[Line | None], scores: Sequence[SampleScore],
+                   options: Options) -> dict[str, Any]:
+    """How the coordinates were read: the mode chosen on upload (None: auto), what decided it ("upload": the option;
+    "file": some lines declare a coordinate_system and the rest were detected; "auto": detected per sample), and
+    how many samples were read in each mode (the mode a sample's boxes or path were measured in)."""
+    resolved: Counter[str] = Counter()
+    declared = 0
+    for record, line, sample in zip(records, lines, scores):
+        for metric in ("localization", "path"):
+            found = sample.details.get(metric)
+            if isinstance(found, Mapping) and found.get("coordinate_system"):
+                resolved[str(found["coordinate_system"])] += 1
+                break
+        try:
+            declares = line is not None and coordinate_mode(record.get("coordinate_system")) != AUTO
+        except TypeError:  # an unhashable value: read as auto, as the scorer does not declare it either
+            declares = False
+        declared += declares
+    decided_by = "upload" if options.coord_mode else "file" if declared else "auto"
+    return {"mode": options.coord_mode or AUTO, "decided_by": decided_by,
+            "declared_by_lines": 0 if options.coord_mode else declared, "resolved": dict(sorted(resolved.items()))}
+
+
 def score(inp: ScorerInput) -> ScoringResult:
     options, raw = options_from(inp.options or {})
     parsed, matched = read_and_match(inp, raw=raw)
     samples = list(inp.samples)
     lines = [matched.get(s.key) for s in samples]
-    triples = ((_record_for(s, line), s.ground_truth, None if s.ground_truth else "the sample has no ground truth")
-               for s, line in zip(samples, lines))
+    records = [_record_for(s, line) for s, line in zip(samples, lines)]
+    triples = ((record, s.ground_truth, None if s.ground_truth else "the sample has no ground truth")
+               for s, record in zip(samples, records))
     scores = score_with_gt(triples, options=options, progress=inp.progress, total=len(samples), every=PROGRESS_EVERY)
     summary = summarize(scores)
     breakdown = breakdown_of(summary)
@@ -225,6 +250,7 @@ def score(inp: ScorerInput) -> ScoringResult:
         "mode": options.mode_name,
         "parser": "reference" if raw else "std_format",
         "coord_override": options.coord_mode,
+        "coordinates": coordinates_of(records, lines, scores, options),
         "samples": len(samples),
         "predictions": len(matched),
         "missing": len(samples) - len(matched),
