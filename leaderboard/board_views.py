@@ -43,6 +43,7 @@ from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
 from scoring.core.columns import Level
 from scoring.core.disclosure import sample_disclosed
 from scoring.models import ModelEntry, Sample, SampleScore, Submission
+from scoring.selectors import model_entry_editable_by, submission_public_to
 from scoring.benchmarks.plan.selectors import plan_judge_agreement
 
 PLOT_TOP_MODELS = 6
@@ -285,7 +286,8 @@ def model_page(request: HttpRequest, slug: str) -> HttpResponse:
         by_benchmark.setdefault(sub.split.benchmark.name, []).append({"sub": sub, "cells": cells})
     charts = list(dict.fromkeys((s.split.benchmark.slug, s.split.benchmark.name, s.split.name) for s in subs))
     return render(request, "leaderboard/model.html",
-                  {"entry": entry, "by_benchmark": by_benchmark, "charts": charts})
+                  {"entry": entry, "by_benchmark": by_benchmark, "charts": charts,
+                   "can_edit": model_entry_editable_by(entry=entry, user=request.user)})
 
 
 @require_GET
@@ -329,6 +331,8 @@ def _drilldown_submission(request: HttpRequest, pk: int) -> tuple[Submission, bo
         Submission.objects.select_related("model_entry", "split__benchmark", "score"),
         pk=pk, status=Submission.Status.SCORED, source=Submission.Source.UPLOAD,
     )
+    if not submission_public_to(submission=submission, user=request.user):
+        raise Http404("This submission is private.")
     curator = selectors.can_see_ground_truth(user=request.user, split=submission.split)
     is_owner = request.user.is_authenticated and submission.submitter_id == request.user.pk
     # On a hidden split, per-sample results are for the submitter and curators; elsewhere they are public.

@@ -50,7 +50,8 @@ class SubmissionCreateApi(APIView):
             if v["raw"]:
                 options["raw"] = True
             submission = services.submission_create(
-                user=user, split=split, model_entry=entry, uploaded_file=v["file"], options=options, note=v["note"]
+                user=user, split=split, model_entry=entry, uploaded_file=v["file"], options=options, note=v["note"],
+                visibility=v["visibility"],
             )
         except services.SubmissionError as exc:
             return _error(exc)

@@ -48,7 +48,10 @@ class SubmissionCreateInput(serializers.Serializer):
     options = serializers.JSONField(required=False, default=dict, help_text="Extra scorer options.")
     note = serializers.CharField(required=False, allow_blank=True, default="")
     organisation = serializers.CharField(required=False, allow_blank=True, default="")
-    kind = serializers.ChoiceField(choices=["", "proprietary", "open-source", "embodied", "baseline"], required=False, default="")
+    kind = serializers.ChoiceField(choices=["", "proprietary", "open-source", "embodied", "baseline"], required=False,
+                                   default="", help_text="A new model entry's kind; empty: not stated.")
+    visibility = serializers.ChoiceField(choices=["public", "private"], required=False, default="public",
+                                         help_text="public: on the boards; private: scored, seen by you only.")
     parameters_b = serializers.FloatField(required=False, allow_null=True, default=None)
 
     def validate_options(self, value):
@@ -81,6 +84,7 @@ class SubmissionOutput(serializers.ModelSerializer):
         fields = [
             "id", "benchmark", "split", "split_version", "model", "status", "error_message", "error_report",
             "error_count", "scorer_version", "progress_done", "progress_total", "created_at", "finished_at", "score", "url",
+            "visibility",
         ]
 
     @extend_schema_field(ScoreOutput(allow_null=True, help_text="The score once the submission is scored, else null."))
