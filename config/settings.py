@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and ReDoc served from our static files, never a CDN
     "channels",
     "scoring",
     "leaderboard",
@@ -157,6 +158,12 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Embodied Bench Hub API",
     "DESCRIPTION": "Leaderboards, submissions, annotation and the VGE agent API.",
     "VERSION": "1.0.0",
+    # The API docs load nothing from outside the site (many intranets cannot reach a CDN): the pinned sidecar's
+    # Swagger UI and ReDoc, our favicon, no online validator.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": STATIC_URL + "favicon.svg",
+    "REDOC_DIST": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
 # --- Celery ---------------------------------------------------------------------------------------
