@@ -4,8 +4,9 @@
 A split's inputs: `questions.jsonl` (one line per sample: key, labels and what the model is shown) and, for a split
 with public ground truth only, its images; of a hidden split the questions only, its images named but not
 included. Ground truth is never read (`scoring.selectors.split_inputs`). Images are found by the convention the
-importers follow: `inputs["images"]` lists media-relative paths or {"name", "url"} objects whose url is under
-MEDIA_URL. The zip is built once per split content (a digest of the inputs) under VAR_DIR/format-inputs/.
+importers follow: `inputs["images"]` lists paths relative to MEDIA_ROOT or MEDIA_ROOT/public, or {"name", "url"}
+objects whose url is under MEDIA_URL; nothing under MEDIA_ROOT/private is ever read. The zip is built once per
+content (a digest of the questions and of the images' names and sizes) under VAR_DIR/format-inputs/.
 """
 from __future__ import annotations
 
@@ -49,6 +50,17 @@ def _media_path(image: Any) -> tuple[str, str] | None:
     return None
 
 
+def _media_file(media: Path, relative: str) -> Path | None:
+    """The file a media-relative image path names: under MEDIA_ROOT, or MEDIA_ROOT/public (PLAN stores its paths
+    relative to the public folder); never one under MEDIA_ROOT/private (uploads)."""
+    private = media / "private"
+    for base in (media, media / "public"):
+        path = (base / relative.lstrip("/")).resolve()
+        if path.is_relative_to(media) and not path.is_relative_to(private) and path.is_file():
+            return path
+    return None
+
+
 def _safe_zip_name(name: str) -> str | None:
     parts = [p for p in PurePosixPath(name.replace("\\", "/")).parts if p not in ("", "/", ".")]
     return None if not parts or ".." in parts else "/".join(parts)
@@ -89,13 +101,16 @@ def split_inputs_zip(*, split: Split) -> Path:
     with_images = not split.hidden_ground_truth
     records = split_inputs(split=split)
     lines = [question_line(r, with_images=with_images) for r in records]
-    digest = hashlib.sha256(json.dumps([line for line, _ in lines], sort_keys=True).encode()).hexdigest()[:16]
+    media = Path(settings.MEDIA_ROOT).resolve()
+    sources = {name: _media_file(media, relative) for _, files in lines for name, relative in files}
+    found = sorted((name, path.stat().st_size) for name, path in sources.items() if path is not None)
+    content = [[line for line, _ in lines], found]
+    digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]
     folder = Path(settings.VAR_DIR) / "format-inputs"
     target = folder / f"{split.benchmark.slug}-{split.name}-v{split.version}-{'public' if with_images else 'q'}-{digest}.zip"
     if target.exists():
         return target
     folder.mkdir(parents=True, exist_ok=True)
-    media = Path(settings.MEDIA_ROOT).resolve()
     handle, temporary = tempfile.mkstemp(dir=folder, suffix=".part")
     os.close(handle)
     try:
@@ -103,14 +118,9 @@ def split_inputs_zip(*, split: Split) -> Path:
             archive.writestr("README.txt", _readme(split, with_images=with_images, samples=len(records)))
             archive.writestr("questions.jsonl", "".join(json.dumps(line, ensure_ascii=False) + "\n"
                                                         for line, _ in lines))
-            written: set[str] = set()
-            for _, files in lines:
-                for name, relative in files:
-                    source = (media / relative).resolve()
-                    if name in written or not source.is_relative_to(media) or not source.is_file():
-                        continue
+            for name, source in sorted(sources.items()):
+                if source is not None:
                     archive.write(source, name, compress_type=zipfile.ZIP_STORED)  # images are compressed already
-                    written.add(name)
         os.replace(temporary, target)
     finally:
         if os.path.exists(temporary):

@@ -19,6 +19,11 @@ from tests.tiny_benchmark.plugin import PLUGIN as TINY, SLUG as TINY_SLUG
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def own_var_dir(settings, tmp_path):
+    settings.VAR_DIR = tmp_path / "var"  # where the input zips are built
+
+
 def example(client, split):
     response = client.get(f"/leaderboard/{split.benchmark.slug}/format/{split.name}-v{split.version}-example.jsonl")
     assert response.status_code == 200 and "attachment" in response["Content-Disposition"]
@@ -104,3 +109,17 @@ def test_unknown_benchmarks_and_splits_are_404(client, tmp_path):
     assert client.get("/leaderboard/nope/format/").status_code == 404
     assert client.get("/leaderboard/plan-bench/format/nope-v1-example.jsonl").status_code == 404
     assert client.get("/leaderboard/plan-bench/format/t-v9-inputs.zip").status_code == 404
+
+
+def test_a_public_plan_split_hands_out_its_images_by_their_stored_paths(client, tmp_path):
+    split = split_of("plan-bench", tmp_path)
+    split.hidden_ground_truth = False
+    split.save()
+    archive = inputs(client, split)
+    lines = [json.loads(x) for x in archive.read("questions.jsonl").splitlines()]
+    names = [name for line in lines for name in line["inputs"]["images"]]
+    assert names and set(names) <= set(archive.namelist())
+    assert all(archive.read(name)[:4] in (b"\x89PNG", b"\xff\xd8\xff\xe0", b"\xff\xd8\xff\xe1", b"\xff\xd8\xff\xdb")
+               for name in names[:3])
+    assert all("question" in line["inputs"] for line in lines)
+    assert "answer" not in archive.read("questions.jsonl").decode().replace('"answer_', "")

@@ -235,3 +235,17 @@ def test_make_demo_epic_is_idempotent(settings, tmp_path):
     again = {s.model_entry.slug: s.score.overall for s in Submission.objects.filter(split=split)}
     assert again == first and Submission.objects.filter(split=split).count() == 3
     assert ModelEntry.objects.get(slug="epic-demo-random").kind == "baseline"
+
+
+def test_the_api_refuses_a_raw_file_without_raw_before_storing_it(token_client, split):
+    body = "\n".join(json.dumps(x) for x in raw_lines()).encode()
+    response = token_client.post("/api/submissions/", {"benchmark": "epic-bench", "split": split.name, "model": "Api-E",
+                                                       "file": SimpleUploadedFile("raw.jsonl", body)},
+                                 format="multipart")
+    assert response.status_code == 400 and response.json()["field"] == "file"
+    assert response.json()["detail"].startswith("This looks like raw responses")
+    assert not Submission.objects.exists()
+    ok = token_client.post("/api/submissions/", {"benchmark": "epic-bench", "split": split.name, "model": "Api-E",
+                                                 "raw": "true", "file": SimpleUploadedFile("raw.jsonl", body)},
+                           format="multipart")
+    assert ok.status_code == 201
