@@ -114,3 +114,39 @@ def test_the_page_shows_the_files_facts_and_the_download_has_what_the_drilldown_
     assert shown and shown <= allowed  # e.g. no gt_error, gt_count or weights on a hidden split
     client.force_login(other_user)
     assert client.get(f"/submissions/{submission.pk}/samples.jsonl").status_code == 404
+
+
+def test_0_to_1000_boxes_on_large_images_need_the_mode_and_the_form_gives_it(client, user, tmp_path):
+    """The listed problem: 0-1000 boxes on images over 1000 px are read as pixels in auto mode (every value is
+    within the image); choosing normalized_0_1000 on the form scores them as meant."""
+    from scoring.benchmarks.epic.core import demo
+    from scoring.benchmarks.epic.importer import epic_split_import
+    from scoring.models import Benchmark
+
+    Benchmark.objects.get_or_create(slug="epic-bench", defaults={"name": "EPIC-Bench", "scorer": "epic-bench"})
+    samples = demo.make_split(5, per_leaf=0, sizes=((1200, 1600),), counts={"GroundDetection": 2,
+                                                                            "AffordanceRegion": 2})
+    demo.write_layout(tmp_path, samples)
+    split, report = epic_split_import(path=tmp_path, split_name="large", hidden=False)
+    assert report.problems == []
+
+    def response(sample):
+        boxes = [[round(x1 * 1000 / sample.width), round(y1 * 1000 / sample.height), round(x2 * 1000 / sample.width),
+                  round(y2 * 1000 / sample.height)] for x1, y1, x2, y2 in sample.truth["boxes"]]
+        return "```json\n" + json.dumps({"bounding_boxes": boxes}) + "\n```"
+
+    thousandths = "".join(json.dumps(demo.raw_line(s, response(s))) + "\n" for s in samples).encode()
+    pixels = "".join(json.dumps(demo.raw_line(s, demo.oracle_response(s))) + "\n" for s in samples).encode()
+    client.force_login(user)
+    overall = {}
+    for name, body, mode, read_as in (("pixels", pixels, "auto", "absolute"),
+                                      ("auto", thousandths, "auto", "absolute"),
+                                      ("chosen", thousandths, "normalized_0_1000", "normalized_0_1000")):
+        post_form(client, split, body, raw_responses="on", coord_mode=mode)
+        submission = Submission.objects.order_by("-pk").first()
+        assert pipeline.submission_score(submission_id=submission.pk, worker="test") == "scored"
+        submission.refresh_from_db()
+        overall[name] = submission.score.overall
+        assert set(submission.score.details["coordinates"]["resolved"]) == {read_as}
+    # Chosen, the 0-1000 answers score as the same answers in pixels (up to rounding); left to auto, far less.
+    assert abs(overall["chosen"] - overall["pixels"]) < 3 and overall["auto"] < overall["pixels"] - 30, overall
