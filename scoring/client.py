@@ -45,9 +45,11 @@ def _detail(response: httpx.Response) -> str:
 
 def submit(
     client: httpx.Client, *, benchmark: str, model: str, file: Path, split: str | None = None,
-    thinking: str = "", raw: bool = False, note: str = "", coord_mode: str = "",
+    thinking: str = "", raw: bool = False, note: str = "", coord_mode: str = "", private: bool = False,
 ) -> dict[str, Any]:
     data = {"benchmark": benchmark, "model": model}
+    if private:
+        data["visibility"] = "private"
     if coord_mode and coord_mode != AUTO:
         data["options"] = json.dumps({"coord_mode": coord_mode})
     if split:
@@ -117,6 +119,7 @@ def main(argv: list[str] | None = None, *, transport: httpx.BaseTransport | None
     s.add_argument("--family", choices=sorted(FAMILY_MODES), default=None,
                    help="EPIC-Bench: take the coordinate mode from this model family's usual one: "
                         + ", ".join(f"{f} {m}" for f, m in FAMILY_COORDINATES))
+    s.add_argument("--private", action="store_true", help="score it for you only: on no board until made public")
     s.add_argument("--note", default="")
     s.add_argument("--timeout", type=float, default=1800.0)
     s.add_argument("--interval", type=float, default=2.0)
@@ -134,7 +137,8 @@ def main(argv: list[str] | None = None, *, transport: httpx.BaseTransport | None
         try:
             created = submit(client, benchmark=args.benchmark, model=args.model, file=args.file, split=args.split,
                              thinking=args.thinking, raw=args.raw, note=args.note,
-                             coord_mode=args.coord_mode or FAMILY_MODES.get(args.family or "", ""))
+                             coord_mode=args.coord_mode or FAMILY_MODES.get(args.family or "", ""),
+                             private=args.private)
             print(f"uploaded as submission #{created['id']}", file=out)
             if args.no_wait:
                 return 0

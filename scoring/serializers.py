@@ -60,6 +60,13 @@ class SubmissionCreateInput(serializers.Serializer):
         return value
 
 
+class SubmissionVisibilityInput(serializers.Serializer):
+    visibility = serializers.ChoiceField(
+        choices=["public", "private", "withdrawn"],
+        help_text="public: on the boards; private: scored, seen by its submitter only; withdrawn: on no board, for "
+                  "good (a curator may restore it).")
+
+
 class ScoreOutput(serializers.Serializer):
     overall = serializers.FloatField(allow_null=True, help_text="Headline figure, in percent.")
     breakdown = serializers.DictField(help_text="Column key -> value.")

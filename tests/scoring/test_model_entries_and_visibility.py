@@ -4,11 +4,17 @@ withdrawn (on no board, for good), and the boards, model pages, exports, the dri
 public rows only."""
 from __future__ import annotations
 
+import io
+
+import httpx
 import pytest
 from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.wsgi import get_wsgi_application
+from rest_framework.authtoken.models import Token
 
 from scoring import pipeline, services
+from scoring.client import main
 from scoring.models import ChangeRecord, ModelEntry, Submission
 from tests.scoring.factories import SampleFactory, SplitFactory
 
@@ -135,3 +141,31 @@ def test_the_api_takes_the_visibility(token_client, split, celery_eager, django_
                                                   "visibility": "withdrawn",
                                                   "file": SimpleUploadedFile("p.txt", b"1\n")}, format="multipart")
     assert bad.status_code == 400
+
+
+def test_the_api_changes_the_visibility_of_ones_own_submission(token_client, api_client, other_user, split,
+                                                               celery_eager, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        created = token_client.post("/api/submissions/", {
+            "benchmark": "dummy-bench", "split": split.name, "model": "Patch-VL",
+            "file": SimpleUploadedFile("p.txt", b"1\n1\n")}, format="multipart").json()
+    url = f"/api/submissions/{created['id']}/"
+    response = token_client.patch(url, {"visibility": "private"}, format="json")
+    assert response.status_code == 200 and response.json()["visibility"] == "private"
+    assert token_client.patch(url, {"visibility": "everyone"}, format="json").status_code == 400
+    api_client.force_authenticate(other_user)
+    assert api_client.patch(url, {"visibility": "public"}, format="json").status_code == 404
+    assert Submission.objects.get(pk=created["id"]).visibility == "private"
+    assert ChangeRecord.objects.filter(subject="submission", object_id=created["id"]).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_client_uploads_a_private_submission(user, split, tmp_path, celery_eager):
+    path = tmp_path / "p.txt"
+    path.write_bytes(b"1\n0\n")
+    out = io.StringIO()
+    code = main(["submit", "--url", "http://testserver", "--token", Token.objects.create(user=user).key,
+                 "--benchmark", "dummy-bench", "--split", split.name, "--model", "Quiet-VL", "--private",
+                 "--interval", "0", str(path)], transport=httpx.WSGITransport(app=get_wsgi_application()), out=out)
+    assert code == 0, out.getvalue()
+    assert Submission.objects.get().visibility == "private"

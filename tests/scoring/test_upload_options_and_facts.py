@@ -13,9 +13,11 @@ from django.core.wsgi import get_wsgi_application
 from rest_framework.authtoken.models import Token
 
 from scoring import pipeline
+from scoring.benchmarks.epic.core import demo
 from scoring.benchmarks.epic.core.fields import FAMILY_COORDINATES
+from scoring.benchmarks.epic.importer import epic_split_import
 from scoring.client import main as client_main
-from scoring.models import Submission
+from scoring.models import Benchmark, Submission
 from tests.scoring.bench_splits import good_file, split_of, upload
 
 pytestmark = pytest.mark.django_db
@@ -119,10 +121,6 @@ def test_the_page_shows_the_files_facts_and_the_download_has_what_the_drilldown_
 def test_0_to_1000_boxes_on_large_images_need_the_mode_and_the_form_gives_it(client, user, tmp_path):
     """The listed problem: 0-1000 boxes on images over 1000 px are read as pixels in auto mode (every value is
     within the image); choosing normalized_0_1000 on the form scores them as meant."""
-    from scoring.benchmarks.epic.core import demo
-    from scoring.benchmarks.epic.importer import epic_split_import
-    from scoring.models import Benchmark
-
     Benchmark.objects.get_or_create(slug="epic-bench", defaults={"name": "EPIC-Bench", "scorer": "epic-bench"})
     samples = demo.make_split(5, per_leaf=0, sizes=((1200, 1600),), counts={"GroundDetection": 2,
                                                                             "AffordanceRegion": 2})
