@@ -91,7 +91,7 @@ FORMAT = FormatGuide(
     notes=(
         "Boxes are [x1, y1, x2, y2]; a box given the other way round is reordered. Gemini prints [ymin, xmin, ymax, "
         "xmax] unless asked otherwise: ask it for [x1, y1, x2, y2].",
-        "The example file answers every sample of a split with one made-up box (or path): it scores, low.",
+        "The example file answers each sample it holds with one made-up box (or path): it scores, low.",
     ),
     example_record="scoring.benchmarks.epic.core.example:example_record",
     example_options=(("raw", True),),
