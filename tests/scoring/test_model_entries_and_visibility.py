@@ -116,6 +116,8 @@ def test_making_it_public_puts_it_on_the_board_and_withdrawing_takes_it_off_for_
     assert client.post(f"/submissions/{mine.pk}/visibility/", {"visibility": "public"}).status_code == 302
     client.logout()
     assert "Later-VL" in client.get("/leaderboard/dummy-bench/").content.decode()  # the cached page refreshed
+    [row] = client.get("/api/leaderboards/dummy-bench/").json()["rows"]
+    assert row["model"]["name"] == "Later-VL" and row["model"]["kind"] == ""  # not stated, not open-source
     client.force_login(user)
     client.post(f"/submissions/{mine.pk}/visibility/", {"visibility": "withdrawn"})
     client.logout()
