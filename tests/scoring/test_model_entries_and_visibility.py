@@ -109,6 +109,7 @@ def test_a_private_submission_is_on_no_board_and_its_results_are_its_owners(clie
     assert client.get(f"/submissions/{mine.pk}/samples/").status_code == 200
     page = client.get(f"/submissions/{mine.pk}/").content.decode()
     assert "Private: scored, seen by its owner only" in page
+    assert '<td class="visibility-private">private</td>' in client.get("/submissions/").content.decode()
 
 
 def test_making_it_public_puts_it_on_the_board_and_withdrawing_takes_it_off_for_good(client, user, curator, split):
