@@ -10,7 +10,9 @@ import random
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from tests.scoring.bench_splits import BENCHMARKS, good_file, good_line, split_of
+from scoring.errors import SubmissionError
+from scoring.models import Submission
+from tests.scoring.bench_splits import BENCHMARKS, good_file, good_line, split_of, upload
 from tests.scoring.factories import SampleFactory, SplitFactory
 
 pytestmark = pytest.mark.django_db
@@ -208,3 +210,19 @@ def test_the_items_file_uploaded_as_predictions_is_named_as_such(client, tmp_pat
     assert "looks like the split's items (the questions), not predictions" in body["problems"][0]["message"]
     body = precheck(client, split, b'{"id": "x1", "response": "A"}\n')
     assert "(the line has 'response': name that field 'prediction')" in body["problems"][0]["message"]
+
+
+@pytest.mark.parametrize("body, name, message", [
+    (b"index\tquestion\tA\tB\n1\tWhich?\tred\tblue\n", "PLAN.tsv", "This looks like a VLMEvalKit input sheet"),
+    (b'{"id": "x1", "question": "Which?", "answer": "A"}\n{"id": "x2", "question": "How many?"}\n', "items.jsonl",
+     "This looks like the split's items (the questions), not predictions: the first 2 line(s)"),
+])
+def test_the_questions_uploaded_as_predictions_are_refused_before_they_are_stored(user, tmp_path, body, name, message):
+    split = split_of("plan-bench", tmp_path)
+    with pytest.raises(SubmissionError) as refused:
+        upload(user, split, body, name=name)
+    assert refused.value.field == "file" and refused.value.message.startswith(message)
+    assert "no quota was used" in refused.value.message
+    assert not Submission.objects.exists()
+    # A result sheet has both columns: it goes through.
+    assert upload(user, split, b"index\tquestion\tprediction\n1\tWhich?\tA\n", name="PLAN_result.tsv").pk

@@ -55,6 +55,7 @@ PLUGIN = BenchmarkPlugin(
     title="PLAN-Bench",
     scorer="scoring.benchmarks.plan.scorer:score",
     precheck="scoring.benchmarks.plan.scorer:precheck",
+    sniff="scoring.benchmarks.plan.scorer:sniff",
     board=board(),
     published=PublishedTable(
         SLUG, "plan_bench.csv", "overall", tuple(DIMENSION_KEYS.values()),

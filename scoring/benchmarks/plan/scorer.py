@@ -7,7 +7,7 @@ go to the database cache; what stays undecided joins the human queue. A submissi
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from scoring.core.contract import PrecheckReport, SampleRecord, SampleResult, ScorerInput, ScoringResult
 from scoring.benchmarks.plan import services as plan_services  # the DB verdict cache, the judge client, the queue
@@ -15,7 +15,7 @@ from scoring.benchmarks.plan.core.aggregate import Row, score_fields, summarise
 from scoring.benchmarks.plan.core.engine import judge_submission
 from scoring.benchmarks.plan.core.protocol import PROMPT_VERSION
 from scoring.benchmarks.plan.core.readers import (FORMAT_NAMES, check_prediction_ids, parse_predictions, sniff_format,
-                                                  unknown_prediction_ids)
+                                                  unknown_prediction_ids, wrong_file_kind)
 from scoring.benchmarks.plan.core.rules import RULE_VERSION
 from scoring.benchmarks.plan.core.types import DIMENSION_OF, Item, ItemType, Outcome, Prediction
 
@@ -80,6 +80,11 @@ def read_predictions_for(inp: ScorerInput, items: Sequence[Item]) -> list[Predic
     predictions = parse_predictions(inp.file_path.read_bytes(), name=inp.file_path.name, samples=len(items))
     check_prediction_ids(list(items), predictions)
     return predictions
+
+
+def sniff(head: bytes, options: Mapping[str, Any], *, complete: bool) -> str | None:
+    """Said before an upload is stored: the file is the questions, not predictions (readers.wrong_file_kind)."""
+    return wrong_file_kind(head, complete=complete)
 
 
 def precheck(inp: ScorerInput) -> PrecheckReport:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import csv
 import io
+import json
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -98,6 +99,39 @@ def example_prediction(sample: Any) -> dict[str, str]:
     item, a placeholder answer for an open one. For the format page's example file."""
     options = sample.inputs.get("options") or {}
     return {"id": sample.key, "prediction": next(iter(sorted(options)), "A") if options else "I do not know."}
+
+
+def wrong_file_kind(head: bytes, *, complete: bool) -> str | None:
+    """From the start of a file: a message when it is plainly not predictions, but the questions (the split's items
+    file as JSON Lines, or a VLMEvalKit input sheet: a question column and no prediction column); else None."""
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if stripped[:2] == b"PK" or not stripped:
+        return None
+    lines = stripped.split(b"\n")
+    if not complete:
+        lines = lines[:-1]
+    if stripped[:1] == b"{":
+        records = []
+        for text in lines:
+            try:
+                record = json.loads(text)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+        if records and all("question" in r and "prediction" not in r for r in records):
+            return (f"This looks like the split's items (the questions), not predictions: the first {len(records)} "
+                    "line(s) have a 'question' and no 'prediction'. Run the model on them and upload lines "
+                    "{\"id\": ..., \"prediction\": ...}.")
+        return None
+    if not lines:
+        return None
+    header = [cell.strip() for cell in lines[0].decode("utf-8", "replace").split("\t")]
+    if "question" in header and "prediction" not in header:
+        return ("This looks like a VLMEvalKit input sheet (the questions), not a result sheet: its header has a "
+                "'question' column and no 'prediction' column. Run the model on it and upload the sheet VLMEvalKit "
+                "writes.")
+    return None
 
 
 def read_predictions(path: str | Path) -> list[Prediction]:
