@@ -6,7 +6,8 @@
 EPIC-Bench's coordinate mode: --coord-mode names it; --family takes it from the model families' table (the
 public toolkit's batch runner's); --coord-mode wins over --family.
 
-Uses only httpx and the public API (POST /api/submissions/, GET /api/submissions/{id}/); no Django.
+Uses httpx and the public API (POST /api/submissions/, GET /api/submissions/{id}/); no Django (the model families'
+coordinate table comes from the pure EPIC core).
 Exit status: 0 scored, 1 failed or refused, 2 bad arguments, 3 timed out.
 """
 from __future__ import annotations
