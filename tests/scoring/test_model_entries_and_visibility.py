@@ -9,6 +9,7 @@ import io
 import httpx
 import pytest
 from django.contrib.auth.models import Group
+from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.wsgi import get_wsgi_application
 from rest_framework.authtoken.models import Token
@@ -19,6 +20,11 @@ from scoring.models import ChangeRecord, ModelEntry, Submission
 from tests.scoring.factories import SampleFactory, SplitFactory
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache():
+    cache.clear()  # boards cache their split by slug: another test's split of the same slug must not answer
 
 
 @pytest.fixture
