@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and ReDoc served from our static files, never a CDN
     "channels",
     "scoring",
     "leaderboard",
@@ -161,6 +162,12 @@ SPECTACULAR_SETTINGS = {
     # Request bodies get their own components, so an upload's file is `format: binary` and read-only fields are
     # left out of what a client (or the schema fuzz run) is asked to send.
     "COMPONENT_SPLIT_REQUEST": True,
+    # The API docs load nothing from outside the site (many intranets cannot reach a CDN): the pinned sidecar's
+    # Swagger UI and ReDoc, our favicon, no online validator.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": STATIC_URL + "favicon.svg",
+    "REDOC_DIST": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
 # --- Celery ---------------------------------------------------------------------------------------

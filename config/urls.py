@@ -1,9 +1,12 @@
 from django.conf import settings
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 from django.views.static import serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from config.api_docs import LocalRedocView
 from scoring.api import ApiNotFound
 from scoring.benchmarks import plugins
 
@@ -19,6 +22,8 @@ urlpatterns = [
     path("", include("leaderboard.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/redoc/", LocalRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     # Only media/public is served (benchmark images, rendered views); submissions and hidden GT live elsewhere.
     path("media/public/<path:path>", serve, {"document_root": settings.MEDIA_ROOT / "public"}),
     # Last: an /api/ path nothing above matched is a JSON 404, not the site's HTML page.

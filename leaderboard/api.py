@@ -124,6 +124,14 @@ class PrecheckInput(serializers.Serializer):
     benchmark = serializers.CharField(min_length=1)
     split = serializers.CharField(required=False, allow_blank=True)
     file = serializers.FileField()
+    raw = serializers.BooleanField(required=False, default=False,
+                                   help_text="EPIC-Bench: raw model responses (as for the upload).")
+    options = serializers.JSONField(required=False, default=dict, help_text="Scorer options, as for the upload.")
+
+    def validate_options(self, value):
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("options must be a JSON object")
+        return value
 
 
 class ProblemOutput(serializers.Serializer):
@@ -136,6 +144,14 @@ class PrecheckOutput(serializers.Serializer):
     ok = serializers.BooleanField()
     checked_by = serializers.ChoiceField(choices=["scorer", "generic"])
     problems = ProblemOutput(many=True)
+    file_format = serializers.CharField(help_text="What the scorer read the file as (empty: not known).")
+    records = serializers.IntegerField(allow_null=True, help_text="Lines (rows) read as predictions.")
+    matched = serializers.IntegerField(allow_null=True, help_text="Of those, lines that answer a sample of the split.")
+    samples = serializers.IntegerField(allow_null=True, help_text="Samples in the split.")
+    missing = serializers.ListField(child=serializers.CharField(),
+                                    help_text="Keys of samples no line answers (the first 20; they score 0).")
+    missing_count = serializers.IntegerField()
+    notes = serializers.ListField(child=serializers.CharField())
 
 
 class PrecheckApi(APIView):
@@ -156,6 +172,13 @@ class PrecheckApi(APIView):
             return Response({"detail": exc.message, "field": exc.field}, status=exc.status)
         if v["file"].size > services.settings.SUBMISSION_MAX_BYTES:
             return Response({"detail": "The file is over the size limit."}, status=413)
-        result = submission_precheck(split=split, uploaded_file=v["file"])
-        return Response(PrecheckOutput({"ok": result.ok, "checked_by": result.checked_by,
-                                        "problems": [p.as_dict() for p in result.problems]}).data)
+        options = dict(v["options"])
+        if v["raw"]:
+            options["raw"] = True
+        result = submission_precheck(split=split, uploaded_file=v["file"], options=options)
+        report = result.report
+        return Response(PrecheckOutput({
+            "ok": result.ok, "checked_by": result.checked_by, "problems": [p.as_dict() for p in result.problems],
+            "file_format": report.file_format, "records": report.records, "matched": report.matched,
+            "samples": report.samples, "missing": list(report.missing), "missing_count": report.missing_count,
+            "notes": list(report.notes)}).data)

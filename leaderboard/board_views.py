@@ -18,7 +18,7 @@ import numpy as np
 from django.conf import settings
 from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.template.loader import render_to_string
@@ -50,6 +50,7 @@ from scoring.core.disclosure import sample_disclosed
 from scoring.models import ModelEntry, Sample, SampleScore, Submission
 from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.protocol import BUILT_IN_LABEL, PromptFileError
+from scoring.selectors import model_entry_editable_by, submission_public_to
 from scoring.benchmarks.plan.selectors import plan_judge_agreement
 
 PLOT_TOP_MODELS = 6
@@ -337,6 +338,7 @@ def model_page(request: HttpRequest, slug: str) -> HttpResponse:
         "open_weights": entry.open_weights if entry.open_weights is not None
         else (True if entry.kind == ModelEntry.Kind.OPEN_SOURCE and reported_in else None),
         "reported_in": reported_in,
+        "can_edit": model_entry_editable_by(entry=entry, user=request.user),
     })
 
 
@@ -382,6 +384,8 @@ def _drilldown_submission(request: HttpRequest, pk: int) -> tuple[Submission, bo
         Submission.objects.select_related("model_entry", "split__benchmark", "score"),
         pk=pk, status=Submission.Status.SCORED, source=Submission.Source.UPLOAD,
     )
+    if not submission_public_to(submission=submission, user=request.user):
+        raise Http404("This submission is private.")
     curator = selectors.can_see_ground_truth(user=request.user, split=submission.split)
     is_owner = request.user.is_authenticated and submission.submitter_id == request.user.pk
     # On a hidden split, per-sample results are for the submitter and curators; elsewhere they are public.
@@ -540,4 +544,26 @@ def sample_overlay(request: HttpRequest, pk: int, index: int) -> HttpResponse:
     png = overlay.render_overlay(image, masks=masks, boxes=boxes, points=points, size=size)
     response = HttpResponse(png, content_type="image/png")
     response["Cache-Control"] = "private, max-age=300"
+    return response
+
+
+@require_GET
+def submission_samples_export(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    """The per-sample results of a scored upload as JSON Lines, with what the drill-down shows this viewer (the
+    benchmark's disclosure rules: on a hidden split, the submitter's own outputs and scores, never ground truth)."""
+    submission, _ = _drilldown_submission(request, pk)
+    keys = selectors.sample_detail_keys(user=request.user, split=submission.split)
+    hidden = submission.split.hidden_ground_truth
+
+    def lines():
+        for s in selectors.sample_scores(submission=submission).iterator(chunk_size=500):
+            details, components = sample_disclosed(s.details, s.components, outcome=s.outcome, keys=keys,
+                                                   hidden=hidden)
+            yield json.dumps({"index": s.index, "key": s.key, "task": s.task, "score": s.score, "outcome": s.outcome,
+                              "invalid": s.invalid, "error": s.error, "components": components,
+                              "details": details}, ensure_ascii=False) + "\n"
+
+    response = StreamingHttpResponse(lines(), content_type="application/jsonl; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="submission-{submission.pk}-samples.jsonl"'
+    response["Cache-Control"] = "private, no-store"
     return response

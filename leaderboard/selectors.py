@@ -92,7 +92,8 @@ def board_page_key_cached(*, slug: str, split_name: str | None, full_path: str) 
 def board_fingerprint(*, split_id: int) -> str:
     """What changes when a board's data changes: scored submissions (count, newest, last finish) and their
     headline figures (a PLAN score recomputed in place after human judgement changes only these)."""
-    agg = Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED).aggregate(
+    agg = Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED,
+                                    visibility=Submission.Visibility.PUBLIC).aggregate(
         n=Count("id"), last=Max("finished_at"), top=Max("id"), known=Count("score__overall"),
         total=Sum("score__overall"),
     )
@@ -152,8 +153,10 @@ def _row(sub: Submission) -> BoardRow:
 
 
 def _load_rows(split_id: int) -> list[BoardRow]:
+    """The board's rows: scored public submissions (a private or withdrawn one is on no board)."""
     subs = (
-        Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED, score__isnull=False)
+        Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED, score__isnull=False,
+                                  visibility=Submission.Visibility.PUBLIC)
         .select_related("model_entry", "score")
         .order_by("id")
     )
@@ -184,7 +187,8 @@ def board_data(*, split: Split) -> BoardData:
 
 def model_submissions(*, entry: ModelEntry) -> QuerySet[Submission]:
     return (
-        Submission.objects.filter(model_entry=entry, status=Submission.Status.SCORED, score__isnull=False)
+        Submission.objects.filter(model_entry=entry, status=Submission.Status.SCORED, score__isnull=False,
+                                  visibility=Submission.Visibility.PUBLIC)
         .select_related("split__benchmark", "score")
         .order_by("split__benchmark__order", "split__name", "-id")
     )

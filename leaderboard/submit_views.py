@@ -14,6 +14,9 @@ from scoring.selectors import splits_open_for_submission
 class PrecheckForm(forms.Form):
     split = forms.ModelChoiceField(queryset=Split.objects.none(), help_text="Benchmark and split the file is for.")
     file = forms.FileField(help_text="The prediction file; it is checked, not stored and not scored.")
+    raw_responses = forms.BooleanField(
+        required=False, label="The file holds raw model responses (EPIC-Bench: parse them first)",
+        help_text="Tick it as you will on the upload form: the file is read the way it will be scored.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -32,7 +35,9 @@ def precheck(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         form = PrecheckForm(request.POST, request.FILES)
         if form.is_valid():
-            result = submission_precheck(split=form.cleaned_data["split"], uploaded_file=form.cleaned_data["file"])
+            data = form.cleaned_data
+            result = submission_precheck(split=data["split"], uploaded_file=data["file"],
+                                         options={"raw": True} if data["raw_responses"] else {})
         else:
             status = 400
     else:

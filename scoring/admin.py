@@ -1,6 +1,7 @@
 from django.contrib import admin
 
-from scoring.models import Benchmark, ModelEntry, Sample, SampleScore, Score, Split, Submission, UploadQuotaDay
+from scoring.models import (Benchmark, ChangeRecord, ModelEntry, Sample, SampleScore, Score, Split, Submission,
+                            UploadQuotaDay)
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement, PlanVerdict
 
 
@@ -37,8 +38,9 @@ class ScoreInline(admin.StackedInline):
 
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ("id", "model_entry", "split", "source", "status", "submitter", "created_at", "attempts")
-    list_filter = ("status", "source", "split")
+    list_display = ("id", "model_entry", "split", "source", "status", "visibility", "submitter", "created_at",
+                    "attempts")
+    list_filter = ("status", "source", "visibility", "split")
     search_fields = ("model_entry__name", "original_filename")
     inlines = [ScoreInline]
     readonly_fields = ("sha256", "size_bytes", "attempts", "worker", "heartbeat_at", "started_at", "finished_at")
@@ -80,3 +82,10 @@ class PlanJudgementAdmin(admin.ModelAdmin):
 class PlanAuditCheckAdmin(admin.ModelAdmin):
     list_display = ("item_key", "split", "subtask", "judge", "judge_correct", "human_correct", "reviewer")
     list_filter = ("split", "dimension", "judge_decided_by")
+
+
+@admin.register(ChangeRecord)
+class ChangeRecordAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "subject", "object_id", "user")
+    list_filter = ("subject",)
+    readonly_fields = ("subject", "object_id", "user", "changes", "created_at")

@@ -12,7 +12,8 @@ from rest_framework.views import APIView
 
 from scoring import selectors, services
 from scoring.models import Submission
-from scoring.serializers import SubmissionCreateInput, SubmissionOutput, error_responses
+from scoring.roles import is_curator
+from scoring.serializers import SubmissionCreateInput, SubmissionOutput, SubmissionVisibilityInput, error_responses
 
 
 def _error(exc: services.SubmissionError) -> Response:
@@ -53,6 +54,7 @@ class SubmissionCreateApi(APIView):
             submission = services.submission_create(
                 user=user, split=split, model_entry=entry, uploaded_file=v["file"], options=options, note=v["note"],
                 run_set=v["run_set"],
+                visibility=v["visibility"],
             )
         except services.SubmissionError as exc:
             return _error(exc)
@@ -78,6 +80,22 @@ class SubmissionDetailApi(APIView):
             return Response({"detail": "Not your submission."}, status=404)
         return Response(SubmissionOutput(submission).data)
 
+    @extend_schema(request=SubmissionVisibilityInput,
+                   responses={200: SubmissionOutput, **error_responses(400, 401, 403, 404)})
+    def patch(self, request: Request, pk: int) -> Response:
+        """Make a submission public, private or withdrawn (its submitter, or a curator); the change is recorded."""
+        submission = get_object_or_404(Submission.objects.select_related("split__benchmark", "model_entry"), pk=pk)
+        if submission.submitter_id != request.user.pk and not is_curator(request.user):
+            return Response({"detail": "Not your submission."}, status=404)
+        data = SubmissionVisibilityInput(data=request.data)
+        if not data.is_valid():
+            return Response({"detail": "Invalid request.", "errors": data.errors}, status=400)
+        try:
+            services.submission_visibility_set(user=request.user, submission=submission,
+                                               visibility=data.validated_data["visibility"])
+        except services.SubmissionError as exc:
+            return _error(exc)
+        return Response(SubmissionOutput(submission).data)
 
 class ApiNotFound(APIView):
     """Any /api/ path no route matches (an id that is not a number, a misspelt benchmark): a JSON 404 in the API's

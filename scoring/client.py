@@ -1,9 +1,13 @@
 """Command-line client: upload a prediction file with an API token and wait for its score.
 
     python -m scoring.client submit --url http://127.0.0.1:8000 --token TOKEN --benchmark epic-bench \
-        [--split test] --model "My-VLM-7B" predictions.jsonl
+        [--split test] --model "My-VLM-7B" [--raw] [--coord-mode MODE | --family FAMILY] predictions.jsonl
 
-Uses only httpx and the public API (POST /api/submissions/, GET /api/submissions/{id}/); no Django.
+EPIC-Bench's coordinate mode: --coord-mode names it; --family takes it from the model families' table (the
+public toolkit's batch runner's); --coord-mode wins over --family.
+
+Uses httpx and the public API (POST /api/submissions/, GET /api/submissions/{id}/); no Django (the model families'
+coordinate table comes from the pure EPIC core).
 Exit status: 0 scored, 1 failed or refused, 2 bad arguments, 3 timed out.
 """
 from __future__ import annotations
@@ -17,7 +21,10 @@ from typing import Any, Callable, TextIO
 
 import httpx
 
+from scoring.benchmarks.epic.core.fields import AUTO, COORDINATE_SYSTEMS, FAMILY_COORDINATES
+
 FINAL = ("scored", "failed")
+FAMILY_MODES = dict(FAMILY_COORDINATES)
 
 
 class ClientError(Exception):
@@ -39,9 +46,13 @@ def _detail(response: httpx.Response) -> str:
 
 def submit(
     client: httpx.Client, *, benchmark: str, model: str, file: Path, split: str | None = None,
-    thinking: str = "", raw: bool = False, note: str = "",
+    thinking: str = "", raw: bool = False, note: str = "", coord_mode: str = "", private: bool = False,
 ) -> dict[str, Any]:
     data = {"benchmark": benchmark, "model": model}
+    if private:
+        data["visibility"] = "private"
+    if coord_mode and coord_mode != AUTO:
+        data["options"] = json.dumps({"coord_mode": coord_mode})
     if split:
         data["split"] = split
     if thinking:
@@ -104,6 +115,12 @@ def main(argv: list[str] | None = None, *, transport: httpx.BaseTransport | None
     s.add_argument("--model", required=True)
     s.add_argument("--thinking", choices=["yes", "no", ""], default="")
     s.add_argument("--raw", action="store_true", help="the file holds raw model responses")
+    s.add_argument("--coord-mode", choices=COORDINATE_SYSTEMS, default=None,
+                   help="EPIC-Bench: the coordinate system of boxes and points (default: auto, per sample)")
+    s.add_argument("--family", choices=sorted(FAMILY_MODES), default=None,
+                   help="EPIC-Bench: take the coordinate mode from this model family's usual one: "
+                        + ", ".join(f"{f} {m}" for f, m in FAMILY_COORDINATES))
+    s.add_argument("--private", action="store_true", help="score it for you only: on no board until made public")
     s.add_argument("--note", default="")
     s.add_argument("--timeout", type=float, default=1800.0)
     s.add_argument("--interval", type=float, default=2.0)
@@ -120,7 +137,9 @@ def main(argv: list[str] | None = None, *, transport: httpx.BaseTransport | None
     with httpx.Client(base_url=args.url.rstrip("/"), headers=headers, timeout=60.0, transport=transport) as client:
         try:
             created = submit(client, benchmark=args.benchmark, model=args.model, file=args.file, split=args.split,
-                             thinking=args.thinking, raw=args.raw, note=args.note)
+                             thinking=args.thinking, raw=args.raw, note=args.note,
+                             coord_mode=args.coord_mode or FAMILY_MODES.get(args.family or "", ""),
+                             private=args.private)
             print(f"uploaded as submission #{created['id']}", file=out)
             if args.no_wait:
                 return 0

@@ -49,11 +49,12 @@ def score_landed_event(*, submission_id: int) -> None:
 
 
 def submission_finished_event(*, submission_id: int) -> None:
-    row = Submission.objects.filter(pk=submission_id).values("status", "split_id", "error_message").first()
+    row = Submission.objects.filter(pk=submission_id).values("status", "split_id", "error_message",
+                                                             "visibility").first()
     if row is None:
         return
     message = {"type": "submission.finished", "submission": submission_id, "status": row["status"]}
     _send(submission_group(submission_id), message)
-    if row["status"] == Submission.Status.SCORED:
+    if row["status"] == Submission.Status.SCORED and row["visibility"] == Submission.Visibility.PUBLIC:
         board_cache_invalidate(split_id=row["split_id"])
         _send(board_group(row["split_id"]), {"type": "board.updated", "submission": submission_id})

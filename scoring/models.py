@@ -73,6 +73,7 @@ class ModelEntry(models.Model):
         EMBODIED = "embodied", "Embodied"
         HUMAN = "human", "Human"
         BASELINE = "baseline", "Baseline"
+        UNSTATED = "", "Not stated"
 
     class Thinking(models.TextChoices):
         YES = "yes", "Thinking"
@@ -82,7 +83,8 @@ class ModelEntry(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=220, unique=True)
     organisation = models.CharField(max_length=200, blank=True)
-    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.OPEN_SOURCE)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.OPEN_SOURCE, blank=True,
+                            help_text="An upload's new entry is what its owner chose, or not stated.")
     thinking = models.CharField(max_length=3, choices=Thinking.choices, default=Thinking.UNKNOWN, blank=True)
     thinking_budget = models.CharField(max_length=50, blank=True)
     parameters_b = models.FloatField(null=True, blank=True, help_text="Parameters, in billions.")
@@ -90,6 +92,7 @@ class ModelEntry(models.Model):
     open_weights = models.BooleanField(null=True, blank=True)
     paper_url = models.URLField(blank=True)
     code_url = models.URLField(blank=True)
+    model_url = models.URLField(blank=True, help_text="Model card or weights.")
     description = models.TextField(blank=True)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="model_entries"
@@ -121,7 +124,14 @@ class Submission(models.Model):
     submitter = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="submissions"
     )
+    class Visibility(models.TextChoices):
+        PUBLIC = "public", "Public: on the boards"
+        PRIVATE = "private", "Private: scored, seen by its owner only"
+        WITHDRAWN = "withdrawn", "Withdrawn: on no board, kept for its owner's record"
+
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.UPLOAD)
+    visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC,
+                                  help_text="Boards show public submissions only.")
     file = models.FileField(upload_to="private/submissions/%Y/%m/", blank=True)
     original_filename = models.CharField(max_length=255, blank=True)
     size_bytes = models.BigIntegerField(default=0)
@@ -210,3 +220,25 @@ class SampleScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.submission_id}/{self.index}: {self.score}"
+
+
+class ChangeRecord(models.Model):
+    """One change to a model entry or a submission, by whom and when: the audit of edits and of visibility."""
+
+    class Subject(models.TextChoices):
+        MODEL_ENTRY = "model-entry", "Model entry"
+        SUBMISSION = "submission", "Submission"
+
+    subject = models.CharField(max_length=20, choices=Subject.choices)
+    object_id = models.PositiveBigIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="+")
+    changes = models.JSONField(default=dict, help_text="field -> [before, after]")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["subject", "object_id", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.subject} {self.object_id}: {', '.join(self.changes)}"

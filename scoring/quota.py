@@ -9,6 +9,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta, timezone as dt_timezone
 from pathlib import Path
+from typing import Any, Mapping
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -16,7 +17,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.utils import timezone
 
 from scoring.benchmarks import UnknownBenchmark, plugin_for
-from scoring.core.contract import FileProblem, ScorerInput, SubmissionRejected
+from scoring.core.contract import FileProblem, PrecheckReport, ScorerInput, SubmissionRejected
 from scoring.core.jsonl import decode_json, json_lines, text_lines
 from scoring.errors import SubmissionError
 from scoring.models import Split, Submission, UploadQuotaDay
@@ -120,21 +121,24 @@ def _generic_problems(path: Path, name: str, *, samples: int) -> list[FileProble
 class PrecheckResult:
     problems: list[FileProblem]
     checked_by: str  # "scorer" when the benchmark's scorer has a pre-check, else "generic"
+    report: PrecheckReport = PrecheckReport()  # what the scorer's pre-check found beyond the problems
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
-def submission_precheck(*, split: Split, uploaded_file: UploadedFile) -> PrecheckResult:
+def submission_precheck(*, split: Split, uploaded_file: UploadedFile,
+                        options: Mapping[str, Any] | None = None) -> PrecheckResult:
     """Validate a file's format without scoring it and without using quota.
 
-    The benchmark's plugin may declare a `precheck(ScorerInput) -> list[FileProblem]` (the built-in ones read the
-    file and match it to the split as their scorer does); else the generic check reads every line. The work is
-    bounded, for this runs on the request of anyone: files over PRECHECK_MAX_BYTES are not read, reading stops at
-    the split's line bound, and the samples are given as keys and labels only (matching lines to samples needs no
-    inputs and no ground truth, and the pre-check must not load hidden ground truth either). Nothing is stored:
-    the file goes to a temporary file that is removed at once.
+    The benchmark's plugin may declare a `precheck(ScorerInput) -> PrecheckReport` (the built-in ones read the file
+    with the upload's `options`, e.g. EPIC's raw flag, and match it to the split as their scorer does, saying which
+    samples no line answers); else the generic check reads every line. The work is bounded, for this runs on the
+    request of anyone: files over PRECHECK_MAX_BYTES are not read, reading stops at the split's line bound, and the
+    samples are given as keys and labels only (matching lines to samples needs no inputs and no ground truth, and
+    the pre-check must not load hidden ground truth either). Nothing is stored: the file goes to a temporary file
+    that is removed at once.
     """
     limit = settings.PRECHECK_MAX_BYTES
     if uploaded_file.size > limit:
@@ -154,8 +158,14 @@ def submission_precheck(*, split: Split, uploaded_file: UploadedFile) -> Prechec
             return PrecheckResult(_generic_problems(path, uploaded_file.name, samples=split.samples.count()), "generic")
         samples = split_samples(split=split, labels_only=True)
         try:
-            rejection = SubmissionRejected("", precheck(ScorerInput(file_path=path, samples=samples, options={})))
+            found = precheck(ScorerInput(file_path=path, samples=samples, options=dict(options or {})))
         except SubmissionRejected as exc:
-            rejection = exc if exc.problems else SubmissionRejected(exc.message, [FileProblem(exc.message)])
+            found = exc if exc.problems else SubmissionRejected(exc.message, [FileProblem(exc.message)])
+    if isinstance(found, SubmissionRejected):  # the file cannot be read far enough to be matched
+        report = PrecheckReport(samples=len(samples))
+        rejection = found
+    else:
+        report = found if isinstance(found, PrecheckReport) else PrecheckReport(problems=tuple(found))
+        rejection = SubmissionRejected("", report.problems)
     left_out = rejection.left_out_problem()
-    return PrecheckResult(rejection.problems + ([left_out] if left_out else []), "scorer")
+    return PrecheckResult(rejection.problems + ([left_out] if left_out else []), "scorer", report)

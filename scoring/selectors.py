@@ -5,7 +5,8 @@ from django.core.cache import cache
 from django.db.models import QuerySet
 
 from scoring.core.contract import SampleRecord
-from scoring.models import Sample, Split, Submission
+from scoring.models import ChangeRecord, ModelEntry, Sample, Split, Submission
+from scoring.roles import is_curator
 
 
 def board_version_key(split_id: int) -> str:
@@ -61,6 +62,17 @@ def split_samples(*, split: Split, labels_only: bool = False) -> list[SampleReco
     ]
 
 
+def split_inputs(*, split: Split, limit: int | None = None) -> list[SampleRecord]:
+    """A split's samples with their keys, labels and inputs (what a model is shown), never their ground truth, in
+    position order; the first `limit` only when given. What a format page may hand out for any split."""
+    rows = Sample.objects.filter(split=split).order_by("position", "key").values_list(
+        "key", "position", "category", "group", "task", "inputs")
+    if limit is not None:
+        rows = rows[:limit]
+    return [SampleRecord(key=key, position=position, category=category, group=group, task=task, inputs=inputs or {})
+            for key, position, category, group, task, inputs in rows.iterator(chunk_size=2000)]
+
+
 def submission_watchable_by(*, submission_id: int, user) -> bool:
     """Whether a user may follow a submission live: its submitter and staff, as for its page and its API."""
     if user is None or not user.is_authenticated:
@@ -69,3 +81,24 @@ def submission_watchable_by(*, submission_id: int, user) -> bool:
     if not user.is_staff:
         submissions = submissions.filter(submitter_id=user.pk)
     return submissions.exists()
+
+
+def submission_public_to(*, submission: Submission, user) -> bool:
+    """Whether a viewer may see a submission's results outside its own page: a public one anyone (the split's rules
+    on ground truth still apply); a private or withdrawn one its submitter and curators only."""
+    if submission.visibility == Submission.Visibility.PUBLIC:
+        return True
+    signed_in = user is not None and user.is_authenticated
+    return signed_in and (submission.submitter_id == user.pk or is_curator(user))
+
+
+def model_entry_editable_by(*, entry: ModelEntry, user) -> bool:
+    """Owners edit their own model entries; curators edit every entry (the papers' models have no owner)."""
+    if user is None or not user.is_authenticated:
+        return False
+    return (entry.owner_id is not None and entry.owner_id == user.pk) or is_curator(user)
+
+
+def change_records(*, subject: str, object_id: int, limit: int = 100) -> QuerySet[ChangeRecord]:
+    """The newest changes to one model entry or submission, with who made them."""
+    return ChangeRecord.objects.filter(subject=subject, object_id=object_id).select_related("user")[:limit]

@@ -53,13 +53,23 @@ class SubmissionCreateInput(serializers.Serializer):
                   "runs of one variant; the board shows their mean with the run-to-run spread.",
     )
     organisation = serializers.CharField(required=False, allow_blank=True, default="")
-    kind = serializers.ChoiceField(choices=["", "proprietary", "open-source", "embodied", "baseline"], required=False, default="")
+    kind = serializers.ChoiceField(choices=["", "proprietary", "open-source", "embodied", "baseline"], required=False,
+                                   default="", help_text="A new model entry's kind; empty: not stated.")
+    visibility = serializers.ChoiceField(choices=["public", "private"], required=False, default="public",
+                                         help_text="public: on the boards; private: scored, seen by you only.")
     parameters_b = serializers.FloatField(required=False, allow_null=True, default=None)
 
     def validate_options(self, value):
         if not isinstance(value, dict):
             raise serializers.ValidationError("options must be a JSON object")
         return value
+
+
+class SubmissionVisibilityInput(serializers.Serializer):
+    visibility = serializers.ChoiceField(
+        choices=["public", "private", "withdrawn"],
+        help_text="public: on the boards; private: scored, seen by its submitter only; withdrawn: on no board, for "
+                  "good (a curator may restore it).")
 
 
 class ScoreOutput(serializers.Serializer):
@@ -86,6 +96,7 @@ class SubmissionOutput(serializers.ModelSerializer):
         fields = [
             "id", "benchmark", "split", "split_version", "model", "status", "error_message", "error_report",
             "error_count", "scorer_version", "progress_done", "progress_total", "created_at", "finished_at", "score", "url",
+            "visibility",
         ]
 
     @extend_schema_field(ScoreOutput(allow_null=True, help_text="The score once the submission is scored, else null."))

@@ -12,11 +12,15 @@ from django.core.files.uploadedfile import SimpleUploadedFile, UploadedFile
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
+from scoring.benchmarks import UnknownBenchmark, plugin_for
+from scoring.core.contract import SubmissionRejected
+from scoring.core.plugin import SNIFF_BYTES
 from scoring.errors import SubmissionError
-from scoring.models import Benchmark, ModelEntry, Split, Submission
+from scoring.models import Benchmark, ChangeRecord, ModelEntry, Split, Submission
 from scoring.pipeline import submission_score
 from scoring.quota import submission_quota_check, submission_quota_claim
 from scoring.roles import is_curator
+from scoring.selectors import board_cache_invalidate, model_entry_editable_by
 from scoring.tasks import submission_enqueue
 
 log = logging.getLogger(__name__)
@@ -56,10 +60,13 @@ def model_entry_for_upload(*, user: AbstractBaseUser, name: str, fields: dict[st
         raise SubmissionError("A model name is required.", field="model")
     fields = {k: v for k, v in (fields or {}).items() if v not in (None, "")}
     thinking = fields.pop("thinking", "")
+    # A new entry is what its owner says it is: not open-source unless they chose it (the model's default).
+    kind = fields.pop("kind", ModelEntry.Kind.UNSTATED)
     entry = ModelEntry.objects.filter(name=name, thinking=thinking).first()
     if entry is None:
         model_entry_name_check(user=user, name=name)
-        return ModelEntry(name=name, slug=model_entry_slug(name, thinking), thinking=thinking, owner=user, **fields)
+        return ModelEntry(name=name, slug=model_entry_slug(name, thinking), thinking=thinking, owner=user, kind=kind,
+                          **fields)
     model_entry_use_check(user=user, entry=entry)
     return entry
 
@@ -121,6 +128,68 @@ def model_entry_save(*, user: AbstractBaseUser, entry: ModelEntry) -> ModelEntry
     raise SubmissionError("The model entry could not be created for a conflict; try again.", status=409, field="model")
 
 
+# What an owner or a curator may change of a model entry (its name and thinking mode name the variant: not here).
+MODEL_ENTRY_EDITABLE = ("organisation", "kind", "parameters_b", "thinking_budget", "input_resolution", "open_weights",
+                        "paper_url", "code_url", "model_url", "description")
+
+
+def _audit(*, subject: str, object_id: int, user: AbstractBaseUser | None, changes: dict[str, list[Any]]) -> None:
+    ChangeRecord.objects.create(subject=subject, object_id=object_id, user=user if user and user.pk else None,
+                                changes=changes)
+
+
+def _boards_of_entry_invalidate(entry: ModelEntry) -> None:
+    for split_id in set(entry.submissions.values_list("split_id", flat=True)):
+        board_cache_invalidate(split_id=split_id)
+
+
+def model_entry_update(*, user: AbstractBaseUser, entry: ModelEntry, values: dict[str, Any]) -> dict[str, list[Any]]:
+    """Change a model entry's editable fields (its owner, or a curator), with a `ChangeRecord` of what changed;
+    returns {field: [before, after]} (empty: nothing changed, nothing recorded). The boards showing it refresh."""
+    if not model_entry_editable_by(entry=entry, user=user):
+        raise SubmissionError(f"Only the owner of '{entry}' and curators may edit it.", status=403)
+    unknown = sorted(set(values) - set(MODEL_ENTRY_EDITABLE))
+    if unknown:
+        raise SubmissionError(f"Not editable here: {', '.join(unknown)}.", field=unknown[0])
+    changes = {name: [getattr(entry, name), value] for name, value in values.items() if getattr(entry, name) != value}
+    if not changes:
+        return {}
+    with transaction.atomic():
+        for name, (_, value) in changes.items():
+            setattr(entry, name, value)
+        entry.save(update_fields=list(changes))
+        _audit(subject=ChangeRecord.Subject.MODEL_ENTRY, object_id=entry.pk, user=user, changes=changes)
+    _boards_of_entry_invalidate(entry)
+    return changes
+
+
+def submission_visibility_set(*, user: AbstractBaseUser, submission: Submission, visibility: str) -> bool:
+    """Make an upload public (on the boards), private (scored, its submitter's only) or withdrawn (on no board, for
+    good: its submitter cannot bring it back; a curator can). Its submitter or a curator; recorded; returns whether
+    it changed. The split's board refreshes."""
+    curator = is_curator(user)
+    if submission.submitter_id != user.pk and not curator:
+        raise SubmissionError("Only the submitter and curators may change who sees this submission.", status=403)
+    if submission.source != Submission.Source.UPLOAD:
+        raise SubmissionError("Results reported in a paper are always public.", status=400, field="visibility")
+    if visibility not in Submission.Visibility.values:
+        raise SubmissionError(f"Unknown visibility '{visibility}': one of {', '.join(Submission.Visibility.values)}.",
+                              field="visibility")
+    if submission.visibility == Submission.Visibility.WITHDRAWN and visibility != submission.visibility and not curator:
+        raise SubmissionError("A withdrawn submission stays withdrawn; upload the file again to enter it anew.",
+                              status=403, field="visibility")
+    before = submission.visibility
+    if before == visibility:
+        return False
+    with transaction.atomic():
+        submission.visibility = visibility
+        submission.save(update_fields=["visibility"])
+        _audit(subject=ChangeRecord.Subject.SUBMISSION, object_id=submission.pk, user=user,
+               changes={"visibility": [before, visibility]})
+    board_cache_invalidate(split_id=submission.split_id)
+    return True
+
+
 def _refuse_anonymous(user: AbstractBaseUser | None) -> None:
     if user is None or not user.is_authenticated:
         raise SubmissionError("Sign in to submit (use an API token for scripts).", status=401)
@@ -157,6 +226,27 @@ def submission_check(*, user: AbstractBaseUser | None, split: Split | None, uplo
         )
 
 
+def submission_format_check(*, split: Split, uploaded_file: UploadedFile, options: dict[str, Any]) -> None:
+    """Refuse, before it is stored (no quota used), an upload whose start shows it is in a format its options do not
+    read: the benchmark plugin's `sniff` (EPIC: raw responses without the raw option). The scorer says the same of
+    a file it is given anyway, for every line."""
+    try:
+        sniff = plugin_for(split.benchmark.scorer).sniff_function()
+    except UnknownBenchmark:
+        return
+    if sniff is None:
+        return
+    uploaded_file.seek(0)
+    head = uploaded_file.read(SNIFF_BYTES)
+    uploaded_file.seek(0)
+    try:
+        message = sniff(head, options, complete=len(head) >= uploaded_file.size)
+    except SubmissionRejected as exc:  # the options themselves are wrong
+        raise SubmissionError(exc.message, field="options") from None
+    if message:
+        raise SubmissionError(f"{message} Nothing was stored and no quota was used.", field="file")
+
+
 def _sha256(uploaded_file: UploadedFile) -> str:
     digest = hashlib.sha256()
     for chunk in uploaded_file.chunks():
@@ -174,10 +264,15 @@ def submission_create(
     options: dict[str, Any] | None = None,
     note: str = "",
     run_set: str = "",
+    visibility: str = Submission.Visibility.PUBLIC,
 ) -> Submission:
     """Store the file and the submission in one transaction; scoring is enqueued once it commits. `run_set`: a
-    label marking repeated runs of one model variant on this split (the board averages them)."""
+    label marking repeated runs of one model variant on this split (the board averages them). A private one is
+    scored the same and shown to its submitter only."""
+    if visibility not in (Submission.Visibility.PUBLIC, Submission.Visibility.PRIVATE):
+        raise SubmissionError("An upload is public or private.", field="visibility")
     submission_check(user=user, split=split, uploaded_file=uploaded_file)
+    submission_format_check(split=split, uploaded_file=uploaded_file, options=options or {})
     sha = _sha256(uploaded_file)
     stored_name = None
     try:
@@ -196,6 +291,7 @@ def submission_create(
                 options=options or {},
                 note=note,
                 run_set=" ".join(run_set.split())[:60],
+                visibility=visibility,
             )
             submission.file.save(uploaded_file.name, uploaded_file, save=False)
             stored_name = submission.file.name

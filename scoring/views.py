@@ -5,10 +5,12 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from scoring import selectors, services
-from scoring.forms import SubmissionForm
-from scoring.models import Submission
+from scoring.forms import ModelEntryForm, SubmissionForm, VisibilityForm
+from scoring.models import ChangeRecord, ModelEntry, Submission
+from scoring.roles import is_curator
 from scoring.quota import quotas_for_user
 
 
@@ -28,16 +30,19 @@ def submission_new(request: HttpRequest) -> HttpResponse:
             data = form.cleaned_data
             try:
                 entry = services.model_entry_for_upload(
-                    user=request.user, name=data["model_name"], fields={"thinking": data["thinking"]}
+                    user=request.user, name=data["model_name"],
+                    fields={"thinking": data["thinking"], "kind": data["kind"], "organisation": data["organisation"],
+                            "parameters_b": data["parameters_b"]},
                 )
                 submission = services.submission_create(
                     user=request.user,
                     split=data["split"],
                     model_entry=entry,
                     uploaded_file=data["file"],
-                    options={"raw": True} if data["raw_responses"] else {},
+                    options=form.scorer_options(),
                     note=data["note"],
                     run_set=data["run_set"],
+                    visibility=data["visibility"] or Submission.Visibility.PUBLIC,
                 )
             except services.SubmissionError as exc:
                 form.add_error("file" if exc.field == "file" else None, exc.message)
@@ -59,12 +64,96 @@ def submission_list(request: HttpRequest) -> HttpResponse:
     return render(request, "scoring/submission_list.html", {"submissions": rows})
 
 
+OPTION_LABELS = {"raw": "Raw responses", "coord_mode": "Coordinate mode", "compat": "Toolkit compatibility"}
+COORDINATES_DECIDED_BY = {
+    "upload": "chosen on upload",
+    "file": "declared by {declared_by_lines} line(s) of the file; the other samples auto-detected",
+    "auto": "auto-detected per sample",
+}
+
+
+def options_shown(options: dict) -> list[tuple[str, str]]:
+    """The upload's scorer options as (label, value) rows; none: the defaults."""
+    def shown(value) -> str:
+        return "yes" if value is True else "no" if value is False else str(value)
+    order = list(OPTION_LABELS)
+    ordered = sorted(options.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order else len(order), kv[0]))
+    return [(OPTION_LABELS.get(k, k), shown(v)) for k, v in ordered]
+
+
+def coordinates_shown(details: dict) -> dict | None:
+    """EPIC-Bench: the coordinate mode a score used and what decided it, from `Score.details["coordinates"]`."""
+    found = details.get("coordinates") if isinstance(details, dict) else None
+    if not isinstance(found, dict):
+        return None
+    decided = COORDINATES_DECIDED_BY.get(found.get("decided_by"), str(found.get("decided_by")))
+    return {"mode": found.get("mode"), "decided_by": found.get("decided_by"),
+            "decided": decided.format(declared_by_lines=found.get("declared_by_lines", 0)),
+            "resolved": sorted((found.get("resolved") or {}).items())}
+
+
 @login_required
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = get_object_or_404(
         Submission.objects.select_related("model_entry", "split__benchmark", "submitter"), pk=pk
     )
-    if submission.submitter_id != request.user.pk and not request.user.is_staff:
+    if submission.submitter_id != request.user.pk and not is_curator(request.user):
         raise Http404("No such submission.")
     score = getattr(submission, "score", None) if submission.status == Submission.Status.SCORED else None
-    return render(request, "scoring/submission_detail.html", {"submission": submission, "score": score})
+    visibility_form = VisibilityForm(initial={"visibility": submission.visibility})
+    if submission.visibility == Submission.Visibility.WITHDRAWN and not is_curator(request.user):
+        visibility_form = None
+    return render(request, "scoring/submission_detail.html", {
+        "submission": submission, "score": score, "options": options_shown(submission.options or {}),
+        "coordinates": coordinates_shown(score.details) if score else None,
+        "visibility_form": visibility_form if submission.source == Submission.Source.UPLOAD else None,
+        "changes": selectors.change_records(subject=ChangeRecord.Subject.SUBMISSION, object_id=submission.pk),
+        "model_editable": selectors.model_entry_editable_by(entry=submission.model_entry, user=request.user)})
+
+
+@login_required
+@require_POST
+def submission_visibility(request: HttpRequest, pk: int) -> HttpResponse:
+    submission = get_object_or_404(Submission, pk=pk)
+    if submission.submitter_id != request.user.pk and not is_curator(request.user):
+        raise Http404("No such submission.")
+    form = VisibilityForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose public, private or withdrawn.")
+        return redirect("submission-detail", pk=pk)
+    try:
+        changed = services.submission_visibility_set(user=request.user, submission=submission,
+                                                     visibility=form.cleaned_data["visibility"])
+    except services.SubmissionError as exc:
+        messages.error(request, exc.message)
+    else:
+        if changed:
+            messages.success(request, f"Submission #{pk} is now {submission.get_visibility_display().lower()}.")
+    return redirect("submission-detail", pk=pk)
+
+
+@login_required
+def model_entry_edit(request: HttpRequest, slug: str) -> HttpResponse:
+    entry = get_object_or_404(ModelEntry, slug=slug)
+    if not selectors.model_entry_editable_by(entry=entry, user=request.user):
+        raise Http404("Only the owner of this model and curators may edit it.")
+    status = 200
+    if request.method == "POST":
+        form = ModelEntryForm(request.POST, instance=ModelEntry.objects.get(pk=entry.pk))
+        if form.is_valid():
+            values = {name: form.cleaned_data[name] for name in form.Meta.fields}
+            try:
+                changes = services.model_entry_update(user=request.user, entry=entry, values=values)
+            except services.SubmissionError as exc:
+                form.add_error(None, exc.message)
+                status = exc.status
+            else:
+                messages.success(request, f"Saved: {', '.join(changes)}." if changes else "Nothing changed.")
+                return redirect("model-entry-edit", slug=entry.slug)
+        else:
+            status = 400
+    else:
+        form = ModelEntryForm(instance=entry)
+    changes = selectors.change_records(subject=ChangeRecord.Subject.MODEL_ENTRY, object_id=entry.pk)
+    return render(request, "scoring/model_entry_edit.html", {"entry": entry, "form": form, "changes": changes},
+                  status=status)

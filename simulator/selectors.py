@@ -11,6 +11,7 @@ from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.core.disclosure import detail_keys, disclosed
 from scoring.models import SampleScore, Submission
 from scoring.roles import is_curator
+from scoring.selectors import submission_public_to
 from simulator.engines import EpisodeError, engine_for, engine_with_task, episode_owner_check, observation
 from simulator.human_board import HUMAN_ENTRY_SLUG
 from simulator.models import Device, Episode, Task
@@ -103,6 +104,8 @@ def replay_submission(*, submission_id: int, index: int, user) -> dict[str, Any]
     )
     if submission is None:
         raise EpisodeError(f"No scored VGE submission {submission_id}.", status=404)
+    if not submission_public_to(submission=submission, user=user):
+        raise EpisodeError(f"No scored VGE submission {submission_id}.", status=404)  # private: as if none
     is_owner = user is not None and user.is_authenticated and submission.submitter_id == user.pk
     if submission.split.hidden_ground_truth and not (is_owner or is_curator(user)):
         raise EpisodeError("Episodes of a hidden split are shown to the submitter and curators only.", status=403)

@@ -104,6 +104,35 @@ class SubmissionRejected(Exception):
         return report
 
 
+MISSING_LISTED = 20  # keys of unanswered samples a pre-check report lists; the rest are only counted
+
+
+@dataclass(frozen=True)
+class PrecheckReport:
+    """What a benchmark's pre-check found, without scoring: the problems its scorer would refuse the file for, what
+    the file was read as, and how its lines line up with the split (counts, and the keys of samples no line answers:
+    keys, never ground truth). A pre-check may return a bare list of problems instead (then only those are known)."""
+
+    problems: Sequence[FileProblem] = ()
+    file_format: str = ""  # what the reader took the file as, e.g. "raw responses", "VLMEvalKit result sheet (TSV)"
+    records: int | None = None  # lines (rows) read as predictions
+    matched: int | None = None  # of those, lines that answer a sample of the split
+    samples: int | None = None  # samples in the split
+    missing: Sequence[str] = ()  # the first MISSING_LISTED keys of samples no line answers (they score 0)
+    missing_count: int = 0
+    notes: Sequence[str] = ()  # what the submitter should know that is not a problem
+
+    @classmethod
+    def of(cls, problems: Sequence[FileProblem], *, file_format: str, records: int, matched_keys: Iterable[str],
+           samples: Sequence[SampleRecord], notes: Sequence[str] = ()) -> "PrecheckReport":
+        """A report from the keys the file's lines matched, in the split's sample order."""
+        answered = set(matched_keys) & {s.key for s in samples}
+        missing = [s.key for s in samples if s.key not in answered]
+        return cls(problems=tuple(problems), file_format=file_format, records=records, matched=len(answered),
+                   samples=len(samples), missing=tuple(missing[:MISSING_LISTED]), missing_count=len(missing),
+                   notes=tuple(notes))
+
+
 @dataclass(frozen=True)
 class ScorerInput:
     file_path: Path

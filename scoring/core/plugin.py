@@ -12,11 +12,13 @@ from typing import Any, Callable, Mapping
 
 from scoring.core.analysis import Analyses
 from scoring.core.columns import BoardSpec
-from scoring.core.contract import FileProblem, ScorerInput, ScoringResult
+from scoring.core.contract import FileProblem, PrecheckReport, ScorerInput, ScoringResult
 from scoring.core.published import PublishedTable
 
 Scorer = Callable[[ScorerInput], ScoringResult]
-Precheck = Callable[[ScorerInput], list[FileProblem]]
+Precheck = Callable[[ScorerInput], "PrecheckReport | list[FileProblem]"]
+Sniff = Callable[..., "str | None"]  # (head: bytes, options, *, complete: bool) -> message or None
+SNIFF_BYTES = 64 * 1024  # the start of an upload a `Sniff` is given
 
 
 def load_target(target: str) -> Any:
@@ -27,12 +29,41 @@ def load_target(target: str) -> Any:
 
 
 @dataclass(frozen=True)
+class FormatGuide:
+    """What a prediction file of the benchmark looks like, for its format page (`/leaderboard/<slug>/format/`). Text,
+    pairs and one dotted target; a benchmark that declares none gets this generic guide, so every benchmark has a
+    format page."""
+
+    summary: str = ("One JSON object per line (JSON Lines), one line per sample of the split, naming its sample by "
+                    "the sample's key (the `key` of each line of the split's inputs).")
+    file_types: tuple[str, ...] = ("JSON Lines (.jsonl)",)
+    fields: tuple[tuple[str, str], ...] = (("key", "the sample's key, as in the split's inputs"),)
+    example_lines: tuple[tuple[str, str], ...] = ()  # (what it shows, one line of a file)
+    options: tuple[tuple[str, str], ...] = ()  # (upload option, what it does)
+    coordinate_systems: tuple[tuple[str, str], ...] = ()  # (name, meaning)
+    model_coordinates: tuple[tuple[str, str], ...] = ()  # (model family, the coordinate system it usually answers in)
+    notes: tuple[str, ...] = ()
+    # "module:function": a `SampleRecord` (keys, labels and inputs; never ground truth) -> the object of one line of
+    # a file the scorer accepts for that sample; the format page offers a small example file of such lines.
+    example_record: str = ""
+    example_options: tuple[tuple[str, Any], ...] = ()  # the upload options the example file needs
+
+    def example_function(self) -> Callable[[Any], Any] | None:
+        return load_target(self.example_record) if self.example_record else None
+
+
+@dataclass(frozen=True)
 class BenchmarkPlugin:
     slug: str  # the name `Benchmark.scorer` holds, e.g. "epic-bench"
     title: str
     scorer: str  # "module:function", a `Scorer`; runs in the worker (may use Django)
     board: BoardSpec
-    precheck: str = ""  # "module:function", a `Precheck`: the file's format against the split, no scoring
+    precheck: str = ""  # "module:function", a `Precheck`: the file read and matched to the split as the scorer does
+    # it, with the upload's options, without scoring; returns a `PrecheckReport` (or a bare list of problems)
+    # "module:function", a `Sniff`: from the first SNIFF_BYTES of an upload and its options, a message when the file
+    # is plainly in a format the options do not read (EPIC: raw responses without the raw option); the upload is
+    # then refused before it is stored, so it uses no quota.
+    sniff: str = ""
     published: PublishedTable | None = None  # the paper's table in data/published/, shown as "reported" rows
     cli: str = ""  # a module with `main(argv) -> int`, run by `python -m scoring <slug>`; pure
     cli_help: str = ""
@@ -42,6 +73,7 @@ class BenchmarkPlugin:
     analyses: str = ""  # "module:function", an `Analyses` (scoring.core.analysis): the Analysis tab's figures; pure
     analysis_truth_keys: tuple[str, ...] = ()  # ground-truth keys of each sample the figures need (`SampleRow.truth`)
     analysis_context: str = ""  # "module:function" (split) -> mapping: site-side reads for the figures (may use Django)
+    format: FormatGuide = FormatGuide()  # the format page's content
     # What a non-curator may see of a scored sample (`SampleScore.details` and `.components`): the key names
     # allowed at any depth (scoring.core.disclosure). On a split with hidden ground truth only these, so a scorer
     # key is secret until listed here; the default shows nothing. On a public split: None, everything.
@@ -59,3 +91,6 @@ class BenchmarkPlugin:
 
     def analysis_context_function(self) -> Callable[[Any], Mapping[str, Any]] | None:
         return load_target(self.analysis_context) if self.analysis_context else None
+
+    def sniff_function(self) -> Sniff | None:
+        return load_target(self.sniff) if self.sniff else None

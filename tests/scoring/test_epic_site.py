@@ -151,6 +151,64 @@ def test_bad_uploads_fail_with_line_numbers_and_publish_nothing(user, split, mut
     assert not hasattr(submission, "score") or submission.score is None
 
 
+def test_raw_responses_uploaded_without_the_raw_option_are_refused_before_they_are_stored(user, split):
+    # Before: read as std_format, 20 lines matched by their images and scored 0 (no formatted_response_*), the 3
+    # VisualMatching lines failed with "cannot tell which sample this is", and nothing named the raw option.
+    with pytest.raises(services.SubmissionError) as refused:
+        submit(user, split, raw_lines())
+    assert refused.value.field == "file" and refused.value.status == 400
+    assert refused.value.message.startswith("This looks like raw responses: the first 23 line(s) have a 'response'")
+    assert "raw model responses" in refused.value.message and "no quota was used" in refused.value.message
+    assert not Submission.objects.exists()
+    with pytest.raises(services.SubmissionError, match="looks like std_format"):
+        submit(user, split, [to_std_record(x) for x in raw_lines()], options={"raw": True})
+
+
+def test_a_mostly_raw_file_the_intake_lets_through_fails_in_the_scorer_with_the_hint(user, split):
+    lines = raw_lines()
+    lines[0] = to_std_record(lines[0])  # the start of the file is not all raw: the scorer reads every line
+    submission = submit(user, split, lines)
+    assert submission.status == "failed" and not submission.failure_is_site_error
+    first = submission.error_report[0]
+    assert first["line"] == 2 and first["field"] == "response"
+    assert "this looks like raw responses: 22 of the 23 lines read" in first["message"]
+    assert "raw model responses" in first["message"] and "raw=true" in first["message"]
+    assert submission.error_message.startswith("This looks like raw responses")
+    # The matching problems that follow from the format are left out: the hint is the one thing to fix.
+    assert not any("cannot tell which sample" in p["message"] for p in submission.error_report)
+    assert not SampleScore.objects.filter(submission=submission).exists()
+
+
+def test_std_format_uploaded_with_the_raw_option_fails_with_the_hint(user, split):
+    lines = [to_std_record(x) for x in raw_lines()]
+    lines[0] = raw_lines()[0]
+    submission = submit(user, split, lines, options={"raw": True})
+    assert submission.status == "failed"
+    first = submission.error_report[0]
+    assert first["line"] == 2 and first["field"] == "formatted_response_*"
+    assert "this looks like std_format, not raw responses" in first["message"]
+
+
+def test_one_raw_line_among_std_lines_is_named_with_its_line(user, split):
+    lines = [to_std_record(x) for x in raw_lines()]
+    lines[5] = raw_lines()[5]
+    submission = submit(user, split, lines)
+    assert submission.status == "failed"
+    assert submission.error_report[0]["line"] == 6
+    assert "1 of the 23 lines read" in submission.error_report[0]["message"]
+
+
+def test_the_cli_warns_when_a_raw_file_is_read_without_raw(tmp_path, capsys, layout):
+    from scoring.benchmarks.epic.core.cli import main
+    pred = tmp_path / "raw.jsonl"
+    pred.write_text("\n".join(json.dumps(x) for x in raw_lines(prefix=str(layout) + "/")))
+    assert main([str(pred)]) == 0
+    err = capsys.readouterr().err
+    assert "this looks like raw responses" in err and "; pass --raw" in err
+    assert main([str(pred), "--raw"]) == 0
+    assert "looks like" not in capsys.readouterr().err
+
+
 def test_string_options_from_forms_are_read_as_flags():
     from scoring.benchmarks.epic.scorer import options_from
     assert options_from({"raw": "true", "compat": "false"}) == (options_from({"raw": True})[0], True)
@@ -177,3 +235,17 @@ def test_make_demo_epic_is_idempotent(settings, tmp_path):
     again = {s.model_entry.slug: s.score.overall for s in Submission.objects.filter(split=split)}
     assert again == first and Submission.objects.filter(split=split).count() == 3
     assert ModelEntry.objects.get(slug="epic-demo-random").kind == "baseline"
+
+
+def test_the_api_refuses_a_raw_file_without_raw_before_storing_it(token_client, split):
+    body = "\n".join(json.dumps(x) for x in raw_lines()).encode()
+    response = token_client.post("/api/submissions/", {"benchmark": "epic-bench", "split": split.name, "model": "Api-E",
+                                                       "file": SimpleUploadedFile("raw.jsonl", body)},
+                                 format="multipart")
+    assert response.status_code == 400 and response.json()["field"] == "file"
+    assert response.json()["detail"].startswith("This looks like raw responses")
+    assert not Submission.objects.exists()
+    ok = token_client.post("/api/submissions/", {"benchmark": "epic-bench", "split": split.name, "model": "Api-E",
+                                                 "raw": "true", "file": SimpleUploadedFile("raw.jsonl", body)},
+                           format="multipart")
+    assert ok.status_code == 201

@@ -10,7 +10,9 @@ import random
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from tests.scoring.bench_splits import BENCHMARKS, good_file, good_line, split_of
+from scoring.errors import SubmissionError
+from scoring.models import Submission
+from tests.scoring.bench_splits import BENCHMARKS, good_file, good_line, split_of, upload
 from tests.scoring.factories import SampleFactory, SplitFactory
 
 pytestmark = pytest.mark.django_db
@@ -21,9 +23,12 @@ HUGE_INTEGER = b'{"id": ' + b"9" * 5000 + b"}\n"
 MILLION_LINES = b"".join(b'{"id": "%d", "prediction": "A"}\n' % n for n in range(1_000_000))
 
 
-def precheck(client, split, body: bytes, name: str = "pred.jsonl") -> dict:
+def precheck(client, split, body: bytes, name: str = "pred.jsonl", *, raw: bool | None = None) -> dict:
+    """The API's answer; EPIC's good files are raw responses, so its raw option is on unless the test says."""
+    raw = split.benchmark.slug == "epic-bench" if raw is None else raw
     response = client.post("/api/submissions/precheck/", {
-        "benchmark": split.benchmark.slug, "split": split.name, "file": SimpleUploadedFile(name, body)})
+        "benchmark": split.benchmark.slug, "split": split.name, "file": SimpleUploadedFile(name, body),
+        **({"raw": "true"} if raw else {})})
     assert response.status_code == 200, response.content[:500]
     return response.json()
 
@@ -39,8 +44,13 @@ def generic_split(dummy_benchmark):
 
 @pytest.mark.parametrize("benchmark", BENCHMARKS)
 def test_a_good_file_passes_the_scorers_own_check(client, tmp_path, benchmark):
-    body = precheck(client, split_of(benchmark, tmp_path), good_file(benchmark))
-    assert body == {"ok": True, "checked_by": "scorer", "problems": []}
+    split = split_of(benchmark, tmp_path)
+    body = precheck(client, split, good_file(benchmark))
+    samples = split.samples.count()
+    assert {"ok": True, "checked_by": "scorer", "problems": [], "missing": [], "missing_count": 0}.items() <= body.items()
+    assert body["records"] == body["matched"] == body["samples"] == samples
+    assert body["file_format"] == {"epic-bench": "raw responses", "plan-bench": "plan-pred/1 JSON Lines",
+                                   "vge-bench": "vge-log/1 JSON Lines"}[benchmark]
 
 
 @pytest.mark.parametrize("benchmark", BENCHMARKS)
@@ -102,3 +112,117 @@ def test_files_over_the_precheck_size_limit_are_not_read(client, settings, tmp_p
     settings.PRECHECK_MAX_BYTES = 1000
     body = precheck(client, split_of("vge-bench", tmp_path), b" " * 1001)
     assert body["ok"] is False and "up to 1,000 bytes" in body["problems"][0]["message"]
+
+
+# Which samples match, which don't -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("benchmark", BENCHMARKS)
+def test_the_report_lists_the_samples_no_line_answers_in_split_order(client, tmp_path, benchmark):
+    split = split_of(benchmark, tmp_path)
+    lines = good_file(benchmark).decode().splitlines()
+    body = precheck(client, split, "\n".join(lines[1:]).encode())
+    # A sample without a line scores 0: not a problem, but said, with its key.
+    assert body["ok"] is True and body["missing_count"] == 1 and body["matched"] == body["records"] == len(lines) - 1
+    [key] = body["missing"]
+    # ... the key of the sample the left-out line answers: with that line alone, every other sample is missing.
+    alone = precheck(client, split, lines[0].encode())
+    keys = list(split.samples.order_by("position", "key").values_list("key", flat=True))
+    assert alone["missing"] == [k for k in keys if k != key][:20] and alone["missing_count"] == len(keys) - 1
+
+
+def test_unmatched_lines_are_problems_with_line_and_field_and_the_rest_still_counted(client, tmp_path):
+    split = split_of("plan-bench", tmp_path)
+    lines = good_file("plan-bench").decode().splitlines()
+    lines[2] = json.dumps({"id": "no-such-item", "prediction": "A"})
+    body = precheck(client, split, "\n".join(lines).encode())
+    assert body["ok"] is False
+    assert body["problems"] == [{"line": 3, "field": "id",
+                                 "message": "unknown id 'no-such-item' (not an item of this split)"}]
+    assert body["records"] == len(lines) and body["matched"] == len(lines) - 1 and body["missing_count"] == 1
+
+
+def test_the_missing_list_is_bounded_and_counts_the_rest(client, tmp_path):
+    split = split_of("epic-bench", tmp_path)  # 23 samples
+    body = precheck(client, split, good_file("epic-bench").splitlines()[0] + b"\n")
+    assert body["missing_count"] == 22 and len(body["missing"]) == 20
+
+
+def test_the_report_names_no_ground_truth_of_a_hidden_split(client, tmp_path):
+    split = split_of("plan-bench", tmp_path)
+    assert split.hidden_ground_truth
+    answers = [s.ground_truth["answer"] for s in split.samples.all() if len(str(s.ground_truth.get("answer"))) > 3]
+    assert answers  # open questions carry long answers
+    body = precheck(client, split, good_file("plan-bench").splitlines()[0] + b"\n")
+    text = json.dumps(body)
+    assert body["missing_count"] == split.samples.count() - 1
+    assert not [a for a in answers if a in text]
+
+
+# Raw or std_format (EPIC) -------------------------------------------------------------------------------------
+
+def test_a_raw_epic_file_checked_without_the_raw_option_gets_the_hint(client, tmp_path):
+    split = split_of("epic-bench", tmp_path)
+    body = precheck(client, split, good_file("epic-bench"), raw=False)
+    assert body["ok"] is False and body["file_format"] == "std_format"
+    assert len(body["problems"]) == 1
+    assert {"line": 1, "field": "response"}.items() <= body["problems"][0].items()
+    assert body["problems"][0]["message"].startswith("this looks like raw responses: 23 of the 23 lines read")
+
+
+def test_the_precheck_page_has_the_raw_box_and_shows_the_summary(client, tmp_path):
+    split = split_of("epic-bench", tmp_path)
+    file = good_file("epic-bench")
+    unticked = client.post("/submissions/precheck/", {"split": split.pk, "file": SimpleUploadedFile("r.jsonl", file)})
+    assert "this looks like raw responses" in unticked.content.decode()
+    ticked = client.post("/submissions/precheck/", {"split": split.pk, "raw_responses": "on",
+                                                    "file": SimpleUploadedFile("r.jsonl", file[:file.index(b"\n")])})
+    page = ticked.content.decode()
+    assert "No problems found" in page and "Read as <strong>raw responses</strong>" in page
+    assert '<span id="precheck-matched">1</span> of 1 line' in page and '<span id="precheck-missing-count">22</span>' in page
+
+
+# VLMEvalKit sheets (PLAN) ----------------------------------------------------------------------------------------
+
+def _plan_sheet(rows: list[tuple[str, str]], header=("index", "question", "prediction")) -> bytes:
+    lines = ["\t".join(header)] + ["\t".join((pid, "q?", pred)[: len(header)]) for pid, pred in rows]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_a_vlmevalkit_sheet_is_known_by_its_content_whatever_its_name(client, tmp_path):
+    split = split_of("plan-bench", tmp_path)
+    rows = [(json.loads(line)["id"], "A") for line in good_file("plan-bench").decode().splitlines()]
+    body = precheck(client, split, _plan_sheet(rows), name="results.jsonl")
+    assert body["ok"] is True and body["file_format"] == "VLMEvalKit result sheet (TSV)"
+    assert body["matched"] == len(rows)
+
+
+def test_a_vlmevalkit_input_sheet_is_named_as_such(client, tmp_path):
+    split = split_of("plan-bench", tmp_path)
+    body = precheck(client, split, _plan_sheet([("1", "")], header=("index", "question")), name="PLAN.tsv")
+    assert body["ok"] is False
+    problem = body["problems"][0]
+    assert problem["field"] == "prediction" and "looks like a VLMEvalKit input sheet" in problem["message"]
+
+
+def test_the_items_file_uploaded_as_predictions_is_named_as_such(client, tmp_path):
+    split = split_of("plan-bench", tmp_path)
+    body = precheck(client, split, b'{"id": "x1", "question": "Which?", "answer": "A"}\n')
+    assert "looks like the split's items (the questions), not predictions" in body["problems"][0]["message"]
+    body = precheck(client, split, b'{"id": "x1", "response": "A"}\n')
+    assert "(the line has 'response': name that field 'prediction')" in body["problems"][0]["message"]
+
+
+@pytest.mark.parametrize("body, name, message", [
+    (b"index\tquestion\tA\tB\n1\tWhich?\tred\tblue\n", "PLAN.tsv", "This looks like a VLMEvalKit input sheet"),
+    (b'{"id": "x1", "question": "Which?", "answer": "A"}\n{"id": "x2", "question": "How many?"}\n', "items.jsonl",
+     "This looks like the split's items (the questions), not predictions: the first 2 line(s)"),
+])
+def test_the_questions_uploaded_as_predictions_are_refused_before_they_are_stored(user, tmp_path, body, name, message):
+    split = split_of("plan-bench", tmp_path)
+    with pytest.raises(SubmissionError) as refused:
+        upload(user, split, body, name=name)
+    assert refused.value.field == "file" and refused.value.message.startswith(message)
+    assert "no quota was used" in refused.value.message
+    assert not Submission.objects.exists()
+    # A result sheet has both columns: it goes through.
+    assert upload(user, split, b"index\tquestion\tprediction\n1\tWhich?\tA\n", name="PLAN_result.tsv").pk

@@ -9,6 +9,7 @@ import io
 import numpy as np
 import pytest
 from PIL import Image
+from playwright.sync_api import expect
 
 from scoring.benchmarks.vge.core import practice
 from scoring.benchmarks.vge.core.device import load_device
@@ -93,7 +94,8 @@ def test_a_newcomer_finishes_the_practice_task_by_clicking(asgi_server, page, us
     page.goto(f"{asgi_server}/simulator/")
     page.click("#practice-start")
     page.wait_for_selector("#conn.conn-ok")
-    assert "Press the round red button" in page.locator("#instruction").text_content()
+    # the state message follows the socket's opening: wait for it rather than read the placeholder
+    expect(page.locator("#instruction")).to_contain_text("Press the round red button", timeout=15_000)
     # a wrong first try: the hint says what to do
     perform(page, "Pull(coord=[475, 285], params=[4])")
     assert page.locator("#hint").is_visible() and "Press (key C)" in page.locator("#hint").text_content()

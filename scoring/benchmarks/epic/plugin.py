@@ -1,9 +1,10 @@
 """EPIC-Bench, declared once: its board is built from the core's taxonomy (3 categories, 9 groups, 23 leaves)."""
 from __future__ import annotations
 
+from scoring.benchmarks.epic.core.fields import COORDINATE_MEANINGS, COORDINATE_SYSTEMS, FAMILY_COORDINATES
 from scoring.benchmarks.epic.core.taxonomy import CATEGORIES, CATEGORY_CODES, CATEGORY_TITLES, GROUP_TITLES, LEAVES
 from scoring.core.columns import BoardSpec, Column, Level
-from scoring.core.plugin import BenchmarkPlugin
+from scoring.core.plugin import BenchmarkPlugin, FormatGuide
 from scoring.core.published import PublishedTable
 
 SLUG = "epic-bench"
@@ -47,16 +48,67 @@ HIDDEN_SPLIT_DETAIL_KEYS = frozenset({
     "localization_score", "count_score", "path_score", "binary_score",  # components
 })
 
+FORMAT = FormatGuide(
+    summary=(
+        "One JSON object per line, one line per sample, in either of the toolkit's two formats. Raw responses (tick "
+        "\"raw responses\" when you upload): the sample's images, as the split's inputs name them, and the model's "
+        "text, from which the scorer reads a JSON answer (a ```json block first, else the braces around the task's "
+        "keys; <think>...</think> is dropped). Or std_format, as the toolkit's parser writes it: the sample's key and "
+        "the four formatted_response_* fields. A sample without a line scores 0 as no valid response."),
+    file_types=("JSON Lines (.jsonl)", "a JSON array of the same objects (.json)"),
+    fields=(
+        ("images", "raw: the sample's image paths from the EPIC_Bench/ folder on (any prefix before it is ignored); "
+                   "they tell which sample the line answers"),
+        ("response", "raw: the model's text; the answer object in it has the task's keys: bounding_boxes "
+                     "[[x1, y1, x2, y2], ...], number_of_objects (target localization) or number_of_instances "
+                     "(visual matching, contact), points [[x, y], ...] (feasible path), placement_feasibility "
+                     "(placement)"),
+        ("key", "std_format: the sample's key (its GT path from EPIC_Bench/ on); or ground_truth.gt_json_path"),
+        ("formatted_response_localization / _count / _path / _binary",
+         "std_format: boxes, the count, path points and the yes/no answer, each a one-item list; \"Not Required\" "
+         "for a field the task does not score"),
+        ("coordinate_system", "optional, per line: auto, absolute, normalized_0_1 or normalized_0_1000; the upload's "
+                              "coordinate mode overrides it"),
+    ),
+    example_lines=(
+        ("raw response (target localization)",
+         '{"images": ["EPIC_Bench/TargetLocalization/BasicAttributes/Category/category_0000/category_0000_image.jpg"]'
+         ', "response": "```json\\n{\\"number_of_objects\\": 1, \\"bounding_boxes\\": [[120, 80, 360, 300]]}'
+         '\\n```"}'),
+        ("std_format (ground detection)",
+         '{"key": "EPIC_Bench/Navigation/GroundDetection/gd_0000/gd_0000_mask_rle.json", '
+         '"formatted_response_localization": [[120, 80, 360, 300]], "formatted_response_count": ["Not Required"], '
+         '"formatted_response_path": ["Not Required"], "formatted_response_binary": ["Not Required"]}'),
+    ),
+    options=(
+        ("raw", "the file holds raw responses (the form's \"raw responses\" box; client --raw)"),
+        ("coord_mode", "the coordinate system of every box and point: " + ", ".join(COORDINATE_SYSTEMS)
+         + " (the form's coordinate mode; client --coord-mode)"),
+        ("compat", "read boxes and counts exactly as the toolkit does, quirks included (see the scoring notes)"),
+    ),
+    coordinate_systems=tuple((name, COORDINATE_MEANINGS[name]) for name in COORDINATE_SYSTEMS),
+    model_coordinates=FAMILY_COORDINATES,
+    notes=(
+        "Boxes are [x1, y1, x2, y2]; a box given the other way round is reordered. Gemini prints [ymin, xmin, ymax, "
+        "xmax] unless asked otherwise: ask it for [x1, y1, x2, y2].",
+        "The example file answers each sample it holds with one made-up box (or path): it scores, low.",
+    ),
+    example_record="scoring.benchmarks.epic.core.example:example_record",
+    example_options=(("raw", True),),
+)
+
 PLUGIN = BenchmarkPlugin(
     slug=SLUG,
     title="EPIC-Bench",
     scorer="scoring.benchmarks.epic.scorer:score",
     precheck="scoring.benchmarks.epic.scorer:precheck",
+    sniff="scoring.benchmarks.epic.scorer:sniff",
     board=board(),
     published=PublishedTable(SLUG, "epic_bench_table8.csv", "average", tuple(GROUP_TITLES), has_thinking=True),
     cli="scoring.benchmarks.epic.core.cli",
     cli_help="EPIC-Bench: score std_format or raw responses",
     demo_command="make_demo_epic",
     analyses="scoring.benchmarks.epic.core.analysis:figures",
+    format=FORMAT,
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
 )

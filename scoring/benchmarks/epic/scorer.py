@@ -9,12 +9,15 @@ Unmatched, duplicate or unreadable lines fail the whole file, so nothing half-sc
 """
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import PurePosixPath
 from typing import Any, Mapping, Sequence
 
-from scoring.core.contract import FileProblem, SampleRecord, SampleResult, ScorerInput, ScoringResult, SubmissionRejected
-from scoring.benchmarks.epic.core.fields import COORDINATE_SYSTEMS, NO_VALID_RESPONSE
-from scoring.benchmarks.epic.core.pipeline import Line, ParsedFile, read_file, score_with_gt
+from scoring.core.contract import (FileProblem, PrecheckReport, SampleRecord, SampleResult, ScorerInput, ScoringResult,
+                                   SubmissionRejected)
+from scoring.benchmarks.epic.core.fields import AUTO, COORDINATE_SYSTEMS, NO_VALID_RESPONSE, coordinate_mode
+from scoring.benchmarks.epic.core.pipeline import (Line, ParsedFile, format_problem, head_in_other_format, read_file,
+                                                   score_with_gt)
 from scoring.benchmarks.epic.core.raw import gt_path_from_images, image_paths
 from scoring.benchmarks.epic.core.scorer import SCORER_VERSION, Options, SampleScore, summarize
 from scoring.benchmarks.epic.core.taxonomy import CATEGORY_CODES, GROUP_CODE_BY_KEY, LEAVES
@@ -138,31 +141,98 @@ def sample_result(sample: SampleRecord, line: Line | None, s: SampleScore) -> Sa
                         invalid=s.invalid, error=error, components=dict(s.components), details=details)
 
 
-def read_and_match(inp: ScorerInput, *, raw: bool | None,
-                   read_answers: bool = True) -> tuple[ParsedFile, dict[str, Line]]:
-    """The file read as the scorer reads it (at most the split's line bound) and its lines matched to the split's
-    samples; `SubmissionRejected` when a line cannot be used or none matches."""
-    parsed = read_file(inp.file_path, raw=raw, samples=len(inp.samples), read_answers=read_answers)
-    matched, problems = match(parsed.lines, inp.samples)
+RAW_CHOICE = ("tick \"The file holds raw model responses\" on the form (API and client: raw=true, or options "
+              "{\"raw\": true})")
+STD_CHOICE = "leave \"The file holds raw model responses\" unticked (API and client: no raw option)"
+def sniff(head: bytes, options: Mapping[str, Any], *, complete: bool) -> str | None:
+    """Said before an upload is stored, from the start of the file: it is plainly in the other format than the
+    options read (every object line there looks raw while std_format is read, or the other way round)."""
+    _, raw = options_from(options)
+    lines = head_in_other_format(head, raw=raw, complete=complete)
+    if not lines:
+        return None
+    if raw:
+        return (f"This looks like std_format, not raw responses: the first {lines} line(s) have formatted_response_* "
+                f"fields and no 'response'. To have it read as std_format, {STD_CHOICE}.")
+    return (f"This looks like raw responses: the first {lines} line(s) have a 'response' and no formatted_response_* "
+            f"field, and read as std_format they would all score as no valid response. To have them parsed, "
+            f"{RAW_CHOICE}.")
+
+
+def file_problems(parsed: ParsedFile, match_problems: Sequence[FileProblem]) -> list[FileProblem]:
+    """Everything that makes the file unusable: the format it seems to be in first (then the matching problems of
+    the lines in the other format are left out: they follow from it), lines that cannot be read, lines that match
+    no sample or the same one twice."""
     unreadable = [p for p in parsed.problems if "skipped" in p.message]
-    if unreadable or problems:
-        all_problems = [*unreadable, *problems]
-        raise SubmissionRejected(
-            f"{len(all_problems)} line(s) of the file cannot be used (first: {all_problems[0]}); nothing was scored.",
-            all_problems)
+    problems = [*unreadable, *match_problems]
+    wrong_format = format_problem(parsed, how_raw=RAW_CHOICE, how_std=STD_CHOICE)
+    if wrong_format is None:
+        return problems
+    other = set(parsed.other_format)
+    return [wrong_format, *(p for p in problems if p.line not in other)]
+
+
+def read_for_matching(inp: ScorerInput, *, raw: bool,
+                      read_answers: bool) -> tuple[ParsedFile, dict[str, Line], list[FileProblem]]:
+    """The file read as the scorer reads it (at most the split's line bound), its lines matched to the split's
+    samples, and what makes it unusable (`file_problems`)."""
+    parsed = read_file(inp.file_path, raw=raw, samples=len(inp.samples), read_answers=read_answers)
+    matched, match_problems = match(parsed.lines, inp.samples)
+    return parsed, matched, file_problems(parsed, match_problems)
+
+
+def read_and_match(inp: ScorerInput, *, raw: bool, read_answers: bool = True) -> tuple[ParsedFile, dict[str, Line]]:
+    """The file read as the scorer reads it (at most the split's line bound) and its lines matched to the split's
+    samples; `SubmissionRejected` when a line cannot be used, the file looks like the other format, or none
+    matches."""
+    parsed, matched, problems = read_for_matching(inp, raw=raw, read_answers=read_answers)
+    if problems:
+        first_problem = problems[0]
+        if parsed.other_format:
+            message = f"{first_problem.message[:1].upper()}{first_problem.message[1:]}. Nothing was scored."
+        else:
+            message = f"{len(problems)} line(s) of the file cannot be used (first: {first_problem}); nothing was scored."
+        raise SubmissionRejected(message, problems)
     if not matched:
         raise SubmissionRejected("No prediction matches a sample of this split.", [FileProblem("no matching line")])
     return parsed, matched
 
 
-def precheck(inp: ScorerInput) -> list[FileProblem]:
-    """What the scorer would refuse, without scoring: the file read and matched to the split as `score` does. Raw
-    responses are recognised line by line unless the options say which format the file is in, and left unread
+def precheck(inp: ScorerInput) -> PrecheckReport:
+    """What the scorer would refuse, without scoring: the file read with the upload's options (raw or std_format)
+    and matched to the split as `score` does, with which samples no line answers. Raw answers are left unread
     (which sample a line answers needs its images only; an unreadable answer scores 0, it never rejects a file)."""
-    options = inp.options or {}
-    _, raw = options_from(options)
-    read_and_match(inp, raw=raw if "raw" in options else None, read_answers=False)
-    return []
+    _, raw = options_from(inp.options or {})
+    parsed, matched, problems = read_for_matching(inp, raw=raw, read_answers=False)
+    if not matched and not problems:
+        problems = [FileProblem("no line matches a sample of this split")]
+    notes = ["The answers in raw responses are parsed when the file is scored: one that cannot be read scores 0 "
+             "as no valid response, it does not reject the file."] if raw else []
+    return PrecheckReport.of(problems, file_format="raw responses" if raw else "std_format",
+                             records=len(parsed.lines), matched_keys=matched, samples=inp.samples, notes=notes)
+
+
+def coordinates_of(records: Sequence[Mapping[str, Any]], lines: Sequence[Line | None], scores: Sequence[SampleScore],
+                   options: Options) -> dict[str, Any]:
+    """How the coordinates were read: the mode chosen on upload (None: auto), what decided it ("upload": the option;
+    "file": some lines declare a coordinate_system and the rest were detected; "auto": detected per sample), and
+    how many samples were read in each mode (the mode a sample's boxes or path were measured in)."""
+    resolved: Counter[str] = Counter()
+    declared = 0
+    for record, line, sample in zip(records, lines, scores):
+        for metric in ("localization", "path"):
+            found = sample.details.get(metric)
+            if isinstance(found, Mapping) and found.get("coordinate_system"):
+                resolved[str(found["coordinate_system"])] += 1
+                break
+        try:
+            declares = line is not None and coordinate_mode(record.get("coordinate_system")) != AUTO
+        except TypeError:  # an unhashable value: read as auto, as the scorer does not declare it either
+            declares = False
+        declared += declares
+    decided_by = "upload" if options.coord_mode else "file" if declared else "auto"
+    return {"mode": options.coord_mode or AUTO, "decided_by": decided_by,
+            "declared_by_lines": 0 if options.coord_mode else declared, "resolved": dict(sorted(resolved.items()))}
 
 
 def score(inp: ScorerInput) -> ScoringResult:
@@ -170,8 +240,9 @@ def score(inp: ScorerInput) -> ScoringResult:
     parsed, matched = read_and_match(inp, raw=raw)
     samples = list(inp.samples)
     lines = [matched.get(s.key) for s in samples]
-    triples = ((_record_for(s, line), s.ground_truth, None if s.ground_truth else "the sample has no ground truth")
-               for s, line in zip(samples, lines))
+    records = [_record_for(s, line) for s, line in zip(samples, lines)]
+    triples = ((record, s.ground_truth, None if s.ground_truth else "the sample has no ground truth")
+               for s, record in zip(samples, records))
     scores = score_with_gt(triples, options=options, progress=inp.progress, total=len(samples), every=PROGRESS_EVERY)
     summary = summarize(scores)
     breakdown = breakdown_of(summary)
@@ -179,6 +250,7 @@ def score(inp: ScorerInput) -> ScoringResult:
         "mode": options.mode_name,
         "parser": "reference" if raw else "std_format",
         "coord_override": options.coord_mode,
+        "coordinates": coordinates_of(records, lines, scores, options),
         "samples": len(samples),
         "predictions": len(matched),
         "missing": len(samples) - len(matched),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, DIMENSIONS, SUBTASK_NAMES, SUBTASKS
 from scoring.core.columns import BoardSpec, Column, Level
-from scoring.core.plugin import BenchmarkPlugin
+from scoring.core.plugin import BenchmarkPlugin, FormatGuide
 from scoring.core.published import PublishedTable
 
 SLUG = "plan-bench"
@@ -35,11 +35,27 @@ HIDDEN_SPLIT_DETAIL_KEYS = frozenset({
     "correct",  # components
 })
 
+FORMAT = FormatGuide(
+    summary=("One prediction per item: the item's id and the model's output as text. Single-choice outputs are "
+             "read for one option letter (VLMEvalKit's rules); open outputs are compared with the answer by rules, "
+             "then a judge. An item without a prediction counts as wrong."),
+    file_types=("JSON Lines (.jsonl), plan-pred/1", "a VLMEvalKit result sheet (.xlsx or .tsv) with the columns "
+                "index and prediction; told apart by content, whatever the file's name"),
+    fields=(("id", "the item's id (a sheet's index column)"),
+            ("prediction", "the model's output as text (a sheet's prediction column)")),
+    example_lines=(("single-choice item", '{"id": "pc-0012", "prediction": "B"}'),
+                   ("open item", '{"id": "pc-0040", "prediction": "There are 3 mugs."}')),
+    notes=("The questions file of a split has the item ids, questions, options and image names; a VLMEvalKit input "
+           "sheet (no prediction column) is not a result sheet.",),
+    example_record="scoring.benchmarks.plan.core.readers:example_prediction",
+)
+
 PLUGIN = BenchmarkPlugin(
     slug=SLUG,
     title="PLAN-Bench",
     scorer="scoring.benchmarks.plan.scorer:score",
     precheck="scoring.benchmarks.plan.scorer:precheck",
+    sniff="scoring.benchmarks.plan.scorer:sniff",
     board=board(),
     published=PublishedTable(
         SLUG, "plan_bench.csv", "overall", tuple(DIMENSION_KEYS.values()),
@@ -54,5 +70,6 @@ PLUGIN = BenchmarkPlugin(
     analyses="scoring.benchmarks.plan.core.analysis:figures",
     analysis_truth_keys=("answer_hint",),
     analysis_context="scoring.benchmarks.plan.selectors:plan_analysis_context",
+    format=FORMAT,
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
 )

@@ -7,14 +7,15 @@ go to the database cache; what stays undecided joins the human queue. A submissi
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-from scoring.core.contract import FileProblem, SampleRecord, SampleResult, ScorerInput, ScoringResult
+from scoring.core.contract import PrecheckReport, SampleRecord, SampleResult, ScorerInput, ScoringResult
 from scoring.benchmarks.plan import services as plan_services  # the DB verdict cache, the judge client, the queue
 from scoring.benchmarks.plan.core.aggregate import Row, score_fields, summarise
 from scoring.benchmarks.plan.core.engine import judge_submission
 from scoring.benchmarks.plan.core.protocol import PROMPT_VERSION
-from scoring.benchmarks.plan.core.readers import check_prediction_ids, parse_predictions
+from scoring.benchmarks.plan.core.readers import (FORMAT_NAMES, check_prediction_ids, parse_predictions, sniff_format,
+                                                  unknown_prediction_ids, wrong_file_kind)
 from scoring.benchmarks.plan.core.rules import RULE_VERSION
 from scoring.benchmarks.plan.core.types import DIMENSION_OF, Item, ItemType, Outcome, Prediction
 
@@ -88,10 +89,21 @@ def read_predictions_for(inp: ScorerInput, items: Sequence[Item]) -> list[Predic
     return predictions
 
 
-def precheck(inp: ScorerInput) -> list[FileProblem]:
-    """What the scorer would refuse, without judging anything: the file read and its ids checked as `score` does."""
-    read_predictions_for(inp, [item_from_record(r) for r in inp.samples])
-    return []
+def sniff(head: bytes, options: Mapping[str, Any], *, complete: bool) -> str | None:
+    """Said before an upload is stored: the file is the questions, not predictions (readers.wrong_file_kind)."""
+    return wrong_file_kind(head, complete=complete)
+
+
+def precheck(inp: ScorerInput) -> PrecheckReport:
+    """What the scorer would refuse, without judging anything: the file read as `score` reads it (JSON Lines or a
+    VLMEvalKit sheet, told apart by content), its ids checked against the split, and which items no line answers."""
+    data = inp.file_path.read_bytes()
+    predictions = parse_predictions(data, name=inp.file_path.name, samples=len(inp.samples))
+    items = [item_from_record(r) for r in inp.samples]
+    return PrecheckReport.of(unknown_prediction_ids(items, predictions),
+                             file_format=FORMAT_NAMES[sniff_format(inp.file_path.name, data)],
+                             records=len(predictions), matched_keys=[p.id for p in predictions],
+                             samples=inp.samples)
 
 
 def score(inp: ScorerInput) -> ScoringResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scoring.benchmarks.vge.core.metrics import METRICS
 from scoring.core.columns import BoardSpec, Column, Direction, Level
-from scoring.core.plugin import BenchmarkPlugin
+from scoring.core.plugin import BenchmarkPlugin, FormatGuide
 from scoring.core.published import PublishedTable
 
 SLUG = "vge-bench"
@@ -53,6 +53,19 @@ HIDDEN_SPLIT_DETAIL_KEYS = frozenset({
     *METRICS, "goals_reached", "turns",  # components
 })
 
+FORMAT = FormatGuide(
+    summary=("An action log (vge-log/1): one episode per task of the split, its model outputs in turn order. The "
+             "scorer replays them through the simulator, which is deterministic, so the replay sees what the model "
+             "saw; outputs past the episode's end are ignored. A task without a line is a failed episode."),
+    fields=(("task", "the task's id, as in the split's inputs"),
+            ("outputs", "the model's text of each turn; the action is the last call on the last line with "
+                        "\"Action:\", e.g. Press(coord=[512, 300], params=[0]); coordinates 0-1000 of the view")),
+    example_lines=(("one episode",
+                    '{"task": "microwave-0007/t3", "outputs": ["Thinking: the round button starts it. '
+                    'Action: Press(coord=[730, 180], params=[0])"]}'),),
+    example_record="scoring.benchmarks.vge.core.replay:example_episode",
+)
+
 PLUGIN = BenchmarkPlugin(
     slug=SLUG,
     title="VGEBench",
@@ -65,5 +78,6 @@ PLUGIN = BenchmarkPlugin(
     demo_command="make_demo_vge",
     analyses="scoring.benchmarks.vge.core.analysis:figures",
     analysis_context="scoring.benchmarks.vge.selectors:vge_analysis_context",
+    format=FORMAT,
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
 )

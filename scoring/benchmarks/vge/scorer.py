@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping
 
-from scoring.core.contract import FileProblem, SampleResult, ScorerInput, ScoringResult, SubmissionRejected
+from scoring.core.contract import (FileProblem, PrecheckReport, SampleResult, ScorerInput, ScoringResult,
+                                   SubmissionRejected)
 from scoring.core.stats import DEFAULT_SEED, resample_indices
 from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device
 from scoring.benchmarks.vge.core.metrics import METRICS, bootstrap_intervals, summarise
@@ -48,11 +49,13 @@ def read_log(inp: ScorerInput, known_tasks: Mapping[str, Any]) -> list[LogEpisod
     return episodes
 
 
-def precheck(inp: ScorerInput) -> list[FileProblem]:
+def precheck(inp: ScorerInput) -> PrecheckReport:
     """What the scorer would refuse, without replaying anything: the file read as `score` reads it, against the
-    split's task ids (a VGE sample's key is its task's id; the pre-check gets no ground truth)."""
-    read_log(inp, dict.fromkeys(sample.key for sample in inp.samples))
-    return []
+    split's task ids (a VGE sample's key is its task's id; the pre-check gets no ground truth), and which tasks no
+    episode plays."""
+    episodes = read_log(inp, dict.fromkeys(sample.key for sample in inp.samples))
+    return PrecheckReport.of((), file_format="vge-log/1 JSON Lines", records=len(episodes),
+                             matched_keys=[e.task for e in episodes], samples=inp.samples)
 
 
 def score(inp: ScorerInput, *, device_loader: DeviceLoader | None = None) -> ScoringResult:

@@ -14,7 +14,7 @@ from pathlib import Path
 from scoring.core.contract import FileProblem, SubmissionRejected
 
 from .fields import COORDINATE_SYSTEMS
-from .pipeline import read_file, score_records
+from .pipeline import format_problem, read_file, score_records
 from .scorer import SCORER_VERSION, Options, SampleScore, summarize
 
 
@@ -62,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         for problem in exc.problems:
             print(f"  {problem}", file=sys.stderr)
         return 1
-    for problem in parsed.problems:
+    wrong_format = format_problem(parsed, how_raw="pass --raw", how_std="leave out --raw")
+    for problem in (*parsed.problems, *([wrong_format] if wrong_format else [])):
         print(f"warning: {args.predictions}: {problem}", file=sys.stderr)
     if args.strict and parsed.problems:
         return 1

@@ -18,6 +18,26 @@ _NVR_WORDS = frozenset({"no valid response", "no_valid_response", "invalid respo
 ABSOLUTE, NORM_1, NORM_1000, AUTO = "absolute", "normalized_0_1", "normalized_0_1000", "auto"
 COORDINATE_SYSTEMS = (AUTO, ABSOLUTE, NORM_1, NORM_1000)
 _COORD_ALIASES = {"normalized": NORM_1, "normalized_1000": NORM_1000}
+COORDINATE_MEANINGS = {
+    AUTO: "decided per sample from its own numbers: all within 0-1 -> normalized_0_1; any above the image's larger "
+          "side -> normalized_0_1000; else absolute (so 0-1000 answers on images wider or taller than 1000 px are "
+          "read as pixels: choose the mode)",
+    ABSOLUTE: "pixels of the image as given, x from the left, y from the top",
+    NORM_1: "fractions of the width (x) and height (y), 0 to 1",
+    NORM_1000: "thousandths of the width (x) and height (y), 0 to 1000",
+}
+# The public toolkit's batch runner overrides the coordinate system by model family (spec 5.4); the same table,
+# shown on the upload form and the format page, and offered by the client's --family.
+FAMILY_COORDINATES: tuple[tuple[str, str], ...] = (
+    ("Qwen2.5-VL", ABSOLUTE),
+    ("Claude", ABSOLUTE),
+    ("Qwen3-VL", NORM_1000),
+    ("Qwen3.5-VL", NORM_1000),
+    ("InternVL3", NORM_1000),
+    ("InternVL3.5", NORM_1000),
+    ("Gemini", NORM_1000),
+    ("LLaVA", NORM_1),
+)
 
 
 class Sentinel(enum.Enum):

@@ -38,6 +38,9 @@ class ParsedFile:
     lines: tuple[Line, ...]
     problems: tuple[FileProblem, ...] = ()
     raw: bool = False
+    # Numbers of the lines whose shape is the other format than the one the file was read as: raw responses in a
+    # file read as std_format, std_format records in one read as raw (see `looks_raw`, `looks_std`).
+    other_format: tuple[int, ...] = ()
 
 
 def _read_text(path: Path) -> str:
@@ -59,8 +62,8 @@ def parse_text(text: str, *, raw: bool | None = False, coordinate_system: str = 
                format_type: str | None = None, samples: int | None = None, read_answers: bool = True) -> ParsedFile:
     """Records of a JSONL (or JSON array) text; raw response lines are converted to std_format first.
 
-    `raw=None` takes each record as raw when it looks raw (a `response` and no `formatted_response_*`: the
-    pre-check, which is not told). `samples`, the split's size, bounds the records (scoring.core.jsonl).
+    `raw=None` takes each record as raw when it looks raw (`looks_raw`); with True or False the lines that look
+    like the other format are listed in `other_format` (see `format_problem`). `samples`, the split's size, bounds the records (scoring.core.jsonl).
     `read_answers=False` leaves raw responses unread (see raw.to_std_record): the pre-check's bounded work."""
     if not text or text.isspace():
         raise SubmissionRejected(_EMPTY, [FileProblem("the file holds no record")])
@@ -146,8 +149,59 @@ def _skip_space(text: str, at: int) -> int:
     return at
 
 
-def _looks_raw(item: Mapping[str, Any]) -> bool:
+def looks_raw(item: Mapping[str, Any]) -> bool:
+    """A raw response line: a `response` and no `formatted_response_*` field."""
     return "response" in item and not any(str(k).startswith("formatted_response_") for k in item)
+
+
+def looks_std(item: Mapping[str, Any]) -> bool:
+    """A std_format line: some `formatted_response_*` field and no `response`."""
+    return "response" not in item and any(str(k).startswith("formatted_response_") for k in item)
+
+
+LINES_SHOWN = 10
+
+
+def format_problem(parsed: ParsedFile, *, how_raw: str, how_std: str) -> FileProblem | None:
+    """The file looks like the other format than the one it is read as (`ParsedFile.other_format`): raw responses
+    read as std_format would score as no valid response (they have no formatted_response_* field); std_format lines
+    read as raw would be searched for a `response` they do not have. Said once, at the first such line; `how_raw`
+    and `how_std` say how to choose the other format where the file is given (a form's box, a CLI flag)."""
+    lines = parsed.other_format
+    if not lines:
+        return None
+    shown = ", ".join(map(str, lines[:LINES_SHOWN])) + (", ..." if len(lines) > LINES_SHOWN else "")
+    count = f"{len(lines)} of the {len(parsed.lines)} lines read"
+    if parsed.raw:
+        return FileProblem(
+            f"this looks like std_format, not raw responses: {count} have formatted_response_* fields and no "
+            f"'response' (lines {shown}), and read as raw responses they would score as no valid response; "
+            f"{how_std}", line=lines[0], field="formatted_response_*")
+    return FileProblem(
+        f"this looks like raw responses: {count} have a 'response' and no formatted_response_* field (lines {shown}), "
+        f"and the file is read as std_format, where they would score as no valid response; {how_raw}",
+        line=lines[0], field="response")
+
+
+def head_in_other_format(head: bytes, *, raw: bool, complete: bool) -> int:
+    """How many JSON object lines the start of a file holds when every one of them looks like the other format than
+    `raw` says (raw responses when reading std_format, std_format lines when reading raw); 0 otherwise, or when
+    the start holds no object line. `complete`: `head` is the whole file (else its last, cut line is left out)."""
+    lines = head.split(b"\n")
+    if not complete:
+        lines = lines[:-1]
+    other = 0
+    for text in lines:
+        try:
+            item = json.loads(text)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(item, dict):
+            continue
+        if not (looks_std(item) if raw else looks_raw(item)):
+            return 0
+        other += 1
+    return other
 
 
 def _records(entries: Iterable[JsonLine], *, raw: bool | None, coordinate_system: str = "auto",
@@ -156,6 +210,7 @@ def _records(entries: Iterable[JsonLine], *, raw: bool | None, coordinate_system
     rejects the file for it); what the reference reads anyway is a problem without it (a note)."""
     problems: list[FileProblem] = []
     lines: list[Line] = []
+    other_format: list[int] = []
     for entry in entries:
         number, item = entry.number, entry.value
         if entry.error:
@@ -164,7 +219,9 @@ def _records(entries: Iterable[JsonLine], *, raw: bool | None, coordinate_system
         if not isinstance(item, dict):
             problems.append(FileProblem(f"a {type(item).__name__}, not a JSON object; skipped", line=number))
             continue
-        if raw or (raw is None and _looks_raw(item)):
+        if (raw is True and looks_std(item)) or (raw is False and looks_raw(item)):
+            other_format.append(number)
+        if raw or (raw is None and looks_raw(item)):
             converted = _raw_record(number, item, problems, coordinate_system=coordinate_system,
                                     format_type=format_type, read_answer=read_answers)
             if converted is None:
@@ -173,7 +230,7 @@ def _records(entries: Iterable[JsonLine], *, raw: bool | None, coordinate_system
         lines.append(Line(number, item))
     if not lines:
         raise SubmissionRejected("The file holds no usable record.", problems or [FileProblem("no record")])
-    return ParsedFile(tuple(lines), tuple(problems), raw is True)
+    return ParsedFile(tuple(lines), tuple(problems), raw is True, tuple(other_format))
 
 
 def _raw_record(number: int, item: dict[str, Any], problems: list[FileProblem], *, coordinate_system: str,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import csv
 import io
+import json
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -69,16 +70,68 @@ def _cell_id(value: Any) -> str:
 # --- predictions ------------------------------------------------------------------------------------------
 
 
+FORMAT_NAMES = {"jsonl": "plan-pred/1 JSON Lines", "tsv": "VLMEvalKit result sheet (TSV)",
+                "xlsx": "VLMEvalKit result sheet (xlsx)"}
+# Fields a prediction line may carry its answer under in other tools; named in the problem when 'prediction' is not.
+_OTHER_ANSWER_FIELDS = ("response", "output", "pred", "answer_pred", "model_output", "text")
+
+
 def sniff_format(name: str, data: bytes) -> str:
+    """"xlsx", "tsv" or "jsonl", from the content first (a zip is a workbook, a first character '{' or '[' is JSON, a
+    tab in the first line is a sheet), then from the name: a VLMEvalKit sheet saved as .jsonl is still a sheet."""
     suffix = Path(name).suffix.lower()
-    if suffix in (".xlsx", ".xlsm") or data[:2] == b"PK":
+    if data[:2] == b"PK":
         return "xlsx"
-    if suffix in (".tsv", ".tab"):
+    stripped = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if stripped[:1] in (b"{", b"["):
+        return "jsonl"
+    if b"\t" in stripped.split(b"\n", 1)[0]:
         return "tsv"
+    if suffix in (".xlsx", ".xlsm"):
+        return "xlsx"
     if suffix in (".jsonl", ".json", ".ndjson"):
         return "jsonl"
-    first = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    return "jsonl" if first in (b"{", b"[") else "tsv"
+    return "tsv"
+
+
+def example_prediction(sample: Any) -> dict[str, str]:
+    """One plan-pred/1 line for an item (a `SampleRecord`, no ground truth): its first option for a single-choice
+    item, a placeholder answer for an open one. For the format page's example file."""
+    options = sample.inputs.get("options") or {}
+    return {"id": sample.key, "prediction": next(iter(sorted(options)), "A") if options else "I do not know."}
+
+
+def wrong_file_kind(head: bytes, *, complete: bool) -> str | None:
+    """From the start of a file: a message when it is plainly not predictions, but the questions (the split's items
+    file as JSON Lines, or a VLMEvalKit input sheet: a question column and no prediction column); else None."""
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if stripped[:2] == b"PK" or not stripped:
+        return None
+    lines = stripped.split(b"\n")
+    if not complete:
+        lines = lines[:-1]
+    if stripped[:1] == b"{":
+        records = []
+        for text in lines:
+            try:
+                record = json.loads(text)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+        if records and all("question" in r and "prediction" not in r for r in records):
+            return (f"This looks like the split's items (the questions), not predictions: the first {len(records)} "
+                    "line(s) have a 'question' and no 'prediction'. Run the model on them and upload lines "
+                    "{\"id\": ..., \"prediction\": ...}.")
+        return None
+    if not lines:
+        return None
+    header = [cell.strip() for cell in lines[0].decode("utf-8", "replace").split("\t")]
+    if "question" in header and "prediction" not in header:
+        return ("This looks like a VLMEvalKit input sheet (the questions), not a result sheet: its header has a "
+                "'question' column and no 'prediction' column. Run the model on it and upload the sheet VLMEvalKit "
+                "writes.")
+    return None
 
 
 def read_predictions(path: str | Path) -> list[Prediction]:
@@ -152,7 +205,7 @@ def _jsonl_prediction_rows(data: bytes, what: str) -> Iterator[_Row]:
             yield number, "", "", ("id", "missing 'id'")
             continue
         if "prediction" not in record or record["prediction"] is None:
-            yield number, pid, "", ("prediction", f"missing 'prediction' for id '{pid}'")
+            yield number, pid, "", ("prediction", f"missing 'prediction' for id '{pid}'{_missing_prediction_hint(record)}")
             continue
         value = record["prediction"]
         if not isinstance(value, (str, int, float)):
@@ -161,10 +214,25 @@ def _jsonl_prediction_rows(data: bytes, what: str) -> Iterator[_Row]:
         yield number, pid, str(value), None
 
 
+def _missing_prediction_hint(record: dict[str, Any]) -> str:
+    """Why a line may have no 'prediction': it is an item of the split (its question), or the answer is under
+    another tool's field name."""
+    if "question" in record and not any(name in record for name in _OTHER_ANSWER_FIELDS):
+        return ("; this looks like the split's items (the questions), not predictions: run the model on them and "
+                "upload lines {\"id\": ..., \"prediction\": ...}")
+    other = next((name for name in _OTHER_ANSWER_FIELDS if name in record), None)
+    return f" (the line has '{other}': name that field 'prediction')" if other else ""
+
+
 def _header_problem(what: str, fmt: str, found: list[str], missing: str) -> SubmissionRejected:
     where = "row 1" if fmt == "xlsx" else "line 1"
+    hint = ""
+    if missing == "prediction" and "question" in found:
+        hint = ("; this looks like a VLMEvalKit input sheet (the questions), not a result sheet: run the model on "
+                "it and upload the sheet VLMEvalKit writes, which has a 'prediction' column")
     problem = FileProblem(
-        f"no '{missing}' column in the header ({where}); found: {', '.join(found) or 'nothing'}", line=1, field=missing
+        f"no '{missing}' column in the header ({where}); found: {', '.join(found) or 'nothing'}{hint}", line=1,
+        field=missing,
     )
     return SubmissionRejected(f"{what}: {problem}", [problem])
 
@@ -366,11 +434,16 @@ def _tsv_items(text: str, what: str) -> Iterator[Item]:
     return iter(out)
 
 
+def unknown_prediction_ids(items: list[Item], predictions: list[Prediction]) -> list[FileProblem]:
+    """A problem for every prediction whose id is not an item of the split, with its line."""
+    known = {item.id for item in items}
+    return [FileProblem(f"unknown id '{p.id}' (not an item of this split)", line=p.line, field="id")
+            for p in predictions if p.id not in known]
+
+
 def check_prediction_ids(items: list[Item], predictions: list[Prediction]) -> None:
     """A prediction for an id the split does not have is the submitter's error; say which lines."""
-    known = {item.id for item in items}
     problems = _Problems("Prediction file")
-    for prediction in predictions:
-        if prediction.id not in known:
-            problems.add(f"unknown id '{prediction.id}' (not an item of this split)", line=prediction.line, field="id")
+    for problem in unknown_prediction_ids(items, predictions):
+        problems.add(problem.message, line=problem.line, field=problem.field)
     problems.raise_if_any()

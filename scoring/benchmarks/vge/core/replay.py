@@ -113,6 +113,12 @@ def load_tasks_text(text: str) -> tuple[list[Task], list[LineProblem]]:
     return tasks, problems
 
 
+def example_episode(sample: Any) -> dict[str, Any]:
+    """One vge-log/1 line for a task (a `SampleRecord`): no outputs, a failed episode. For the format page's example
+    file, which scores (0)."""
+    return {"task": sample.key, "outputs": []}
+
+
 def parse_log(
     text: str | Iterable[str | bytes], known_tasks: Mapping[str, Any], *, allow_duplicates: bool,
     samples: int | None = None,

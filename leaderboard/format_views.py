@@ -1,0 +1,57 @@
+"""A benchmark's format page: what a prediction file looks like, its options and coordinate systems, an example
+file per split and the inputs of each split to download. The content comes from the benchmark's plugin
+(`scoring.core.plugin.FormatGuide`), so every registered benchmark has one."""
+from __future__ import annotations
+
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET
+
+from leaderboard.format_files import EXAMPLE_SAMPLES, example_file, split_inputs_zip
+from scoring.benchmarks import UnknownBenchmark, plugin_for
+from scoring.models import Benchmark, Split
+
+
+def _benchmark_and_plugin(slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    try:
+        return benchmark, plugin_for(benchmark.scorer)
+    except UnknownBenchmark:
+        raise Http404("This benchmark has no scorer yet, so no file format.") from None
+
+
+def _split(benchmark: Benchmark, name: str, version: int) -> Split:
+    return get_object_or_404(Split, benchmark=benchmark, name=name, version=version)
+
+
+@require_GET
+def format_page(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark, plugin = _benchmark_and_plugin(slug)
+    guide = plugin.format
+    splits = benchmark.splits.order_by("name", "-version")
+    options = ", ".join(f"{k}={'true' if v is True else v}" for k, v in guide.example_options)
+    return render(request, "leaderboard/format.html", {
+        "benchmark": benchmark, "guide": guide, "splits": splits, "has_example": bool(guide.example_record),
+        "example_options": options, "example_samples": EXAMPLE_SAMPLES})
+
+
+@require_GET
+def format_example(request: HttpRequest, slug: str, split: str, version: int) -> HttpResponse:
+    benchmark, _ = _benchmark_and_plugin(slug)
+    found = example_file(split=_split(benchmark, split, version))
+    if found is None:
+        raise Http404("This benchmark offers no example file.")
+    text, _ = found
+    response = HttpResponse(text, content_type="application/jsonl; charset=utf-8")
+    name = f"{slug}-{split}-v{version}-example.jsonl"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@require_GET
+def format_inputs(request: HttpRequest, slug: str, split: str, version: int) -> FileResponse:
+    benchmark, _ = _benchmark_and_plugin(slug)
+    the_split = _split(benchmark, split, version)
+    kind = "inputs" if not the_split.hidden_ground_truth else "questions"
+    return FileResponse(split_inputs_zip(split=the_split).open("rb"), as_attachment=True,
+                        filename=f"{slug}-{split}-v{version}-{kind}.zip", content_type="application/zip")

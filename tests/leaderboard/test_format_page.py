@@ -1,0 +1,125 @@
+"""Each benchmark's format page (/leaderboard/<slug>/format/): what a line looks like, the options and coordinate
+systems, an example file per split that the scorer accepts and scores, and the inputs of each split to download
+(questions and images of a public split, the questions only of a hidden one, never ground truth). The content comes
+from the plugin, so a benchmark added as the docs say has a page too."""
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import pytest
+
+from leaderboard.format_files import EXAMPLE_SAMPLES
+from scoring import pipeline
+from tests.scoring.bench_splits import BENCHMARKS, split_of, upload
+from tests.scoring.factories import SampleFactory, SplitFactory
+from tests.tiny_benchmark.plugin import PLUGIN as TINY, SLUG as TINY_SLUG
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def own_var_dir(settings, tmp_path):
+    settings.VAR_DIR = tmp_path / "var"  # where the input zips are built
+
+
+def example(client, split):
+    response = client.get(f"/leaderboard/{split.benchmark.slug}/format/{split.name}-v{split.version}-example.jsonl")
+    assert response.status_code == 200 and "attachment" in response["Content-Disposition"]
+    return response.content
+
+
+def inputs(client, split) -> zipfile.ZipFile:
+    response = client.get(f"/leaderboard/{split.benchmark.slug}/format/{split.name}-v{split.version}-inputs.zip")
+    assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    return zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+
+
+@pytest.mark.parametrize("benchmark", BENCHMARKS)
+def test_the_page_links_each_split_and_its_example_file_passes_the_check_and_scores(client, tmp_path, user, benchmark):
+    split = split_of(benchmark, tmp_path)
+    page = client.get(f"/leaderboard/{benchmark}/format/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "What a line looks like" in html and f"{split.name}-v{split.version}-example.jsonl" in html
+    body = example(client, split)
+    assert len(body.splitlines()) == min(EXAMPLE_SAMPLES, split.samples.count())
+    options = {"raw": True} if benchmark == "epic-bench" else {}
+    check = client.post("/api/submissions/precheck/", {"benchmark": benchmark, "split": split.name,
+                                                       "file": io.BytesIO(body), **options})
+    assert check.json()["ok"] is True and check.json()["missing_count"] == 0, check.json()
+    submission = upload(user, split, body, options=options)
+    assert pipeline.submission_score(submission_id=submission.pk, worker="test") == "scored"
+
+
+def test_the_epic_page_has_the_coordinate_systems_and_the_model_families(client, tmp_path):
+    split_of("epic-bench", tmp_path)
+    html = client.get("/leaderboard/epic-bench/format/").content.decode()
+    for mode in ("auto", "absolute", "normalized_0_1", "normalized_0_1000"):
+        assert f"<code>{mode}</code>" in html
+    assert "<td>Qwen2.5-VL</td><td><code>absolute</code></td>" in html
+    assert "<td>Gemini</td><td><code>normalized_0_1000</code></td>" in html
+    assert "upload it with raw=true" in html
+
+
+def test_a_hidden_split_hands_out_its_questions_only_and_no_ground_truth(client, tmp_path):
+    split = split_of("epic-bench", tmp_path)
+    assert split.hidden_ground_truth
+    archive = inputs(client, split)
+    assert sorted(archive.namelist()) == ["README.txt", "questions.jsonl"]
+    lines = [json.loads(x) for x in archive.read("questions.jsonl").splitlines()]
+    assert [x["key"] for x in lines] == list(split.samples.order_by("position", "key").values_list("key", flat=True))
+    first = lines[0]
+    assert first["inputs"]["prompt"] and all(name.startswith("EPIC_Bench/") for name in first["inputs"]["images"])
+    text = archive.read("questions.jsonl").decode()
+    assert "ground_truth" not in text and "mask_annotation" not in text and "/media/" not in text
+    assert "questions only" in archive.read("README.txt").decode()
+
+
+def test_a_public_split_hands_out_its_questions_and_images_under_the_names_the_lines_use(client, tmp_path):
+    split = split_of("epic-bench", tmp_path)
+    split.hidden_ground_truth = False
+    split.save()
+    archive = inputs(client, split)
+    lines = [json.loads(x) for x in archive.read("questions.jsonl").splitlines()]
+    names = {name for line in lines for name in line["inputs"]["images"]}
+    assert names and names <= set(archive.namelist())
+    stored = (tmp_path / next(iter(sorted(names))))  # the layout the split was imported from
+    assert archive.read(next(iter(sorted(names)))) == stored.read_bytes()
+    # The example file's raw lines name the same images, so a model run over the zip answers in the same terms.
+    assert {n for line in example(client, split).splitlines() for n in json.loads(line)["images"]} <= names
+
+
+def test_a_benchmark_added_as_the_docs_say_has_a_format_page(client, register_benchmark):
+    register_benchmark(TINY)
+    split = SplitFactory(benchmark__slug=TINY_SLUG, benchmark__name="Tiny-Bench", benchmark__scorer=TINY_SLUG,
+                         name="dev", hidden_ground_truth=True)
+    SampleFactory(split=split, key="q1", position=0, inputs={"question": "Which colour?"},
+                  ground_truth={"answer": "red"})
+    page = client.get(f"/leaderboard/{TINY_SLUG}/format/")
+    assert page.status_code == 200 and "naming its sample by the sample&#x27;s key" in page.content.decode()
+    lines = inputs(client, split).read("questions.jsonl").decode()
+    assert "Which colour?" in lines and "red" not in lines
+    assert client.get(f"/leaderboard/{TINY_SLUG}/format/dev-v1-example.jsonl").status_code == 404
+
+
+def test_unknown_benchmarks_and_splits_are_404(client, tmp_path):
+    split_of("plan-bench", tmp_path)
+    assert client.get("/leaderboard/nope/format/").status_code == 404
+    assert client.get("/leaderboard/plan-bench/format/nope-v1-example.jsonl").status_code == 404
+    assert client.get("/leaderboard/plan-bench/format/t-v9-inputs.zip").status_code == 404
+
+
+def test_a_public_plan_split_hands_out_its_images_by_their_stored_paths(client, tmp_path):
+    split = split_of("plan-bench", tmp_path)
+    split.hidden_ground_truth = False
+    split.save()
+    archive = inputs(client, split)
+    lines = [json.loads(x) for x in archive.read("questions.jsonl").splitlines()]
+    names = [name for line in lines for name in line["inputs"]["images"]]
+    assert names and set(names) <= set(archive.namelist())
+    assert all(archive.read(name)[:4] in (b"\x89PNG", b"\xff\xd8\xff\xe0", b"\xff\xd8\xff\xe1", b"\xff\xd8\xff\xdb")
+               for name in names[:3])
+    assert all("question" in line["inputs"] for line in lines)
+    assert "answer" not in archive.read("questions.jsonl").decode().replace('"answer_', "")
