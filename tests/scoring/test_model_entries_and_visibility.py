@@ -125,6 +125,7 @@ def test_making_it_public_puts_it_on_the_board_and_withdrawing_takes_it_off_for_
     assert "Later-VL" in client.get("/leaderboard/dummy-bench/").content.decode()  # the cached page refreshed
     [row] = client.get("/api/leaderboards/dummy-bench/").json()["rows"]
     assert row["model"]["name"] == "Later-VL" and row["model"]["kind"] == ""  # not stated, not open-source
+    assert '<td class="kind" data-key="kind">not stated</td>' in client.get("/leaderboard/dummy-bench/").content.decode()
     client.force_login(user)
     client.post(f"/submissions/{mine.pk}/visibility/", {"visibility": "withdrawn"})
     client.logout()
