@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
@@ -28,7 +29,14 @@ from annotation.core.epic import LEAVES, Leaf, leaf_for
 from annotation.core.lint import Finding, LintInput, LintOptions, lint
 from annotation.core.review import Action, TransitionError, transition
 from annotation.core.segmentation import MaskProposal, PromptError
-from annotation.embeddings import backend_model_key, embedding_cache, embedding_load, segmentation_backend
+from annotation.embeddings import (
+    backend_model_key,
+    browser_decoder_file,
+    browser_decoder_fingerprint,
+    embedding_cache,
+    embedding_load,
+    segmentation_backend,
+)
 from annotation.models import AuditEvent, Embedding, Image, Item, ItemImage, ItemRevision, Project
 from annotation.selectors import can_use_image_for_review
 from scoring.roles import is_annotator, is_curator
@@ -210,6 +218,50 @@ def image_segment(
     except PromptError as exc:
         raise AnnotationError(str(exc), field=exc.field) from None
     return SegmentResult(proposals, backend.name, (time.perf_counter() - started) * 1000)
+
+
+@dataclass(frozen=True)
+class BrowserEmbedding:
+    """What the editor needs to run SAM's decoder itself: the float16 features and the frame they are in."""
+
+    features: bytes  # little-endian float16, C order
+    shape: tuple[int, ...]
+    image_size: tuple[int, int]  # (H, W)
+    input_size: tuple[int, int]  # (h, w) of the resized image inside the 1024 frame
+
+
+def browser_decoder_info(*, image: Image, row: Embedding) -> dict[str, Any] | None:
+    """URLs and sizes for the browser decoder when it can run on this image (SAM, embedding ready), else None."""
+    if not settings.SAM_BROWSER_DECODER or row.status != Embedding.Status.READY:
+        return None
+    fingerprint = browser_decoder_fingerprint()
+    if fingerprint is None:
+        return None
+    return {
+        "decoder_url": f"/api/annotation/decoders/{row.model_key}/{fingerprint}.onnx",
+        "features_url": f"/api/annotation/images/{image.pk}/embedding/features/",
+    }
+
+
+def browser_embedding(*, image: Image) -> BrowserEmbedding:
+    """The image's cached SAM features for the browser decoder; 404 while there are none."""
+    model_key = backend_model_key()
+    embedding = embedding_load(image.sha256, model_key) if settings.SAM_BROWSER_DECODER else None
+    if embedding is None or browser_decoder_fingerprint() is None:
+        raise AnnotationError(f"No {model_key} embedding of image {image.pk} for the browser decoder (yet).",
+                              status=404, field="embedding")
+    features = np.ascontiguousarray(embedding.features, dtype="<f2")
+    return BrowserEmbedding(features.tobytes(), tuple(features.shape), embedding.image_size, embedding.input_size)
+
+
+def browser_decoder(*, model_key: str, fingerprint: str) -> Path:
+    """The ONNX decoder file named by the editor's URL; 404 when it is not the configured model's."""
+    if not settings.SAM_BROWSER_DECODER or model_key != backend_model_key() or fingerprint != browser_decoder_fingerprint():
+        raise AnnotationError(f"No browser decoder {model_key}/{fingerprint} on this server.", status=404)
+    path = browser_decoder_file()
+    if path is None:
+        raise AnnotationError("The configured segmentation backend has no browser decoder.", status=404)
+    return path
 
 
 def item_open(*, user: AbstractBaseUser, item: Item) -> list[Embedding]:

@@ -6,10 +6,13 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.staticfiles import finders
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
 
 from annotation import selectors, services
 from annotation.core.epic import leaf_for
@@ -97,6 +100,13 @@ def project_export(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
+def _ort_static() -> dict[str, str] | None:
+    module, wasm = "vendor/onnxruntime-web/ort.wasm.bundle.min.mjs", "vendor/onnxruntime-web/ort-wasm-simd-threaded.wasm"
+    if not (finders.find(module) or (Path(settings.STATIC_ROOT) / module).exists()):
+        return None
+    return {"module": static(module), "wasm": static(wasm)}
+
+
 @login_required
 def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
     item = get_object_or_404(Item.objects.select_related("project", "assignee"), pk=pk)
@@ -116,5 +126,7 @@ def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
         },
         "api": {"item": f"/api/annotation/items/{item.pk}/", "submit": f"/api/annotation/items/{item.pk}/submit/"},
         "next_item": (n.pk if (n := selectors.next_item(item=item)) else None),
+        # onnxruntime-web (npm, copied by `make setup`): SAM's decoder runs in the browser when it is there.
+        "ort": _ort_static(),
     }
     return render(request, "annotation/editor.html", {"item": item, "config": config, "leaf": leaf})

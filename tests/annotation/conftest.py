@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from PIL import Image as PILImage
 
+from annotation import embeddings
+from annotation.core.segmentation import EmbeddingCache, SamBackend
 from tests.annotation.core.conftest import drawn_scene  # the drawn test images of the core tests
 
 
@@ -102,3 +104,46 @@ def item_factory(curator, project_factory):
         return result.items
 
     return make
+
+
+# --- SAM with random weights (no checkpoint is ever downloaded) and its browser decoder ----------------------
+
+
+@pytest.fixture(scope="session")
+def sam_random(tmp_path_factory) -> tuple[SamBackend, object]:
+    """A seeded random vit_b and the folder its ONNX decoder is exported to: both once per test session."""
+    import torch
+    from segment_anything import sam_model_registry
+
+    torch.manual_seed(0)
+    backend = SamBackend(sam_model_registry["vit_b"](checkpoint=None), model_type="vit_b")
+    decoders = tmp_path_factory.mktemp("sam-decoders")
+    backend.onnx_decoder(decoders)
+    return backend, decoders
+
+
+@pytest.fixture(scope="session")
+def sam_scene_embedding(sam_random):
+    """The random vit_b's embedding of the 640x360 scene (the image encoder runs once per session)."""
+    image, _ = drawn_scene(height=360, width=640)
+    return sam_random[0].embed(image)
+
+
+@pytest.fixture
+def sam_backend(sam_random, settings):
+    """Installs the random SAM as the site's backend, with its exported decoder."""
+    backend, decoders = sam_random
+    settings.SAM_DECODER_DIR = decoders
+    settings.SAM_BROWSER_DECODER = True
+    embeddings.segmentation_backend_install(backend)
+    yield backend
+    embeddings.segmentation_backend_install(None)
+
+
+@pytest.fixture
+def sam_scene_item(sam_backend, sam_scene_embedding, scene_png, item_factory, annotator, settings):
+    """An item of the scene assigned to anna, whose SAM embedding is already cached."""
+    data, truth = scene_png
+    [item] = item_factory(data, assignee=annotator)
+    EmbeddingCache(settings.SAM_EMBEDDING_DIR).put(item.images.get().sha256, sam_scene_embedding)
+    return item, truth

@@ -5,8 +5,9 @@ import { $, currentImage, images, leaf, list, state } from "./state.js";
 export const canvas = $("canvas");
 const ctx = canvas.getContext("2d");
 /** What the pointer is doing, set by tools.js and shortcuts.js and read when drawing:
-    drag {kind: "pan" | "box" | "paint", …}, hover {x, y} in image pixels, spaceDown (Space held: pan). */
-export const pointer = { drag: null, hover: null, spaceDown: false };
+    drag {kind: "pan" | "box" | "paint", …}, hover {x, y} in image pixels, spaceDown (Space held: pan),
+    preview: an image-sized canvas with SAM's mask under the pointer (prompts.js), or null. */
+export const pointer = { drag: null, hover: null, spaceDown: false, preview: null };
 
 let dirty = false;
 export function requestDraw() { if (!dirty) { dirty = true; requestAnimationFrame(draw); } }
@@ -103,6 +104,7 @@ function draw() {
       }
     }
   }
+  if (pointer.preview && state.tool === "click") ctx.drawImage(pointer.preview, 0, 0);
   const lw = 2 / v.s;
   const p = state.prompt;
   if (p.box) {

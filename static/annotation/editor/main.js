@@ -13,7 +13,8 @@ import { redo, undo } from "./history.js";
 import {
   deleteSelected, mergeSelected, renderFindings, renderImageTabs, renderInstances, renderLabels, setMasklet,
 } from "./instances.js";
-import { renderProposals, watchEmbedding } from "./prompts.js";
+import { decoderStats } from "./decoder.js";
+import { hoverShown, renderProposals, stats, watchEmbedding } from "./prompts.js";
 import { bindShortcuts, toggleHelp } from "./shortcuts.js";
 import { $, config, currentImage, images, leaf, loadInstances, on, resetPrompt, state } from "./state.js";
 import { bindPointer, fillHoles, fillSelected, setBrush, setTool } from "./tools.js";
@@ -72,7 +73,7 @@ function start() {
   if (!editable()) setSaveStatus(`This item is ${state.itemState.replace("_", " ")}: changes are not saved.`);
   if (restored) saveRestored();
   fit();
-  window.annotationEditor = { state, rleEncode, rleDecode, payload, save, undo, redo, fillHoles };
+  window.annotationEditor = { state, rleEncode, rleDecode, payload, save, undo, redo, fillHoles, stats, decoderStats, hoverShown };
 }
 
 start();

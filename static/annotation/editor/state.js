@@ -33,7 +33,7 @@ export const state = {
   outlines: true,
   hidden: false,
   view: { s: 1, tx: 0, ty: 0 },
-  prompt: { points: [], box: null, proposals: [], pick: 0, lastRle: null },
+  prompt: { points: [], box: null, proposals: [], pick: 0, lastRle: null, lastLowRes: null },
   polygon: [],
   findings: config.item.findings || [],
 };
@@ -45,7 +45,7 @@ export function on(event, fn) { listeners[event].push(fn); }
 /** Announce an edit (after checkpoint() and the mutation); opts.labelsOnly when only the label form changed. */
 export function changed(opts = {}) { for (const fn of listeners.changed) fn(opts); }
 export function resetPrompt() {
-  state.prompt = { points: [], box: null, proposals: [], pick: 0, lastRle: null };
+  state.prompt = { points: [], box: null, proposals: [], pick: 0, lastRle: null, lastLowRes: null };
   for (const fn of listeners.prompt) fn();
 }
 
