@@ -230,17 +230,19 @@ class BrowserEmbedding:
     input_size: tuple[int, int]  # (h, w) of the resized image inside the 1024 frame
 
 
-def browser_decoder_info(*, image: Image, row: Embedding) -> dict[str, Any] | None:
-    """URLs and sizes for the browser decoder when it can run on this image (SAM, embedding ready), else None."""
-    if not settings.SAM_BROWSER_DECODER or row.status != Embedding.Status.READY:
+def browser_decoder_url() -> str | None:
+    """Where the editor downloads the configured SAM model's ONNX decoder; None for the classical backend."""
+    if not settings.SAM_BROWSER_DECODER or not backend_model_key().startswith("sam-"):
         return None
     fingerprint = browser_decoder_fingerprint()
-    if fingerprint is None:
+    return f"/api/annotation/decoders/{backend_model_key()}/{fingerprint}.onnx" if fingerprint else None
+
+
+def browser_decoder_info(*, image: Image, row: Embedding) -> dict[str, Any] | None:
+    """URLs for the browser decoder when it can run on this image (SAM, embedding ready), else None."""
+    if row.status != Embedding.Status.READY or (url := browser_decoder_url()) is None:
         return None
-    return {
-        "decoder_url": f"/api/annotation/decoders/{row.model_key}/{fingerprint}.onnx",
-        "features_url": f"/api/annotation/images/{image.pk}/embedding/features/",
-    }
+    return {"decoder_url": url, "features_url": f"/api/annotation/images/{image.pk}/embedding/features/"}
 
 
 def browser_embedding(*, image: Image) -> BrowserEmbedding:

@@ -128,5 +128,6 @@ def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
         "next_item": (n.pk if (n := selectors.next_item(item=item)) else None),
         # onnxruntime-web (npm, copied by `make setup`): SAM's decoder runs in the browser when it is there.
         "ort": _ort_static(),
+        "decoder_url": services.browser_decoder_url(),  # downloaded at once, while the embedding status is polled
     }
     return render(request, "annotation/editor.html", {"item": item, "config": config, "leaf": leaf})

@@ -9,6 +9,7 @@ import pytest
 from PIL import Image as PILImage
 
 from annotation import embeddings
+from annotation.core.segmentation import Embedding as SamEmbedding
 from annotation.core.segmentation import EmbeddingCache, SamBackend
 from tests.annotation.core.conftest import drawn_scene  # the drawn test images of the core tests
 
@@ -123,10 +124,13 @@ def sam_random(tmp_path_factory) -> tuple[SamBackend, object]:
 
 
 @pytest.fixture(scope="session")
-def sam_scene_embedding(sam_random):
-    """The random vit_b's embedding of the 640x360 scene (the image encoder runs once per session)."""
-    image, _ = drawn_scene(height=360, width=640)
-    return sam_random[0].embed(image)
+def sam_scene_embedding():
+    """An embedding of the 640x360 scene as SamBackend.embed shapes it (float16, 1x256x64x64, input 576x1024).
+
+    Seeded features, not the random encoder's output: the encoder of random weights says nothing about the
+    image either, and running it costs a minute on a busy CPU. The tests compare decoders on the same features."""
+    features = np.random.default_rng(17).normal(0, 0.5, size=(1, 256, 64, 64)).astype(np.float16)
+    return SamEmbedding("sam-vit_b", (360, 640), (576, 1024), features)
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ const sessions = {};      // decoder_url -> Promise<InferenceSession>
 const perImage = {};      // image id -> Promise<{session, features, imageSize, inputSize}>
 const ready = {};         // image id -> the resolved value, for synchronous checks
 
-export const decoderStats = { loads: [], runs: 0, lastMs: 0, error: "" };
+export const decoderStats = { loads: [], runs: 0, lastMs: 0, runMs: [], error: "" };
 
 /** True when this browser can run the decoder at all (WebAssembly present, onnxruntime-web served). */
 export function browserDecoderPossible() {
@@ -31,8 +31,8 @@ function loadOrt() {
   if (!ortPromise) {
     ortPromise = import(config.ort.module).then((ort) => {
       ort.env.wasm.wasmPaths = { wasm: new URL(config.ort.wasm, window.location.href).href };
-      // Threads need cross-origin isolation; one thread is what a busy annotator's laptop gives anyway.
-      ort.env.wasm.numThreads = self.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
+      // One thread: several need cross-origin isolation (COOP/COEP on the page and on the runtime's worker script).
+      ort.env.wasm.numThreads = 1;
       return ort;
     });
   }
@@ -62,18 +62,25 @@ function halfToFloat(bits) {
 
 const pair = (text) => text.split(",").map((v) => parseInt(v, 10));
 
+/** Start downloading the runtime and the decoder and creating its session (idempotent). */
+export function warmUp(url) {
+  if (!browserDecoderPossible() || !url) return null;
+  if (!sessions[url]) {
+    sessions[url] = Promise.all([loadOrt(), fetchOk(url).then((r) => r.arrayBuffer())])
+      .then(([ort, buf]) => ort.InferenceSession.create(buf, { executionProviders: ["wasm"], graphOptimizationLevel: "all" }));
+    sessions[url].catch((e) => { decoderStats.error = String(e); });
+  }
+  return sessions[url];
+}
+
 /** Start loading the decoder and the image's features (idempotent); resolves to the context or rejects. */
 export function prepare(img, browser) {
   if (perImage[img.id]) return perImage[img.id];
   perImage[img.id] = (async () => {
     const started = performance.now();
+    const download = fetchOk(browser.features_url);
     const ort = await loadOrt();
-    if (!sessions[browser.decoder_url]) {
-      sessions[browser.decoder_url] = fetchOk(browser.decoder_url)
-        .then((r) => r.arrayBuffer())
-        .then((buf) => ort.InferenceSession.create(buf, { executionProviders: ["wasm"], graphOptimizationLevel: "all" }));
-    }
-    const [session, res] = await Promise.all([sessions[browser.decoder_url], fetchOk(browser.features_url)]);
+    const [session, res] = await Promise.all([warmUp(browser.decoder_url), download]);
     const shape = pair(res.headers.get("X-Embedding-Shape"));
     const features = new ort.Tensor("float32", halfToFloat(new Uint16Array(await res.arrayBuffer())), shape);
     const ctx = {
@@ -166,6 +173,7 @@ export async function decode(ctx, { points, box, multimask, maskInput }) {
   const out = await ctx.session.run(feeds);
   decoderStats.runs++;
   decoderStats.lastMs = performance.now() - started;
+  if (decoderStats.runMs.length < 10000) decoderStats.runMs.push(decoderStats.lastMs);
   const scores = out.scores.data, low = out.low_res_masks.data;
   const picks = multimask ? [1, 2, 3] : [0];
   const proposals = picks.map((k) => {

@@ -3,7 +3,8 @@
 import { fit, requestDraw, updateHud } from "./canvas.js";
 import { checkpoint } from "./history.js";
 import {
-  $, changed, config, currentImage, findInstance, images, leaf, list, maskletSpec, replaceInstance, resetPrompt,
+  $, changed, config, currentImage, findInstance, images, isLocked, leaf, list, maskletSpec, replaceInstance,
+  resetPrompt,
   state,
 } from "./state.js";
 
@@ -99,6 +100,7 @@ export function switchImage() {
 }
 
 export function deleteSelected() {
+  if (isLocked()) return;
   const ids = state.multi.size ? [...state.multi] : (state.selected ? [state.selected] : []);
   if (!ids.length) return;
   checkpoint();
@@ -112,6 +114,7 @@ export function deleteSelected() {
 }
 
 export function mergeSelected() {
+  if (isLocked()) return;
   const ids = [...state.multi].filter((id) => { const f = findInstance(id); return f && f.masklet === state.masklet; });
   if (ids.length < 2) { $("seg-status").textContent = "Shift-click two or more instances in the list to merge them."; return; }
   checkpoint();

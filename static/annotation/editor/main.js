@@ -6,14 +6,14 @@
  */
 import { decode as rleDecode, encode as rleEncode } from "../rle.js";
 import {
-  editable, flushOnLeave, noteChange, payload, restoreBackup, save, saveRestored, setSaveStatus, submit,
+  applyLock, editable, flushOnLeave, noteChange, payload, restoreBackup, save, saveRestored, setSaveStatus, submit,
 } from "./autosave.js";
 import { fit, requestDraw } from "./canvas.js";
 import { redo, undo } from "./history.js";
 import {
   deleteSelected, mergeSelected, renderFindings, renderImageTabs, renderInstances, renderLabels, setMasklet,
 } from "./instances.js";
-import { decoderStats } from "./decoder.js";
+import { decoderStats, warmUp } from "./decoder.js";
 import { hoverShown, renderProposals, stats, watchEmbedding } from "./prompts.js";
 import { bindShortcuts, toggleHelp } from "./shortcuts.js";
 import { $, config, currentImage, images, leaf, loadInstances, on, resetPrompt, state } from "./state.js";
@@ -64,13 +64,14 @@ function start() {
   renderImageTabs();
   renderInstances();
   setTool("click");
+  warmUp(config.decoder_url);
   for (const img of images) {
     img.el = new Image();
     img.el.onload = () => { img.loaded = true; if (img === currentImage()) fit(); };
     img.el.src = img.url;
     watchEmbedding(img);
   }
-  if (!editable()) setSaveStatus(`This item is ${state.itemState.replace("_", " ")}: changes are not saved.`);
+  if (!editable()) { setSaveStatus(`This item is ${state.itemState.replace("_", " ")}: changes are not saved.`); applyLock(); }
   if (restored) saveRestored();
   fit();
   window.annotationEditor = { state, rleEncode, rleDecode, payload, save, undo, redo, fillHoles, stats, decoderStats, hoverShown };

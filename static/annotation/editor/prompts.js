@@ -6,7 +6,9 @@ import { api } from "./api.js";
 import { pointer, requestDraw } from "./canvas.js";
 import { browserDecoderPossible, contextFor, decode, isReady, prepare } from "./decoder.js";
 import { checkpoint } from "./history.js";
-import { $, addInstance, changed, currentImage, replaceInstance, rleOf, selectedInstance, state } from "./state.js";
+import {
+  $, addInstance, changed, currentImage, isLocked, replaceInstance, rleOf, selectedInstance, state,
+} from "./state.js";
 
 /** Timings the speed script and the tests read (window.annotationEditor.stats). */
 export const stats = { clicks: [], hoverUpdates: 0, segmentRequests: 0, lastSource: "" };
@@ -14,7 +16,7 @@ export const stats = { clicks: [], hoverUpdates: 0, segmentRequests: 0, lastSour
 /** After the next frame is drawn, note the time since `t0` (an event's timeStamp). */
 function noteDrawn(t0, source) {
   if (t0 == null) return;
-  requestAnimationFrame(() => { stats.clicks.push({ ms: performance.now() - t0, source }); });
+  requestAnimationFrame(() => { stats.clicks.push({ ms: performance.now() - t0, source, at: performance.now() }); });
 }
 
 /** The browser decoder's context for this image: loaded, loading (a promise) or null (use the server). */
@@ -41,7 +43,7 @@ let segSeq = 0;
  *  proposal: in the browser when its decoder is loaded for this image, else on the server. `t0`: the event time. */
 export async function runSegment(t0) {
   const p = state.prompt;
-  if (!p.points.length && !p.box) return;
+  if ((!p.points.length && !p.box) || isLocked()) return;
   const img = currentImage();
   let sel = selectedInstance();
   if (!sel || sel.masklet !== state.masklet) { checkpoint(); addInstance(state.masklet); sel = selectedInstance(); }
@@ -126,7 +128,7 @@ function previewCanvas(mask, W, H) {
 /** The pointer moved to image point (x, y) with the click tool: show SAM's mask for a click there. */
 export function hoverAt(x, y) {
   const img = currentImage();
-  if (!browserDecoderPossible() || !isReady(img) || !$("hover-preview").checked) return;
+  if (!browserDecoderPossible() || !isReady(img) || !$("hover-preview").checked || isLocked()) return;
   if (x < 0 || y < 0 || x >= img.width || y >= img.height) { clearHover(); return; }
   hover.next = [Math.round(x * 10) / 10, Math.round(y * 10) / 10];
   if (!hover.busy) runHover(img);

@@ -38,6 +38,10 @@ export const state = {
   findings: config.item.findings || [],
 };
 
+/** An item in these states is the annotator's to edit; in any other (submitted, in review, accepted…) it is locked. */
+export const EDITABLE_STATES = ["todo", "in_progress", "needs_revision"];
+export function isLocked() { return !EDITABLE_STATES.includes(state.itemState); }
+
 // ---------------------------------------------------------------- notifications ------------------
 const listeners = { changed: [], prompt: [] };
 /** Subscribe to "changed" (fn(opts): instances or labels edited) or "prompt" (fn(): the prompt was cleared). */

@@ -5,7 +5,7 @@ import { checkpoint } from "./history.js";
 import { renderInstances } from "./instances.js";
 import { clearHover, hoverAt, runSegment } from "./prompts.js";
 import {
-  $, addInstance, changed, currentImage, list, replaceInstance, resetPrompt, selectedInstance, state,
+  $, addInstance, changed, currentImage, isLocked, list, replaceInstance, resetPrompt, selectedInstance, state,
 } from "./state.js";
 
 // ---------------------------------------------------------------- mask operations ----------------
@@ -69,6 +69,7 @@ function ensureSelected() {
 }
 
 export function closePolygon() {
+  if (isLocked()) { state.polygon = []; return; }
   if (state.polygon.length < 3) { state.polygon = []; requestDraw(); return; }
   const img = currentImage();
   checkpoint();
@@ -83,6 +84,7 @@ export function closePolygon() {
 }
 
 export function fillSelected() {
+  if (isLocked()) return;
   const sel = selectedInstance();
   if (!sel) return;
   checkpoint();
@@ -119,6 +121,7 @@ function onMouseDown(ev) {
     return;
   }
   if (!inside(p)) return;
+  if (isLocked() && state.tool !== "select") return;  // submitted: nothing on the canvas changes the masks
   if (state.tool === "click") {
     const label = ev.button === 2 || ev.altKey ? 0 : 1;
     state.prompt.points.push([Math.round(p.x * 10) / 10, Math.round(p.y * 10) / 10, label]);
