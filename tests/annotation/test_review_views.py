@@ -1,5 +1,6 @@
 """Review pages and the blind second-opinion API through the Django test client (roles, refusals, rendering)."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -100,6 +101,9 @@ def test_dashboard_is_for_curators_and_publishes_with_history_links(submitted, r
     page = client.get(f"/annotation/review/projects/{slug}/").content.decode()
     assert "<th scope=\"row\">accepted</th><td class=\"num\">1</td>" in page
     assert "<td>rob</td><td class=\"num\">1</td>" in page
+    # A verdict a moment after opening: its time shows as such and gives no "reviews per hour" (it said ~800).
+    rob_row = re.search(r'<tr><td>rob</td>.*?</tr>', page).group(0)
+    assert re.search(r'<td class="num">\d+ s</td><td class="num">–</td></tr>$', rob_row), rob_row
     response = client.post(f"/annotation/review/projects/{slug}/",
                            {"action": "publish", "items": [submitted.pk], "split": "annotated"})
     assert response.status_code == 302

@@ -52,7 +52,11 @@ export async function runSegment(t0) {
   if (local) {
     let ctx = local;
     try {
-      if (!isReady(img)) { $("seg-status").textContent = "Loading the decoder…"; ctx = await local; }
+      if (!isReady(img)) {
+        $("seg-status").textContent = "Loading the decoder…";
+        const late = new Promise((_, reject) => setTimeout(() => reject(new Error("still loading after 15 s")), 15000));
+        ctx = await Promise.race([local, late]);
+      }
       if (seq !== segSeq) return;
       const key = promptKey(p.points, p.box);
       const hovered = hover.result && hover.result.key === key && hover.result.img === img.id ? hover.result : null;
