@@ -134,6 +134,10 @@ def images_upload(*, user: AbstractBaseUser, name: str, data: image_core.Upload,
                     image.file.save(f"{image_file.sha256[:16]}.{image_file.extension}", ContentFile(image_file.data),
                                     save=False)
                     saved_paths.append(image.file.name)
+                    if image_file.original is not None:  # turned upright by its EXIF orientation: keep the upload
+                        image.original.save(f"{image_file.sha256[:16]}-original.{image_file.extension}",
+                                            ContentFile(image_file.original), save=False)
+                        saved_paths.append(image.original.name)
                     image.save()
                 by_hash[image_file.sha256] = image
                 stored.append(image)
