@@ -47,7 +47,11 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if not curator and not items.exists():
         raise Http404("No such project.")
     upload_form = UploadForm()
-    assign_form = AssignForm()
+    assign_form = AssignForm(project=project)
+    states = dict(Item.State.choices)
+    shown_state = request.GET.get("state", "")
+    if shown_state in states:
+        items = items.filter(state=shown_state)
     status = 200
     if request.method == "POST" and curator:
         if "upload" in request.POST:
@@ -64,11 +68,11 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
                     messages.success(request, f"Added {len(result.items)} item(s) from {len(result.images)} image(s).")
                     return redirect("annotation-project", slug=slug)
         elif "assign" in request.POST:
-            assign_form = AssignForm(request.POST)
+            assign_form = AssignForm(request.POST, project=project)
             if assign_form.is_valid():
-                raw = assign_form.cleaned_data["items"].strip()
-                chosen = project.items.filter(assignee__isnull=True) if raw == "unassigned" else project.items.filter(
-                    pk__in=[int(p) for p in raw.replace(" ", "").split(",") if p.isdigit()])
+                ticked = assign_form.cleaned_data["items"]
+                chosen = project.items.filter(assignee__isnull=True) if "unassigned" in ticked else project.items.filter(
+                    pk__in=[int(p) for p in ticked])
                 try:
                     count = services.items_assign(user=request.user, items=list(chosen),
                                                   assignee=assign_form.cleaned_data["assignee"])
@@ -80,6 +84,8 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "annotation/project_detail.html", {
         "project": project, "items": items, "curator": curator, "upload_form": upload_form,
         "assign_form": assign_form, "leaf": leaf_for(project.leaf),
+        "states": states, "shown_state": shown_state if shown_state in states else "",
+        "ticked": set(request.POST.getlist("items")) if request.method == "POST" else set(),
     }, status=status)
 
 
