@@ -18,19 +18,38 @@ def _stroke(page, x0, y0, x1, y1):
     page.mouse.up()
 
 
-def test_the_canvas_is_locked_in_review_after_submitting(live_server, page, item_factory, annotator, scene_png):
-    [item] = item_factory(scene_png[0], assignee=annotator)
+def test_the_canvas_is_locked_in_review_after_submitting(
+    live_server, page, item_factory, project_factory, annotator, scene_png
+):
+    project = project_factory(instructions="Count every mug, handles included.")
+    [item] = item_factory(scene_png[0], assignee=annotator, project=project)
     segment_requests: list[str] = []
     page.on("request", lambda r: segment_requests.append(r.url) if "/segment/" in r.url else None)
     login_page(page, live_server.url, "anna", "pw-anna-123")
     page.goto(f"{live_server.url}/annotation/items/{item.pk}/")
     assert page.is_hidden("#lock-banner")
+    # On a 1280x720 laptop screen the Linter and Submit are in view, the state on one line, the task path whole.
+    page.set_viewport_size({"width": 1280, "height": 720})
+    assert page.locator("#btn-submit").bounding_box()["y"] + 30 <= 720
+    assert page.evaluate("() => { const e = document.getElementById('item-state'); return e.getClientRects().length; }") == 1
+    assert page.evaluate("() => { const c = document.querySelector('.ann-leaf code'); return c.scrollWidth <= c.clientWidth + 1; }")
+    # Plain labels and the project's instructions.
+    assert page.text_content("label[for=t-text_label]") == "Instruction given to the robot"
+    assert "Count every mug" in page.text_content("#instructions")
     # The "Keyboard shortcuts" button is readable on the white sidebar (it was white on white).
     colour = page.evaluate("() => getComputedStyle(document.getElementById('btn-help')).color")
     assert colour != "rgb(255, 255, 255)", colour
     page.keyboard.press("b")
     _stroke(page, 20, 20, 80, 20)
     [area] = instance_areas(page)
+    # The selected instance is drawn in its swatch's colour (it was drawn grey with a white outline).
+    swatch = page.evaluate("() => getComputedStyle(document.querySelector('#instances li.selected .swatch')).backgroundColor")
+    colour = [int(v) for v in swatch[swatch.index("(") + 1:-1].split(",")[:3]]
+    drawn = page.evaluate("""([x, y]) => { const v = window.annotationEditor.state.view;
+        return Array.from(document.getElementById('canvas').getContext('2d')
+          .getImageData(Math.round(v.tx + x * v.s), Math.round(v.ty + y * v.s), 1, 1).data).slice(0, 3); }""", [50, 20])
+    # The scene's background is grey (~120): the drawn pixel must lean well towards the swatch's colour.
+    assert sum(abs(d - c) for d, c in zip(drawn, colour)) < 0.5 * sum(abs(120 - c) for c in colour), (drawn, colour)
     page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Saved')")
 
     page.click("#btn-submit")

@@ -24,9 +24,10 @@ function baked(inst, current) {
   const octx = off.getContext("2d");
   const data = octx.createImageData(bw, bh);
   const px = data.data, m = inst.mask, w = inst.w, h = inst.h;
-  const fillA = Math.round(255 * state.opacity * (current ? 1 : 0.5));
+  // The selected instance in its own (swatch) colour, filled more strongly; a white outline made it look grey.
+  const fillA = Math.round(255 * Math.min(0.85, state.opacity * (selected ? 1.6 : 1)) * (current ? 1 : 0.5));
   const [r, g, b] = inst.colour;
-  const edge = selected ? [255, 255, 255] : [r, g, b];
+  const edge = [r, g, b];
   for (let y = y0; y <= y1; y++) {
     for (let x = x0; x <= x1; x++) {
       const i = y * w + x;

@@ -30,7 +30,8 @@ function bindControls() {
   for (const m of leaf.masklets) {
     const o = document.createElement("option");
     o.value = m.name;
-    o.textContent = `${m.name}${images.length > 1 ? ` (image ${"AB"[m.image]})` : ""}${m.scored ? "" : " · reference"}`;
+    o.textContent = `${m.label}${images.length > 1 ? ` (image ${"AB"[m.image]})` : ""}${m.scored ? "" : " · reference"}`;
+    o.title = m.name;
     select.append(o);
   }
   select.value = state.masklet;
