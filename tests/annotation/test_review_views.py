@@ -185,3 +185,14 @@ def test_dashboard_forms_set_the_policy_reopen_and_refuse_bad_input(submitted, c
     publish = client.post(url, {"action": "publish", "items": [submitted.pk], "split": "annotated"})
     assert publish.status_code == 409 and "only accepted items are published" in publish.content.decode()
     assert client.post(url, {"action": "second_opinion", "share": "0.5", "seed": "1"}).status_code == 400
+
+
+def test_annotators_have_a_menu_link_to_what_was_sent_back_to_them(submitted, rob, annotator):
+    rs.review_open(user=rob, item=submitted)
+    rs.review_submit(user=rob, item_id=submitted.pk, version=submitted.version, round=1, verdict="revise",
+                     reasons=["mask_quality"], comment="the edge")
+    home = _client(annotator).get("/annotation/").content.decode()
+    assert 'id="nav-sent-back"' in home and 'href="/annotation/review/#my-revisions"' in home
+    queue = _client(annotator).get("/annotation/review/").content.decode()
+    assert f'href="/annotation/items/{submitted.pk}/"' in queue.split('id="my-revisions"')[1]
+    assert 'id="nav-sent-back"' not in _client(rob).get("/annotation/review/").content.decode()
