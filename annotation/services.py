@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, Group
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
@@ -39,7 +40,7 @@ from annotation.embeddings import (
 )
 from annotation.models import AuditEvent, Embedding, Image, Item, ItemImage, ItemRevision, Project
 from annotation.selectors import can_use_image_for_review
-from scoring.roles import is_annotator, is_curator
+from scoring.roles import ANNOTATOR, REVIEWER, is_annotator, is_curator
 
 
 class AnnotationError(Exception):
@@ -331,6 +332,32 @@ def item_revision_create(item: Item, kind: str, user: AbstractBaseUser | None, n
     return ItemRevision.objects.create(
         item=item, version=item.version, kind=kind, author=user, state=item.state, snapshot=_snapshot(item), note=note
     )
+
+
+GRANTABLE_ROLES = (ANNOTATOR, REVIEWER)
+
+
+def role_set(*, user: AbstractBaseUser, project: Project, username: str, role: str, give: bool) -> AbstractBaseUser:
+    """A curator gives or takes the annotator or reviewer role (site-wide groups), from a project's page."""
+    if not is_curator(user):
+        raise AnnotationError("Only curators give or take roles.", status=403)
+    if role not in GRANTABLE_ROLES:
+        raise AnnotationError(f"Unknown role {role!r}; curators give {' or '.join(GRANTABLE_ROLES)}.", field="role")
+    person = get_user_model().objects.filter(username=username.strip()).first()
+    if person is None:
+        raise AnnotationError(f"No user {username.strip()!r}.", field="username")
+    group, _ = Group.objects.get_or_create(name=role)
+    if give:
+        person.groups.add(group)
+    else:
+        if role == ANNOTATOR and Item.objects.filter(project=project, assignee=person).exclude(
+                state__in=[Item.State.ACCEPTED, Item.State.PUBLISHED, Item.State.REJECTED]).exists():
+            raise AnnotationError(f"{person.get_username()} still has open items in {project.name}; assign them "
+                                  "to someone else first.", status=409, field="username")
+        person.groups.remove(group)
+    audit_record(item=None, project=project, actor=user, action="role_give" if give else "role_take",
+                 detail={"user": person.get_username(), "role": role})
+    return person
 
 
 def audit_record(*, item: Item | None, actor: AbstractBaseUser | None, action: str, from_state: str = "",

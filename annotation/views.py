@@ -67,6 +67,18 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
                 else:
                     messages.success(request, f"Added {len(result.items)} item(s) from {len(result.images)} image(s).")
                     return redirect("annotation-project", slug=slug)
+        elif "role" in request.POST:
+            try:
+                person = services.role_set(user=request.user, project=project,
+                                           username=request.POST.get("username", ""), role=request.POST["role"],
+                                           give=request.POST.get("give") == "1")
+            except services.AnnotationError as exc:
+                messages.error(request, exc.message)
+                status = exc.status
+            else:
+                verb = "is now" if request.POST.get("give") == "1" else "is no longer"
+                messages.success(request, f"{person.get_username()} {verb} {request.POST['role']}.")
+                return redirect("annotation-project", slug=slug)
         elif "assign" in request.POST:
             assign_form = AssignForm(request.POST, project=project)
             if assign_form.is_valid():
@@ -86,6 +98,7 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "assign_form": assign_form, "leaf": leaf_for(project.leaf),
         "states": states, "shown_state": shown_state if shown_state in states else "",
         "ticked": set(request.POST.getlist("items")) if request.method == "POST" else set(),
+        "people": selectors.people_with_roles() if curator else [],
     }, status=status)
 
 
