@@ -6,6 +6,7 @@ so the tests compare the browser's answer with the server's for the same prompt 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +20,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SEGMENT_URL = "**/api/annotation/images/*/segment/"
 
 
+ORT_MODULE = Path(__file__).resolve().parents[2] / "static/vendor/onnxruntime-web/ort.wasm.bundle.min.mjs"
+
+
 def _open_with_browser_decoder(page, live_server, item, blocked: list[str]) -> None:
+    if not ORT_MODULE.exists():
+        pytest.fail(f"{ORT_MODULE} is missing: `make setup` installs onnxruntime-web (npm ci) and copies it there")
     def refuse(route):
         blocked.append(route.request.url)
         route.abort()
