@@ -12,7 +12,7 @@ REDIS_BROKER_URL ?= redis://127.0.0.1:6379/14
 REDIS_LAYER_URL ?= redis://127.0.0.1:6379/13
 AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
 
-.PHONY: run test setup venv browser demo check-core clean
+.PHONY: run test setup venv browser demo check-core clean static-vendor
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,19 @@ $(STAMP): requirements.txt
 
 venv: $(STAMP)
 
+# Browser packages from the npm registry (package-lock.json), never a CDN: onnxruntime-web runs SAM's decoder in
+# the editor. Only the files the editor loads are copied into static/vendor/ (git-ignored), for collectstatic.
+NPM_STAMP := node_modules/.package-lock.json
+ORT_DIST := node_modules/onnxruntime-web/dist
+ORT_STATIC := static/vendor/onnxruntime-web
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $(NPM_STAMP)
+
+static-vendor: $(NPM_STAMP)
+	mkdir -p $(ORT_STATIC)
+	cp $(ORT_DIST)/ort.wasm.bundle.min.mjs $(ORT_DIST)/ort-wasm-simd-threaded.wasm $(ORT_STATIC)/
+
 # Chromium for the browser tests: Debian's package, never a browser download.
 browser:
 	@if [ ! -x /usr/bin/chromium ]; then \
@@ -29,7 +42,7 @@ browser:
 	  else echo "note: /usr/bin/chromium is missing and this is not root; browser tests will skip"; fi; \
 	fi
 
-setup: venv
+setup: venv static-vendor
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_published
 	$(BIN)/python manage.py collectstatic --noinput -v 0

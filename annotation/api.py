@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -17,6 +17,7 @@ from annotation.models import Embedding, Image, Item, Project
 from annotation.serializers import (
     EmbeddingOutput,
     EmbeddingPendingOutput,
+    EmbeddingStatusOutput,
     ImageOutput,
     ImageUploadInput,
     ImageUploadOutput,
@@ -126,11 +127,49 @@ class SegmentApi(APIView):
 class EmbeddingStatusApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(responses={200: EmbeddingOutput, **error_responses(401, 404)})
+    @extend_schema(responses={200: EmbeddingStatusOutput, **error_responses(401, 404)})
     def get(self, request: Request, pk: int) -> Response:
         image = _image_for(request, pk)
         row = services.embedding_request(image=image)
-        return Response(EmbeddingOutput(row).data)
+        return Response({**EmbeddingOutput(row).data, "browser": services.browser_decoder_info(image=image, row=row)})
+
+
+class EmbeddingFeaturesApi(APIView):
+    """The image's SAM embedding for the editor's in-browser decoder (float16, shape and sizes in headers)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, **error_responses(401, 404)})
+    def get(self, request: Request, pk: int):
+        image = _image_for(request, pk)
+        try:
+            found = services.browser_embedding(image=image)
+        except services.AnnotationError as exc:
+            return _error(exc)
+        response = HttpResponse(found.features, content_type="application/octet-stream")
+        response["X-Embedding-Dtype"] = "float16"
+        response["X-Embedding-Shape"] = ",".join(str(v) for v in found.shape)
+        response["X-Image-Size"] = f"{found.image_size[0]},{found.image_size[1]}"
+        response["X-Input-Size"] = f"{found.input_size[0]},{found.input_size[1]}"
+        response["Access-Control-Expose-Headers"] = "X-Embedding-Dtype, X-Embedding-Shape, X-Image-Size, X-Input-Size"
+        response["Cache-Control"] = "private, max-age=3600"
+        return response
+
+
+class BrowserDecoderApi(APIView):
+    """SAM's prompt encoder + mask decoder as ONNX; the name holds the weights' fingerprint, so it never changes."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, **error_responses(401, 404)})
+    def get(self, request: Request, model_key: str, fingerprint: str):
+        try:
+            path = services.browser_decoder(model_key=model_key, fingerprint=fingerprint)
+        except services.AnnotationError as exc:
+            return _error(exc)
+        response = FileResponse(path.open("rb"), content_type="application/octet-stream")
+        response["Cache-Control"] = "private, max-age=31536000, immutable"
+        return response
 
 
 class ItemApi(APIView):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import time
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -77,6 +78,19 @@ def embedding_load(digest: str, model_key: str) -> Any:
     return embedding
 
 
+def browser_decoder_file() -> Path | None:
+    """The configured SAM model's ONNX decoder (exported on first use), or None when the backend is not SAM."""
+    backend = segmentation_backend()
+    if not isinstance(backend, SamBackend):
+        return None
+    return backend.onnx_decoder(settings.SAM_DECODER_DIR)
+
+
+def browser_decoder_fingerprint() -> str | None:
+    backend = segmentation_backend()
+    return backend.decoder_fingerprint if isinstance(backend, SamBackend) else None
+
+
 def embedding_compute(*, embedding_id: int) -> str:
     """Run by the worker: decode the image, embed it, write the cache file. Idempotent."""
     row = Embedding.objects.select_related("image").get(pk=embedding_id)
@@ -96,6 +110,8 @@ def embedding_compute(*, embedding_id: int) -> str:
         embedding = backend.embed(pixels)
         Embedding.objects.filter(pk=row.pk).update(progress=90)
         cache.put(row.image.sha256, embedding)
+        if settings.SAM_BROWSER_DECODER:
+            browser_decoder_file()  # once per checkpoint: the editor downloads it with the embedding
     except Exception as exc:  # noqa: BLE001 - any failure is shown to the annotator as the embedding's error
         Embedding.objects.filter(pk=row.pk).update(
             status=Embedding.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now()

@@ -22,11 +22,19 @@ class UploadForm(forms.Form):
 
 
 class AssignForm(forms.Form):
-    items = forms.CharField(help_text="Item ids, comma separated, or 'unassigned' for all unassigned items.")
-    assignee = forms.ModelChoiceField(queryset=get_user_model().objects.none(), required=False)
+    """Assignment by ticking items on the project page (or every unassigned item at once)."""
 
-    def __init__(self, *args, **kwargs):
+    items = forms.MultipleChoiceField(
+        help_text="Tick the items to assign, or choose 'unassigned' for all unassigned items.",
+        error_messages={"required": "Tick at least one item (or choose all unassigned items)."},
+    )
+    assignee = forms.ModelChoiceField(queryset=get_user_model().objects.none(), required=False,
+                                      help_text="Leave empty to unassign.")
+
+    def __init__(self, *args, project=None, **kwargs):
         super().__init__(*args, **kwargs)
+        ids = project.items.values_list("pk", "name") if project is not None else []
+        self.fields["items"].choices = [("unassigned", "All unassigned items"), *((str(pk), name) for pk, name in ids)]
         self.fields["assignee"].queryset = (
             get_user_model().objects.filter(annotators_q() | curators_q())
             .distinct().order_by("username")

@@ -41,6 +41,10 @@ class Project(models.Model):
 
 class Image(models.Model):
     file = models.FileField(upload_to="annotation/images/%Y/%m/")
+    original = models.FileField(
+        upload_to="annotation/images/%Y/%m/", blank=True,
+        help_text="The file as uploaded, when `file` is it turned upright by its EXIF orientation.",
+    )
     original_name = models.CharField(max_length=500)
     sha256 = models.CharField(max_length=64, db_index=True)
     width = models.PositiveIntegerField()

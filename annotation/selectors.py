@@ -1,11 +1,12 @@
 """Annotation reads for pages and the API."""
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q, QuerySet
 
 from annotation.models import Image, Item, Project, SecondOpinion
-from scoring.roles import is_curator, is_reviewer
+from scoring.roles import ANNOTATOR, CURATOR, REVIEWER, is_curator, is_reviewer
 
 
 def projects_for_user(*, user: AbstractBaseUser) -> QuerySet[Project]:
@@ -37,3 +38,14 @@ def can_use_image_for_review(*, user: AbstractBaseUser, image: Image) -> bool:
                                     item__item_images__image=image).exists():
         return True
     return is_reviewer(user) and Item.objects.filter(item_images__image=image, state=Item.State.SUBMITTED).exists()
+
+
+def people_with_roles() -> list[tuple[str, list[str]]]:
+    """(username, [annotator/reviewer/curator roles]) of everyone who has one, for the curators' role form."""
+    users = (get_user_model().objects.filter(Q(groups__name__in=[ANNOTATOR, REVIEWER, CURATOR]) | Q(is_staff=True))
+             .distinct().order_by("username").prefetch_related("groups"))
+    out = []
+    for user in users:
+        names = {g.name for g in user.groups.all()} | ({CURATOR} if user.is_staff else set())
+        out.append((user.get_username(), [r for r in (ANNOTATOR, REVIEWER, CURATOR) if r in names]))
+    return out

@@ -53,6 +53,18 @@ class EmbeddingOutput(serializers.ModelSerializer):
         fields = ["image", "model_key", "status", "progress", "error", "seconds"]
 
 
+class BrowserDecoderOutput(serializers.Serializer):
+    decoder_url = serializers.CharField(help_text="SAM's prompt encoder + mask decoder as ONNX (onnxruntime-web).")
+    features_url = serializers.CharField(help_text="The image embedding as little-endian float16 bytes.")
+
+
+class EmbeddingStatusOutput(EmbeddingOutput):
+    browser = BrowserDecoderOutput(allow_null=True, help_text="Set when the editor can segment in the browser.")
+
+    class Meta(EmbeddingOutput.Meta):
+        fields = [*EmbeddingOutput.Meta.fields, "browser"]
+
+
 class EmbeddingPendingOutput(EmbeddingOutput):
     status = serializers.ChoiceField(choices=["queued", "running"])  # ready segments at once; failed is a 503
     status_url = serializers.CharField(help_text="Poll this until its status is ready, then segment again.")

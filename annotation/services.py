@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, Group
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
@@ -28,10 +30,17 @@ from annotation.core.epic import LEAVES, Leaf, leaf_for
 from annotation.core.lint import Finding, LintInput, LintOptions, lint
 from annotation.core.review import Action, TransitionError, transition
 from annotation.core.segmentation import MaskProposal, PromptError
-from annotation.embeddings import backend_model_key, embedding_cache, embedding_load, segmentation_backend
+from annotation.embeddings import (
+    backend_model_key,
+    browser_decoder_file,
+    browser_decoder_fingerprint,
+    embedding_cache,
+    embedding_load,
+    segmentation_backend,
+)
 from annotation.models import AuditEvent, Embedding, Image, Item, ItemImage, ItemRevision, Project
 from annotation.selectors import can_use_image_for_review
-from scoring.roles import is_annotator, is_curator
+from scoring.roles import ANNOTATOR, REVIEWER, is_annotator, is_curator
 
 
 class AnnotationError(Exception):
@@ -126,6 +135,10 @@ def images_upload(*, user: AbstractBaseUser, name: str, data: image_core.Upload,
                     image.file.save(f"{image_file.sha256[:16]}.{image_file.extension}", ContentFile(image_file.data),
                                     save=False)
                     saved_paths.append(image.file.name)
+                    if image_file.original is not None:  # turned upright by its EXIF orientation: keep the upload
+                        image.original.save(f"{image_file.sha256[:16]}-original.{image_file.extension}",
+                                            ContentFile(image_file.original), save=False)
+                        saved_paths.append(image.original.name)
                     image.save()
                 by_hash[image_file.sha256] = image
                 stored.append(image)
@@ -212,6 +225,52 @@ def image_segment(
     return SegmentResult(proposals, backend.name, (time.perf_counter() - started) * 1000)
 
 
+@dataclass(frozen=True)
+class BrowserEmbedding:
+    """What the editor needs to run SAM's decoder itself: the float16 features and the frame they are in."""
+
+    features: bytes  # little-endian float16, C order
+    shape: tuple[int, ...]
+    image_size: tuple[int, int]  # (H, W)
+    input_size: tuple[int, int]  # (h, w) of the resized image inside the 1024 frame
+
+
+def browser_decoder_url() -> str | None:
+    """Where the editor downloads the configured SAM model's ONNX decoder; None for the classical backend."""
+    if not settings.SAM_BROWSER_DECODER or not backend_model_key().startswith("sam-"):
+        return None
+    fingerprint = browser_decoder_fingerprint()
+    return f"/api/annotation/decoders/{backend_model_key()}/{fingerprint}.onnx" if fingerprint else None
+
+
+def browser_decoder_info(*, image: Image, row: Embedding) -> dict[str, Any] | None:
+    """URLs for the browser decoder when it can run on this image (SAM, embedding ready), else None."""
+    if row.status != Embedding.Status.READY or (url := browser_decoder_url()) is None:
+        return None
+    return {"decoder_url": url, "features_url": f"/api/annotation/images/{image.pk}/embedding/features/"}
+
+
+def browser_embedding(*, image: Image) -> BrowserEmbedding:
+    """The image's cached SAM features for the browser decoder; 404 while there are none."""
+    model_key = backend_model_key()
+    embedding = embedding_load(image.sha256, model_key) if settings.SAM_BROWSER_DECODER else None
+    if embedding is None or browser_decoder_fingerprint() is None:
+        raise AnnotationError(f"No {model_key} embedding of image {image.pk} for the browser decoder (yet).",
+                              status=404, field="embedding")
+    features = np.ascontiguousarray(embedding.features, dtype="<f2")
+    return BrowserEmbedding(features.tobytes(), tuple(features.shape), embedding.image_size, embedding.input_size)
+
+
+def browser_decoder(*, model_key: str, fingerprint: str) -> Path:
+    """The ONNX decoder file named by the editor's URL; 404 when it is not the configured model's."""
+    if not settings.SAM_BROWSER_DECODER or model_key != backend_model_key() or fingerprint != browser_decoder_fingerprint():
+        raise AnnotationError(f"No browser decoder {model_key}/{fingerprint} on this server.", status=404)
+    path = browser_decoder_file()
+    if path is None:
+        raise AnnotationError("The configured segmentation backend has no browser decoder.", status=404)
+    return path
+
+
 def item_open(*, user: AbstractBaseUser, item: Item) -> list[Embedding]:
     """Queue embeddings for this item's images and, ahead of time, for the user's next items."""
     rows = [embedding_request(image=image, retry_failed=True) for image in item_images(item)]
@@ -273,6 +332,32 @@ def item_revision_create(item: Item, kind: str, user: AbstractBaseUser | None, n
     return ItemRevision.objects.create(
         item=item, version=item.version, kind=kind, author=user, state=item.state, snapshot=_snapshot(item), note=note
     )
+
+
+GRANTABLE_ROLES = (ANNOTATOR, REVIEWER)
+
+
+def role_set(*, user: AbstractBaseUser, project: Project, username: str, role: str, give: bool) -> AbstractBaseUser:
+    """A curator gives or takes the annotator or reviewer role (site-wide groups), from a project's page."""
+    if not is_curator(user):
+        raise AnnotationError("Only curators give or take roles.", status=403)
+    if role not in GRANTABLE_ROLES:
+        raise AnnotationError(f"Unknown role {role!r}; curators give {' or '.join(GRANTABLE_ROLES)}.", field="role")
+    person = get_user_model().objects.filter(username=username.strip()).first()
+    if person is None:
+        raise AnnotationError(f"No user {username.strip()!r}.", field="username")
+    group, _ = Group.objects.get_or_create(name=role)
+    if give:
+        person.groups.add(group)
+    else:
+        if role == ANNOTATOR and Item.objects.filter(project=project, assignee=person).exclude(
+                state__in=[Item.State.ACCEPTED, Item.State.PUBLISHED, Item.State.REJECTED]).exists():
+            raise AnnotationError(f"{person.get_username()} still has open items in {project.name}; assign them "
+                                  "to someone else first.", status=409, field="username")
+        person.groups.remove(group)
+    audit_record(item=None, project=project, actor=user, action="role_give" if give else "role_take",
+                 detail={"user": person.get_username(), "role": role})
+    return person
 
 
 def audit_record(*, item: Item | None, actor: AbstractBaseUser | None, action: str, from_state: str = "",

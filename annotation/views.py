@@ -6,13 +6,16 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.staticfiles import finders
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
 
 from annotation import selectors, services
-from annotation.core.epic import leaf_for
+from annotation.core.epic import field_label, leaf_for
 from annotation.forms import AssignForm, ProjectForm, UploadForm
 from annotation.models import Item, Project
 from annotation.serializers import ItemOutput
@@ -44,7 +47,11 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if not curator and not items.exists():
         raise Http404("No such project.")
     upload_form = UploadForm()
-    assign_form = AssignForm()
+    assign_form = AssignForm(project=project)
+    states = dict(Item.State.choices)
+    shown_state = request.GET.get("state", "")
+    if shown_state in states:
+        items = items.filter(state=shown_state)
     status = 200
     if request.method == "POST" and curator:
         if "upload" in request.POST:
@@ -60,12 +67,24 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
                 else:
                     messages.success(request, f"Added {len(result.items)} item(s) from {len(result.images)} image(s).")
                     return redirect("annotation-project", slug=slug)
+        elif "role" in request.POST:
+            try:
+                person = services.role_set(user=request.user, project=project,
+                                           username=request.POST.get("username", ""), role=request.POST["role"],
+                                           give=request.POST.get("give") == "1")
+            except services.AnnotationError as exc:
+                messages.error(request, exc.message)
+                status = exc.status
+            else:
+                verb = "is now" if request.POST.get("give") == "1" else "is no longer"
+                messages.success(request, f"{person.get_username()} {verb} {request.POST['role']}.")
+                return redirect("annotation-project", slug=slug)
         elif "assign" in request.POST:
-            assign_form = AssignForm(request.POST)
+            assign_form = AssignForm(request.POST, project=project)
             if assign_form.is_valid():
-                raw = assign_form.cleaned_data["items"].strip()
-                chosen = project.items.filter(assignee__isnull=True) if raw == "unassigned" else project.items.filter(
-                    pk__in=[int(p) for p in raw.replace(" ", "").split(",") if p.isdigit()])
+                ticked = assign_form.cleaned_data["items"]
+                chosen = project.items.filter(assignee__isnull=True) if "unassigned" in ticked else project.items.filter(
+                    pk__in=[int(p) for p in ticked])
                 try:
                     count = services.items_assign(user=request.user, items=list(chosen),
                                                   assignee=assign_form.cleaned_data["assignee"])
@@ -77,6 +96,9 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "annotation/project_detail.html", {
         "project": project, "items": items, "curator": curator, "upload_form": upload_form,
         "assign_form": assign_form, "leaf": leaf_for(project.leaf),
+        "states": states, "shown_state": shown_state if shown_state in states else "",
+        "ticked": set(request.POST.getlist("items")) if request.method == "POST" else set(),
+        "people": selectors.people_with_roles() if curator else [],
     }, status=status)
 
 
@@ -97,6 +119,13 @@ def project_export(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
+def _ort_static() -> dict[str, str] | None:
+    module, wasm = "vendor/onnxruntime-web/ort.wasm.bundle.min.mjs", "vendor/onnxruntime-web/ort-wasm-simd-threaded.wasm"
+    if not (finders.find(module) or (Path(settings.STATIC_ROOT) / module).exists()):
+        return None
+    return {"module": static(module), "wasm": static(wasm)}
+
+
 @login_required
 def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
     item = get_object_or_404(Item.objects.select_related("project", "assignee"), pk=pk)
@@ -112,9 +141,13 @@ def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
             "masklets": [{"name": m.name, "image": m.image_index, "scored": m.scored, "label": m.label}
                          for m in leaf.masklets],
             "text_fields": list(leaf.text_fields), "count_field": leaf.count_field,
+            "field_labels": {name: field_label(name) for name in (*leaf.text_fields, leaf.count_field) if name},
             "has_feasibility": leaf.has_feasibility,
         },
         "api": {"item": f"/api/annotation/items/{item.pk}/", "submit": f"/api/annotation/items/{item.pk}/submit/"},
         "next_item": (n.pk if (n := selectors.next_item(item=item)) else None),
+        # onnxruntime-web (npm, copied by `make setup`): SAM's decoder runs in the browser when it is there.
+        "ort": _ort_static(),
+        "decoder_url": services.browser_decoder_url(),  # downloaded at once, while the embedding status is polled
     }
     return render(request, "annotation/editor.html", {"item": item, "config": config, "leaf": leaf})

@@ -193,6 +193,34 @@ LEAVES: dict[str, Leaf] = {leaf.path: leaf for leaf in _ALL}
 assert list(LEAVES) == list(BY_TYPE_ORDER), "annotation's leaf table must follow the EPIC taxonomy"
 
 
+# What the editor shows for each label field (the EPIC field names stay the keys on the wire and in exports).
+FIELD_LABELS: dict[str, str] = {
+    "text_label": "Instruction given to the robot",
+    "target_object_description_en": "Target object, described (English)",
+    "target_object_description_cn": "Target object, described (Chinese)",
+    "target_area_description_en": "Target area, described (English)",
+    "visually_blocked": "What blocks the view (if anything)",
+    "scene_description_en": "The scene, described (English)",
+    "precise_description": "Precise description",
+    "reference_area_description_en": "Reference area, described (English)",
+    "reference_object_description_en": "Reference object, described (English)",
+    "placement_region_description_en": "Placement region, described (English)",
+    "action_en": "The action (English)",
+    "num_hands": "Number of hands",
+    "count_target_instance": "How many target objects",
+    "count_contact_target": "How many objects are touched",
+    "count_matching_area": "How many matching areas",
+}
+
+
+def field_label(name: str) -> str:
+    """A plain label for an EPIC field name; unknown names are made readable rather than shown raw."""
+    if name in FIELD_LABELS:
+        return FIELD_LABELS[name]
+    words = name.replace("_en", " (English)").replace("_cn", " (Chinese)").replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
 def leaf_for(path: str) -> Leaf:
     try:
         return LEAVES[path]

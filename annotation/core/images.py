@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import IO
 
 import numpy as np
-from PIL import Image, UnidentifiedImageError
+from PIL import Image, ImageOps, UnidentifiedImageError
 
 ALLOWED_FORMATS = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp", "BMP": "bmp"}
 # Entries that archivers add and that are never part of the data.
@@ -56,6 +56,8 @@ class ImageFile:
     height: int
     format: str  # PIL format name, e.g. "JPEG"
     sha256: str
+    # The file as uploaded when `data` is a re-encoding of it (an EXIF orientation other than 1 made upright).
+    original: bytes | None = None
 
     @property
     def extension(self) -> str:
@@ -85,6 +87,8 @@ def read_image(name: str, data: bytes, *, max_pixels: int) -> ImageFile:
                         name, f"image format {image_format or 'unknown'} is not accepted; use JPEG, PNG, WEBP or BMP"
                     )
                 probe.load()  # a truncated or corrupt file fails here, not later in the editor
+                orientation = probe.getexif().get(EXIF_ORIENTATION, 1)
+                upright = upright_bytes(probe, image_format) if orientation not in (1, None) else None
     except UploadError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
@@ -95,7 +99,31 @@ def read_image(name: str, data: bytes, *, max_pixels: int) -> ImageFile:
         raise UploadError(name, f"image is corrupt or truncated: {exc}") from None
     if width < 1 or height < 1:
         raise UploadError(name, f"image has no pixels ({width}x{height})")
+    if upright is not None:
+        pixels, (width, height) = upright
+        return ImageFile(name, pixels, width, height, image_format, hashlib.sha256(pixels).hexdigest(), original=data)
     return ImageFile(name, data, width, height, image_format, hashlib.sha256(data).hexdigest())
+
+
+EXIF_ORIENTATION = 0x0112
+
+
+def upright_bytes(image: Image.Image, image_format: str) -> tuple[bytes, tuple[int, int]]:
+    """The image turned as its EXIF orientation says, re-encoded in its format without the tag; and its size.
+
+    Browsers draw a JPEG turned by its EXIF orientation while masks index the stored pixels: storing the upright
+    pixels makes both agree (the file as uploaded is kept beside it)."""
+    turned = ImageOps.exif_transpose(image)
+    buffer = io.BytesIO()
+    options: dict = {"quality": 95, "subsampling": 0} if image_format == "JPEG" else {}
+    if image_format == "WEBP":
+        options = {"quality": 95}
+    exif = turned.getexif()
+    exif.pop(EXIF_ORIENTATION, None)
+    if image_format in ("JPEG", "WEBP", "PNG") and len(exif):
+        options["exif"] = exif.tobytes()
+    turned.save(buffer, format=image_format, **options)
+    return buffer.getvalue(), turned.size
 
 
 def _entry_problem(info: zipfile.ZipInfo) -> str | None:
@@ -237,6 +265,6 @@ def group_into_items(images: list[ImageFile], *, images_per_item: int) -> list[l
 
 
 def decode_rgb(data: bytes) -> np.ndarray:
-    """Image bytes -> RGB uint8 (H, W, 3), with EXIF orientation left as stored (masks follow the pixels)."""
+    """Image bytes -> RGB uint8 (H, W, 3) as stored (uploads are stored upright: see `upright_bytes`)."""
     with Image.open(io.BytesIO(data)) as image:
         return np.asarray(image.convert("RGB"), dtype=np.uint8).copy()

@@ -363,6 +363,27 @@ def active_seconds(times: Sequence[datetime], *, idle_cap_s: float = 300.0) -> f
     return float(sum(min((b - a).total_seconds(), idle_cap_s) for a, b in zip(ordered, ordered[1:])))
 
 
+# Below this much measured time a rate says nothing (two verdicts a few seconds after opening read "800/hour").
+RATE_MIN_SECONDS = 60.0
+
+
+def duration_text(seconds: float) -> str:
+    """A time spent, never rounded to nothing: '9 s', '4 min 10 s', '2 h 05 min'."""
+    total = int(round(seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    if minutes:
+        return f"{minutes} min {secs:02d} s"
+    return f"{secs} s"
+
+
+def _rate(count: int, seconds: float) -> float | None:
+    """Per hour, from the work whose time was measured; None while too little time was measured."""
+    return round(count / (seconds / 3600), 1) if seconds >= RATE_MIN_SECONDS and count else None
+
+
 def dashboard(
     *, items: Sequence[ItemRow], rounds_required: int, submissions: Mapping[str, int],
     accepted_by_annotator: Mapping[str, int], annotator_seconds: Mapping[str, float],
@@ -376,25 +397,28 @@ def dashboard(
     for bucket, n in counted.items():  # e.g. a round above the policy after it was lowered
         out.by_state.setdefault(bucket, n)
     for name in sorted(set(submissions) | set(accepted_by_annotator) | set(annotator_seconds)):
-        hours = annotator_seconds.get(name, 0.0) / 3600
+        spent = annotator_seconds.get(name, 0.0)
         out.annotators[name] = {"submissions": submissions.get(name, 0),
-                                "accepted": accepted_by_annotator.get(name, 0), "hours": round(hours, 2),
-                                "per_hour": round(submissions.get(name, 0) / hours, 1) if hours else None}
+                                "accepted": accepted_by_annotator.get(name, 0), "seconds": round(spent, 1),
+                                "time": duration_text(spent), "per_hour": _rate(submissions.get(name, 0), spent)}
     per_reviewer: dict[str, Counter] = defaultdict(Counter)
     seconds: dict[str, float] = defaultdict(float)
     reasons: Counter = Counter()
     for review in reviews:
         per_reviewer[review.reviewer]["reviews"] += 1
         per_reviewer[review.reviewer][review.verdict] += 1
-        seconds[review.reviewer] += review.seconds or 0.0
+        if review.seconds is not None:  # from opening the review to the verdict
+            per_reviewer[review.reviewer]["timed"] += 1
+            seconds[review.reviewer] += review.seconds
         if review.verdict != Verdict.ACCEPT.value:
             reasons.update(review.reasons)
     for name in sorted(per_reviewer):
         counts = per_reviewer[name]
-        hours = seconds[name] / 3600
         out.reviewers[name] = {"reviews": counts["reviews"], "accept": counts["accept"], "revise": counts["revise"],
-                               "reject": counts["reject"], "hours": round(hours, 2),
-                               "per_hour": round(counts["reviews"] / hours, 1) if hours else None}
+                               "reject": counts["reject"], "timed": counts["timed"],
+                               "seconds": round(seconds[name], 1), "time": duration_text(seconds[name]),
+                               # Reviews without a time (verdict without opening the page) do not count here.
+                               "per_hour": _rate(counts["timed"], seconds[name])}
     out.reasons = {REASON_LABELS.get(Reason(r), r) if r in Reason._value2member_map_ else r: n
                    for r, n in reasons.most_common()}
     if agreements:

@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from annotation.core import rle as rle_utils
+from annotation.core import sam_onnx
 
 SAM_MODEL_TYPES = ("vit_b", "vit_l", "vit_h")
 SAM_MASK_INPUT_SIZE = 256
@@ -168,6 +169,25 @@ class SamBackend:
         self._lock = threading.Lock()
         # The float32 tensor of the last embedding used: a burst of clicks on one image converts it once.
         self._features: tuple[np.ndarray, Any] | None = None
+        self._fingerprint: str | None = None
+        self._export_lock = threading.Lock()
+
+    @property
+    def decoder_fingerprint(self) -> str:
+        """Identifies the prompt encoder + mask decoder weights (the ONNX decoder file's name)."""
+        if self._fingerprint is None:
+            self._fingerprint = sam_onnx.decoder_fingerprint(self._predictor.model)
+        return self._fingerprint
+
+    def onnx_decoder(self, root: str | os.PathLike[str]) -> Path:
+        """The browser's ONNX decoder of this model, cached under `root` (exported on first use)."""
+        path = sam_onnx.decoder_path(root, self.model_key, self.decoder_fingerprint)
+        if path.exists():
+            return path
+        with self._export_lock:
+            if not path.exists():
+                sam_onnx.export_decoder(self._predictor.model, path)
+        return path
 
     @classmethod
     def from_checkpoint(

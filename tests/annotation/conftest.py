@@ -8,6 +8,9 @@ import numpy as np
 import pytest
 from PIL import Image as PILImage
 
+from annotation import embeddings
+from annotation.core.segmentation import Embedding as SamEmbedding
+from annotation.core.segmentation import EmbeddingCache, SamBackend
 from tests.annotation.core.conftest import drawn_scene  # the drawn test images of the core tests
 
 
@@ -102,3 +105,49 @@ def item_factory(curator, project_factory):
         return result.items
 
     return make
+
+
+# --- SAM with random weights (no checkpoint is ever downloaded) and its browser decoder ----------------------
+
+
+@pytest.fixture(scope="session")
+def sam_random(tmp_path_factory) -> tuple[SamBackend, object]:
+    """A seeded random vit_b and the folder its ONNX decoder is exported to: both once per test session."""
+    import torch
+    from segment_anything import sam_model_registry
+
+    torch.manual_seed(0)
+    backend = SamBackend(sam_model_registry["vit_b"](checkpoint=None), model_type="vit_b")
+    decoders = tmp_path_factory.mktemp("sam-decoders")
+    backend.onnx_decoder(decoders)
+    return backend, decoders
+
+
+@pytest.fixture(scope="session")
+def sam_scene_embedding():
+    """An embedding of the 640x360 scene as SamBackend.embed shapes it (float16, 1x256x64x64, input 576x1024).
+
+    Seeded features, not the random encoder's output: the encoder of random weights says nothing about the
+    image either, and running it costs a minute on a busy CPU. The tests compare decoders on the same features."""
+    features = np.random.default_rng(17).normal(0, 0.5, size=(1, 256, 64, 64)).astype(np.float16)
+    return SamEmbedding("sam-vit_b", (360, 640), (576, 1024), features)
+
+
+@pytest.fixture
+def sam_backend(sam_random, settings):
+    """Installs the random SAM as the site's backend, with its exported decoder."""
+    backend, decoders = sam_random
+    settings.SAM_DECODER_DIR = decoders
+    settings.SAM_BROWSER_DECODER = True
+    embeddings.segmentation_backend_install(backend)
+    yield backend
+    embeddings.segmentation_backend_install(None)
+
+
+@pytest.fixture
+def sam_scene_item(sam_backend, sam_scene_embedding, scene_png, item_factory, annotator, settings):
+    """An item of the scene assigned to anna, whose SAM embedding is already cached."""
+    data, truth = scene_png
+    [item] = item_factory(data, assignee=annotator)
+    EmbeddingCache(settings.SAM_EMBEDDING_DIR).put(item.images.get().sha256, sam_scene_embedding)
+    return item, truth

@@ -1,5 +1,6 @@
 """Review pages and the blind second-opinion API through the Django test client (roles, refusals, rendering)."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -100,6 +101,9 @@ def test_dashboard_is_for_curators_and_publishes_with_history_links(submitted, r
     page = client.get(f"/annotation/review/projects/{slug}/").content.decode()
     assert "<th scope=\"row\">accepted</th><td class=\"num\">1</td>" in page
     assert "<td>rob</td><td class=\"num\">1</td>" in page
+    # A verdict a moment after opening: its time shows as such and gives no "reviews per hour" (it said ~800).
+    rob_row = re.search(r'<tr><td>rob</td>.*?</tr>', page).group(0)
+    assert re.search(r'<td class="num">\d+ s</td><td class="num">–</td></tr>$', rob_row), rob_row
     response = client.post(f"/annotation/review/projects/{slug}/",
                            {"action": "publish", "items": [submitted.pk], "split": "annotated"})
     assert response.status_code == 302
@@ -181,3 +185,14 @@ def test_dashboard_forms_set_the_policy_reopen_and_refuse_bad_input(submitted, c
     publish = client.post(url, {"action": "publish", "items": [submitted.pk], "split": "annotated"})
     assert publish.status_code == 409 and "only accepted items are published" in publish.content.decode()
     assert client.post(url, {"action": "second_opinion", "share": "0.5", "seed": "1"}).status_code == 400
+
+
+def test_annotators_have_a_menu_link_to_what_was_sent_back_to_them(submitted, rob, annotator):
+    rs.review_open(user=rob, item=submitted)
+    rs.review_submit(user=rob, item_id=submitted.pk, version=submitted.version, round=1, verdict="revise",
+                     reasons=["mask_quality"], comment="the edge")
+    home = _client(annotator).get("/annotation/").content.decode()
+    assert 'id="nav-sent-back"' in home and 'href="/annotation/review/#my-revisions"' in home
+    queue = _client(annotator).get("/annotation/review/").content.decode()
+    assert f'href="/annotation/items/{submitted.pk}/"' in queue.split('id="my-revisions"')[1]
+    assert 'id="nav-sent-back"' not in _client(rob).get("/annotation/review/").content.decode()

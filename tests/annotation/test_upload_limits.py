@@ -4,6 +4,7 @@ import io
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -11,6 +12,7 @@ from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
 from PIL import Image as PILImage
 
 from annotation.models import Image, Item
+from tests.annotation.core.test_images import exif_jpeg
 from tests.annotation.zip_helpers import MiB, flip_data_byte, peak_bytes, zip_with
 
 pytestmark = pytest.mark.django_db
@@ -90,3 +92,16 @@ def test_upload_spooled_to_disk_is_read_from_its_file(curator_client, small_png,
     assert response.status_code == 201, response.content
     assert [image["original_name"] for image in response.json()["images"]] == ["a/1.png"]
     assert peak < len(body) + 8 * MiB, f"the upload of {len(body) / MiB:.0f} MiB allocated {peak / MiB:.0f} MiB"
+
+
+def test_an_exif_rotated_upload_is_stored_upright_beside_the_original(curator_client):
+    data = exif_jpeg(np.zeros((30, 40, 3), np.uint8), 6)
+    response = curator_client.post("/api/annotation/images/", {"file": SimpleUploadedFile("phone.jpg", data)})
+    assert response.status_code == 201, response.json()
+    [image] = response.json()["images"]
+    assert (image["width"], image["height"]) == (30, 40)
+    row = Image.objects.get(pk=image["id"])
+    with row.original.open("rb") as handle:
+        assert handle.read() == data
+    with row.file.open("rb") as handle:
+        assert handle.read() != data

@@ -5,8 +5,9 @@ import zipfile
 import numpy as np
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 
-from annotation.models import Embedding, Item, Project
+from annotation.models import AuditEvent, Embedding, Item, Project
 
 from .conftest import png_bytes, zip_bytes
 
@@ -58,3 +59,34 @@ def test_editor_of_someone_elses_item_is_not_found(client, annotator, item_facto
     client.force_login(annotator)
     assert client.get(f"/annotation/items/{item.pk}/").status_code == 404
     assert client.get("/annotation/").status_code == 200
+
+
+def test_curators_give_and_take_roles_on_the_project_page(curator, annotator, project_factory, django_user_model,
+                                                           item_factory, small_png):
+    project = project_factory()
+    newcomer = django_user_model.objects.create_user("nina", password="pw-nina-123")
+    client = Client()
+    client.force_login(curator)
+    url = f"/annotation/projects/{project.slug}/"
+    page = client.get(url).content.decode()
+    assert 'id="role-form"' in page and "<td>anna</td><td>annotator</td>" in page
+
+    assert client.post(url, {"username": "nina", "role": "reviewer", "give": "1"}).status_code == 302
+    assert set(newcomer.groups.values_list("name", flat=True)) == {"reviewer"}
+    assert client.post(url, {"username": "nina", "role": "annotator", "give": "1"}).status_code == 302
+    assert "<td>nina</td><td>annotator, reviewer</td>" in client.get(url).content.decode()
+    assert client.post(url, {"username": "nina", "role": "reviewer", "give": "0"}).status_code == 302
+    assert set(newcomer.groups.values_list("name", flat=True)) == {"annotator"}
+    assert list(AuditEvent.objects.filter(project=project).values_list("action", flat=True).order_by("pk"))[-3:] == [
+        "role_give", "role_give", "role_take"]
+
+    # Refusals: an unknown user or role, the curator role, an annotator with open items, a non-curator.
+    assert "No user &#x27;nobody&#x27;" in client.post(url, {"username": "nobody", "role": "reviewer", "give": "1"}).content.decode()
+    assert client.post(url, {"username": "nina", "role": "curator", "give": "1"}).status_code == 400
+    item_factory(small_png, project=project, assignee=annotator)
+    taken = client.post(url, {"username": "anna", "role": "annotator", "give": "0"})
+    assert taken.status_code == 409 and "still has open items" in taken.content.decode()
+    anna = Client()
+    anna.force_login(annotator)
+    assert anna.post(url, {"username": "nina", "role": "reviewer", "give": "1"}).status_code in (200, 404)
+    assert not newcomer.groups.filter(name="reviewer").exists()

@@ -3,7 +3,7 @@
 import { api, csrfToken } from "./api.js";
 import { updateHud } from "./canvas.js";
 import { labelValues, renderFindings } from "./instances.js";
-import { $, config, leaf, list, rleOf, state, STORAGE_KEY } from "./state.js";
+import { $, config, isLocked, leaf, list, rleOf, state, STORAGE_KEY } from "./state.js";
 
 /** What the item API takes: the version this copy is based on, the labels, and every layer's non-empty masks. */
 export function payload() {
@@ -16,7 +16,23 @@ let saveTimer = null, backupTimer = null, saving = false, pending = false, confl
 // Every change bumps changeSeq; a save that carried change N sets savedSeq = N. Unsaved while they differ.
 let changeSeq = 0, savedSeq = 0;
 export function setSaveStatus(text) { $("save-status").textContent = text; }
-export function editable() { return ["todo", "in_progress", "needs_revision"].includes(state.itemState); }
+export function editable() { return !isLocked(); }
+
+/** Lock the editor while the item is not the annotator's (submitted, in review…): the masks and labels cannot be
+ *  changed on screen either, since the server would keep the old ones. Zoom, pan, layers and opacity still work. */
+export function applyLock() {
+  if (!isLocked()) return;
+  document.getElementById("editor").classList.add("ann-locked");
+  const keep = new Set(["opacity", "outlines", "masklet", "btn-help", "btn-help-close"]);
+  for (const el of document.querySelectorAll(".ann-side button, .ann-side input, .ann-side select, .ann-side textarea")) {
+    if (keep.has(el.id) || el.dataset.tool === "pan" || el.dataset.tool === "select" || el.closest(".ann-review")) continue;
+    el.disabled = true;
+  }
+  const banner = $("lock-banner");
+  const label = state.itemState === "submitted" ? "in review" : state.itemState.replace("_", " ");
+  banner.textContent = `This item is ${label}: it is locked until a reviewer sends it back to you.`;
+  banner.hidden = false;
+}
 
 function backup() {
   try {
@@ -107,8 +123,9 @@ export async function submit() {
   if (res.status === 200) {
     state.version = res.data.version;
     state.itemState = res.data.state;
-    $("item-state").textContent = "submitted";
+    $("item-state").textContent = "in review";
     setSaveStatus("Submitted for review.");
+    applyLock();
     backup();
     localStorage.removeItem(STORAGE_KEY);
   } else {

@@ -5,8 +5,9 @@ import { $, currentImage, images, leaf, list, state } from "./state.js";
 export const canvas = $("canvas");
 const ctx = canvas.getContext("2d");
 /** What the pointer is doing, set by tools.js and shortcuts.js and read when drawing:
-    drag {kind: "pan" | "box" | "paint", …}, hover {x, y} in image pixels, spaceDown (Space held: pan). */
-export const pointer = { drag: null, hover: null, spaceDown: false };
+    drag {kind: "pan" | "box" | "paint", …}, hover {x, y} in image pixels, spaceDown (Space held: pan),
+    preview: an image-sized canvas with SAM's mask under the pointer (prompts.js), or null. */
+export const pointer = { drag: null, hover: null, spaceDown: false, preview: null };
 
 let dirty = false;
 export function requestDraw() { if (!dirty) { dirty = true; requestAnimationFrame(draw); } }
@@ -23,9 +24,10 @@ function baked(inst, current) {
   const octx = off.getContext("2d");
   const data = octx.createImageData(bw, bh);
   const px = data.data, m = inst.mask, w = inst.w, h = inst.h;
-  const fillA = Math.round(255 * state.opacity * (current ? 1 : 0.5));
+  // The selected instance in its own (swatch) colour, filled more strongly; a white outline made it look grey.
+  const fillA = Math.round(255 * Math.min(0.85, state.opacity * (selected ? 1.6 : 1)) * (current ? 1 : 0.5));
   const [r, g, b] = inst.colour;
-  const edge = selected ? [255, 255, 255] : [r, g, b];
+  const edge = [r, g, b];
   for (let y = y0; y <= y1; y++) {
     for (let x = x0; x <= x1; x++) {
       const i = y * w + x;
@@ -103,6 +105,7 @@ function draw() {
       }
     }
   }
+  if (pointer.preview && state.tool === "click") ctx.drawImage(pointer.preview, 0, 0);
   const lw = 2 / v.s;
   const p = state.prompt;
   if (p.box) {

@@ -1,5 +1,5 @@
 /* Undo/redo: snapshots of the instance lists (cheap: instances are immutable, so a snapshot is lists of references). */
-import { changed, resetPrompt, state } from "./state.js";
+import { changed, isLocked, resetPrompt, state } from "./state.js";
 
 const undoStack = [], redoStack = [];
 
@@ -21,14 +21,14 @@ export function checkpoint() {
   redoStack.length = 0;
 }
 export function undo() {
-  if (!undoStack.length) return;
+  if (!undoStack.length || isLocked()) return;
   redoStack.push(snapshot());
   restore(undoStack.pop());
   resetPrompt();
   changed();
 }
 export function redo() {
-  if (!redoStack.length) return;
+  if (!redoStack.length || isLocked()) return;
   undoStack.push(snapshot());
   restore(redoStack.pop());
   resetPrompt();

@@ -3,7 +3,8 @@
 import { fit, requestDraw, updateHud } from "./canvas.js";
 import { checkpoint } from "./history.js";
 import {
-  $, changed, config, currentImage, findInstance, images, leaf, list, maskletSpec, replaceInstance, resetPrompt,
+  $, changed, config, currentImage, findInstance, images, isLocked, leaf, list, maskletSpec, replaceInstance,
+  resetPrompt,
   state,
 } from "./state.js";
 
@@ -99,6 +100,7 @@ export function switchImage() {
 }
 
 export function deleteSelected() {
+  if (isLocked()) return;
   const ids = state.multi.size ? [...state.multi] : (state.selected ? [state.selected] : []);
   if (!ids.length) return;
   checkpoint();
@@ -112,6 +114,7 @@ export function deleteSelected() {
 }
 
 export function mergeSelected() {
+  if (isLocked()) return;
   const ids = [...state.multi].filter((id) => { const f = findInstance(id); return f && f.masklet === state.masklet; });
   if (ids.length < 2) { $("seg-status").textContent = "Shift-click two or more instances in the list to merge them."; return; }
   checkpoint();
@@ -135,12 +138,14 @@ export function renderLabels() {
   const add = (html) => { const d = document.createElement("div"); d.innerHTML = html; form.append(d); return d; };
   for (const name of leaf.text_fields) {
     const d = add(`<label for="t-${name}"></label><input type="text" id="t-${name}" data-text="${name}">`);
-    d.querySelector("label").textContent = name;
+    d.querySelector("label").textContent = (leaf.field_labels || {})[name] || name;
+    d.querySelector("input").title = name;  // the EPIC field name, for those who know it
     d.querySelector("input").value = (config.item.texts || {})[name] || "";
   }
   if (leaf.count_field) {
     const d = add(`<label for="f-count"></label><input type="number" min="0" id="f-count">`);
-    d.querySelector("label").textContent = `${leaf.count_field} (target count)`;
+    d.querySelector("label").textContent = (leaf.field_labels || {})[leaf.count_field] || leaf.count_field;
+    d.querySelector("input").title = leaf.count_field;
     d.querySelector("input").value = config.item.count == null ? "" : config.item.count;
     add(`<label class="check"><input type="checkbox" id="f-precise"> precise count</label>`);
     add(`<label class="check"><input type="checkbox" id="f-indesc"> count stated in the description</label>`);

@@ -6,14 +6,15 @@
  */
 import { decode as rleDecode, encode as rleEncode } from "../rle.js";
 import {
-  editable, flushOnLeave, noteChange, payload, restoreBackup, save, saveRestored, setSaveStatus, submit,
+  applyLock, editable, flushOnLeave, noteChange, payload, restoreBackup, save, saveRestored, setSaveStatus, submit,
 } from "./autosave.js";
 import { fit, requestDraw } from "./canvas.js";
 import { redo, undo } from "./history.js";
 import {
   deleteSelected, mergeSelected, renderFindings, renderImageTabs, renderInstances, renderLabels, setMasklet,
 } from "./instances.js";
-import { renderProposals, watchEmbedding } from "./prompts.js";
+import { decoderStats, warmUp } from "./decoder.js";
+import { hoverShown, renderProposals, stats, watchEmbedding } from "./prompts.js";
 import { bindShortcuts, toggleHelp } from "./shortcuts.js";
 import { $, config, currentImage, images, leaf, loadInstances, on, resetPrompt, state } from "./state.js";
 import { bindPointer, fillHoles, fillSelected, setBrush, setTool } from "./tools.js";
@@ -29,7 +30,8 @@ function bindControls() {
   for (const m of leaf.masklets) {
     const o = document.createElement("option");
     o.value = m.name;
-    o.textContent = `${m.name}${images.length > 1 ? ` (image ${"AB"[m.image]})` : ""}${m.scored ? "" : " · reference"}`;
+    o.textContent = `${m.label}${images.length > 1 ? ` (image ${"AB"[m.image]})` : ""}${m.scored ? "" : " · reference"}`;
+    o.title = m.name;
     select.append(o);
   }
   select.value = state.masklet;
@@ -63,16 +65,17 @@ function start() {
   renderImageTabs();
   renderInstances();
   setTool("click");
+  warmUp(config.decoder_url);
   for (const img of images) {
     img.el = new Image();
     img.el.onload = () => { img.loaded = true; if (img === currentImage()) fit(); };
     img.el.src = img.url;
     watchEmbedding(img);
   }
-  if (!editable()) setSaveStatus(`This item is ${state.itemState.replace("_", " ")}: changes are not saved.`);
+  if (!editable()) { setSaveStatus(`This item is ${state.itemState.replace("_", " ")}: changes are not saved.`); applyLock(); }
   if (restored) saveRestored();
   fit();
-  window.annotationEditor = { state, rleEncode, rleDecode, payload, save, undo, redo, fillHoles };
+  window.annotationEditor = { state, rleEncode, rleDecode, payload, save, undo, redo, fillHoles, stats, decoderStats, hoverShown };
 }
 
 start();

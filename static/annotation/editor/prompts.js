@@ -1,9 +1,28 @@
-/* SAM / classic prompts: clicks and boxes sent to the server's segmenter, the proposals it returns, and the
-   image-embedding status the segmenter waits for. */
+/* SAM / classic prompts: clicks, boxes and the hover preview, decoded in the browser (decoder.js) when SAM's
+   decoder and the image's embedding are loaded, else sent to the server's segmenter; the proposals; and the
+   image-embedding status both wait for. */
 import { decode as rleDecode } from "../rle.js";
 import { api } from "./api.js";
+import { pointer, requestDraw } from "./canvas.js";
+import { browserDecoderPossible, contextFor, decode, isReady, prepare } from "./decoder.js";
 import { checkpoint } from "./history.js";
-import { $, addInstance, changed, currentImage, replaceInstance, rleOf, selectedInstance, state } from "./state.js";
+import {
+  $, addInstance, changed, currentImage, isLocked, replaceInstance, rleOf, selectedInstance, state,
+} from "./state.js";
+
+/** Timings the speed script and the tests read (window.annotationEditor.stats). */
+export const stats = { clicks: [], hoverUpdates: 0, segmentRequests: 0, lastSource: "" };
+
+/** After the next frame is drawn, note the time since `t0` (an event's timeStamp). */
+function noteDrawn(t0, source) {
+  if (t0 == null) return;
+  requestAnimationFrame(() => { stats.clicks.push({ ms: performance.now() - t0, source, at: performance.now() }); });
+}
+
+/** The browser decoder's context for this image: loaded, loading (a promise) or null (use the server). */
+function browserContext(img) {
+  return browserDecoderPossible() ? contextFor(img) : null;
+}
 
 export function renderProposals() {
   const box = $("proposals");
@@ -20,15 +39,48 @@ export function renderProposals() {
 }
 
 let segSeq = 0;
-/** Send the current prompt (points and/or box) for the selected instance, or a new one, and take the best proposal. */
-export async function runSegment() {
+/** Segment the current prompt (points and/or box) for the selected instance, or a new one, and take the best
+ *  proposal: in the browser when its decoder is loaded for this image, else on the server. `t0`: the event time. */
+export async function runSegment(t0) {
   const p = state.prompt;
-  if (!p.points.length && !p.box) return;
+  if ((!p.points.length && !p.box) || isLocked()) return;
   const img = currentImage();
   let sel = selectedInstance();
   if (!sel || sel.masklet !== state.masklet) { checkpoint(); addInstance(state.masklet); sel = selectedInstance(); }
   const seq = ++segSeq;
+  const local = browserContext(img);
+  if (local) {
+    let ctx = local;
+    try {
+      if (!isReady(img)) {
+        $("seg-status").textContent = "Loading the decoder…";
+        const late = new Promise((_, reject) => setTimeout(() => reject(new Error("still loading after 15 s")), 15000));
+        ctx = await Promise.race([local, late]);
+      }
+      if (seq !== segSeq) return;
+      const key = promptKey(p.points, p.box);
+      const hovered = hover.result && hover.result.key === key && hover.result.img === img.id ? hover.result : null;
+      const started = performance.now();
+      const proposals = hovered ? hovered.proposals : await decode(ctx, {
+        points: p.points, box: p.box, multimask: $("multimask").checked,
+        maskInput: p.lastLowRes || (sel.inst.area ? sel.inst.mask : null),
+      });
+      if (seq !== segSeq) return;
+      clearHover();
+      p.proposals = proposals;
+      $("seg-status").textContent =
+        `sam · browser · ${hovered ? "from the preview" : `${(performance.now() - started).toFixed(0)} ms`} · ${proposals.length} proposal(s)`;
+      stats.lastSource = "browser";
+      if (proposals.length) pickProposal(0, true);
+      renderProposals();
+      noteDrawn(t0, "browser");
+      return;
+    } catch (e) {
+      $("seg-status").textContent = `In-browser decoder unavailable (${e.message || e}); asking the server.`;
+    }
+  }
   $("seg-status").textContent = "Segmenting…";
+  stats.segmentRequests++;
   const body = { points: p.points, box: p.box, multimask: $("multimask").checked,
                  mask_input: p.lastRle || (sel.inst.area ? rleOf(sel.inst) : null) };
   const res = await api(`/api/annotation/images/${img.id}/segment/`, "POST", body);
@@ -44,8 +96,78 @@ export async function runSegment() {
   }
   p.proposals = res.data.masks.map((m) => ({ score: m.score, rle: m.rle }));
   $("seg-status").textContent = `${res.data.backend} · ${res.data.ms.toFixed(0)} ms · ${p.proposals.length} proposal(s)`;
+  stats.lastSource = "server";
   if (p.proposals.length) pickProposal(0, true);
   renderProposals();
+  noteDrawn(t0, "server");
+}
+
+// ---------------------------------------------------------------- hover preview ------------------
+const promptKey = (points, box) => JSON.stringify([points, box]);
+/** The preview under the pointer: one decode in flight at a time, the latest pointer position next. */
+const hover = { busy: false, next: null, result: null };
+
+/** The shown preview's point and mask area, or null (for the tests and the speed script). */
+export function hoverShown() {
+  return hover.result ? { point: hover.result.point, area: hover.result.area } : null;
+}
+
+export function clearHover() {
+  hover.next = null;
+  if (hover.result || pointer.preview) { hover.result = null; pointer.preview = null; requestDraw(); }
+}
+
+function previewCanvas(mask, W, H) {
+  const off = document.createElement("canvas");
+  off.width = W; off.height = H;
+  const o = off.getContext("2d");
+  const data = o.createImageData(W, H);
+  const px = new Uint32Array(data.data.buffer);
+  const fill = (140 << 24) | (255 << 16) | (229 << 8) | 0;  // ABGR little-endian: #00e5ff at 55 %
+  for (let i = 0; i < mask.length; i++) if (mask[i]) px[i] = fill;
+  o.putImageData(data, 0, 0);
+  return off;
+}
+
+/** The pointer moved to image point (x, y) with the click tool: show SAM's mask for a click there. */
+export function hoverAt(x, y) {
+  const img = currentImage();
+  if (!browserDecoderPossible() || !isReady(img) || !$("hover-preview").checked || isLocked()) return;
+  if (x < 0 || y < 0 || x >= img.width || y >= img.height) { clearHover(); return; }
+  hover.next = [Math.round(x * 10) / 10, Math.round(y * 10) / 10];
+  if (!hover.busy) runHover(img);
+}
+
+async function runHover(img) {
+  hover.busy = true;
+  try {
+    while (hover.next) {
+      const [x, y] = hover.next;
+      hover.next = null;
+      const ctx = contextFor(img);
+      const p = state.prompt;
+      const points = [...p.points, [x, y, 1]];
+      const sel = selectedInstance();
+      const proposals = await decode(ctx, {
+        points, box: p.box, multimask: $("multimask").checked,
+        maskInput: p.lastLowRes || (sel && sel.inst.area && sel.masklet === state.masklet ? sel.inst.mask : null),
+      });
+      if (img !== currentImage() || state.tool !== "click") break;
+      const mask = proposals.length ? proposals[0].mask() : null;
+      let area = 0;
+      if (mask) for (let i = 0; i < mask.length; i++) area += mask[i];
+      hover.result = { key: promptKey(points, p.box), img: img.id, proposals, point: [x, y], area };
+      pointer.preview = mask ? previewCanvas(mask, img.width, img.height) : null;
+      stats.hoverUpdates++;
+      requestDraw();
+      // Leave the page a frame to draw and take input before the next decode.
+      await new Promise((r) => requestAnimationFrame(() => r()));
+    }
+  } catch (e) {
+    hover.result = null;
+  } finally {
+    hover.busy = false;
+  }
 }
 
 export function pickProposal(i, fresh) {
@@ -55,10 +177,16 @@ export function pickProposal(i, fresh) {
   if (!sel) return;
   checkpoint();
   p.pick = i;
-  if (fresh) p.lastRle = null;
-  const inst = replaceInstance(sel.inst.id, rleDecode(p.proposals[i].rle));
-  inst.rle = p.proposals[i].rle;
-  p.lastRle = p.proposals[i].rle;  // fed back as mask_input on the next click
+  if (fresh) { p.lastRle = null; p.lastLowRes = null; }
+  const chosen = p.proposals[i];
+  if (chosen.lowRes) {  // decoded in the browser
+    replaceInstance(sel.inst.id, chosen.mask());
+    p.lastLowRes = chosen.lowRes;  // SAM's own logits, fed back as mask_input on the next click
+  } else {
+    const inst = replaceInstance(sel.inst.id, rleDecode(chosen.rle));
+    inst.rle = chosen.rle;
+    p.lastRle = chosen.rle;  // fed back as mask_input on the next click
+  }
   renderProposals();
   changed();
 }
@@ -73,7 +201,19 @@ export async function watchEmbedding(img, then) {
     const res = await api(`/api/annotation/images/${img.id}/embedding/`, "GET");
     const d = res.data || {};
     if (res.status !== 200) { box.textContent = "Embedding status unavailable."; break; }
-    if (d.status === "ready") { box.textContent = `Embedding ready (${d.model_key}).`; break; }
+    if (d.status === "ready") {
+      box.textContent = `Embedding ready (${d.model_key}).`;
+      if (d.browser && browserDecoderPossible()) {
+        box.textContent = `Embedding ready (${d.model_key}); loading the in-browser decoder…`;
+        try {
+          await prepare(img, d.browser);
+          box.textContent = `Embedding ready (${d.model_key}); decoder in the browser.`;
+        } catch (e) {
+          box.textContent = `Embedding ready (${d.model_key}); segmenting on the server (${e.message || e}).`;
+        }
+      }
+      break;
+    }
     if (d.status === "failed") { box.textContent = `Embedding failed: ${d.error}`; break; }
     box.innerHTML = `<label>Embedding ${d.status} <progress max="100"></progress></label>`;
     box.querySelector("progress").value = d.progress || 0;

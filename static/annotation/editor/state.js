@@ -33,10 +33,14 @@ export const state = {
   outlines: true,
   hidden: false,
   view: { s: 1, tx: 0, ty: 0 },
-  prompt: { points: [], box: null, proposals: [], pick: 0, lastRle: null },
+  prompt: { points: [], box: null, proposals: [], pick: 0, lastRle: null, lastLowRes: null },
   polygon: [],
   findings: config.item.findings || [],
 };
+
+/** An item in these states is the annotator's to edit; in any other (submitted, in review, accepted…) it is locked. */
+export const EDITABLE_STATES = ["todo", "in_progress", "needs_revision"];
+export function isLocked() { return !EDITABLE_STATES.includes(state.itemState); }
 
 // ---------------------------------------------------------------- notifications ------------------
 const listeners = { changed: [], prompt: [] };
@@ -45,7 +49,7 @@ export function on(event, fn) { listeners[event].push(fn); }
 /** Announce an edit (after checkpoint() and the mutation); opts.labelsOnly when only the label form changed. */
 export function changed(opts = {}) { for (const fn of listeners.changed) fn(opts); }
 export function resetPrompt() {
-  state.prompt = { points: [], box: null, proposals: [], pick: 0, lastRle: null };
+  state.prompt = { points: [], box: null, proposals: [], pick: 0, lastRle: null, lastLowRes: null };
   for (const fn of listeners.prompt) fn();
 }
 

@@ -3,9 +3,9 @@
 import { canvas, pointer, requestDraw, toImage, zoomAt } from "./canvas.js";
 import { checkpoint } from "./history.js";
 import { renderInstances } from "./instances.js";
-import { runSegment } from "./prompts.js";
+import { clearHover, hoverAt, runSegment } from "./prompts.js";
 import {
-  $, addInstance, changed, currentImage, list, replaceInstance, resetPrompt, selectedInstance, state,
+  $, addInstance, changed, currentImage, isLocked, list, replaceInstance, resetPrompt, selectedInstance, state,
 } from "./state.js";
 
 // ---------------------------------------------------------------- mask operations ----------------
@@ -69,6 +69,7 @@ function ensureSelected() {
 }
 
 export function closePolygon() {
+  if (isLocked()) { state.polygon = []; return; }
   if (state.polygon.length < 3) { state.polygon = []; requestDraw(); return; }
   const img = currentImage();
   checkpoint();
@@ -83,6 +84,7 @@ export function closePolygon() {
 }
 
 export function fillSelected() {
+  if (isLocked()) return;
   const sel = selectedInstance();
   if (!sel) return;
   checkpoint();
@@ -93,6 +95,7 @@ export function fillSelected() {
 // ---------------------------------------------------------------- controls -----------------------
 export function setTool(tool) {
   state.tool = tool;
+  if (tool !== "click") clearHover();
   if (tool !== "polygon") state.polygon = [];
   for (const b of document.querySelectorAll("[data-tool]")) b.setAttribute("aria-pressed", String(b.dataset.tool === tool));
   canvas.style.cursor = tool === "pan" ? "grab" : tool === "select" ? "default" : "crosshair";
@@ -118,11 +121,12 @@ function onMouseDown(ev) {
     return;
   }
   if (!inside(p)) return;
+  if (isLocked() && state.tool !== "select") return;  // submitted: nothing on the canvas changes the masks
   if (state.tool === "click") {
     const label = ev.button === 2 || ev.altKey ? 0 : 1;
     state.prompt.points.push([Math.round(p.x * 10) / 10, Math.round(p.y * 10) / 10, label]);
     requestDraw();
-    runSegment();
+    runSegment(ev.timeStamp);
   } else if (state.tool === "box") {
     pointer.drag = { kind: "box", x0: p.x, y0: p.y, x: p.x, y: p.y };
   } else if (state.tool === "brush" || state.tool === "eraser") {
@@ -150,7 +154,11 @@ function onMouseMove(ev) {
   const p = toImage(ev);
   const drag = pointer.drag;
   pointer.hover = p;
-  if (!drag) { if (["brush", "eraser", "polygon"].includes(state.tool)) requestDraw(); return; }
+  if (!drag) {
+    if (["brush", "eraser", "polygon"].includes(state.tool)) requestDraw();
+    else if (state.tool === "click" && ev.target === canvas && !pointer.spaceDown) hoverAt(p.x, p.y);
+    return;
+  }
   if (drag.kind === "pan") {
     state.view.tx = drag.tx + ev.clientX - drag.sx;
     state.view.ty = drag.ty + ev.clientY - drag.sy;
@@ -167,13 +175,13 @@ function onMouseMove(ev) {
   requestDraw();
 }
 
-function onMouseUp() {
+function onMouseUp(ev) {
   const d = pointer.drag;
   if (!d) return;
   pointer.drag = null;
   if (d.kind === "box") {
     const box = [Math.min(d.x0, d.x), Math.min(d.y0, d.y), Math.max(d.x0, d.x), Math.max(d.y0, d.y)].map((v) => Math.round(v));
-    if (box[2] - box[0] >= 2 && box[3] - box[1] >= 2) { state.prompt.box = box; runSegment(); }
+    if (box[2] - box[0] >= 2 && box[3] - box[1] >= 2) { state.prompt.box = box; runSegment(ev.timeStamp); }
   } else if (d.kind === "paint") {
     resetPrompt();
     changed();
@@ -187,6 +195,7 @@ export function bindPointer() {
   canvas.addEventListener("mousedown", onMouseDown);
   window.addEventListener("mousemove", onMouseMove);
   window.addEventListener("mouseup", onMouseUp);
+  canvas.addEventListener("mouseleave", clearHover);
   canvas.addEventListener("dblclick", () => { if (state.tool === "polygon") closePolygon(); });
   canvas.addEventListener("wheel", (ev) => {
     ev.preventDefault();

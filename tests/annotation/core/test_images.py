@@ -84,3 +84,36 @@ def test_visual_matching_items_are_folders_of_two_images():
     assert [[i.name for i in g] for g in groups] == [["p/a.png", "p/b.png"], ["q/a.png", "q/b.png"]]
     with pytest.raises(UploadError, match="exactly 2 images"):
         group_into_items(images[:3], images_per_item=2)
+
+
+def exif_jpeg(array: np.ndarray, orientation: int) -> bytes:
+    buffer = io.BytesIO()
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    exif[0x010F] = "TestCam"  # another tag, which stays
+    Image.fromarray(array).save(buffer, format="JPEG", quality=95, exif=exif.tobytes())
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("orientation, turn", [(6, lambda a: np.rot90(a, -1)), (8, lambda a: np.rot90(a, 1)),
+                                               (3, lambda a: np.rot90(a, 2))])
+def test_an_exif_rotated_jpeg_is_stored_upright_and_the_upload_kept(orientation, turn):
+    stored = np.zeros((30, 40, 3), np.uint8)
+    stored[:10, :20] = (250, 20, 20)  # a red block in the stored top-left corner
+    data = exif_jpeg(stored, orientation)
+    [image] = read_upload("phone.jpg", data, max_pixels=10_000)
+    expected = turn(stored)
+    assert (image.height, image.width) == expected.shape[:2]
+    assert image.original == data and image.format == "JPEG"
+    pixels = decode_rgb(image.data)
+    assert pixels.shape == expected.shape
+    red = pixels[..., 0] > 128
+    assert (red == (expected[..., 0] > 128)).mean() > 0.98  # where the browser shows the red block
+    with Image.open(io.BytesIO(image.data)) as upright:
+        assert upright.getexif().get(0x0112) is None and upright.getexif().get(0x010F) == "TestCam"
+
+
+def test_an_upright_jpeg_is_stored_as_uploaded():
+    data = exif_jpeg(np.full((30, 40, 3), 90, np.uint8), 1)
+    [image] = read_upload("flat.jpg", data, max_pixels=10_000)
+    assert image.data == data and image.original is None and (image.width, image.height) == (40, 30)

@@ -20,6 +20,7 @@ from annotation.core.review import (
     choose_share,
     dashboard,
     diff_snapshots,
+    duration_text,
     progress,
     reviewer_refusal,
     second_opinion_agreement,
@@ -150,9 +151,28 @@ def test_dashboard_buckets_throughput_reasons_and_agreement():
                       annotator_seconds={"anna": 1800}, reviews=reviews, agreements=agreements)
     assert board.by_state == {"to do": 1, "in progress": 0, "in review round 1": 1, "in review round 2": 2,
                               "needs revision": 1, "accepted": 0, "published": 1, "rejected": 0}
-    assert board.annotators["anna"] == {"submissions": 4, "accepted": 1, "hours": 0.5, "per_hour": 8.0}
+    assert board.annotators["anna"] == {"submissions": 4, "accepted": 1, "seconds": 1800, "time": "30 min 00 s",
+                                        "per_hour": 8.0}
     assert board.reviewers["rob"]["reviews"] == 2 and board.reviewers["rob"]["revise"] == 1
     assert board.reviewers["rob"]["per_hour"] == 40.0  # 2 reviews in 3 minutes
     assert board.reasons == {"Mask quality": 2, "Label error": 1}
     assert board.agreement == {"items": 2, "mean_iou": 0.6, "mean_f1": 0.75, "count_agreement": 0.5, "low": 1}
     assert board.agreement_by_annotator["ben"]["items"] == 2
+
+
+def test_dashboard_time_is_open_to_verdict_and_a_rate_needs_measured_time():
+    # Two verdicts 4.5 s after opening, and one given without opening the page: the old board said
+    # "Hours 0.0" next to "800 reviews/hour". Now: the time as it is, and no rate from 9 seconds.
+    quick = [ReviewRow("rob", "accept", (), 4.5), ReviewRow("rob", "accept", (), 4.5),
+             ReviewRow("rob", "revise", ("mask_quality",), None)]
+    board = dashboard(items=[], rounds_required=1, submissions={"anna": 3}, accepted_by_annotator={},
+                      annotator_seconds={"anna": 20}, reviews=quick, agreements=[])
+    assert board.reviewers["rob"] == {"reviews": 3, "accept": 2, "revise": 1, "reject": 0, "timed": 2,
+                                      "seconds": 9.0, "time": "9 s", "per_hour": None}
+    assert board.annotators["anna"]["per_hour"] is None and board.annotators["anna"]["time"] == "20 s"
+    # Thirty reviews of two minutes each (and one untimed, left out of the rate): 30 per hour over 1 h.
+    steady = [ReviewRow("rob", "accept", (), 120.0)] * 30 + [ReviewRow("rob", "accept", (), None)]
+    board = dashboard(items=[], rounds_required=1, submissions={}, accepted_by_annotator={}, annotator_seconds={},
+                      reviews=steady, agreements=[])
+    assert board.reviewers["rob"]["per_hour"] == 30.0 and board.reviewers["rob"]["time"] == "1 h 00 min"
+    assert duration_text(3725) == "1 h 02 min" and duration_text(250) == "4 min 10 s"

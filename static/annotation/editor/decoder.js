@@ -1,0 +1,186 @@
+/* SAM's prompt encoder + mask decoder in the browser (onnxruntime-web, WebAssembly), on the image embedding the
+ * server computed once: a click, a box or a hover gives masks in tens of milliseconds with no round trip.
+ *
+ * The ONNX graph is annotation/core/sam_onnx.py's: inputs image_embeddings (1,256,64,64), point_coords (1,N,2)
+ * and point_labels (1,N) in the 1024 frame (box corners as labels 2 and 3, a padding point -1 without a box),
+ * mask_input (1,1,256,256) + has_mask_input (1); outputs scores (1,4) and low_res_masks (1,4,256,256). Mask 0 is
+ * SAM's single answer, 1..3 its multimask answers; only the mask shown is upsampled to the image (bilinear, the
+ * half-pixel convention of OpenCV, as SamBackend._upscale on the server). The server path stays the fallback:
+ * no WebAssembly, no onnxruntime-web in static files, the classical backend, or an embedding not ready yet.
+ */
+import { config } from "./state.js";
+
+const LOW = 256;          // side of SAM's low-resolution mask logits
+const FRAME = 1024;       // side of the padded frame the encoder saw
+const MASK_LOGIT = 8.0;   // a binary mask as logits, as SamBackend._mask_prompt
+const forcedServer = new URLSearchParams(window.location.search).get("decoder") === "server";
+
+let ortPromise = null;
+const sessions = {};      // decoder_url -> Promise<InferenceSession>
+const perImage = {};      // image id -> Promise<{session, features, imageSize, inputSize}>
+const ready = {};         // image id -> the resolved value, for synchronous checks
+
+export const decoderStats = { loads: [], runs: 0, lastMs: 0, runMs: [], error: "" };
+
+/** True when this browser can run the decoder at all (WebAssembly present, onnxruntime-web served). */
+export function browserDecoderPossible() {
+  return !forcedServer && Boolean(config.ort) && typeof WebAssembly === "object";
+}
+
+function loadOrt() {
+  if (!ortPromise) {
+    ortPromise = import(config.ort.module).then((ort) => {
+      ort.env.wasm.wasmPaths = { wasm: new URL(config.ort.wasm, window.location.href).href };
+      // One thread: several need cross-origin isolation (COOP/COEP on the page and on the runtime's worker script).
+      ort.env.wasm.numThreads = 1;
+      return ort;
+    });
+  }
+  return ortPromise;
+}
+
+async function fetchOk(url) {
+  const res = await fetch(url, { credentials: "same-origin" });
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  return res;
+}
+
+// float16 -> float32 through a table of the 65536 half values (built once, 256 KiB).
+let halfTable = null;
+function halfToFloat(bits) {
+  if (!halfTable) {
+    halfTable = new Float32Array(65536);
+    for (let h = 0; h < 65536; h++) {
+      const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, f = h & 0x3ff;
+      halfTable[h] = e === 0 ? s * f * 2 ** -24 : e === 31 ? (f ? NaN : s * Infinity) : s * (1 + f / 1024) * 2 ** (e - 15);
+    }
+  }
+  const out = new Float32Array(bits.length);
+  for (let i = 0; i < bits.length; i++) out[i] = halfTable[bits[i]];
+  return out;
+}
+
+const pair = (text) => text.split(",").map((v) => parseInt(v, 10));
+
+/** Start downloading the runtime and the decoder and creating its session (idempotent). */
+export function warmUp(url) {
+  if (!browserDecoderPossible() || !url) return null;
+  if (!sessions[url]) {
+    sessions[url] = Promise.all([loadOrt(), fetchOk(url).then((r) => r.arrayBuffer())])
+      .then(([ort, buf]) => ort.InferenceSession.create(buf, { executionProviders: ["wasm"], graphOptimizationLevel: "all" }));
+    sessions[url].catch((e) => { decoderStats.error = String(e); });
+  }
+  return sessions[url];
+}
+
+/** Start loading the decoder and the image's features (idempotent); resolves to the context or rejects. */
+export function prepare(img, browser) {
+  if (perImage[img.id]) return perImage[img.id];
+  perImage[img.id] = (async () => {
+    const started = performance.now();
+    const download = fetchOk(browser.features_url);
+    const ort = await loadOrt();
+    const [session, res] = await Promise.all([warmUp(browser.decoder_url), download]);
+    const shape = pair(res.headers.get("X-Embedding-Shape"));
+    const features = new ort.Tensor("float32", halfToFloat(new Uint16Array(await res.arrayBuffer())), shape);
+    const ctx = {
+      ort, session, features, imageSize: pair(res.headers.get("X-Image-Size")),
+      inputSize: pair(res.headers.get("X-Input-Size")),
+    };
+    ready[img.id] = ctx;
+    decoderStats.loads.push(performance.now() - started);
+    return ctx;
+  })();
+  perImage[img.id].catch((e) => { decoderStats.error = String(e); delete ready[img.id]; });
+  return perImage[img.id];
+}
+
+/** The loaded context of an image, or a promise of it while it loads, or null (not started or failed). */
+export function contextFor(img) {
+  if (ready[img.id]) return ready[img.id];
+  return perImage[img.id] || null;
+}
+export function isReady(img) { return Boolean(ready[img.id]); }
+
+/** A binary mask (W*H, row-major) -> SAM's 256x256 mask prompt logits, as SamBackend._mask_prompt. */
+export function maskToLogits(mask, ctx) {
+  const [H, W] = ctx.imageSize, [h, w] = ctx.inputSize;
+  const out = new Float32Array(LOW * LOW);
+  const cell = FRAME / LOW;  // 4 frame pixels per low-res cell
+  for (let r = 0; r < LOW; r++) {
+    for (let c = 0; c < LOW; c++) {
+      let sum = 0;
+      for (let i = 0; i < cell; i++) {
+        const fy = r * cell + i;
+        if (fy >= h) break;
+        const y = Math.min(H - 1, Math.floor((fy + 0.5) * H / h));
+        for (let j = 0; j < cell; j++) {
+          const fx = c * cell + j;
+          if (fx >= w) break;
+          sum += mask[y * W + Math.min(W - 1, Math.floor((fx + 0.5) * W / w))];
+        }
+      }
+      out[r * LOW + c] = (2 * sum / (cell * cell) - 1) * MASK_LOGIT;
+    }
+  }
+  return out;
+}
+
+/** One low-res logit plane (256x256) -> a binary mask of the image (bilinear on the part the image fills). */
+export function upscale(logits, ctx) {
+  const [H, W] = ctx.imageSize, [h, w] = ctx.inputSize;
+  const rows = Math.max(1, Math.round(h * LOW / FRAME)), cols = Math.max(1, Math.round(w * LOW / FRAME));
+  const mask = new Uint8Array(W * H);
+  const xs0 = new Int32Array(W), xs1 = new Int32Array(W), fxs = new Float32Array(W);
+  for (let x = 0; x < W; x++) {
+    const sx = Math.min(cols - 1, Math.max(0, (x + 0.5) * cols / W - 0.5));
+    xs0[x] = Math.floor(sx); xs1[x] = Math.min(cols - 1, xs0[x] + 1); fxs[x] = sx - xs0[x];
+  }
+  for (let y = 0; y < H; y++) {
+    const sy = Math.min(rows - 1, Math.max(0, (y + 0.5) * rows / H - 0.5));
+    const y0 = Math.floor(sy), y1 = Math.min(rows - 1, y0 + 1), fy = sy - y0;
+    const r0 = y0 * LOW, r1 = y1 * LOW, o = y * W;
+    for (let x = 0; x < W; x++) {
+      const a = logits[r0 + xs0[x]], b = logits[r0 + xs1[x]], c = logits[r1 + xs0[x]], d = logits[r1 + xs1[x]];
+      const top = a + (b - a) * fxs[x], bottom = c + (d - c) * fxs[x];
+      mask[o + x] = top + (bottom - top) * fy > 0 ? 1 : 0;
+    }
+  }
+  return mask;
+}
+
+/** Run the decoder on a prompt. `maskInput`: low-res logits (Float32Array 256*256), a binary image mask, or null.
+ *  Resolves to proposals best first: {score, lowRes, mask()} (mask() upsamples once, on demand). */
+export async function decode(ctx, { points, box, multimask, maskInput }) {
+  const [H, W] = ctx.imageSize, [h, w] = ctx.inputSize;
+  const sx = w / W, sy = h / H;
+  const coords = [], labels = [];
+  for (const [x, y, label] of points) { coords.push(x * sx, y * sy); labels.push(label); }
+  if (box) { coords.push(box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy); labels.push(2, 3); }
+  else { coords.push(0, 0); labels.push(-1); }
+  let logits = null;
+  if (maskInput) logits = maskInput.length === LOW * LOW && maskInput instanceof Float32Array ? maskInput : maskToLogits(maskInput, ctx);
+  const { ort } = ctx;
+  const n = labels.length;
+  const feeds = {
+    image_embeddings: ctx.features,
+    point_coords: new ort.Tensor("float32", Float32Array.from(coords), [1, n, 2]),
+    point_labels: new ort.Tensor("float32", Float32Array.from(labels), [1, n]),
+    mask_input: new ort.Tensor("float32", logits || new Float32Array(LOW * LOW), [1, 1, LOW, LOW]),
+    has_mask_input: new ort.Tensor("float32", Float32Array.of(logits ? 1 : 0), [1]),
+  };
+  const started = performance.now();
+  const out = await ctx.session.run(feeds);
+  decoderStats.runs++;
+  decoderStats.lastMs = performance.now() - started;
+  if (decoderStats.runMs.length < 10000) decoderStats.runMs.push(decoderStats.lastMs);
+  const scores = out.scores.data, low = out.low_res_masks.data;
+  const picks = multimask ? [1, 2, 3] : [0];
+  const proposals = picks.map((k) => {
+    const plane = low.slice(k * LOW * LOW, (k + 1) * LOW * LOW);
+    let cached = null;
+    return { score: scores[k], lowRes: plane, mask: () => cached || (cached = upscale(plane, ctx)) };
+  });
+  proposals.sort((a, b) => b.score - a.score);
+  return proposals;
+}

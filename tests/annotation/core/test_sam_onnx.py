@@ -1,0 +1,87 @@
+"""The browser's ONNX decoder (annotation.core.sam_onnx) answers what the server's SAM decoder answers."""
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime
+import pytest
+
+from annotation.core import sam_onnx
+from tests.annotation.conftest import sam_random  # noqa: F401 - the session's random vit_b and its export
+from tests.annotation.core.conftest import drawn_scene
+
+
+@pytest.fixture(scope="module")
+def decoder(sam_random):  # noqa: F811
+    backend, root = sam_random
+    path = backend.onnx_decoder(root)
+    return backend, onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+
+
+def _server_logits(backend, embedding, coords, labels, box, mask_prompt):
+    predictor = backend._predictor
+    import torch
+
+    predictor.features = torch.from_numpy(embedding.astype(np.float32))
+    predictor.original_size = (360, 640)
+    predictor.input_size = (576, 1024)
+    predictor.is_image_set = True
+    try:
+        return backend._decode(coords, labels, box, mask_prompt, True)
+    finally:
+        predictor.reset_image()
+
+
+def _onnx_feeds(embedding, points, box, mask_prompt):
+    scale = 1024 / 640
+    coords = [[x * scale, y * scale] for x, y, _ in points]
+    labels = [label for _, _, label in points]
+    if box is not None:
+        coords += [[box[0] * scale, box[1] * scale], [box[2] * scale, box[3] * scale]]
+        labels += [2, 3]
+    else:
+        coords.append([0.0, 0.0])
+        labels.append(-1)
+    return {
+        "image_embeddings": embedding.astype(np.float32),
+        "point_coords": np.array([coords], np.float32),
+        "point_labels": np.array([labels], np.float32),
+        "mask_input": (mask_prompt if mask_prompt is not None else np.zeros((1, 256, 256), np.float32))[None],
+        "has_mask_input": np.array([0 if mask_prompt is None else 1], np.float32),
+    }
+
+
+@pytest.mark.parametrize("case", ["points", "box", "box+negative+mask"])
+def test_onnx_decoder_matches_the_servers_sam_decoder(decoder, case):
+    backend, session = decoder
+    rng = np.random.default_rng(3)
+    embedding = rng.normal(0, 0.5, size=(1, 256, 64, 64)).astype(np.float16)
+    points = [(192.0, 180.0, 1), (450.0, 100.0, 1)]
+    box, mask_prompt = None, None
+    if case != "points":
+        box = (380.0, 80.0, 550.0, 260.0)
+        points = [(460.0, 170.0, 1)] if case == "box" else [(460.0, 170.0, 1), (400.0, 100.0, 0)]
+    if case == "box+negative+mask":
+        _, truth = drawn_scene(height=360, width=640)
+        mask_prompt = backend._mask_prompt(truth["rect"], (576, 1024))
+    coords = np.array([[x, y] for x, y, _ in points], np.float32)
+    labels = np.array([lab for _, _, lab in points], np.int32)
+    box_array = np.array(box, np.float32) if box is not None else None
+    low_res, scores = _server_logits(backend, embedding, coords, labels, box_array, mask_prompt)
+    onnx_scores, onnx_low = session.run(None, _onnx_feeds(embedding, points, box, mask_prompt))
+    assert onnx_low.shape == (1, 4, 256, 256)
+    # The server asks for the multimask answers: the ONNX graph's masks 1..3.
+    np.testing.assert_allclose(onnx_scores[0, 1:], scores, atol=1e-3)
+    np.testing.assert_allclose(onnx_low[0, 1:], low_res, atol=2e-3 * max(1.0, float(np.abs(low_res).max())))
+
+
+def test_the_decoder_file_is_named_by_the_weights_and_exported_once(sam_random, tmp_path):  # noqa: F811
+    backend, _ = sam_random
+    model = backend._predictor.model
+    path = sam_onnx.ensure_decoder(model, tmp_path, "sam-vit_b")
+    assert path.name == f"decoder-{sam_onnx.decoder_fingerprint(model)}.onnx"
+    stamp = path.stat().st_mtime_ns
+    assert sam_onnx.ensure_decoder(model, tmp_path, "sam-vit_b") == path
+    assert path.stat().st_mtime_ns == stamp  # cached, not exported again
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left behind
+    with pytest.raises(ValueError, match="lowercase hex"):
+        sam_onnx.decoder_path(tmp_path, "sam-vit_b", "../x")

@@ -1,0 +1,145 @@
+"""SAM's decoder in the editor's browser (onnxruntime-web on the server's embedding), in a real Chromium.
+
+The site's backend is a seeded random vit_b (no checkpoint is downloaded): its masks are not good segmentations,
+so the tests compare the browser's answer with the server's for the same prompt instead of with the drawn shapes.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pycocotools import mask as mask_utils
+
+from tests.annotation.browser_helpers import to_client
+from tests.conftest import login_page
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SEGMENT_URL = "**/api/annotation/images/*/segment/"
+
+
+ORT_MODULE = Path(__file__).resolve().parents[2] / "static/vendor/onnxruntime-web/ort.wasm.bundle.min.mjs"
+
+
+def _open_with_browser_decoder(page, live_server, item, blocked: list[str]) -> None:
+    if not ORT_MODULE.exists():
+        pytest.fail(f"{ORT_MODULE} is missing: `make setup` installs onnxruntime-web (npm ci) and copies it there")
+    def refuse(route):
+        blocked.append(route.request.url)
+        route.abort()
+
+    page.route(SEGMENT_URL, refuse)
+    login_page(page, live_server.url, "anna", "pw-anna-123")
+    page.goto(f"{live_server.url}/annotation/items/{item.pk}/")
+    page.wait_for_function(
+        "() => /decoder in the browser|segmenting on the server/.test(document.getElementById('embed-status').textContent)",
+        timeout=30000)
+    assert "decoder in the browser" in page.text_content("#embed-status"), page.text_content("#embed-status")
+
+
+def _mask_of(page, masklet: str = "masklet_target") -> np.ndarray:
+    data = page.evaluate(
+        """(m) => { const i = window.annotationEditor.state.instances[m].at(-1);
+                    return {w: i.w, h: i.h, on: Array.from(i.mask.keys()).filter(k => i.mask[k])}; }""", masklet)
+    mask = np.zeros(data["w"] * data["h"], bool)
+    mask[data["on"]] = True
+    return mask.reshape(data["h"], data["w"])
+
+
+def _server_mask(page, image_id: int, body: dict) -> np.ndarray:
+    answer = page.evaluate(
+        """async ([id, body]) => { const r = await fetch(`/api/annotation/images/${id}/segment/`, {method: 'POST',
+             headers: {'Content-Type': 'application/json', 'X-CSRFToken': document.cookie.match(/csrftoken=([^;]+)/)[1]},
+             body: JSON.stringify(body)}); return [r.status, await r.json()]; }""", [image_id, body])
+    assert answer[0] == 200, answer
+    rle = answer[1]["masks"][0]["rle"]
+    return mask_utils.decode({"size": rle["size"], "counts": rle["counts"].encode()}).astype(bool)
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    union = (a | b).sum()
+    return float((a & b).sum() / union) if union else 1.0
+
+
+def test_a_click_gives_a_mask_in_the_browser_with_no_request_to_the_server(live_server, page, sam_scene_item):
+    item, _ = sam_scene_item
+    image_id = item.images.get().pk
+    blocked: list[str] = []
+    _open_with_browser_decoder(page, live_server, item, blocked)
+
+    page.uncheck("#hover-preview")  # this test is about the click; the hover preview has its own
+    page.mouse.click(*to_client(page, 192, 180))
+    page.wait_for_selector("#proposals button")
+    assert "browser" in page.text_content("#seg-status")
+    assert blocked == []
+    assert len(page.query_selector_all("#proposals button")) == 3  # multimask: SAM's three answers
+    first = _mask_of(page)
+    assert first.shape == (360, 640)
+
+    # The same prompt on the server (the fallback path) gives the same mask.
+    page.unroute(SEGMENT_URL)
+    server = _server_mask(page, image_id, {"points": [[192, 180, 1]], "box": None, "multimask": True})
+    assert _iou(first, server) > 0.98, _iou(first, server)
+
+    # A negative point and then a box refine it locally too; the previous mask goes in as mask_input.
+    blocked_again: list[str] = []
+    page.route(SEGMENT_URL, lambda route: (blocked_again.append(route.request.url), route.abort()))
+    page.mouse.click(*to_client(page, 300, 100), button="right")
+    page.wait_for_function("() => window.annotationEditor.stats.clicks.length >= 2")
+    page.keyboard.press("2")  # pick another of the proposals
+    page.wait_for_function("() => window.annotationEditor.state.prompt.pick === 1")
+    page.uncheck("#multimask")
+    page.click("[data-tool=box]")
+    page.mouse.move(*to_client(page, 380, 80))
+    page.mouse.down()
+    page.mouse.move(*to_client(page, 550, 260), steps=4)
+    page.mouse.up()
+    page.wait_for_function("() => window.annotationEditor.stats.clicks.length >= 3")
+    assert len(page.query_selector_all("#proposals button")) == 1  # single mask asked
+    assert blocked_again == []
+    stats = page.evaluate("() => window.annotationEditor.stats")
+    assert stats["segmentRequests"] == 0 and {c["source"] for c in stats["clicks"]} == {"browser"}
+
+    # The mask is saved as any other: the server stores what the browser decoded.
+    page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Saved')")
+    item.refresh_from_db()
+    saved = json.loads(json.dumps(item.instances))["masklet_target"][-1]
+    stored = mask_utils.decode({"size": saved["size"], "counts": saved["counts"].encode()}).astype(bool)
+    assert (stored == _mask_of(page)).all()
+
+
+def test_the_server_path_is_the_fallback_when_asked_for(live_server, page, sam_scene_item):
+    item, _ = sam_scene_item
+    login_page(page, live_server.url, "anna", "pw-anna-123")
+    page.goto(f"{live_server.url}/annotation/items/{item.pk}/?decoder=server")
+    page.wait_for_function("() => document.getElementById('embed-status').textContent.includes('ready')")
+    page.mouse.click(*to_client(page, 192, 180))
+    page.wait_for_selector("#proposals button")
+    assert page.text_content("#seg-status").startswith("sam ·") and "browser" not in page.text_content("#seg-status")
+    assert page.evaluate("() => window.annotationEditor.stats.segmentRequests") == 1
+
+
+def test_the_hover_preview_follows_the_pointer_and_a_click_keeps_it(live_server, page, sam_scene_item):
+    item, _ = sam_scene_item
+    blocked: list[str] = []
+    _open_with_browser_decoder(page, live_server, item, blocked)
+
+    for x in (150, 170, 192, 220, 450):
+        page.mouse.move(*to_client(page, x, 180))
+        page.wait_for_timeout(60)
+    page.wait_for_function("() => window.annotationEditor.stats.hoverUpdates >= 2")
+    assert page.evaluate("() => window.annotationEditor.state.instances.masklet_target.length") == 0  # only a preview
+    assert page.evaluate("() => window.annotationEditor.hoverShown().area") > 0
+
+    # Rest on one point, then click it: the mask kept is the preview's, with no second decode.
+    page.mouse.move(*to_client(page, 192, 180))
+    page.wait_for_function("""() => { const h = window.annotationEditor.hoverShown();
+        return h && Math.abs(h.point[0] - 192) < 1 && Math.abs(h.point[1] - 180) < 1; }""")
+    shown = page.evaluate("() => window.annotationEditor.hoverShown().area")
+    page.mouse.click(*to_client(page, 192, 180))
+    page.wait_for_selector("#proposals button")
+    assert "from the preview" in page.text_content("#seg-status")
+    assert int(_mask_of(page).sum()) == shown
+    assert blocked == []
