@@ -22,32 +22,15 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from leaderboard import selectors
+from leaderboard.board_views import error_page, resolve_board
 from leaderboard.core import analysis_svg
-from leaderboard.core.board import BadBoardQuery, board_build, csv_cell, parse_query
-from scoring.benchmarks import UnknownBenchmark, board_for, plugin_for
+from leaderboard.core.board import board_build, csv_cell
+from scoring.benchmarks import UnknownBenchmark, plugin_for
 from scoring.core.analysis import AnalysisContext, Figure
 from scoring.core.plugin import BenchmarkPlugin
 from scoring.core.published import read_deltas, read_table
 
 FORMATS = ("svg", "csv", "json")
-
-
-def error_page(request: HttpRequest, status: int, message: str) -> HttpResponse:
-    return render(request, "leaderboard/error.html", {"message": message, "status": status}, status=status)
-
-
-def resolve_board(request: HttpRequest, slug: str):
-    """(benchmark, split, spec, query) as the board reads them, or an error response (404, 400)."""
-    try:
-        benchmark, split = selectors.benchmark_split_cached(slug=slug, split_name=request.GET.get("split") or None)
-    except selectors.BoardNotFound as exc:
-        return None, error_page(request, 404, str(exc))
-    spec = board_for(benchmark.slug)
-    try:
-        query = parse_query(request.GET, spec)
-    except BadBoardQuery as exc:
-        return None, error_page(request, 400, f"Bad parameter '{exc.parameter}': {exc.message}")
-    return (benchmark, split, spec, query), None
 
 
 def _context(plugin: BenchmarkPlugin, split, rows) -> AnalysisContext:

@@ -77,14 +77,22 @@ def test_a_hidden_split_hands_out_its_questions_only_and_no_ground_truth(client,
     assert "questions only" in archive.read("README.txt").decode()
 
 
-def test_a_public_split_hands_out_its_questions_and_images_under_the_names_the_lines_use(client, tmp_path):
-    split = split_of("epic-bench", tmp_path)
+def public_inputs(client, slug: str, tmp_path):
+    """The split of `slug` imported under tmp_path, made public; its inputs archive, its question lines and the
+    image names they use (asserted to be in the archive)."""
+    split = split_of(slug, tmp_path)
     split.hidden_ground_truth = False
     split.save()
     archive = inputs(client, split)
     lines = [json.loads(x) for x in archive.read("questions.jsonl").splitlines()]
-    names = {name for line in lines for name in line["inputs"]["images"]}
-    assert names and names <= set(archive.namelist())
+    names = [name for line in lines for name in line["inputs"]["images"]]
+    assert names and set(names) <= set(archive.namelist())
+    return split, archive, lines, names
+
+
+def test_a_public_split_hands_out_its_questions_and_images_under_the_names_the_lines_use(client, tmp_path):
+    split, archive, _, names = public_inputs(client, "epic-bench", tmp_path)
+    names = set(names)
     stored = (tmp_path / next(iter(sorted(names))))  # the layout the split was imported from
     assert archive.read(next(iter(sorted(names)))) == stored.read_bytes()
     # The example file's raw lines name the same images, so a model run over the zip answers in the same terms.
@@ -112,13 +120,7 @@ def test_unknown_benchmarks_and_splits_are_404(client, tmp_path):
 
 
 def test_a_public_plan_split_hands_out_its_images_by_their_stored_paths(client, tmp_path):
-    split = split_of("plan-bench", tmp_path)
-    split.hidden_ground_truth = False
-    split.save()
-    archive = inputs(client, split)
-    lines = [json.loads(x) for x in archive.read("questions.jsonl").splitlines()]
-    names = [name for line in lines for name in line["inputs"]["images"]]
-    assert names and set(names) <= set(archive.namelist())
+    _, archive, lines, names = public_inputs(client, "plan-bench", tmp_path)
     assert all(archive.read(name)[:4] in (b"\x89PNG", b"\xff\xd8\xff\xe0", b"\xff\xd8\xff\xe1", b"\xff\xd8\xff\xdb")
                for name in names[:3])
     assert all("question" in line["inputs"] for line in lines)

@@ -8,7 +8,6 @@ import io
 
 import httpx
 import pytest
-from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.wsgi import get_wsgi_application
@@ -34,13 +33,6 @@ def split(dummy_benchmark):
     for i in range(2):
         SampleFactory(split=split, key=f"k{i}", position=i)
     return split
-
-
-@pytest.fixture
-def curator(django_user_model):
-    user = django_user_model.objects.create_user("carol", password="pw-carol-123")
-    user.groups.add(Group.objects.get_or_create(name="curator")[0])
-    return user
 
 
 def upload_form(client, split, name="Secret-VL", **fields):
