@@ -7,11 +7,13 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from html import escape
 
 import pytest
 
 from leaderboard.format_files import EXAMPLE_SAMPLES
 from scoring import pipeline
+from scoring.benchmarks.plan.core.protocol import BUILT_IN_MODEL_PROMPTS, BUILT_IN_PROMPTS
 from tests.scoring.bench_splits import BENCHMARKS, split_of, upload
 from tests.scoring.factories import SampleFactory, SplitFactory
 from tests.tiny_benchmark.plugin import PLUGIN as TINY, SLUG as TINY_SLUG
@@ -125,3 +127,36 @@ def test_a_public_plan_split_hands_out_its_images_by_their_stored_paths(client, 
                for name in names[:3])
     assert all("question" in line["inputs"] for line in lines)
     assert "answer" not in archive.read("questions.jsonl").decode().replace('"answer_', "")
+
+
+def test_the_plan_page_shows_the_prompts_in_use_and_follows_the_sites_prompt_file(client, settings, tmp_path):
+    split_of("plan-bench", tmp_path)
+    settings.PLAN_JUDGE_PROMPT_FILE = ""
+    block = client.get("/leaderboard/plan-bench/format/").content.decode().split('id="format-prompts"')[1]
+    block = block.split("</table>")[0]
+    model = BUILT_IN_MODEL_PROMPTS
+    for text in (model.single_choice_suffix, model.open_suffix):
+        assert f"<code style=\"white-space: pre-wrap\">{escape(text)}</code>" in block
+    assert f"{BUILT_IN_PROMPTS.version}: a paraphrase of the paper&#x27;s judge" in block
+    # A site's prompt file changes both, and the page says whose they are.
+    prompts = tmp_path / "prompts.json"
+    prompts.write_text(json.dumps({
+        "open_system": "S", "open_user": "{answer}{hint}{output}", "choice_system": "C",
+        "choice_user": "{question}{options}{output}",
+        "model_prompts": {"base": "Look closely.", "single_choice_suffix": "One letter, please.",
+                          "open_suffix": "A short phrase, please."}}))
+    settings.PLAN_JUDGE_PROMPT_FILE = str(prompts)
+    block = client.get("/leaderboard/plan-bench/format/").content.decode().split('id="format-prompts"')[1]
+    block = block.split("</table>")[0]
+    assert "One letter, please." in block and "A short phrase, please." in block and "Look closely." in block
+    assert model.single_choice_suffix not in block
+    assert "Judge prompt version</td><td><code style=\"white-space: pre-wrap\">site#" in block
+    assert "supplied by this site; every verdict" in block
+    prompts.write_text("{")
+    page = client.get("/leaderboard/plan-bench/format/")
+    assert page.status_code == 200 and "cannot be used" in page.content.decode().split('id="format-prompts"')[1]
+
+
+def test_a_benchmark_without_prompts_shows_no_prompt_section(client, tmp_path):
+    split_of("epic-bench", tmp_path)
+    assert 'id="format-prompts"' not in client.get("/leaderboard/epic-bench/format/").content.decode()
