@@ -22,9 +22,10 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from leaderboard import selectors
+from leaderboard.board_views import error_page, resolve_board
 from leaderboard.core import analysis_svg
-from leaderboard.core.board import BadBoardQuery, board_build, csv_cell, parse_query
-from scoring.benchmarks import UnknownBenchmark, board_for, plugin_for
+from leaderboard.core.board import board_build, csv_cell, filter_rows
+from scoring.benchmarks import UnknownBenchmark, plugin_for
 from scoring.core.analysis import AnalysisContext, Figure
 from scoring.core.plugin import BenchmarkPlugin
 from scoring.core.published import read_deltas, read_table
@@ -32,26 +33,9 @@ from scoring.core.published import read_deltas, read_table
 FORMATS = ("svg", "csv", "json")
 
 
-def error_page(request: HttpRequest, status: int, message: str) -> HttpResponse:
-    return render(request, "leaderboard/error.html", {"message": message, "status": status}, status=status)
-
-
-def resolve_board(request: HttpRequest, slug: str):
-    """(benchmark, split, spec, query) as the board reads them, or an error response (404, 400)."""
-    try:
-        benchmark, split = selectors.benchmark_split_cached(slug=slug, split_name=request.GET.get("split") or None)
-    except selectors.BoardNotFound as exc:
-        return None, error_page(request, 404, str(exc))
-    spec = board_for(benchmark.slug)
-    try:
-        query = parse_query(request.GET, spec)
-    except BadBoardQuery as exc:
-        return None, error_page(request, 400, f"Bad parameter '{exc.parameter}': {exc.message}")
-    return (benchmark, split, spec, query), None
-
-
-def _context(plugin: BenchmarkPlugin, split, rows) -> AnalysisContext:
-    """The paper's rows of the reported entries the filters keep, its stated deltas, and the plugin's own reads."""
+def _context(plugin: BenchmarkPlugin, split, rows, filtered) -> AnalysisContext:
+    """The paper's rows of the reported entries the filters keep, its stated deltas, the plugin's own reads, and the
+    scored submissions of `filtered` (the rows the filters keep, every entry of a model)."""
     published, deltas = [], []
     if plugin.published is not None:
         directory = Path(settings.PUBLISHED_DATA_DIR)
@@ -60,7 +44,9 @@ def _context(plugin: BenchmarkPlugin, split, rows) -> AnalysisContext:
         # The paper's stated differences belong with its rows: only on a board that shows some of them.
         deltas = read_deltas(directory, plugin.published) if kept else []
     hook = plugin.analysis_context_function()
-    return AnalysisContext(published=published, deltas=deltas, extra=hook(split) if hook else {})
+    submissions = frozenset(i for r in filtered if r.source == "scored" for i in (r.run_ids or (r.submission_id,)))
+    return AnalysisContext(published=published, deltas=deltas, extra=hook(split) if hook else {},
+                           submissions=submissions)
 
 
 def _figures(benchmark, split, spec, query) -> list[Figure] | None:
@@ -78,7 +64,7 @@ def _figures(benchmark, split, spec, query) -> list[Figure] | None:
     if found is None:
         view = board_build(data.rows, spec, query, data.pairs)
         models = selectors.analysis_models(rows=view.rows, truth_keys=plugin.analysis_truth_keys)
-        found = function(models, _context(plugin, split, view.rows))
+        found = function(models, _context(plugin, split, view.rows, filter_rows(data.rows, query)))
         cache.set(key, found, selectors.ROWS_TIMEOUT)
     return found
 

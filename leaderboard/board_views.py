@@ -56,21 +56,22 @@ from scoring.benchmarks.plan.selectors import plan_judge_agreement
 PLOT_TOP_MODELS = 6
 
 
-def _error_page(request: HttpRequest, status: int, message: str) -> HttpResponse:
+def error_page(request: HttpRequest, status: int, message: str) -> HttpResponse:
     return render(request, "leaderboard/error.html", {"message": message, "status": status}, status=status)
 
 
-def _resolve(request: HttpRequest, slug: str):
-    """(benchmark, split, spec, query) or an error response."""
+def resolve_board(request: HttpRequest, slug: str):
+    """(benchmark, split, spec, query) as the board reads them, or an error response (404, 400). The Analysis tab
+    reads its rows the same way."""
     try:
         benchmark, split = selectors.benchmark_split_cached(slug=slug, split_name=request.GET.get("split") or None)
     except selectors.BoardNotFound as exc:
-        return None, _error_page(request, 404, str(exc))
+        return None, error_page(request, 404, str(exc))
     spec = board_for(benchmark.slug)
     try:
         query = parse_query(request.GET, spec)
     except BadBoardQuery as exc:
-        return None, _error_page(request, 400, f"Bad parameter '{exc.parameter}': {exc.message}")
+        return None, error_page(request, 400, f"Bad parameter '{exc.parameter}': {exc.message}")
     return (benchmark, split, spec, query), None
 
 
@@ -176,7 +177,7 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView) -> d
 
 @require_GET
 def board(request: HttpRequest, slug: str) -> HttpResponse:
-    resolved, error = _resolve(request, slug)
+    resolved, error = resolve_board(request, slug)
     if error:
         return error
     benchmark, split, spec, query = resolved
@@ -242,8 +243,8 @@ def _export_name(benchmark, split, ext: str) -> str:
 @require_GET
 def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     if fmt not in ("csv", "json"):
-        return _error_page(request, 404, f"No export format '{fmt[:20]}': use export.csv or export.json.")
-    resolved, error = _resolve(request, slug)
+        return error_page(request, 404, f"No export format '{fmt[:20]}': use export.csv or export.json.")
+    resolved, error = resolve_board(request, slug)
     if error:
         return error
     benchmark, split, spec, query = resolved
@@ -272,8 +273,8 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
 @require_GET
 def board_plot(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     if kind not in ("params", "categories"):
-        return _error_page(request, 404, f"No plot '{kind[:20]}': use params.svg or categories.svg.")
-    resolved, error = _resolve(request, slug)
+        return error_page(request, 404, f"No plot '{kind[:20]}': use params.svg or categories.svg.")
+    resolved, error = resolve_board(request, slug)
     if error:
         return error
     benchmark, split, spec, query = resolved
@@ -315,7 +316,7 @@ def _plot_label(column) -> str:
 def model_page(request: HttpRequest, slug: str) -> HttpResponse:
     entry = ModelEntry.objects.filter(slug=slug).first()
     if entry is None:
-        return _error_page(request, 404, f"No model entry '{slug[:60]}'.")
+        return error_page(request, 404, f"No model entry '{slug[:60]}'.")
     subs = list(selectors.model_submissions(entry=entry))
     by_benchmark: dict[str, list[dict[str, Any]]] = {}
     for sub in subs:
@@ -401,13 +402,13 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
     tasks, outcomes = selectors.sample_facets(submission=submission)
     task_names = labels.task_labels(board_for(submission.split.benchmark.slug), tasks)
     if task and task not in tasks:
-        return _error_page(request, 400, f"Bad parameter 'task': '{task}' is not a task of this submission.")
+        return error_page(request, 400, f"Bad parameter 'task': '{task}' is not a task of this submission.")
     if outcome and outcome not in outcomes:
-        return _error_page(request, 400, f"Bad parameter 'outcome': '{outcome}' is not an outcome here.")
+        return error_page(request, 400, f"Bad parameter 'outcome': '{outcome}' is not an outcome here.")
     paginator = Paginator(selectors.sample_scores(submission=submission, task=task, outcome=outcome), 25)
     raw_page = request.GET.get("page") or "1"
     if not raw_page.isdigit() or int(raw_page) < 1:
-        return _error_page(request, 400, f"Bad parameter 'page': '{raw_page[:20]}' is not a page number.")
+        return error_page(request, 400, f"Bad parameter 'page': '{raw_page[:20]}' is not a page number.")
     page = paginator.get_page(int(raw_page))
     benchmark = submission.split.benchmark.slug
     sample_ids = [s.sample_id for s in page.object_list if s.sample_id]

@@ -30,9 +30,10 @@ def format_page(request: HttpRequest, slug: str) -> HttpResponse:
     guide = plugin.format
     splits = benchmark.splits.order_by("name", "-version")
     options = ", ".join(f"{k}={'true' if v is True else v}" for k, v in guide.example_options)
+    prompts = guide.prompts_function()
     return render(request, "leaderboard/format.html", {
         "benchmark": benchmark, "guide": guide, "splits": splits, "has_example": bool(guide.example_record),
-        "example_options": options, "example_samples": EXAMPLE_SAMPLES})
+        "example_options": options, "example_samples": EXAMPLE_SAMPLES, "prompts": prompts() if prompts else ()})
 
 
 @require_GET

@@ -138,6 +138,14 @@ def _audit(*, subject: str, object_id: int, user: AbstractBaseUser | None, chang
                                 changes=changes)
 
 
+def _audit_entry_created(*, user: AbstractBaseUser, entry: ModelEntry, submission: Submission) -> None:
+    """A model entry made by an upload, recorded like its later edits: every fact it was made with, from nothing."""
+    facts = {name: getattr(entry, name) for name in ("name", "thinking", "kind", *MODEL_ENTRY_EDITABLE)}
+    changes = {"created": [None, f"on upload of submission #{submission.pk}"],
+               **{name: [None, value] for name, value in facts.items() if value not in (None, "")}}
+    _audit(subject=ChangeRecord.Subject.MODEL_ENTRY, object_id=entry.pk, user=user, changes=changes)
+
+
 def _boards_of_entry_invalidate(entry: ModelEntry) -> None:
     for split_id in set(entry.submissions.values_list("split_id", flat=True)):
         board_cache_invalidate(split_id=split_id)
@@ -266,9 +274,10 @@ def submission_create(
     run_set: str = "",
     visibility: str = Submission.Visibility.PUBLIC,
 ) -> Submission:
-    """Store the file and the submission in one transaction; scoring is enqueued once it commits. `run_set`: a
-    label marking repeated runs of one model variant on this split (the board averages them). A private one is
-    scored the same and shown to its submitter only."""
+    """Store the file and the submission in one transaction; scoring is enqueued once it commits. A new (unsaved)
+    model entry is saved with it and its creation recorded in the change audit. `run_set`: a label marking repeated
+    runs of one model variant on this split (the board averages them). A private one is scored the same and shown
+    to its submitter only."""
     if visibility not in (Submission.Visibility.PUBLIC, Submission.Visibility.PRIVATE):
         raise SubmissionError("An upload is public or private.", field="visibility")
     submission_check(user=user, split=split, uploaded_file=uploaded_file)
@@ -279,8 +288,12 @@ def submission_create(
         with transaction.atomic():
             # First the quota's row lock: parallel uploads of one user to one split are counted and stored in turn.
             submission_quota_claim(user=user, split=split)
+            created = None
             if model_entry.pk is None:
+                new_entry = model_entry
                 model_entry = model_entry_save(user=user, entry=model_entry)
+                # A parallel upload may have made the same variant first: then this one made nothing.
+                created = model_entry if model_entry is new_entry else None
             submission = Submission(
                 model_entry=model_entry,
                 split=split,
@@ -296,6 +309,8 @@ def submission_create(
             submission.file.save(uploaded_file.name, uploaded_file, save=False)
             stored_name = submission.file.name
             submission.save()
+            if created is not None:
+                _audit_entry_created(user=user, entry=created, submission=submission)
             transaction.on_commit(lambda: submission_enqueue(submission_id=submission.pk))
     except Exception:
         if stored_name:

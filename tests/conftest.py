@@ -110,6 +110,21 @@ def other_user(django_user_model):
     return django_user_model.objects.create_user("bob", password="pw-bob-123")
 
 
+def user_in_group(django_user_model, username: str, group: str):
+    """A user named `username` (password pw-<username>-123) in the group `group` (made if missing)."""
+    from django.contrib.auth.models import Group
+
+    user = django_user_model.objects.create_user(username, password=f"pw-{username}-123")
+    user.groups.add(Group.objects.get_or_create(name=group)[0])
+    return user
+
+
+@pytest.fixture
+def curator(django_user_model):
+    """carol, in the curator group."""
+    return user_in_group(django_user_model, "carol", "curator")
+
+
 @pytest.fixture
 def api_client():
     from rest_framework.test import APIClient

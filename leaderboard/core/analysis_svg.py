@@ -13,14 +13,7 @@ from scoring.core.analysis import Chart, Series
 
 
 def _open(width: int, height: int, title: str) -> list[str]:
-    t = escape(title)
-    return [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'role="img" aria-label="{t}" font-family="system-ui, sans-serif" font-size="11">',
-        f"<title>{t}</title>",
-        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
-        f'<text x="{width / 2:.0f}" y="18" text-anchor="middle" font-size="14" font-weight="600">{t}</text>',
-    ]
+    return svg.header(width, height, title, font_size=11, title_y=18)
 
 
 def _finite(v: float | None) -> bool:
@@ -98,14 +91,7 @@ def lines(x: Sequence[str], series: Sequence[Series], *, title: str, y_label: st
         for (px, py), v in zip(pts, [v for v in s.values if _finite(v)]):
             out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{colour}"><title>{escape(s.name)}: '
                        f"{v:.2f}</title></circle>")
-    lx, ly = left, top + plot_h + 36
-    for si, s in enumerate(series):
-        w = 18 + 7 * len(s.name[:40]) + 14
-        if lx + w > width - right:
-            lx, ly = left, ly + 16
-        out.append(f'<rect x="{lx}" y="{ly - 9}" width="12" height="12" fill="{svg.PALETTE[si % len(svg.PALETTE)]}"/>')
-        out.append(f'<text x="{lx + 16}" y="{ly + 1}">{escape(s.name[:40])}</text>')
-        lx += w
+    out.extend(svg.legend([s.name for s in series], left=left, right_edge=width - right, y=top + plot_h + 36))
     out.append("</svg>")
     return "\n".join(out)
 

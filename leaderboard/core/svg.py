@@ -46,15 +46,30 @@ def _nice_max(value: float) -> float:
     return 10 * exponent
 
 
-def _header(width: int, height: int, title: str) -> list[str]:
+def header(width: int, height: int, title: str, *, font_size: int = 12, title_y: int = 20) -> list[str]:
+    """The opening of a chart: the <svg> element (labelled by the title), a white ground and the title line."""
     t = escape(title)
     return [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'role="img" aria-label="{t}" font-family="system-ui, sans-serif" font-size="12">',
+        f'role="img" aria-label="{t}" font-family="system-ui, sans-serif" font-size="{font_size}">',
         f"<title>{t}</title>",
         f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
-        f'<text x="{width / 2:.0f}" y="20" text-anchor="middle" font-size="14" font-weight="600">{t}</text>',
+        f'<text x="{width / 2:.0f}" y="{title_y}" text-anchor="middle" font-size="14" font-weight="600">{t}</text>',
     ]
+
+
+def legend(names: Sequence[str], *, left: float, right_edge: float, y: float) -> list[str]:
+    """One swatch (in PALETTE order) and name per series, wrapped in rows of 16 px from (left, y) before
+    right_edge; names are cut to 40 characters."""
+    out, lx, ly = [], left, y
+    for si, name in enumerate(names):
+        w = 18 + 7 * len(name[:40]) + 14
+        if lx + w > right_edge:
+            lx, ly = left, ly + 16
+        out.append(f'<rect x="{lx}" y="{ly - 9}" width="12" height="12" fill="{PALETTE[si % len(PALETTE)]}"/>')
+        out.append(f'<text x="{lx + 16}" y="{ly + 1}">{escape(name[:40])}</text>')
+        lx += w
+    return out
 
 
 def grouped_bars(
@@ -66,7 +81,7 @@ def grouped_bars(
     plot_w, plot_h = width - left - right, height - top - bottom
     values = [v for s in series for v in s.values if v is not None and math.isfinite(v)]
     top_value = y_max if y_max is not None else _nice_max(max(values, default=1.0))
-    out = _header(width, height, title)
+    out = header(width, height, title)
     for i in range(6):
         v = top_value * i / 5
         y = top + plot_h - plot_h * i / 5
@@ -97,15 +112,7 @@ def grouped_bars(
         )
     out.append(f'<line x1="{left}" x2="{width - right}" y1="{top + plot_h}" y2="{top + plot_h}" stroke="#57606a"/>')
     # Legend, wrapped in rows under the axis.
-    lx, ly = left, top + plot_h + 36
-    for si, s in enumerate(series):
-        label = escape(s.name[:40])
-        w = 18 + 7 * len(s.name[:40]) + 14
-        if lx + w > width - right:
-            lx, ly = left, ly + 16
-        out.append(f'<rect x="{lx}" y="{ly - 9}" width="12" height="12" fill="{PALETTE[si % len(PALETTE)]}"/>')
-        out.append(f'<text x="{lx + 16}" y="{ly + 1}">{label}</text>')
-        lx += w
+    out.extend(legend([s.name for s in series], left=left, right_edge=width - right, y=top + plot_h + 36))
     out.append("</svg>")
     return "\n".join(out)
 
@@ -118,7 +125,7 @@ def scatter_log_x(
     left, right, top, bottom = 52, 20, 36, 48
     plot_w, plot_h = width - left - right, height - top - bottom
     pts = [p for p in points if p.x > 0 and math.isfinite(p.x) and math.isfinite(p.y)]
-    out = _header(width, height, title)
+    out = header(width, height, title)
     if not pts:
         out.append(f'<text x="{width / 2:.0f}" y="{height / 2:.0f}" text-anchor="middle" fill="#57606a">'
                    "No open models with a known size on this board.</text></svg>")
@@ -227,7 +234,7 @@ def metric_panels(
     rows = math.ceil(n / cols)
     legend_rows = 1 + sum(len(s.name[:40]) * 7 + 32 for s in series) // max(width - 60, 1)
     height = 36 + rows * (panel_h + 34) + 18 * legend_rows + 12
-    out = _header(width, height, title)
+    out = header(width, height, title)
     pw = width / cols
     for mi, metric in enumerate(metrics):
         r, c = divmod(mi, cols)

@@ -86,6 +86,10 @@ class AnalysisContext:
     published: Sequence[PublishedRow] = ()
     deltas: Sequence[PublishedDelta] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # The scored submissions the board's filters keep, every entry of a model (not only its best one, and each run
+    # of a repeated run): for a figure that compares a model's submissions with each other from what `extra` reads.
+    # None: no board chose them (every submission counts).
+    submissions: frozenset[int] | None = None
 
 
 Analyses = Callable[[Sequence[ModelSamples], AnalysisContext], list[Figure]]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from scoring.core.analysis import Analyses
 from scoring.core.columns import BoardSpec
@@ -47,9 +47,15 @@ class FormatGuide:
     # a file the scorer accepts for that sample; the format page offers a small example file of such lines.
     example_record: str = ""
     example_options: tuple[tuple[str, Any], ...] = ()  # the upload options the example file needs
+    # "module:function", () -> ((what, text), ...): the prompts this site uses with the benchmark (what models are
+    # asked, which judge prompts verdicts are given under), read when the page is shown; site-side (may use Django).
+    prompts: str = ""
 
     def example_function(self) -> Callable[[Any], Any] | None:
         return load_target(self.example_record) if self.example_record else None
+
+    def prompts_function(self) -> Callable[[], Sequence[tuple[str, str]]] | None:
+        return load_target(self.prompts) if self.prompts else None
 
 
 @dataclass(frozen=True)

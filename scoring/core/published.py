@@ -71,6 +71,16 @@ def _number(text: str, *, path: Path, line: int, column: str) -> float | None:
         raise PublishedDataError(f"{path.name}, line {line}, column '{column}': '{text}' is not a number") from None
 
 
+def _records(path: Path, needed: Iterable[str]) -> list[tuple[int, dict[str, str]]]:
+    """(line number, record) per data line of a CSV file whose header has every `needed` column."""
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        missing = set(needed) - set(reader.fieldnames or ())
+        if missing:
+            raise PublishedDataError(f"{path.name}: missing columns {sorted(missing)}")
+        return list(enumerate(reader, start=2))
+
+
 def read_table(directory: Path, table: PublishedTable) -> list[PublishedRow]:
     rows = _read_wide(directory, table)
     return _with_figures(directory, table, rows) if table.figures_filename else rows
@@ -78,31 +88,22 @@ def read_table(directory: Path, table: PublishedTable) -> list[PublishedRow]:
 
 def _read_wide(directory: Path, table: PublishedTable) -> list[PublishedRow]:
     path = directory / table.filename
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        kind_column = "group" if table.has_thinking else "kind"
-        needed = {"model", kind_column, table.overall_column, *table.breakdown_columns}
-        missing = needed - set(reader.fieldnames or ())
-        if missing:
-            raise PublishedDataError(f"{path.name}: missing columns {sorted(missing)}")
-        rows = []
-        for line, record in enumerate(reader, start=2):
-            rows.append(
-                PublishedRow(
-                    benchmark=table.benchmark,
-                    model=record["model"].strip(),
-                    kind=record[kind_column].strip(),
-                    thinking=record.get("thinking", "").strip() if table.has_thinking else "",
-                    overall=_number(record[table.overall_column], path=path, line=line, column=table.overall_column),
-                    breakdown={
-                        c: _number(record[c], path=path, line=line, column=c) for c in table.breakdown_columns
-                    },
-                    note=(record.get("note") or "").strip(),
-                    line=line,
-                    source_file=path.name,
-                )
-            )
-    return rows
+    kind_column = "group" if table.has_thinking else "kind"
+    needed = {"model", kind_column, table.overall_column, *table.breakdown_columns}
+    return [
+        PublishedRow(
+            benchmark=table.benchmark,
+            model=record["model"].strip(),
+            kind=record[kind_column].strip(),
+            thinking=record.get("thinking", "").strip() if table.has_thinking else "",
+            overall=_number(record[table.overall_column], path=path, line=line, column=table.overall_column),
+            breakdown={c: _number(record[c], path=path, line=line, column=c) for c in table.breakdown_columns},
+            note=(record.get("note") or "").strip(),
+            line=line,
+            source_file=path.name,
+        )
+        for line, record in _records(path, needed)
+    ]
 
 
 def read_all(directory: Path, tables: Iterable[PublishedTable]) -> list[PublishedRow]:
@@ -117,37 +118,32 @@ def _with_figures(directory: Path, table: PublishedTable, rows: list[PublishedRo
         for row in rows
     }
     added: list[PublishedRow] = []
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        missing = set(FIGURE_COLUMNS) - set(reader.fieldnames or ())
-        if missing:
-            raise PublishedDataError(f"{path.name}: missing columns {sorted(missing)}")
-        for line, record in enumerate(reader, start=2):
-            model, metric = record["model"].strip(), record["metric"].strip()
-            value = _number(record["value"], path=path, line=line, column="value")
-            if value is None:
-                raise PublishedDataError(f"{path.name}, line {line}, column 'value': a figure needs a value")
-            if model not in merged:
-                row = PublishedRow(table.benchmark, model, record["kind"].strip(), "", None, {}, line=line,
-                                   source_file=path.name)
-                by_model[model] = row
-                added.append(row)
-                merged[model] = {"overall": None, "breakdown": {}, "figures": {}, "sources": {}}
-            target = merged[model]
-            if metric == table.overall_column:
-                known = target["overall"]
-                target["overall"] = value
-            elif metric in table.breakdown_columns or metric in table.figure_columns:
-                known = target["breakdown"].get(metric)
-                target["breakdown"][metric] = value
-            else:
-                known = target["figures"].get(metric)
-                target["figures"][metric] = value
-            if known is not None and known != value:
-                raise PublishedDataError(
-                    f"{path.name}, line {line}: {model} {metric} = {value}, but {known} is already stated"
-                )
-            target["sources"][metric] = record["source"].strip()
+    for line, record in _records(path, FIGURE_COLUMNS):
+        model, metric = record["model"].strip(), record["metric"].strip()
+        value = _number(record["value"], path=path, line=line, column="value")
+        if value is None:
+            raise PublishedDataError(f"{path.name}, line {line}, column 'value': a figure needs a value")
+        if model not in merged:
+            row = PublishedRow(table.benchmark, model, record["kind"].strip(), "", None, {}, line=line,
+                               source_file=path.name)
+            by_model[model] = row
+            added.append(row)
+            merged[model] = {"overall": None, "breakdown": {}, "figures": {}, "sources": {}}
+        target = merged[model]
+        if metric == table.overall_column:
+            known = target["overall"]
+            target["overall"] = value
+        elif metric in table.breakdown_columns or metric in table.figure_columns:
+            known = target["breakdown"].get(metric)
+            target["breakdown"][metric] = value
+        else:
+            known = target["figures"].get(metric)
+            target["figures"][metric] = value
+        if known is not None and known != value:
+            raise PublishedDataError(
+                f"{path.name}, line {line}: {model} {metric} = {value}, but {known} is already stated"
+            )
+        target["sources"][metric] = record["source"].strip()
     return [
         replace(row, overall=merged[row.model]["overall"], breakdown=merged[row.model]["breakdown"],
                 figures=merged[row.model]["figures"], sources=merged[row.model]["sources"])
@@ -161,17 +157,12 @@ def read_deltas(directory: Path, table: PublishedTable) -> list[PublishedDelta]:
         return []
     path = directory / table.deltas_filename
     out = []
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        missing = set(DELTA_COLUMNS) - set(reader.fieldnames or ())
-        if missing:
-            raise PublishedDataError(f"{path.name}: missing columns {sorted(missing)}")
-        for line, record in enumerate(reader, start=2):
-            subject, metric = (record["model_or_group"] or "").strip(), (record["metric"] or "").strip()
-            if not subject or not metric:
-                raise PublishedDataError(f"{path.name}, line {line}: a delta needs model_or_group and metric")
-            delta = _number(record["delta"], path=path, line=line, column="delta")
-            if delta is None:
-                raise PublishedDataError(f"{path.name}, line {line}, column 'delta': a delta needs a value")
-            out.append(PublishedDelta(table.benchmark, subject, metric, delta, (record["source"] or "").strip(), line))
+    for line, record in _records(path, DELTA_COLUMNS):
+        subject, metric = (record["model_or_group"] or "").strip(), (record["metric"] or "").strip()
+        if not subject or not metric:
+            raise PublishedDataError(f"{path.name}, line {line}: a delta needs model_or_group and metric")
+        delta = _number(record["delta"], path=path, line=line, column="delta")
+        if delta is None:
+            raise PublishedDataError(f"{path.name}, line {line}, column 'delta': a delta needs a value")
+        out.append(PublishedDelta(table.benchmark, subject, metric, delta, (record["source"] or "").strip(), line))
     return out

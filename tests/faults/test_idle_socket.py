@@ -2,39 +2,20 @@
 receives what the worker announces (issue 13, defect 3: every socket used to die after about 5 s idle)."""
 from __future__ import annotations
 
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
-from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
-from django.db import connections
-from django.test import Client
 
 from config.asgi import application
 from scoring.events import submission_group
 from scoring.models import Submission
 from tests.scoring.factories import ModelEntryFactory, SplitFactory
+from tests.websockets import headers_for, run_async
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
 
 IDLE_SECONDS = 60
-
-
-def run_async(scenario) -> None:
-    """A fresh loop in its own thread (a browser test may have left a loop running in this one); the database
-    connection the consumer opened in asgiref's thread is closed afterwards, so the test database can be dropped."""
-
-    async def then_close() -> None:
-        try:
-            await scenario()
-        finally:
-            await database_sync_to_async(connections.close_all)()
-
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, then_close()).result()
 
 
 @pytest.mark.slow
@@ -44,9 +25,7 @@ def test_submission_socket_idle_for_a_minute_on_redis_still_receives_progress(us
     submission = Submission.objects.create(
         model_entry=ModelEntryFactory(owner=user), split=SplitFactory(), submitter=user
     )
-    client = Client()
-    client.force_login(user)
-    headers = [(b"origin", b"http://127.0.0.1"), (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]
+    headers = headers_for(user)
 
     async def scenario():
         socket = WebsocketCommunicator(application, f"/ws/submissions/{submission.pk}/", headers=headers)

@@ -3,7 +3,6 @@ quota 5: exactly 5 accepted), a new model name created by 20 uploads at once is 
 upload is scored exactly once. No 5xx; the server and the worker stay within the memory bound."""
 from __future__ import annotations
 
-import threading
 from collections import Counter
 
 import httpx
@@ -12,7 +11,7 @@ import pytest
 from scoring.models import ModelEntry, Submission
 from tests.faults.conftest import assert_each_scored_once, assert_within_memory_bound
 from tests.faults.processes import wait_for
-from tests.scoring.upload_race import race_split
+from tests.scoring.upload_race import all_at_once, race_split
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 
@@ -20,27 +19,15 @@ UPLOADS = 20
 
 
 def upload_all_at_once(url: str, token: str, *, models: list[str]) -> list[httpx.Response]:
-    """One POST /api/submissions/ per model name, each on its own connection, all released by one barrier."""
-    barrier = threading.Barrier(len(models))
-    responses: list[httpx.Response] = []
-    lock = threading.Lock()
+    """One POST /api/submissions/ per model name, each on its own connection, all released at once."""
 
-    def upload(number: int, model: str) -> None:
+    def upload(number: int, model: str, go) -> httpx.Response:
         with httpx.Client(base_url=url, headers={"Authorization": f"Token {token}"}, timeout=60) as client:
-            barrier.wait()
-            response = client.post("/api/submissions/", data={"benchmark": "race-bench", "split": "test",
-                                                              "model": model},
-                                   files={"file": (f"p{number}.txt", b"1\n0.5\n0\n")})
-        with lock:
-            responses.append(response)
+            go()
+            return client.post("/api/submissions/", data={"benchmark": "race-bench", "split": "test", "model": model},
+                               files={"file": (f"p{number}.txt", b"1\n0.5\n0\n")})
 
-    threads = [threading.Thread(target=upload, args=(n, model)) for n, model in enumerate(models)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert len(responses) == len(models), "an upload did not finish"
-    return responses
+    return all_at_once(upload, models)
 
 
 def test_twenty_parallel_uploads_against_quota_five_accept_five_each_scored_once(site, user, token):

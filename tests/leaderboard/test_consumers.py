@@ -1,7 +1,4 @@
 """The board websocket: a score landing on a split reaches the pages listening to that split's board."""
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
@@ -10,15 +7,9 @@ from config.asgi import application
 from leaderboard.consumers import BoardConsumer
 from scoring.events import board_group
 from tests.leaderboard.conftest import make_entry, make_scored
+from tests.websockets import run_async
 
 ORIGIN = [(b"origin", b"http://127.0.0.1")]
-
-
-def run_async(scenario) -> None:
-    """Run a coroutine function on a fresh loop in its own thread: a browser test may have left a loop running
-    in this one."""
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, scenario()).result()
 
 
 @pytest.mark.django_db(transaction=True)

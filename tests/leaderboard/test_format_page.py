@@ -7,11 +7,13 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from html import escape
 
 import pytest
 
 from leaderboard.format_files import EXAMPLE_SAMPLES
 from scoring import pipeline
+from scoring.benchmarks.plan.core.protocol import BUILT_IN_MODEL_PROMPTS, BUILT_IN_PROMPTS
 from tests.scoring.bench_splits import BENCHMARKS, split_of, upload
 from tests.scoring.factories import SampleFactory, SplitFactory
 from tests.tiny_benchmark.plugin import PLUGIN as TINY, SLUG as TINY_SLUG
@@ -77,14 +79,22 @@ def test_a_hidden_split_hands_out_its_questions_only_and_no_ground_truth(client,
     assert "questions only" in archive.read("README.txt").decode()
 
 
-def test_a_public_split_hands_out_its_questions_and_images_under_the_names_the_lines_use(client, tmp_path):
-    split = split_of("epic-bench", tmp_path)
+def public_inputs(client, slug: str, tmp_path):
+    """The split of `slug` imported under tmp_path, made public; its inputs archive, its question lines and the
+    image names they use (asserted to be in the archive)."""
+    split = split_of(slug, tmp_path)
     split.hidden_ground_truth = False
     split.save()
     archive = inputs(client, split)
     lines = [json.loads(x) for x in archive.read("questions.jsonl").splitlines()]
-    names = {name for line in lines for name in line["inputs"]["images"]}
-    assert names and names <= set(archive.namelist())
+    names = [name for line in lines for name in line["inputs"]["images"]]
+    assert names and set(names) <= set(archive.namelist())
+    return split, archive, lines, names
+
+
+def test_a_public_split_hands_out_its_questions_and_images_under_the_names_the_lines_use(client, tmp_path):
+    split, archive, _, names = public_inputs(client, "epic-bench", tmp_path)
+    names = set(names)
     stored = (tmp_path / next(iter(sorted(names))))  # the layout the split was imported from
     assert archive.read(next(iter(sorted(names)))) == stored.read_bytes()
     # The example file's raw lines name the same images, so a model run over the zip answers in the same terms.
@@ -112,14 +122,41 @@ def test_unknown_benchmarks_and_splits_are_404(client, tmp_path):
 
 
 def test_a_public_plan_split_hands_out_its_images_by_their_stored_paths(client, tmp_path):
-    split = split_of("plan-bench", tmp_path)
-    split.hidden_ground_truth = False
-    split.save()
-    archive = inputs(client, split)
-    lines = [json.loads(x) for x in archive.read("questions.jsonl").splitlines()]
-    names = [name for line in lines for name in line["inputs"]["images"]]
-    assert names and set(names) <= set(archive.namelist())
+    _, archive, lines, names = public_inputs(client, "plan-bench", tmp_path)
     assert all(archive.read(name)[:4] in (b"\x89PNG", b"\xff\xd8\xff\xe0", b"\xff\xd8\xff\xe1", b"\xff\xd8\xff\xdb")
                for name in names[:3])
     assert all("question" in line["inputs"] for line in lines)
     assert "answer" not in archive.read("questions.jsonl").decode().replace('"answer_', "")
+
+
+def test_the_plan_page_shows_the_prompts_in_use_and_follows_the_sites_prompt_file(client, settings, tmp_path):
+    split_of("plan-bench", tmp_path)
+    settings.PLAN_JUDGE_PROMPT_FILE = ""
+    block = client.get("/leaderboard/plan-bench/format/").content.decode().split('id="format-prompts"')[1]
+    block = block.split("</table>")[0]
+    model = BUILT_IN_MODEL_PROMPTS
+    for text in (model.single_choice_suffix, model.open_suffix):
+        assert f"<code style=\"white-space: pre-wrap\">{escape(text)}</code>" in block
+    assert f"{BUILT_IN_PROMPTS.version}: a paraphrase of the paper&#x27;s judge" in block
+    # A site's prompt file changes both, and the page says whose they are.
+    prompts = tmp_path / "prompts.json"
+    prompts.write_text(json.dumps({
+        "open_system": "S", "open_user": "{answer}{hint}{output}", "choice_system": "C",
+        "choice_user": "{question}{options}{output}",
+        "model_prompts": {"base": "Look closely.", "single_choice_suffix": "One letter, please.",
+                          "open_suffix": "A short phrase, please."}}))
+    settings.PLAN_JUDGE_PROMPT_FILE = str(prompts)
+    block = client.get("/leaderboard/plan-bench/format/").content.decode().split('id="format-prompts"')[1]
+    block = block.split("</table>")[0]
+    assert "One letter, please." in block and "A short phrase, please." in block and "Look closely." in block
+    assert model.single_choice_suffix not in block
+    assert "Judge prompt version</td><td><code style=\"white-space: pre-wrap\">site#" in block
+    assert "supplied by this site; every verdict" in block
+    prompts.write_text("{")
+    page = client.get("/leaderboard/plan-bench/format/")
+    assert page.status_code == 200 and "cannot be used" in page.content.decode().split('id="format-prompts"')[1]
+
+
+def test_a_benchmark_without_prompts_shows_no_prompt_section(client, tmp_path):
+    split_of("epic-bench", tmp_path)
+    assert 'id="format-prompts"' not in client.get("/leaderboard/epic-bench/format/").content.decode()

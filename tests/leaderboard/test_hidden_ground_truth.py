@@ -11,7 +11,6 @@ import re
 
 import numpy as np
 import pytest
-from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from scoring import pipeline
@@ -71,13 +70,6 @@ def vge_hidden() -> Split:
     assert split.hidden_ground_truth
     vge_services.tasks_into_split(tasks=hidden_tasks(), split=split)
     return split
-
-
-@pytest.fixture
-def curator(django_user_model):
-    person = django_user_model.objects.create_user("carol", password="pw-carol-123")
-    person.groups.add(Group.objects.get_or_create(name="curator")[0])
-    return person
 
 
 def upload(user, split: Split, body: bytes, *, name: str = "Agent-H", options=None) -> Submission:

@@ -2,47 +2,19 @@
 can subscribe. Through the real ASGI stack (origin check, session auth, router) and the in-memory channel layer."""
 from __future__ import annotations
 
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
-from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
-from django.db import connections
-from django.test import Client
 
 from config.asgi import application
 from scoring.events import submission_group
 from scoring.models import Submission
 from tests.scoring.factories import ModelEntryFactory, SplitFactory
+from tests.websockets import headers_for, run_async
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ORIGIN = (b"origin", b"http://127.0.0.1")
 REFUSED = 4403  # the close code of a refused subscription (as HTTP 403)
-
-
-def run_async(scenario) -> None:
-    """A fresh loop in its own thread (a browser test may have left a loop running in this one); the database
-    connection the consumer opened in asgiref's thread is closed afterwards, so the test database can be dropped."""
-
-    async def then_close() -> None:
-        try:
-            await scenario()
-        finally:
-            await database_sync_to_async(connections.close_all)()
-
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, then_close()).result()
-
-
-def headers_for(user) -> list[tuple[bytes, bytes]]:
-    if user is None:
-        return [ORIGIN]
-    client = Client()
-    client.force_login(user)
-    return [ORIGIN, (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]
 
 
 @pytest.fixture

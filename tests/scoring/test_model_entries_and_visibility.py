@@ -8,7 +8,6 @@ import io
 
 import httpx
 import pytest
-from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.wsgi import get_wsgi_application
@@ -36,13 +35,6 @@ def split(dummy_benchmark):
     return split
 
 
-@pytest.fixture
-def curator(django_user_model):
-    user = django_user_model.objects.create_user("carol", password="pw-carol-123")
-    user.groups.add(Group.objects.get_or_create(name="curator")[0])
-    return user
-
-
 def upload_form(client, split, name="Secret-VL", **fields):
     return client.post("/submissions/new/", {"split": split.pk, "model_name": name,
                                              "file": SimpleUploadedFile("p.txt", b"1\n0\n"), **fields})
@@ -65,6 +57,21 @@ def test_a_new_model_is_not_silently_open_source(client, user, split):
     assert (entry.kind, entry.organisation, entry.parameters_b) == ("proprietary", "Lab", 7.0)
 
 
+def test_a_model_made_by_an_upload_is_in_the_audit_with_the_facts_it_was_made_with(client, user, split):
+    first = scored(client, user, split, name="Made-VL", kind="proprietary", organisation="Lab", parameters_b="7")
+    entry = first.model_entry
+    record = ChangeRecord.objects.get(subject="model-entry", object_id=entry.pk)
+    assert record.user == user
+    assert record.changes == {"created": [None, f"on upload of submission #{first.pk}"], "name": [None, "Made-VL"],
+                              "kind": [None, "proprietary"], "organisation": [None, "Lab"],
+                              "parameters_b": [None, 7.0]}
+    # A second upload to the entry makes nothing, so records nothing.
+    scored(client, user, split, name="Made-VL")
+    assert ChangeRecord.objects.filter(subject="model-entry", object_id=entry.pk).count() == 1
+    page = client.get(f"/models/{entry.slug}/edit/").content.decode()
+    assert f"created: – → on upload of submission #{first.pk}; name: – → Made-VL" in page
+
+
 def test_owner_and_curator_edit_a_model_with_an_audit_others_cannot(client, user, other_user, curator, split):
     submission = scored(client, user, split, name="Mine-VL")
     entry = submission.model_entry
@@ -76,7 +83,7 @@ def test_owner_and_curator_edit_a_model_with_an_audit_others_cannot(client, user
     entry.refresh_from_db()
     assert (entry.organisation, entry.kind, entry.parameters_b, entry.open_weights) == ("Alice Lab", "open-source",
                                                                                          8.0, True)
-    record = ChangeRecord.objects.get(subject="model-entry", object_id=entry.pk)
+    record = ChangeRecord.objects.filter(subject="model-entry", object_id=entry.pk).first()  # newest first
     assert record.user == user and record.changes["organisation"] == ["", "Alice Lab"]
     assert record.changes["kind"] == ["", "open-source"] and "description" not in record.changes
     page = client.get(url).content.decode()
@@ -92,7 +99,7 @@ def test_owner_and_curator_edit_a_model_with_an_audit_others_cannot(client, user
 
     client.force_login(curator)
     assert client.post(url, {**form, "organisation": "Alice Lab (verified)"}).status_code == 302
-    assert ChangeRecord.objects.filter(subject="model-entry", object_id=entry.pk).count() == 2
+    assert ChangeRecord.objects.filter(subject="model-entry", object_id=entry.pk).count() == 3  # made, 2 edits
     assert ChangeRecord.objects.filter(subject="model-entry", object_id=entry.pk).first().user == curator
 
 

@@ -148,3 +148,17 @@ def test_0_to_1000_boxes_on_large_images_need_the_mode_and_the_form_gives_it(cli
         assert set(submission.score.details["coordinates"]["resolved"]) == {read_as}
     # Chosen, the 0-1000 answers score as the same answers in pixels (up to rounding); left to auto, far less.
     assert abs(overall["chosen"] - overall["pixels"]) < 3 and overall["auto"] < overall["pixels"] - 30, overall
+
+
+def test_the_upload_block_names_the_run_set_and_links_to_the_board(client, user, tmp_path):
+    split = split_of("epic-bench", tmp_path)
+    client.force_login(user)
+    post_form(client, split, good_file("epic-bench"), raw_responses="on", run_set="seed  sweep")
+    post_form(client, split, good_file("epic-bench"), raw_responses="on")
+    labelled, single = Submission.objects.order_by("pk")
+    assert labelled.run_set == "seed sweep"
+    html = client.get(f"/submissions/{labelled.pk}/").content.decode()
+    board = f"/leaderboard/{split.benchmark.slug}/?split={split.name}&amp;q=Form-VL"
+    assert f'<dd id="upload-run-set">Repeated run of: <a href="{board}">seed sweep</a>' in html
+    # A single run says nothing about run sets.
+    assert "upload-run-set" not in client.get(f"/submissions/{single.pk}/").content.decode()

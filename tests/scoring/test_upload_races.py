@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.models import ModelEntry, Submission
+from scoring.models import ChangeRecord, ModelEntry, Submission
 from tests.scoring.upload_race import parallel_uploads, race_split, statuses
 
 pytestmark = pytest.mark.django_db(transaction=True)  # threads need committed data and their own connections
@@ -25,6 +25,10 @@ def test_parallel_uploads_creating_one_new_model_name_make_one_entry(dummy_bench
     assert statuses(results) == {201: 20}, statuses(results)
     entry = ModelEntry.objects.get(name="Fresh-VLM")
     assert entry.owner == user and entry.submissions.count() == 20
+    # Made once, so recorded once, by the upload that made it.
+    made = ChangeRecord.objects.get(subject="model-entry", object_id=entry.pk)
+    assert made.changes["created"][1] in {f"on upload of submission #{pk}" for pk in entry.submissions.values_list(
+        "pk", flat=True)}
 
 
 def test_two_users_racing_for_a_new_model_name_one_owns_it_the_other_is_refused(dummy_benchmark, user, other_user):

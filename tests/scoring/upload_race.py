@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from typing import Any, Callable, Sequence, TypeVar
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connections
@@ -14,6 +15,8 @@ from rest_framework.test import APIClient
 from scoring.models import Split
 from tests.scoring.factories import SampleFactory, SplitFactory
 
+T = TypeVar("T")
+
 
 def race_split(*, daily_quota: int | None) -> Split:
     split = SplitFactory(benchmark__slug="race-bench", benchmark__scorer="dummy", name="test", daily_quota=daily_quota)
@@ -22,35 +25,47 @@ def race_split(*, daily_quota: int | None) -> Split:
     return split
 
 
-def parallel_uploads(uploaders: list, *, model: str | None = None) -> list[tuple[str, int, dict]]:
-    """One upload per entry of `uploaders` (users), all released by one barrier. Returns (username, HTTP status,
-    body) per upload; a server error is a 500 status here, never an exception in the test."""
-    tokens = {user.pk: Token.objects.get_or_create(user=user)[0].key for user in uploaders}
-    barrier = threading.Barrier(len(uploaders))
-    results: list[tuple[str, int, dict]] = []
+def all_at_once(task: Callable[[int, Any, Callable[[], Any]], T], items: Sequence[Any], *,
+                timeout: float = 120) -> list[T]:
+    """task(number, item, go) per item, each in its own thread; `go()` waits until every thread has reached it,
+    so the requests after it start at the same instant. Returns the tasks' results in the order they finished."""
+    barrier = threading.Barrier(len(items))
+    results: list[T] = []
     lock = threading.Lock()
 
-    def upload(number: int, user) -> None:
+    def run(number: int, item: Any) -> None:
+        result = task(number, item, barrier.wait)
+        with lock:
+            results.append(result)
+
+    threads = [threading.Thread(target=run, args=(n, item)) for n, item in enumerate(items)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=timeout)
+    assert len(results) == len(items), "a thread did not finish"
+    return results
+
+
+def parallel_uploads(uploaders: list, *, model: str | None = None) -> list[tuple[str, int, dict]]:
+    """One upload per entry of `uploaders` (users), all released at once. Returns (username, HTTP status, body) per
+    upload; a server error is a 500 status here, never an exception in the test."""
+    tokens = {user.pk: Token.objects.get_or_create(user=user)[0].key for user in uploaders}
+
+    def upload(number: int, user, go) -> tuple[str, int, dict]:
         client = APIClient(raise_request_exception=False)
         client.credentials(HTTP_AUTHORIZATION=f"Token {tokens[user.pk]}")
         data = {"benchmark": "race-bench", "split": "test", "model": model or f"Racer-{number}",
                 "file": SimpleUploadedFile(f"p{number}.txt", b"1\n0.5\n0\n")}
         try:
-            barrier.wait()
+            go()
             response = client.post("/api/submissions/", data, format="multipart")
             body = response.json() if response.get("Content-Type", "").startswith("application/json") else {}
-            with lock:
-                results.append((user.username, response.status_code, body))
+            return user.username, response.status_code, body
         finally:
             connections.close_all()
 
-    threads = [threading.Thread(target=upload, args=(n, user)) for n, user in enumerate(uploaders)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert len(results) == len(uploaders), "an upload thread did not finish"
-    return results
+    return all_at_once(upload, uploaders)
 
 
 def statuses(results: list[tuple[str, int, dict]]) -> Counter:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 
 import pytest
-from django.contrib.auth.models import Group
 
 from scoring.models import ModelEntry, SampleScore, Submission
 from simulator import engines, human_board, services
@@ -30,13 +29,6 @@ def tiny_demo(db):
              make_task(("idle",), "tiny/t3", lam=3)]
     services.tasks_into_split(tasks=tasks, split=split)
     return split
-
-
-@pytest.fixture
-def curator(django_user_model):
-    user = django_user_model.objects.create_user("carol", password="pw-carol-123")
-    user.groups.add(Group.objects.get_or_create(name="curator")[0])
-    return user
 
 
 def play(user, task_id: str, outputs: list[str]) -> Episode:

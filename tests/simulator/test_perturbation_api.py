@@ -46,7 +46,8 @@ def test_a_bad_perturbation_is_refused_with_the_reason(token_client, tiny_split)
     assert not Episode.objects.exists()
 
 
-def test_perturbed_episodes_bundle_apart_and_show_in_the_robustness_figure(token_client, client, tiny_split):
+def play_and_bundle(token_client) -> dict[str, Submission]:
+    """An episode played unperturbed and one with jpeg:20 (two turns each), each bundled and scored as Agent-P."""
     for perturbation in (None, "jpeg:20"):
         episode = start(token_client, perturbation).json()["episode"]
         for output in (OPEN_DASH, PRESS_POWER):
@@ -58,12 +59,38 @@ def test_perturbed_episodes_bundle_apart_and_show_in_the_robustness_figure(token
         assert response.status_code == 201, response.content
         made[perturbation] = Submission.objects.get(pk=response.json()["submission"])
         assert pipeline.submission_score(submission_id=made[perturbation].pk, worker="w") == "scored"
+    return made
+
+
+def robustness_rows(client, query: str = "") -> list[tuple]:
+    cache.clear()
+    fig = json.loads(client.get(f"/leaderboard/vge-bench/analysis/robustness.json?split=dev{query}").content)
+    return [(r["model"], r["perturbation"], r["episodes"], r["SR"], r["delta_SR"]) for r in fig["rows"]]
+
+
+def test_perturbed_episodes_bundle_apart_and_show_in_the_robustness_figure(token_client, client, tiny_split):
+    made = play_and_bundle(token_client)
     assert made["jpeg:20"].options == {"perturbation": "jpeg:20"} and made[""].options == {}
     missing = token_client.post("/api/vge/submissions/", {"model": "Agent-P", "split": "dev",
                                                            "perturbation": "blur:3"}, format="json")
     assert missing.status_code == 400 and "with perturbation blur:3" in missing.json()["detail"]
-    cache.clear()
-    fig = json.loads(client.get("/leaderboard/vge-bench/analysis/robustness.json?split=dev").content)
     # The split has two tasks; each bundle played t1 only (t2 counts as a failed episode).
-    assert [(r["model"], r["perturbation"], r["episodes"], r["SR"], r["delta_SR"]) for r in fig["rows"]] == [
-        ("Agent-P", "none", 2, 50.0, 0.0), ("Agent-P", "jpeg:20", 2, 50.0, 0.0)]
+    assert robustness_rows(client) == [("Agent-P", "none", 2, 50.0, 0.0), ("Agent-P", "jpeg:20", 2, 50.0, 0.0)]
+
+
+def test_the_robustness_figure_honours_the_boards_filters_and_counts_public_uploads_only(token_client, client,
+                                                                                          tiny_split):
+    made = play_and_bundle(token_client)
+    both = [("Agent-P", "none", 2, 50.0, 0.0), ("Agent-P", "jpeg:20", 2, 50.0, 0.0)]
+    # Both submissions count although the board's best-entry rule shows one of them...
+    assert robustness_rows(client, "&q=agent-p") == both
+    # ...and none when the filters leave the model out, by search, by kind or by source.
+    assert robustness_rows(client, "&q=nobody") == []
+    kind = made[""].model_entry.kind
+    other_kind = next(k for k in ("proprietary", "open-source") if k != kind)
+    assert robustness_rows(client, f"&kind={other_kind}") == []
+    assert robustness_rows(client, "&source=reported") == []
+    # A private perturbed upload is not compared in public: nothing perturbed is left to compare.
+    made["jpeg:20"].visibility = Submission.Visibility.PRIVATE
+    made["jpeg:20"].save(update_fields=["visibility"])
+    assert robustness_rows(client) == []

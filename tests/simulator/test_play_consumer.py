@@ -2,39 +2,24 @@
 database. Each step is stored before its feedback arrives; bad messages change nothing."""
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import Group
-from django.test import Client
 
 from config.asgi import application
 from simulator import services
 from simulator.models import Episode, Step
 from tests.scoring.benchmarks.vge.core.conftest import TINY, make_task
+from tests.websockets import headers_for, run_async
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 OPEN_DASH = {"type": "act", "action": "switch_view", "coord": [800, 200]}
 PRESS_POWER = {"type": "act", "action": "press", "coord": [200, 300], "params": [0]}
-
-
-def run_async(scenario) -> None:
-    """A fresh loop in its own thread (a browser test may have left a loop running in this one)."""
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, scenario()).result()
-
-
-def headers_for(user) -> list[tuple[bytes, bytes]]:
-    client = Client()
-    client.force_login(user)
-    cookie = f"sessionid={client.cookies['sessionid'].value}"
-    return [(b"origin", b"http://127.0.0.1"), (b"cookie", cookie.encode())]
 
 
 async def open_socket(episode_id: int, headers) -> WebsocketCommunicator:

@@ -103,6 +103,26 @@ def _prompt_file() -> tuple[JudgePrompts, ModelPrompts]:
 _PROMPT_CACHE: dict[str, Any] = {}
 
 
+def format_prompts() -> list[tuple[str, str]]:
+    """The format page's prompts (FormatGuide.prompts): the suffixes models are asked with and the judge prompt
+    version verdicts are stamped with, as this site uses them now; a prompt file that cannot be used says so."""
+    try:
+        model, judge = model_prompts_from_settings(), judge_prompts_from_settings()
+    except PromptFileError as exc:
+        return [("Prompt file", f"cannot be used, so nothing is judged until it is fixed: {exc}")]
+    model_source = ("supplied by this site" if model.label == "site"
+                    else "this project's rendering of the paper's appendix B.1; its exact wording may differ")
+    judge_source = ("a paraphrase of the paper's judge (appendix B.2), not its exact words"
+                    if judge.label == BUILT_IN_PROMPTS.label else "supplied by this site")
+    return [
+        ("After every question", model.base),
+        ("After a single-choice question", model.single_choice_suffix),
+        ("After an open question", model.open_suffix),
+        ("Model prompts", f"{model.label}#{model.digest}: {model_source}"),
+        ("Judge prompt version", f"{judge.version}: {judge_source}; every verdict is stamped with it"),
+    ]
+
+
 def _verdict_of(row: PlanVerdict) -> Verdict:
     return Verdict(
         correct=row.correct,

@@ -29,9 +29,11 @@ def device_views(split: Split) -> dict[str, dict[str, list[str]]]:
 
 
 def perturbation_runs(split: Split) -> list[dict[str, Any]]:
-    """Every scored upload of the split with its episode count and successes (SR is 100 or 0 per episode) and the
-    perturbation its episodes were played with ("" for none), for the robustness figure."""
-    subs = (Submission.objects.filter(split=split, status=Submission.Status.SCORED, source=Submission.Source.UPLOAD)
+    """Every public scored upload of the split with its episode count and successes (SR is 100 or 0 per episode) and
+    the perturbation its episodes were played with ("" for none), for the robustness figure (which keeps those of
+    the board's filtered rows)."""
+    subs = (Submission.objects.filter(split=split, status=Submission.Status.SCORED, source=Submission.Source.UPLOAD,
+                                      visibility=Submission.Visibility.PUBLIC)
             .select_related("model_entry").order_by("id"))
     counts = {row["submission_id"]: row for row in SampleScore.objects.filter(submission__in=subs)
               .values("submission_id").annotate(n=Count("id"), hits=Count("id", filter=Q(score__gte=100.0)))}

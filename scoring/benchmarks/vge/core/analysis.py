@@ -268,7 +268,8 @@ def view_switches(models: Sequence[ModelSamples], context: AnalysisContext) -> l
 
 
 def robustness(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
-    runs = [r for r in context.extra.get("runs") or () if isinstance(r, Mapping)]
+    runs = [r for r in context.extra.get("runs") or () if isinstance(r, Mapping)
+            and (context.submissions is None or r.get("submission") in context.submissions)]
     by_model: dict[str, dict[str, list[int]]] = {}
     for r in runs:
         label = str(r.get("model", "")) + (" (thinking)" if r.get("thinking") == "yes" else "")
@@ -295,8 +296,8 @@ def robustness(models: Sequence[ModelSamples], context: AnalysisContext) -> list
         "robustness", "SR with and without image perturbations",
         "Agent API episodes played with a perturbation of every served view (blur:σ, jpeg:q, occlude:share) and "
         "bundled as their own submission, against the same model's unperturbed submissions on this split: SR "
-        "pooled over the episodes of each setting, and its difference from the unperturbed SR. Every scored "
-        "upload of the split counts (the board's filters do not apply here).",
+        "pooled over the episodes of each setting, and its difference from the unperturbed SR. Every public "
+        "scored upload of the models the board's filters keep counts, not only each model's best entry.",
         f"{len(series)} models, {total} episodes in all", ("model", "perturbation", "episodes", "SR", "delta_SR"),
         rows, Chart("bars", ["none", *kinds], series, "SR (%)", 100.0), total)]
 

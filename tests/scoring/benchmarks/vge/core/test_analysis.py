@@ -135,3 +135,22 @@ def test_robustness_compares_each_setting_with_the_models_clean_runs():
         {"model": "A", "perturbation": "jpeg:10", "episodes": 4, "SR": 25.0, "delta_SR": -55.0},
     ]
     assert fig.n == 24 and list(fig.chart.x) == ["none", "blur:2", "jpeg:10"]
+
+
+def test_robustness_keeps_the_submissions_the_board_chose():
+    runs = [
+        {"submission": 1, "model": "A", "perturbation": "", "episodes": 10, "successes": 8},
+        {"submission": 2, "model": "A", "perturbation": "blur:2", "episodes": 10, "successes": 5},
+        {"submission": 3, "model": "B", "perturbation": "", "episodes": 10, "successes": 3},
+        {"submission": 4, "model": "B", "perturbation": "blur:2", "episodes": 10, "successes": 3},
+    ]
+
+    def models(kept):
+        fig = {f.key: f for f in figures([], AnalysisContext(extra={"runs": runs}, submissions=kept))}["robustness"]
+        return sorted({r["model"] for r in rows(fig)})
+
+    assert models(None) == ["A", "B"]  # no board chose: every submission counts
+    assert models(frozenset({1, 2, 3, 4})) == ["A", "B"]
+    assert models(frozenset({3, 4})) == ["B"]
+    assert models(frozenset({1, 3, 4})) == ["B"]  # A's perturbed run filtered out: nothing to compare for A
+    assert models(frozenset()) == []
