@@ -61,6 +61,23 @@ def split_samples(*, split: Split, labels_only: bool = False) -> list[SampleReco
     ]
 
 
+def submission_live_state(*, submission_id: int) -> dict | None:
+    """What a submission's page shows live, read from its row (the worker writes progress there, so this works
+    across processes with any channel layer); None when there is no such submission."""
+    row = Submission.objects.filter(pk=submission_id).values("status", "progress_done", "progress_total").first()
+    if row is None:
+        return None
+    status = Submission.Status(row["status"])
+    return {
+        "type": "state",
+        "status": status.value,
+        "label": status.label,
+        "done": row["progress_done"],
+        "total": row["progress_total"],
+        "final": status in (Submission.Status.SCORED, Submission.Status.FAILED),
+    }
+
+
 def submission_watchable_by(*, submission_id: int, user) -> bool:
     """Whether a user may follow a submission live: its submitter and staff, as for its page and its API."""
     if user is None or not user.is_authenticated:
