@@ -192,6 +192,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "toggle_extras": link(extras=not query.extras),
         "kinds": ["proprietary", "open-source", "embodied", "human", "baseline"],
         "board_ws": f"/ws/boards/{split.pk}/",
+        "board_fingerprint": selectors.board_fingerprint_of_key(data_key),
         "judge_agreement": plan_judge_agreement(split) if benchmark.slug == PLAN_SLUG else None,
     }
     response = render(request, "leaderboard/board.html", context)

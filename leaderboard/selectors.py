@@ -105,6 +105,11 @@ def board_cache_key(*, split_id: int) -> str:
     return _board_key(split_id, version, board_fingerprint_recent(split_id=split_id))
 
 
+def board_fingerprint_of_key(board_key: str) -> str:
+    """The data fingerprint a board cache key was made with (what a live board page compares on reconnect)."""
+    return board_key.rsplit(":", 1)[-1]
+
+
 def _board_key(split_id: int, version: int, fingerprint: str) -> str:
     return f"board:{split_id}:v{version}:{fingerprint}"
 
