@@ -213,25 +213,37 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     if error:
         return error
     benchmark, split, spec, query = resolved
-    view, _ = _view(split, spec, query)
-    header, body = export_table(view)
-    if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer)
-        writer.writerow(header)
-        for line in body:
-            writer.writerow([csv_cell(v) for v in line])
-        response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-    else:
-        payload = {
-            "benchmark": benchmark.slug,
-            "split": split.name,
-            "split_version": split.version,
-            "columns": header,
-            "rows": [dict(zip(header, line)) for line in body],
-        }
-        response = HttpResponse(json.dumps(payload, indent=1), content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="{_export_name(benchmark, split, fmt)}"'
+
+    def build() -> selectors.CachedResponse:
+        view, _ = _view(split, spec, query)
+        header, body = export_table(view)
+        if fmt == "csv":
+            buffer = io.StringIO()
+            writer = csv.writer(buffer)
+            writer.writerow(header)
+            for line in body:
+                writer.writerow([csv_cell(v) for v in line])
+            content, content_type = buffer.getvalue(), "text/csv; charset=utf-8"
+        else:
+            payload = {
+                "benchmark": benchmark.slug,
+                "split": split.name,
+                "split_version": split.version,
+                "columns": header,
+                "rows": [dict(zip(header, line)) for line in body],
+            }
+            content, content_type = json.dumps(payload, indent=1), "application/json"
+        return selectors.CachedResponse(content_type, content.encode(), _export_name(benchmark, split, fmt))
+
+    # The same for every reader: cached whole, like the board page, under the same key and invalidation.
+    return cached_response(
+        selectors.board_response_cached(split_id=split.pk, full_path=request.get_full_path(), build=build))
+
+
+def cached_response(found: selectors.CachedResponse) -> HttpResponse:
+    response = HttpResponse(found.body, content_type=found.content_type)
+    if found.filename:
+        response["Content-Disposition"] = f'attachment; filename="{found.filename}"'
     return response
 
 

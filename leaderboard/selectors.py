@@ -115,8 +115,30 @@ def _board_key(split_id: int, version: int, fingerprint: str) -> str:
 
 
 def board_page_key(board_key: str, full_path: str) -> str:
-    """The whole-page cache key of an anonymous board request (the view and the ASGI fast path share it)."""
+    """The whole-response cache key of a board read: the page of an anonymous reader, the board API's JSON and the
+    exports (the views and the ASGI fast path share it). With the board key it names the split, the scoring cache
+    version (bumped when a score lands) and the data fingerprint; the full path names the format (page, API,
+    export.csv, export.json), the split name and the filters."""
     return f"{board_key}:page:{full_path[:500]}"
+
+
+@dataclass(frozen=True)
+class CachedResponse:
+    """A board read that is the same for every reader (the board API's JSON, the exports), as cached whole."""
+
+    content_type: str
+    body: bytes
+    filename: str = ""  # sent as an attachment when set
+
+
+def board_response_cached(*, split_id: int, full_path: str, build) -> CachedResponse:
+    """The response cached under the board's current key and this full path; `build()` makes it on a miss."""
+    key = board_page_key(board_cache_key(split_id=split_id), full_path)
+    found = cache.get(key)
+    if not isinstance(found, CachedResponse):
+        found = build()
+        cache.set(key, found, ROWS_TIMEOUT)
+    return found
 
 
 def _row(sub: Submission) -> BoardRow:
