@@ -8,8 +8,11 @@ class EpisodeCreateInput(serializers.Serializer):
     task = serializers.CharField(min_length=1, max_length=250)
 
 
+ACT_OUTPUT_MAX = 20000  # characters of one model output
+
+
 class ActInput(serializers.Serializer):
-    output = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=20000)
+    output = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=ACT_OUTPUT_MAX)
 
 
 class ObservationOutput(serializers.Serializer):
