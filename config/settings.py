@@ -107,6 +107,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {})
     DATABASES["default"]["OPTIONS"].update({"timeout": 30, "transaction_mode": "IMMEDIATE"})
     DATABASES["default"]["OPTIONS"]["init_command"] = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+# PostgreSQL behind an ASGI server: Django runs each request's database work in a thread of its own, so persistent
+# connections pile up, one per thread (200 concurrent agents opened 200 connections and exhausted the server). The
+# production profile's web processes set DB_POOL_MAX_SIZE instead: a psycopg pool of at most that many connections
+# per process, each borrowed for a request and given back at its end (requests beyond it wait, up to 10 s).
+DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", 0)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_POOL_MAX_SIZE > 0:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections; Django must not
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1, "max_size": DB_POOL_MAX_SIZE, "timeout": 10,
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- files ----------------------------------------------------------------------------------------

@@ -12,9 +12,8 @@ import re
 from urllib.parse import parse_qs
 
 from django.conf import settings
-from django.core.cache import cache
 
-from leaderboard.selectors import CachedResponse, board_page_key_cached
+from leaderboard.selectors import CachedResponse, board_page_key_cached, board_response_get
 
 BOARD_PATH = re.compile(r"^/leaderboard/([-a-zA-Z0-9_]+)/$")
 # Reads that are the same for every reader (cached as a CachedResponse by their views).
@@ -67,7 +66,7 @@ def _cached(scope) -> bytes | CachedResponse | None:
     split = (parse_qs(query).get("split") or [""])[0] or None
     full_path = path + (f"?{query}" if query else "")
     key = board_page_key_cached(slug=match.group(1), split_name=split, full_path=full_path)
-    found = cache.get(key) if key else None
+    found = board_response_get(key) if key else None
     return found if isinstance(found, expected) else None
 
 

@@ -163,7 +163,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
     page_key = None
     if shareable:
         page_key = selectors.board_page_key(selectors.board_cache_key(split_id=split.pk), request.get_full_path())
-        if (page := cache.get(page_key)) is not None:
+        if (page := selectors.board_response_get(page_key)) is not None:
             return HttpResponse(page, content_type="text/html; charset=utf-8")
     view, data_key = _view(split, spec, query)
     # The table is the costly part to render; it depends only on the rows and the query.
@@ -197,7 +197,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
     }
     response = render(request, "leaderboard/board.html", context)
     if page_key is not None:
-        cache.set(page_key, response.content, selectors.ROWS_TIMEOUT)
+        selectors.board_response_set(page_key, response.content)
     return response
 
 

@@ -3,7 +3,10 @@ version plus a cheap fingerprint of the split's scored submissions (so a score w
 whose local cache we cannot bump, still shows), and never touch per-sample rows."""
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
@@ -67,15 +70,17 @@ def board_fingerprint_recent(*, split_id: int) -> str:
 
 def board_page_key_cached(*, slug: str, split_name: str | None, full_path: str) -> str | None:
     """The whole-page cache key of an anonymous board request, from the cache alone (None on any miss):
-    the ASGI fast path calls this without touching the database."""
+    the ASGI fast path calls this without touching the database, in two cache reads (one round trip each to a
+    shared cache): the split, then its version and fingerprint together."""
     found = cache.get(f"board-split:{slug[:60]}:{(split_name or '')[:60]}")
     if found is None:
         return None
     split_id = found[1].pk
-    version = cache.get(board_version_key(split_id))
+    version_key, fingerprint_key = board_version_key(split_id), f"board-fp:{split_id}"
+    both = cache.get_many([version_key, fingerprint_key])
+    version, fingerprint = both.get(version_key), both.get(fingerprint_key)
     if version is None:
         return None
-    fingerprint = cache.get(f"board-fp:{split_id}")
     if fingerprint is None:
         # Stale while one request refreshes: the first to notice the expiry goes through the view (which
         # re-reads the data); the others keep the last known fingerprint for that moment.
@@ -122,6 +127,46 @@ def board_page_key(board_key: str, full_path: str) -> str:
     return f"{board_key}:page:{full_path[:500]}"
 
 
+# Whole responses are kept in this process too, in front of the shared cache: their key names the split, the
+# scoring cache version and the data fingerprint, so an entry never goes stale, and a hit costs no round trip to
+# Redis (a 100-row board page is some 100 KB to fetch and unpickle). Least recently used first out.
+LOCAL_RESPONSES_MAX = 128
+_local_responses: OrderedDict[str, Any] = OrderedDict()
+_local_lock = threading.Lock()
+
+
+def board_response_get(key: str) -> Any:
+    """A whole board response (page bytes or a CachedResponse) by its key, or None."""
+    with _local_lock:
+        found = _local_responses.get(key)
+        if found is not None:
+            _local_responses.move_to_end(key)
+            return found
+    found = cache.get(key)
+    if found is not None:
+        _local_remember(key, found)
+    return found
+
+
+def board_response_set(key: str, value: Any) -> None:
+    cache.set(key, value, ROWS_TIMEOUT)
+    _local_remember(key, value)
+
+
+def _local_remember(key: str, value: Any) -> None:
+    with _local_lock:
+        _local_responses[key] = value
+        _local_responses.move_to_end(key)
+        while len(_local_responses) > LOCAL_RESPONSES_MAX:
+            _local_responses.popitem(last=False)
+
+
+def board_local_responses_clear() -> None:
+    """Forget this process's copies (tests that clear the shared cache clear these too)."""
+    with _local_lock:
+        _local_responses.clear()
+
+
 @dataclass(frozen=True)
 class CachedResponse:
     """A board read that is the same for every reader (the board API's JSON, the exports), as cached whole."""
@@ -134,10 +179,10 @@ class CachedResponse:
 def board_response_cached(*, split_id: int, full_path: str, build) -> CachedResponse:
     """The response cached under the board's current key and this full path; `build()` makes it on a miss."""
     key = board_page_key(board_cache_key(split_id=split_id), full_path)
-    found = cache.get(key)
+    found = board_response_get(key)
     if not isinstance(found, CachedResponse):
         found = build()
-        cache.set(key, found, ROWS_TIMEOUT)
+        board_response_set(key, found)
     return found
 
 
