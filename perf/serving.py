@@ -2,7 +2,8 @@
 the embedded default (daphne, SQLite, in-memory channel layer, local-memory cache: what `make run` serves) and on
 the production profile (scripts/serve.sh --prod: the Procfile's uvicorn workers on PostgreSQL and Redis).
 
-Prints requests/s, p50, p99 and errors per path and set-up, the bare engine's steps/s in one process, and the ratio
+Prints requests/s (agent API: steps/s), p50, p99 and errors per path and set-up (the agent API also through its
+batch form, --batch actions a request), the bare engine's steps/s in one process, and the ratio
 of served agent steps/s to it (the serving overhead). Targets (issue 14), shown as MET / NOT MET:
   board page and board API at 50 connections: p99 < 200 ms (board API >= 1,000 req/s);
   agent API at 200 agents: embedded >= 300 steps/s and p99 < 1 s; production >= 600 steps/s and p99 < 500 ms;
@@ -201,6 +202,57 @@ async def load_agents(host: str, port: int, token: str, task_ids: list[str], age
     return figures
 
 
+async def load_agents_batched(host: str, port: int, token: str, task_ids: list[str], agents: int, batch: int,
+                              seconds: float) -> Figures:
+    """The same `agents` episodes at once, driven by agents // batch harness clients that each send their episodes'
+    actions together (POST /api/vge/episodes/act/). Counts steps (one per answered action); a step's latency is
+    its request's."""
+    figures = Figures()
+    headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+    deadline = time.monotonic() + seconds
+
+    async def harness(i: int) -> None:
+        rng = random.Random(1000 + i)
+        conn = Connection(host, port)
+        episodes: list[int | None] = [None] * batch
+        while time.monotonic() < deadline:
+            try:
+                for slot, episode in enumerate(episodes):
+                    if episode is None:
+                        body = json.dumps({"task": task_ids[rng.randrange(len(task_ids))]}).encode()
+                        status, answer = await conn.request("POST", "/api/vge/episodes/", body, headers)
+                        if status != 201:
+                            figures.add(0.0, False, f"start -> {status} {answer[:120]!r}")
+                            continue
+                        episodes[slot] = json.loads(answer)["episode"]
+                live = [e for e in episodes if e is not None]
+                actions = [{"episode": e, "output": f"Action: Press(coord=[{rng.randint(0, 1000)}, "
+                                                    f"{rng.randint(0, 1000)}], params=[0])"} for e in live]
+                start = time.perf_counter()
+                status, answer = await conn.request("POST", "/api/vge/episodes/act/",
+                                                    json.dumps({"actions": actions}).encode(), headers)
+                took = time.perf_counter() - start
+                if status != 200:
+                    figures.add(took, False, f"batch -> {status} {answer[:120]!r}")
+                    continue
+                finished = set()
+                for result in json.loads(answer)["results"]:
+                    ok = result["status"] == 200
+                    figures.add(took, ok, f"batch action -> {result['status']} {result.get('detail', '')[:80]}")
+                    if not ok or result["done"]:
+                        finished.add(result["episode"])
+                episodes = [None if e in finished else e for e in episodes]
+            except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+                figures.add(0.0, False, f"harness {i}: {exc!r}")
+                await asyncio.sleep(0.1)
+        conn.close()
+
+    began = time.monotonic()
+    await asyncio.gather(*(harness(i) for i in range(max(1, agents // batch))))
+    figures.elapsed = time.monotonic() - began
+    return figures
+
+
 # --- the bare engine ---------------------------------------------------------------------------------------------
 def bare_engine_steps_per_s(seconds: float = 3.0) -> float:
     """Steps/s of the VGE engine alone, one process, on the demo library with the agents' kind of output."""
@@ -311,10 +363,12 @@ TARGETS = {  # (path, set-up, connections) -> (minimum per_s, maximum p99 ms)
 def report(rows: list[tuple[str, str, int, dict[str, float]]], bare: float) -> None:
     print()
     print(f"bare engine: {bare:,.0f} steps/s (one process, no server)")
-    print(f"{'set-up':<11} {'path':<11} {'conns':>5} {'requests':>9} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} "
+    print("(agent rows: req/s counts steps; 'conns' is the number of episodes played at once; agent batchN: the same\n"
+          " episodes driven by conns/N harness clients through POST /api/vge/episodes/act/, N actions a request)")
+    print(f"{'set-up':<11} {'path':<13} {'conns':>5} {'requests':>9} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} "
           f"{'errors':>6}  {'served/bare':>11}  target")
     for setup, path, conns, f in rows:
-        ratio = f"{f['per_s'] / bare:.4f}" if path == "agent API" and bare else ""
+        ratio = f"{f['per_s'] / bare:.4f}" if path.startswith("agent") and bare else ""
         target = TARGETS.get((path, setup, conns))
         verdict = ""
         if target:
@@ -322,7 +376,7 @@ def report(rows: list[tuple[str, str, int, dict[str, float]]], bare: float) -> N
             verdict = ("MET" if met else "NOT MET") + f" (>= {target[0]}/s, p99 < {target[1]} ms, 0 errors)"
         elif f["errors"]:
             verdict = "errors"
-        print(f"{setup:<11} {path:<11} {conns:>5} {f['requests']:>9.0f} {f['per_s']:>9.1f} {f['p50_ms']:>8.1f} "
+        print(f"{setup:<11} {path:<13} {conns:>5} {f['requests']:>9.0f} {f['per_s']:>9.1f} {f['p50_ms']:>8.1f} "
               f"{f['p99_ms']:>8.1f} {f['errors']:>6.0f}  {ratio:>11}  {verdict}")
 
 
@@ -336,8 +390,12 @@ def main() -> int:
     parser.add_argument("--broker-url", default="redis://127.0.0.1:6379/1")
     parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--db-pool", type=int, default=6, help="PostgreSQL connections per web process")
+    parser.add_argument("--only", action="append", choices=["board", "agent"], help="default: both")
+    parser.add_argument("--batch", type=int, default=20, help="also drive the episodes through the batch form, "
+                        "this many actions a request (1: not)")
     args = parser.parse_args()
     setups = args.setup or ["embedded", "production"]
+    args.only = args.only or ["board", "agent"]
     connections = args.connections or [50, 200]
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     bare = bare_engine_steps_per_s()
@@ -355,17 +413,23 @@ def main() -> int:
         port = free_port()
         process = start(setup, env, port, args, var / "server.log")
         try:
-            for path, name in ((BOARD_PAGE, "board page"), (BOARD_API, "board API")):
+            for path, name in ((BOARD_PAGE, "board page"), (BOARD_API, "board API")) if "board" in args.only else ():
                 asyncio.run(load_get("127.0.0.1", port, path, 4, 1.0))  # warm every worker's caches
                 for conns in connections:
                     figures = asyncio.run(load_get("127.0.0.1", port, path, conns, args.seconds))
                     rows.append((setup, name, conns, figures.summary()))
                     print(f"[{setup}] {name} x{conns}: {rows[-1][3]}", *figures.samples, flush=True)
             asyncio.run(load_agents("127.0.0.1", port, token, tasks, 8, 2.0))  # warm the engines
-            for conns in connections:
+            for conns in connections if "agent" in args.only else ():
                 figures = asyncio.run(load_agents("127.0.0.1", port, token, tasks, conns, args.seconds))
                 rows.append((setup, "agent API", conns, figures.summary()))
                 print(f"[{setup}] agent API x{conns}: {rows[-1][3]}", *figures.samples, flush=True)
+                if args.batch > 1:
+                    figures = asyncio.run(load_agents_batched("127.0.0.1", port, token, tasks, conns, args.batch,
+                                                              args.seconds))
+                    rows.append((setup, f"agent batch{args.batch}", conns, figures.summary()))
+                    print(f"[{setup}] agent API in batches of {args.batch}, {conns} episodes: {rows[-1][3]}",
+                          *figures.samples, flush=True)
         finally:
             stop(process)
             shutil.rmtree(var, ignore_errors=True)

@@ -5,8 +5,10 @@ one engine of scoring.benchmarks.vge.core and persist each step (the episode row
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -14,7 +16,7 @@ from typing import Any, Iterable
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from scoring.benchmarks.vge.core.baseline import Candidate, stratified_pick
@@ -203,12 +205,24 @@ def episode_start(*, user: AbstractBaseUser | None, task_id: str, kind: str = Ep
 _STEP_FIELDS = ("owner_id", "finished", "state", "task_id", "task__task_id", "task__device__digest")
 
 
+# SQLite lets one writer in at a time, and a writer waiting for the lock polls it with growing sleeps (up to 100 ms
+# each): with a hundred agents stepping through one web process (a thread per request under ASGI), most of the time
+# went to those sleeps. On SQLite the steps of one process queue on this lock instead; PostgreSQL locks the episode
+# row and needs nothing more.
+_sqlite_step_lock = threading.Lock()
+
+
 def episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str) -> tuple[StepOutcome, dict]:
     """One turn: lock the episode, step the engine, store the step (and metrics when it ends), answer.
 
     The database work of a turn is one SELECT (the locked episode), one INSERT (the step) and one UPDATE (the
     episode's state); tests/simulator/test_step_queries.py holds it there. The last turn also reads the steps for
     the episode's metrics."""
+    with _sqlite_step_lock if connection.vendor == "sqlite" else contextlib.nullcontext():
+        return _episode_step(episode_id=episode_id, user=user, output=output)
+
+
+def _episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str) -> tuple[StepOutcome, dict]:
     with transaction.atomic():
         row = Episode.objects.select_for_update().filter(pk=episode_id).values_list(*_STEP_FIELDS).first()
         if row is None:
