@@ -112,6 +112,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # production profile's web processes set DB_POOL_MAX_SIZE instead: a psycopg pool of at most that many connections
 # per process, each borrowed for a request and given back at its end (requests beyond it wait, up to 10 s).
 DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", 0)
+# Agent API requests handled at once per web process; more wait in the event loop (simulator/asgi.py).
+AGENT_API_CONCURRENCY = env_int("AGENT_API_CONCURRENCY", 4)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_POOL_MAX_SIZE > 0:
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections; Django must not
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
