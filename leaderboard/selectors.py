@@ -4,6 +4,7 @@ whose local cache we cannot bump, still shows), and never touch per-sample rows.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -50,10 +51,27 @@ def benchmark_split(*, slug: str, split_name: str | None) -> tuple[Benchmark, Sp
 def benchmark_split_cached(*, slug: str, split_name: str | None) -> tuple[Benchmark, Split]:
     """`benchmark_split`, remembered for a few seconds: splits change rarely, boards are read often."""
     key = f"board-split:{slug[:60]}:{(split_name or '')[:60]}"
-    found = cache.get(key)
+    found = _split_lookup(key)
     if found is None:
         found = benchmark_split(slug=slug, split_name=split_name)
         cache.set(key, found, SPLIT_TIMEOUT)
+    return found
+
+
+# The split lookup is also kept per process for a few seconds: every board read needs it, and from a shared cache it
+# is a round trip plus unpickling two model instances. Only splits that exist are remembered.
+SPLIT_LOCAL_SECONDS = 5.0
+_local_splits: dict[str, tuple[float, tuple[Benchmark, Split]]] = {}
+
+
+def _split_lookup(key: str) -> tuple[Benchmark, Split] | None:
+    now = time.monotonic()
+    hit = _local_splits.get(key)
+    if hit is not None and hit[0] > now:
+        return hit[1]
+    found = cache.get(key)
+    if found is not None:
+        _local_splits[key] = (now + SPLIT_LOCAL_SECONDS, found)
     return found
 
 
@@ -72,7 +90,7 @@ def board_page_key_cached(*, slug: str, split_name: str | None, full_path: str) 
     """The whole-page cache key of an anonymous board request, from the cache alone (None on any miss):
     the ASGI fast path calls this without touching the database, in two cache reads (one round trip each to a
     shared cache): the split, then its version and fingerprint together."""
-    found = cache.get(f"board-split:{slug[:60]}:{(split_name or '')[:60]}")
+    found = _split_lookup(f"board-split:{slug[:60]}:{(split_name or '')[:60]}")
     if found is None:
         return None
     split_id = found[1].pk
@@ -162,9 +180,11 @@ def _local_remember(key: str, value: Any) -> None:
 
 
 def board_local_responses_clear() -> None:
-    """Forget this process's copies (tests that clear the shared cache clear these too)."""
+    """Forget this process's copies of responses and split lookups (tests that clear the shared cache clear
+    these too)."""
     with _local_lock:
         _local_responses.clear()
+    _local_splits.clear()
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(autouse=True)
+def _local_board_responses():
+    """Each test starts without this process's copies of board responses and split lookups (leaderboard.selectors
+    keeps them in front of the shared cache; a test's database is not the previous test's)."""
+    from leaderboard.selectors import board_local_responses_clear
+
+    board_local_responses_clear()
+    yield
+    board_local_responses_clear()
+
+
+@pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path_factory):
     """Every test writes files under its own folder, never into var/media."""
     settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")

@@ -82,13 +82,3 @@ def random_scores(seed: int, n: int, p: float) -> list[float]:
     rng = random.Random(seed)
     return [1.0 if rng.random() < p else 0.0 for _ in range(n)]
 
-
-@pytest.fixture(autouse=True)
-def _local_board_responses():
-    """Each test starts without this process's copies of whole board responses (as the shared cache, which the
-    tests clear, would be)."""
-    from leaderboard.selectors import board_local_responses_clear
-
-    board_local_responses_clear()
-    yield
-    board_local_responses_clear()
