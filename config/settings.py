@@ -238,7 +238,8 @@ JUDGE_API_KEY = os.environ.get("JUDGE_API_KEY", "")
 
 # --- caches ---------------------------------------------------------------------------------------
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # One Redis client per process, not one per request (config/cache.py).
+    CACHES = {"default": {"BACKEND": "config.cache.SharedRedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
