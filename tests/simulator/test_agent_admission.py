@@ -1,5 +1,6 @@
 """Agent API requests enter Django a few at a time per process; the others wait their turn and are all served."""
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 from simulator.asgi import agent_admission
 
@@ -20,7 +21,8 @@ def run(paths: list[str], limit: int) -> tuple[int, list[str]]:
     async def scenario():
         await asyncio.gather(*(wrapped({"type": "http", "path": p}, None, None) for p in paths))
 
-    asyncio.run(scenario())
+    with ThreadPoolExecutor(1) as pool:  # a fresh loop: a browser test may have left one running in this thread
+        pool.submit(asyncio.run, scenario()).result()
     return most, served
 
 
