@@ -3,8 +3,10 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
+from django.db import connections
 
 from config.asgi import application
 from leaderboard.consumers import BoardConsumer
@@ -16,9 +18,17 @@ ORIGIN = [(b"origin", b"http://127.0.0.1")]
 
 def run_async(scenario) -> None:
     """Run a coroutine function on a fresh loop in its own thread: a browser test may have left a loop running
-    in this one."""
+    in this one. The database connections the consumers opened in asgiref's thread are closed afterwards, so
+    that the test database can be dropped (PostgreSQL refuses while a session is open)."""
+
+    async def then_close() -> None:
+        try:
+            await scenario()
+        finally:
+            await database_sync_to_async(connections.close_all)()
+
     with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, scenario()).result()
+        pool.submit(asyncio.run, then_close()).result()
 
 
 @pytest.mark.django_db(transaction=True)
