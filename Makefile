@@ -12,7 +12,7 @@ REDIS_BROKER_URL ?= redis://127.0.0.1:6379/14
 REDIS_LAYER_URL ?= redis://127.0.0.1:6379/13
 AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
 
-.PHONY: run test setup venv browser demo check-core clean static-vendor
+.PHONY: run serve test setup venv browser demo check-core clean static-vendor
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,11 @@ demo: setup
 
 run: demo
 	@scripts/serve.sh $(HOST) $(PORT)
+
+# The production profile (Procfile, run by honcho) on the services DATABASE_URL, REDIS_URL and CELERY_BROKER_URL
+# name: several ASGI workers, scoring workers with concurrency, the embeddings worker, beat. docs/deploy.md.
+serve: setup
+	@scripts/serve.sh --prod $(HOST) $(PORT)
 
 # Tests keep their files (SQLite test database, broker folder) in var/test, away from the running site's.
 test: export EBH_VAR_DIR = $(CURDIR)/var/test

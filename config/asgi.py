@@ -12,11 +12,13 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from config.routing import websocket_urlpatterns  # noqa: E402
 from leaderboard.asgi import board_fast_path  # noqa: E402
+from simulator.asgi import agent_admission  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        # Anonymous board reads are answered from the page cache before the middleware stack (see leaderboard.asgi).
-        "http": board_fast_path(django_asgi_app),
+        # Anonymous board reads are answered from the page cache before the middleware stack (see leaderboard.asgi);
+        # agent API requests enter Django a few at a time per process (see simulator.asgi).
+        "http": board_fast_path(agent_admission(django_asgi_app)),
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

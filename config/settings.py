@@ -109,6 +109,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {})
     DATABASES["default"]["OPTIONS"].update({"timeout": 30, "transaction_mode": "IMMEDIATE"})
     DATABASES["default"]["OPTIONS"]["init_command"] = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+# PostgreSQL behind an ASGI server: Django runs each request's database work in a thread of its own, so persistent
+# connections pile up, one per thread (200 concurrent agents opened 200 connections and exhausted the server). The
+# production profile's web processes set DB_POOL_MAX_SIZE instead: a psycopg pool of at most that many connections
+# per process, each borrowed for a request and given back at its end (requests beyond it wait, up to 10 s).
+DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", 0)
+# Agent API requests handled at once per web process; more wait in the event loop (simulator/asgi.py).
+AGENT_API_CONCURRENCY = env_int("AGENT_API_CONCURRENCY", 4)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_POOL_MAX_SIZE > 0:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections; Django must not
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1, "max_size": DB_POOL_MAX_SIZE, "timeout": 10,
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- files ----------------------------------------------------------------------------------------
@@ -149,7 +161,7 @@ USE_TZ = True
 # --- API ------------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "scoring.auth.CachedTokenAuthentication",  # DRF's token auth, its user cached (scoring/auth.py)
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -247,7 +259,8 @@ PLAN_JUDGE_PROMPT_FILE = os.environ.get("PLAN_JUDGE_PROMPT_FILE", "")
 
 # --- caches ---------------------------------------------------------------------------------------
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # One Redis client per process, not one per request (config/cache.py).
+    CACHES = {"default": {"BACKEND": "config.cache.SharedRedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

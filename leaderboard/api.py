@@ -6,14 +6,21 @@ from rest_framework import permissions, serializers
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
+from django.http import HttpResponse
+
 from leaderboard import selectors
+from leaderboard.board_views import cached_response
 from leaderboard.core.board import BadBoardQuery, board_build, parse_query
 from scoring.benchmarks import board_for
 from scoring import services
 from scoring.quota import submission_precheck
 from scoring.serializers import error_responses
+
+
+API_CONTENT_TYPE = "application/json"
 
 
 class ColumnOutput(serializers.Serializer):
@@ -78,12 +85,17 @@ BOARD_PARAMETERS = [
 
 
 class LeaderboardApi(APIView):
+    """The board as JSON. The same for every reader, so no authentication runs and the JSON is cached whole under
+    the board page's key (split, scoring cache version, data fingerprint, full path: format, split name, filters),
+    invalidated the same way when a score lands; the ASGI fast path (leaderboard.asgi) answers repeats."""
+
     permission_classes = [permissions.AllowAny]
+    authentication_classes: list = []
 
     @extend_schema(parameters=BOARD_PARAMETERS, responses={200: BoardOutput, **error_responses(400, 404)})
-    def get(self, request: Request, benchmark: str) -> Response:
+    def get(self, request: Request, benchmark: str) -> Response | HttpResponse:
         try:
-            bench, split = selectors.benchmark_split(slug=benchmark, split_name=request.GET.get("split") or None)
+            bench, split = selectors.benchmark_split_cached(slug=benchmark, split_name=request.GET.get("split") or None)
         except selectors.BoardNotFound as exc:
             return Response({"detail": str(exc)}, status=404)
         spec = board_for(bench.slug)
@@ -91,33 +103,45 @@ class LeaderboardApi(APIView):
             query = parse_query(request.GET, spec)
         except BadBoardQuery as exc:
             return Response({"detail": exc.message, "field": exc.parameter}, status=400)
-        data = selectors.board_data(split=split)
-        view = board_build(data.rows, spec, query, data.pairs)
-        keys = [c.key for c in view.columns]
-        rows = [
-            {
-                "rank": rank,
-                "submission": r.submission_id,
-                "source": r.source,
-                "model": {"name": r.model_name, "slug": r.model_slug, "kind": r.kind, "thinking": r.thinking,
-                          "parameters_b": r.parameters_b, "organisation": r.organisation},
-                "values": {k: r.value(k) for k in keys},
-                "intervals": {k: list(iv) for k in keys if (iv := r.interval(k)) is not None},
-                "not_significant_vs_above": r.submission_id in view.ties,
-                "scorer_version": r.scorer_version,
-                "runs": list(r.run_ids),
-                "run_spread": {k: v for k, v in r.run_spread.items() if k in keys},
-            }
-            for rank, r in zip(view.ranks, view.rows)
-        ]
-        body = {
-            "benchmark": bench.slug, "split": split.name, "split_version": split.version, "sort": query.sort,
-            "total_rows": view.total_rows,
-            "columns": [{"key": c.key, "label": c.label, "title": c.title, "group": c.group,
-                         "direction": c.direction.value, "level": c.level.value} for c in view.columns],
-            "rows": rows,
+        if request.accepted_renderer.format != "json":  # the browsable page of a browser: not cached
+            return Response(_board_body(bench, split, spec, query))
+        found = selectors.board_response_cached(
+            split_id=split.pk, full_path=request.get_full_path(),
+            build=lambda: selectors.CachedResponse(
+                API_CONTENT_TYPE, JSONRenderer().render(_board_body(bench, split, spec, query))),
+        )
+        return cached_response(found)
+
+
+def _board_body(bench, split, spec, query) -> dict:
+    """The board API's body, as its serializer writes it."""
+    data = selectors.board_data(split=split)
+    view = board_build(data.rows, spec, query, data.pairs)
+    keys = [c.key for c in view.columns]
+    rows = [
+        {
+            "rank": rank,
+            "submission": r.submission_id,
+            "source": r.source,
+            "model": {"name": r.model_name, "slug": r.model_slug, "kind": r.kind, "thinking": r.thinking,
+                      "parameters_b": r.parameters_b, "organisation": r.organisation},
+            "values": {k: r.value(k) for k in keys},
+            "intervals": {k: list(iv) for k in keys if (iv := r.interval(k)) is not None},
+            "not_significant_vs_above": r.submission_id in view.ties,
+            "scorer_version": r.scorer_version,
+            "runs": list(r.run_ids),
+            "run_spread": {k: v for k, v in r.run_spread.items() if k in keys},
         }
-        return Response(BoardOutput(body).data)
+        for rank, r in zip(view.ranks, view.rows)
+    ]
+    body = {
+        "benchmark": bench.slug, "split": split.name, "split_version": split.version, "sort": query.sort,
+        "total_rows": view.total_rows,
+        "columns": [{"key": c.key, "label": c.label, "title": c.title, "group": c.group,
+                     "direction": c.direction.value, "level": c.level.value} for c in view.columns],
+        "rows": rows,
+    }
+    return BoardOutput(body).data
 
 
 class PrecheckInput(serializers.Serializer):

@@ -187,7 +187,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
     page_key = None
     if shareable:
         page_key = selectors.board_page_key(selectors.board_cache_key(split_id=split.pk), request.get_full_path())
-        if (page := cache.get(page_key)) is not None:
+        if (page := selectors.board_response_get(page_key)) is not None:
             return HttpResponse(page, content_type="text/html; charset=utf-8")
     view, data_key = _view(split, spec, query)
     # The table is the costly part to render; it depends only on the rows and the query.
@@ -217,13 +217,14 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "kinds": ["proprietary", "open-source", "embodied", "human", "baseline"],
         "extra_labels": [c.label for c in spec.columns if c.level is Level.EXTRA],
         "board_ws": f"/ws/boards/{split.pk}/",
+        "board_fingerprint": selectors.board_fingerprint_of_key(data_key),
         "judge_agreement": plan_judge_agreement(split) if benchmark.slug == PLAN_SLUG else None,
         "plan_prompts": _plan_prompts() if benchmark.slug == PLAN_SLUG else None,
         "built_in_label": BUILT_IN_LABEL,
     }
     response = render(request, "leaderboard/board.html", context)
     if page_key is not None:
-        cache.set(page_key, response.content, selectors.ROWS_TIMEOUT)
+        selectors.board_response_set(page_key, response.content)
     return response
 
 
@@ -248,25 +249,37 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     if error:
         return error
     benchmark, split, spec, query = resolved
-    view, _ = _view(split, spec, query)
-    header, body = export_table(view)
-    if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer)
-        writer.writerow(header)
-        for line in body:
-            writer.writerow([csv_cell(v) for v in line])
-        response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-    else:
-        payload = {
-            "benchmark": benchmark.slug,
-            "split": split.name,
-            "split_version": split.version,
-            "columns": header,
-            "rows": [dict(zip(header, line)) for line in body],
-        }
-        response = HttpResponse(json.dumps(payload, indent=1), content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="{_export_name(benchmark, split, fmt)}"'
+
+    def build() -> selectors.CachedResponse:
+        view, _ = _view(split, spec, query)
+        header, body = export_table(view)
+        if fmt == "csv":
+            buffer = io.StringIO()
+            writer = csv.writer(buffer)
+            writer.writerow(header)
+            for line in body:
+                writer.writerow([csv_cell(v) for v in line])
+            content, content_type = buffer.getvalue(), "text/csv; charset=utf-8"
+        else:
+            payload = {
+                "benchmark": benchmark.slug,
+                "split": split.name,
+                "split_version": split.version,
+                "columns": header,
+                "rows": [dict(zip(header, line)) for line in body],
+            }
+            content, content_type = json.dumps(payload, indent=1), "application/json"
+        return selectors.CachedResponse(content_type, content.encode(), _export_name(benchmark, split, fmt))
+
+    # The same for every reader: cached whole, like the board page, under the same key and invalidation.
+    return cached_response(
+        selectors.board_response_cached(split_id=split.pk, full_path=request.get_full_path(), build=build))
+
+
+def cached_response(found: selectors.CachedResponse) -> HttpResponse:
+    response = HttpResponse(found.body, content_type=found.content_type)
+    if found.filename:
+        response["Content-Disposition"] = f'attachment; filename="{found.filename}"'
     return response
 
 

@@ -3,9 +3,14 @@
 Two sources, so that it works with any channel layer: the `board.updated` group message the scoring pipeline
 sends, and a light watch of the split's fingerprint (one small query every few seconds), which catches
 scores written by a worker process that an in-memory channel layer cannot reach.
+
+On (re)connect the page passes the fingerprint of the data it shows (`?since=`); when that is not the current one
+(a score landed while the page was offline) the socket says "updated" at once. Every "updated" carries the new
+fingerprint, for the page's next reconnect.
 """
 import asyncio
 import contextlib
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -22,7 +27,11 @@ class BoardConsumer(AsyncJsonWebsocketConsumer):
         self.group = board_group(self.split_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        since = (query.get("since") or [""])[0][:200]
         self.fingerprint = await database_sync_to_async(board_fingerprint)(split_id=self.split_id)
+        if since and since != self.fingerprint:
+            await self.send_json({"type": "updated", "submission": None, "fingerprint": self.fingerprint})
         self.watch = asyncio.ensure_future(self._watch())
 
     async def disconnect(self, code: int) -> None:
@@ -38,11 +47,11 @@ class BoardConsumer(AsyncJsonWebsocketConsumer):
             current = await database_sync_to_async(board_fingerprint)(split_id=self.split_id)
             if current != self.fingerprint:
                 self.fingerprint = current
-                await self.send_json({"type": "updated", "submission": None})
+                await self.send_json({"type": "updated", "submission": None, "fingerprint": current})
 
     async def receive_json(self, content, **kwargs) -> None:
         return  # the board only listens
 
     async def board_updated(self, event: dict) -> None:
         self.fingerprint = await database_sync_to_async(board_fingerprint)(split_id=self.split_id)
-        await self.send_json({"type": "updated", "submission": event.get("submission")})
+        await self.send_json({"type": "updated", "submission": event.get("submission"), "fingerprint": self.fingerprint})

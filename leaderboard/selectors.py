@@ -3,8 +3,11 @@ version plus a cheap fingerprint of the split's scored submissions (so a score w
 whose local cache we cannot bump, still shows), and never touch per-sample rows."""
 from __future__ import annotations
 
+import threading
+import time
+from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
@@ -49,10 +52,27 @@ def benchmark_split(*, slug: str, split_name: str | None) -> tuple[Benchmark, Sp
 def benchmark_split_cached(*, slug: str, split_name: str | None) -> tuple[Benchmark, Split]:
     """`benchmark_split`, remembered for a few seconds: splits change rarely, boards are read often."""
     key = f"board-split:{slug[:60]}:{(split_name or '')[:60]}"
-    found = cache.get(key)
+    found = _split_lookup(key)
     if found is None:
         found = benchmark_split(slug=slug, split_name=split_name)
         cache.set(key, found, SPLIT_TIMEOUT)
+    return found
+
+
+# The split lookup is also kept per process for a few seconds: every board read needs it, and from a shared cache it
+# is a round trip plus unpickling two model instances. Only splits that exist are remembered.
+SPLIT_LOCAL_SECONDS = 5.0
+_local_splits: dict[str, tuple[float, tuple[Benchmark, Split]]] = {}
+
+
+def _split_lookup(key: str) -> tuple[Benchmark, Split] | None:
+    now = time.monotonic()
+    hit = _local_splits.get(key)
+    if hit is not None and hit[0] > now:
+        return hit[1]
+    found = cache.get(key)
+    if found is not None:
+        _local_splits[key] = (now + SPLIT_LOCAL_SECONDS, found)
     return found
 
 
@@ -69,15 +89,17 @@ def board_fingerprint_recent(*, split_id: int) -> str:
 
 def board_page_key_cached(*, slug: str, split_name: str | None, full_path: str) -> str | None:
     """The whole-page cache key of an anonymous board request, from the cache alone (None on any miss):
-    the ASGI fast path calls this without touching the database."""
-    found = cache.get(f"board-split:{slug[:60]}:{(split_name or '')[:60]}")
+    the ASGI fast path calls this without touching the database, in two cache reads (one round trip each to a
+    shared cache): the split, then its version and fingerprint together."""
+    found = _split_lookup(f"board-split:{slug[:60]}:{(split_name or '')[:60]}")
     if found is None:
         return None
     split_id = found[1].pk
-    version = cache.get(board_version_key(split_id))
+    version_key, fingerprint_key = board_version_key(split_id), f"board-fp:{split_id}"
+    both = cache.get_many([version_key, fingerprint_key])
+    version, fingerprint = both.get(version_key), both.get(fingerprint_key)
     if version is None:
         return None
-    fingerprint = cache.get(f"board-fp:{split_id}")
     if fingerprint is None:
         # Stale while one request refreshes: the first to notice the expiry goes through the view (which
         # re-reads the data); the others keep the last known fingerprint for that moment.
@@ -108,13 +130,82 @@ def board_cache_key(*, split_id: int) -> str:
     return _board_key(split_id, version, board_fingerprint_recent(split_id=split_id))
 
 
+def board_fingerprint_of_key(board_key: str) -> str:
+    """The data fingerprint a board cache key was made with (what a live board page compares on reconnect)."""
+    return board_key.rsplit(":", 1)[-1]
+
+
 def _board_key(split_id: int, version: int, fingerprint: str) -> str:
     return f"board:{split_id}:v{version}:{fingerprint}"
 
 
 def board_page_key(board_key: str, full_path: str) -> str:
-    """The whole-page cache key of an anonymous board request (the view and the ASGI fast path share it)."""
+    """The whole-response cache key of a board read: the page of an anonymous reader, the board API's JSON and the
+    exports (the views and the ASGI fast path share it). With the board key it names the split, the scoring cache
+    version (bumped when a score lands) and the data fingerprint; the full path names the format (page, API,
+    export.csv, export.json), the split name and the filters."""
     return f"{board_key}:page:{full_path[:500]}"
+
+
+# Whole responses are kept in this process too, in front of the shared cache: their key names the split, the
+# scoring cache version and the data fingerprint, so an entry never goes stale, and a hit costs no round trip to
+# Redis (a 100-row board page is some 100 KB to fetch and unpickle). Least recently used first out.
+LOCAL_RESPONSES_MAX = 128
+_local_responses: OrderedDict[str, Any] = OrderedDict()
+_local_lock = threading.Lock()
+
+
+def board_response_get(key: str) -> Any:
+    """A whole board response (page bytes or a CachedResponse) by its key, or None."""
+    with _local_lock:
+        found = _local_responses.get(key)
+        if found is not None:
+            _local_responses.move_to_end(key)
+            return found
+    found = cache.get(key)
+    if found is not None:
+        _local_remember(key, found)
+    return found
+
+
+def board_response_set(key: str, value: Any) -> None:
+    cache.set(key, value, ROWS_TIMEOUT)
+    _local_remember(key, value)
+
+
+def _local_remember(key: str, value: Any) -> None:
+    with _local_lock:
+        _local_responses[key] = value
+        _local_responses.move_to_end(key)
+        while len(_local_responses) > LOCAL_RESPONSES_MAX:
+            _local_responses.popitem(last=False)
+
+
+def board_local_responses_clear() -> None:
+    """Forget this process's copies of responses and split lookups (tests that clear the shared cache clear
+    these too)."""
+    with _local_lock:
+        _local_responses.clear()
+    _local_splits.clear()
+
+
+@dataclass(frozen=True)
+class CachedResponse:
+    """A board read that is the same for every reader (the board API's JSON, the exports), as cached whole."""
+
+    content_type: str
+    body: bytes
+    filename: str = ""  # sent as an attachment when set
+
+
+def board_response_cached(*, split_id: int, full_path: str, build) -> CachedResponse:
+    """The response cached under the board's current key and this full path; `build()` makes it on a miss."""
+    key = board_page_key(board_cache_key(split_id=split_id), full_path)
+    found = board_response_get(key)
+    if not isinstance(found, CachedResponse):
+        found = build()
+        board_response_set(key, found)
+    return found
 
 
 def _row(sub: Submission) -> BoardRow:

@@ -71,6 +71,21 @@ def split_inputs(*, split: Split, limit: int | None = None) -> list[SampleRecord
         rows = rows[:limit]
     return [SampleRecord(key=key, position=position, category=category, group=group, task=task, inputs=inputs or {})
             for key, position, category, group, task, inputs in rows.iterator(chunk_size=2000)]
+def submission_live_state(*, submission_id: int) -> dict | None:
+    """What a submission's page shows live, read from its row (the worker writes progress there, so this works
+    across processes with any channel layer); None when there is no such submission."""
+    row = Submission.objects.filter(pk=submission_id).values("status", "progress_done", "progress_total").first()
+    if row is None:
+        return None
+    status = Submission.Status(row["status"])
+    return {
+        "type": "state",
+        "status": status.value,
+        "label": status.label,
+        "done": row["progress_done"],
+        "total": row["progress_total"],
+        "final": status in (Submission.Status.SCORED, Submission.Status.FAILED),
+    }
 
 
 def submission_watchable_by(*, submission_id: int, user) -> bool:

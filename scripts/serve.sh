@@ -2,10 +2,28 @@
 # Start the Celery workers (scoring; SAM image embeddings on their own queue, so a slow CPU embedding never holds up
 # scoring), beat (the stale-job sweep) and the daphne ASGI server; stop all of them together.
 # Beat is a process of its own, not `worker --beat`: a worker killed with SIGKILL would leave that beat child running.
+#
+# scripts/serve.sh --prod [HOST] [PORT]: the production profile instead (`make serve`): the processes of ./Procfile
+# (several uvicorn workers, scoring workers with concurrency, the embeddings worker, beat) run by honcho, on the
+# services the environment names (DATABASE_URL, REDIS_URL, CELERY_BROKER_URL; all three required). docs/deploy.md.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--prod" ]; then
+  shift
+  missing=""
+  for var in DATABASE_URL REDIS_URL CELERY_BROKER_URL; do
+    [ -n "${!var:-}" ] || missing="$missing $var"
+  done
+  if [ -n "$missing" ]; then
+    echo "serve.sh --prod: set$missing (PostgreSQL, Redis for channels and cache, the Celery broker); see docs/deploy.md" >&2
+    exit 2
+  fi
+  export HOST="${1:-127.0.0.1}" WEB_PORT="${2:-8000}" SAM_EMBEDDING_QUEUE="${SAM_EMBEDDING_QUEUE:-embeddings}"
+  echo "Embodied Bench Hub (production profile) is at http://${HOST}:${WEB_PORT}/  (Ctrl+C stops every process)"
+  exec .venv/bin/honcho --no-colour -f Procfile start
+fi
 host="${1:-127.0.0.1}"
 port="${2:-8000}"
-cd "$(dirname "$0")/.."
 mkdir -p var/log
 export SAM_EMBEDDING_QUEUE="${SAM_EMBEDDING_QUEUE:-embeddings}"
 .venv/bin/celery -A config worker --pool=solo --loglevel=info -n "scoring@%h" >var/log/worker.log 2>&1 &

@@ -21,7 +21,8 @@ from scoring.benchmarks.vge.core.engine import EpisodeState
 from simulator.engines import engine_with_task, observation
 from simulator.models import Episode
 from simulator.serializers import (
-    ActInput, ActOutput, BundleInput, BundleOutput, EpisodeCreateInput, EpisodeOutput, ObservationOutput,
+    ACT_OUTPUT_MAX, ActBatchInput, ActBatchOutput, ActInput, ActOutput, BundleInput, BundleOutput,
+    EpisodeCreateInput, EpisodeOutput, ObservationOutput,
 )
 
 def _error(exc: services.EpisodeError) -> Response:
@@ -53,20 +54,59 @@ class EpisodeActApi(APIView):
 
     @extend_schema(request=ActInput, responses={200: ActOutput, **error_responses(400, 401, 403, 404, 409)})
     def post(self, request: Request, pk: int) -> Response:
-        data = ActInput(data=request.data)
-        if not data.is_valid():
-            return _invalid(data)
+        # The hot path of every harness: a plain text output is taken as is (as ActInput would take it); anything
+        # else goes through the serializer, which coerces or words the error.
+        output = request.data.get("output") if hasattr(request.data, "get") else None
+        if not isinstance(output, str) or len(output) > ACT_OUTPUT_MAX:
+            data = ActInput(data=request.data)
+            if not data.is_valid():
+                return _invalid(data)
+            output = data.validated_data["output"]
         try:
-            outcome, obs = services.episode_step(episode_id=pk, user=request.user, output=data.validated_data["output"])
+            outcome, obs = services.episode_step(episode_id=pk, user=request.user, output=output)
         except services.EpisodeError as exc:
             return _error(exc)
-        feedback = {
-            "kind": outcome.kind,
-            "text": outcome.feedback,
-            "action": outcome.action.text() if outcome.action else None,
-            "goal_reached": outcome.goal_reached is not None,
-        }
-        return Response({"feedback": feedback, "observation": obs, "done": outcome.done})
+        return Response(_act_answer(outcome, obs))
+
+
+def _act_answer(outcome, obs: dict) -> dict:
+    feedback = {
+        "kind": outcome.kind,
+        "text": outcome.feedback,
+        "action": outcome.action.text() if outcome.action else None,
+        "goal_reached": outcome.goal_reached is not None,
+    }
+    return {"feedback": feedback, "observation": obs, "done": outcome.done}
+
+
+class EpisodeActBatchApi(APIView):
+    """Several episodes' actions in one request, for harnesses that run many episodes at once. Each action is
+    played exactly as by its one-action call (its own transaction) and answered independently, in order: one
+    refused action (unknown episode, someone else's, already over) does not stop the others. At most one action
+    per episode in a batch (a turn answers what the next one should be)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=ActBatchInput, responses={200: ActBatchOutput, **error_responses(400, 401)})
+    def post(self, request: Request) -> Response:
+        data = ActBatchInput(data=request.data)
+        if not data.is_valid():
+            return _invalid(data)
+        actions = data.validated_data["actions"]
+        episodes = [a["episode"] for a in actions]
+        if len(set(episodes)) != len(episodes):
+            return Response({"detail": "Invalid request.",
+                             "errors": {"actions": ["At most one action per episode in a batch."]}}, status=400)
+        results = []
+        for action in actions:
+            try:
+                outcome, obs = services.episode_step(
+                    episode_id=action["episode"], user=request.user, output=action["output"])
+            except services.EpisodeError as exc:
+                results.append({"episode": action["episode"], "status": exc.status, "detail": exc.message})
+                continue
+            results.append({"episode": action["episode"], "status": 200, **_act_answer(outcome, obs)})
+        return Response({"results": results})
 
 
 class EpisodeDetailApi(APIView):

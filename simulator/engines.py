@@ -43,6 +43,11 @@ def engine_for(device: Device) -> Engine:
     return engine
 
 
+def engine_cached(digest: str) -> Engine | None:
+    """The engine already built for a device digest in this process, if any."""
+    return _engines.get(digest)
+
+
 def engine_cache_clear() -> None:
     """Forget every engine (as after a restart: the next request rebuilds from the database)."""
     with _engines_lock:
@@ -54,8 +59,11 @@ def core_task(task: Task) -> CoreTask:
 
 
 def engine_with_task(task: Task) -> tuple[Engine, CoreTask]:
-    """The engine of the task's device, with the task added to it (once per process)."""
+    """The engine of the task's device, with the task added to it (once per process: later calls take the task
+    from the engine and never read the row's definition)."""
     engine = engine_for(task.device)
+    if engine.has_task(task.task_id):
+        return engine, engine.task(task.task_id)
     core = core_task(task)
     if not engine.has_task(core.id):
         engine.add_task(core)
@@ -81,7 +89,8 @@ def observation(*, episode: Episode, engine: Engine, state: EpisodeState) -> dic
         "goal_index": state.goal_index,
         "goals_total": len(core.goals),
         "budgets": {"global": state.global_left, "local": state.local_left},
-        "budgets_max": budget_maxima(state.as_dict()),
+        "budgets_max": budget_maxima({"turns": state.turns, "global_left": state.global_left,
+                                      "local_left": state.local_left, "goal_since": state.goal_since}),
         "done": state.done,
         "success": state.success,
     }

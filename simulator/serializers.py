@@ -19,8 +19,11 @@ class EpisodeCreateInput(serializers.Serializer):
         return found.text() if found else ""
 
 
+ACT_OUTPUT_MAX = 20000  # characters of one model output
+
+
 class ActInput(serializers.Serializer):
-    output = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=20000)
+    output = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=ACT_OUTPUT_MAX)
 
 
 class ObservationOutput(serializers.Serializer):
@@ -48,6 +51,32 @@ class ActOutput(serializers.Serializer):
     feedback = FeedbackOutput()
     observation = ObservationOutput()
     done = serializers.BooleanField()
+
+
+ACT_BATCH_MAX = 100  # actions in one batch request
+
+
+class BatchActionInput(serializers.Serializer):
+    episode = serializers.IntegerField(min_value=1)
+    output = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=ACT_OUTPUT_MAX)
+
+
+class ActBatchInput(serializers.Serializer):
+    actions = BatchActionInput(many=True, allow_empty=False, max_length=ACT_BATCH_MAX,
+                               help_text=f"One action per episode, at most {ACT_BATCH_MAX}.")
+
+
+class ActBatchResultOutput(serializers.Serializer):
+    episode = serializers.IntegerField()
+    status = serializers.IntegerField(help_text="The status the one-action call would have answered.")
+    detail = serializers.CharField(required=False, help_text="Why the action was refused (status >= 400).")
+    feedback = FeedbackOutput(required=False)
+    observation = ObservationOutput(required=False)
+    done = serializers.BooleanField(required=False)
+
+
+class ActBatchOutput(serializers.Serializer):
+    results = ActBatchResultOutput(many=True, help_text="In the order of the actions.")
 
 
 class EpisodeOutput(serializers.Serializer):

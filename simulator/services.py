@@ -5,9 +5,11 @@ one engine of scoring.benchmarks.vge.core and persist each step (the episode row
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import shutil
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -15,7 +17,8 @@ from typing import Any, Iterable
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import timezone
 
 from scoring.benchmarks.vge.core import practice
 from scoring.benchmarks.vge.core.baseline import Candidate, stratified_pick
@@ -33,7 +36,9 @@ from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.models import Benchmark, ModelEntry, Sample, Split, Submission
 from scoring.roles import is_curator
 from scoring.services import demo_submission_ensure, submission_create
-from simulator.engines import EpisodeError, core_task, engine_for, engine_with_task, episode_owner_check, observation
+from simulator.engines import (
+    EpisodeError, core_task, engine_cached, engine_for, engine_with_task, episode_owner_check, observation,
+)
 from simulator.human_board import DEMO_SPLIT, demo_split
 from simulator.models import Device, Episode, Step, Task
 from simulator.tasks import human_board_refresh_task
@@ -208,44 +213,63 @@ def episode_start(*, user: AbstractBaseUser | None, task_id: str, kind: str = Ep
     return episode, observation(episode=episode, engine=engine, state=state)
 
 
-# What a step reads: the episode, its task's definition and its device's digest, never the device definition
-# (the engine for a digest is cached per process; engine_for reads the definition only on a miss).
-_STEP_ONLY = ("id", "owner_id", "kind", "state", "finished", "success", "task__id", "task__task_id",
-              "task__definition", "task__baseline_rank", "task__device__id", "task__device__device_id",
-              "task__device__digest")
+# What a step reads of the episode, in one SELECT: no model instance, and never a definition (the engine of a device
+# digest, with its tasks, is cached per process; the task row is read in full only when the engine misses).
+_STEP_FIELDS = ("owner_id", "finished", "state", "task_id", "task__task_id", "task__device__digest")
+
+
+# SQLite lets one writer in at a time, and a writer waiting for the lock polls it with growing sleeps (up to 100 ms
+# each): with a hundred agents stepping through one web process (a thread per request under ASGI), most of the time
+# went to those sleeps. On SQLite the steps of one process queue on this lock instead; PostgreSQL locks the episode
+# row and needs nothing more.
+_sqlite_step_lock = threading.Lock()
 
 
 def episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str) -> tuple[StepOutcome, dict]:
-    """One turn: lock the episode, step the engine, store the step (and metrics when it ends), answer."""
+    """One turn: lock the episode, step the engine, store the step (and metrics when it ends), answer.
+
+    The database work of a turn is one SELECT (the locked episode), one INSERT (the step) and one UPDATE (the
+    episode's state); tests/simulator/test_step_queries.py holds it there. The last turn also reads the steps for
+    the episode's metrics."""
+    with _sqlite_step_lock if connection.vendor == "sqlite" else contextlib.nullcontext():
+        return _episode_step(episode_id=episode_id, user=user, output=output)
+
+
+def _episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str) -> tuple[StepOutcome, dict]:
     with transaction.atomic():
-        try:
-            episode = (Episode.objects.select_for_update().select_related("task__device").only(*_STEP_ONLY)
-                       .get(pk=episode_id))
-        except Episode.DoesNotExist:
-            raise EpisodeError(f"Unknown episode {episode_id}.", status=404) from None
+        row = Episode.objects.select_for_update().filter(pk=episode_id).values_list(*_STEP_FIELDS).first()
+        if row is None:
+            raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
+        owner_id, finished, state_data, task_pk, task_id, digest = row
+        episode = Episode(pk=episode_id, owner_id=owner_id, task_id=task_pk, state=state_data, finished=finished)
         episode_owner_check(episode, user)
-        if episode.finished:
+        if finished:
             raise EpisodeError("The episode is over; start a new one.", status=409)
-        engine, core = engine_with_task(episode.task)
-        state = EpisodeState.from_dict(episode.state)
-        new_state, outcome = engine.step(state, output)
-        Step.objects.create(
-            episode=episode,
+        engine, core = engine_with_cached_task(digest=digest, task_id=task_id, task_pk=task_pk)
+        new_state, outcome = engine.step(EpisodeState.from_dict(state_data), output)
+        Step.objects.bulk_create([Step(
+            episode_id=episode_id,
             index=outcome.turn,
             raw_output=outcome.raw_output,
             parsed_action=outcome.action.as_dict() if outcome.action else None,
             outcome=outcome.as_dict(),
-        )
-        episode.state = new_state.as_dict()
-        fields = ["state", "updated_at"]
+        )])
+        changes: dict[str, Any] = {"state": new_state.as_dict(), "updated_at": timezone.now()}
         if new_state.done:
-            episode.metrics = _finish_metrics(episode, engine, core)
-            episode.finished = True
-            fields += ["finished", "success", "metrics"]
-        episode.save(update_fields=fields)
+            episode = Episode.objects.select_related("task").get(pk=episode_id)
+            changes.update(metrics=_finish_metrics(episode, engine, core), finished=True, success=episode.success)
+        Episode.objects.filter(pk=episode_id).update(**changes)
         if new_state.done:
             _after_finish(episode)
     return outcome, observation(episode=episode, engine=engine, state=new_state)
+
+
+def engine_with_cached_task(*, digest: str, task_id: str, task_pk: int) -> tuple[Engine, CoreTask]:
+    """`engine_with_task` from what a step read: the cached engine when it knows the task, else the task's row."""
+    engine = engine_cached(digest)
+    if engine is not None and engine.has_task(task_id):
+        return engine, engine.task(task_id)
+    return engine_with_task(Task.objects.select_related("device").get(pk=task_pk))
 
 
 def episode_view_image(*, episode_id: int, user: AbstractBaseUser | None, turn: int | None = None) -> Path:

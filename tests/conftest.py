@@ -60,6 +60,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(autouse=True)
+def _local_board_responses():
+    """Each test starts without this process's copies of board responses and split lookups (leaderboard.selectors
+    keeps them in front of the shared cache; a test's database is not the previous test's)."""
+    from leaderboard.selectors import board_local_responses_clear
+
+    board_local_responses_clear()
+    yield
+    board_local_responses_clear()
+
+
+@pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path_factory):
     """Every test writes files under its own folder, never into var/media."""
     settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
@@ -200,9 +211,22 @@ def subprocess_database_url() -> str:
 
 @pytest.fixture
 def asgi_server(transactional_db, settings, tmp_path):
-    """A daphne process (HTTP + websockets) on the test database, on a free loopback port.
+    """A daphne process (HTTP + websockets) on the test database, on a free loopback port; it scores uploads
+    itself (Celery tasks run eagerly).
 
     Use with data committed by the test (this fixture implies a transactional database)."""
+    yield from _asgi_server(settings, tmp_path, eager=True)
+
+
+@pytest.fixture
+def asgi_server_queueing(transactional_db, settings, tmp_path):
+    """As `asgi_server`, but uploads go to the configured broker for a worker process to score (the embedded
+    default: the filesystem broker and the in-memory channel layer, so the worker cannot reach the server's
+    websockets through the layer)."""
+    yield from _asgi_server(settings, tmp_path, eager=False)
+
+
+def _asgi_server(settings, tmp_path, *, eager: bool):
     import subprocess
     import sys
     import time
@@ -213,7 +237,7 @@ def asgi_server(transactional_db, settings, tmp_path):
     env.update(
         MEDIA_ROOT=str(settings.MEDIA_ROOT),
         PYTHONPATH=str(root),
-        CELERY_TASK_ALWAYS_EAGER="true",
+        CELERY_TASK_ALWAYS_EAGER="true" if eager else "false",
         EXTRA_BENCHMARKS="tests.dummy_scorer:PLUGIN",
     )
     sock = socket.socket()

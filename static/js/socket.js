@@ -14,7 +14,8 @@ function backoff(attempt) {
 }
 
 /**
- * Open a websocket to `path` on this host (ws: or wss: as the page) and keep it open.
+ * Open a websocket to `path` on this host (ws: or wss: as the page) and keep it open. `path` may be a function,
+ * asked again at each (re)connect (a page can then tell the server what it already shows).
  *
  * onOpen(): each time a connection opens. onMessage(msg): each JSON message (anything else is dropped).
  * onStatus(status): "connecting", "open", "reconnecting" (closed, another try is scheduled) or "closed"
@@ -22,13 +23,14 @@ function backoff(attempt) {
  * Returns { send(obj) -> bool (false when not open), isOpen(), close() } — close() is deliberate: no reconnect.
  */
 export function openSocket(path, { onOpen, onMessage, onStatus, reconnect = () => true } = {}) {
-  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`;
+  const url = () => `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${
+    typeof path === "function" ? path() : path}`;
   let ws = null, attempt = 0, timer = null, closed = false;
   const status = (s) => { if (onStatus) onStatus(s); };
 
   function connect() {
     timer = null;
-    ws = new WebSocket(url);
+    ws = new WebSocket(url());
     status("connecting");
     ws.onopen = () => {
       attempt = 0;

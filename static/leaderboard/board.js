@@ -193,14 +193,21 @@ function refresh(status) {
 function listen() {
   const status = document.getElementById("board-live");
   if (!status || !("WebSocket" in window)) return;
-  openSocket(status.getAttribute("data-ws"), {
+  // The fingerprint of the data this page shows: on each (re)connect the server compares it with the current one
+  // and says "updated" at once if a score landed meanwhile (while the page was offline, say).
+  let shown = status.getAttribute("data-fingerprint") || "";
+  const path = () => `${status.getAttribute("data-ws")}?since=${encodeURIComponent(shown)}`;
+  openSocket(path, {
     onStatus: (s) => {
       if (s === "open") status.setAttribute("data-connected", "1");
       else status.removeAttribute("data-connected");
     },
     onMessage: (msg) => {
       // The page cache re-reads the data at most once a second: wait a little longer than that.
-      if (msg.type === "updated") setTimeout(() => refresh(status), 1200);
+      if (msg.type === "updated") {
+        if (msg.fingerprint) shown = msg.fingerprint;
+        setTimeout(() => refresh(status), 1200);
+      }
     },
   });
 }

@@ -30,7 +30,8 @@ def test_submission_socket_idle_for_a_minute_on_redis_still_receives_progress(us
     async def scenario():
         socket = WebsocketCommunicator(application, f"/ws/submissions/{submission.pk}/", headers=headers)
         assert (await socket.connect(timeout=5))[0]
-        # Given the socket stays idle for a minute (the consumer waits on the channel layer all along)
+        assert (await socket.receive_json_from(timeout=5))["status"] == "queued"  # the state on connect
+        # Given the socket stays idle for a minute (nothing changes; the consumer waits on the channel layer)
         assert await socket.receive_nothing(timeout=IDLE_SECONDS, interval=0.5)
         # When the worker announces progress
         await get_channel_layer().group_send(

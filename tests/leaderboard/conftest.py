@@ -81,3 +81,4 @@ def epic_dev(db) -> Split:
 def random_scores(seed: int, n: int, p: float) -> list[float]:
     rng = random.Random(seed)
     return [1.0 if rng.random() < p else 0.0 for _ in range(n)]
+

@@ -306,3 +306,20 @@ def test_plan_board_shows_judge_human_agreement_and_updates_when_a_check_is_reco
 
     plan_audit_record(check_id=pending.pk, user=admin_user, correct=True)
     assert "<strong>3 of 4</strong> audited verdicts (75.0%)" in client.get("/leaderboard/plan-bench/").content.decode()
+
+
+@pytest.mark.django_db
+def test_board_page_carries_the_fingerprint_of_the_data_it_shows(client, board, epic_split):
+    # The live socket compares it on reconnect; it must be the one of the rows on the page, before and after a score.
+    from leaderboard.selectors import board_fingerprint
+
+    def shown() -> str:
+        html = client.get("/leaderboard/epic-bench/").content.decode()
+        return html.split('data-fingerprint="', 1)[1].split('"', 1)[0]
+
+    before = shown()
+    assert before == board_fingerprint(split_id=epic_split.pk)
+    make_scored(epic_split, make_entry("Newcomer-3B"), random_scores(2, 40, 0.9))
+    cache.clear()  # as after the fingerprint's one-second life
+    after = shown()
+    assert after != before and after == board_fingerprint(split_id=epic_split.pk)

@@ -1,12 +1,17 @@
-"""The submission websocket (`/ws/submissions/<id>/`): its progress reaches the submitter and staff, and nobody else
-can subscribe. Through the real ASGI stack (origin check, session auth, router) and the in-memory channel layer."""
+"""The submission websocket (`/ws/submissions/<id>/`): its state on connect and its progress reach the submitter and
+staff, and nobody else can subscribe; it follows the row, so a worker in another process reaches it. Through the real ASGI stack (origin check, session auth, router) and the in-memory channel layer."""
 from __future__ import annotations
+
+import asyncio
+import time
 
 import pytest
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
+from django.db import connections
 
 from config.asgi import application
+from scoring.consumers import SubmissionConsumer
 from scoring.events import submission_group
 from scoring.models import Submission
 from tests.scoring.factories import ModelEntryFactory, SplitFactory
@@ -34,6 +39,8 @@ def connect_outcome(submission_id: int, user) -> tuple[bool, object]:
             outcome.append((False, code))
             await socket.disconnect()  # what the server tells the consumer once it has refused the handshake
             return
+        first = await socket.receive_json_from(timeout=3)
+        assert first["type"] == "state" and first["status"] == "queued", first
         await get_channel_layer().group_send(
             submission_group(submission_id), {"type": "submission.progress", "done": 150, "total": 206}
         )
@@ -64,3 +71,59 @@ def test_another_user_cannot_subscribe_to_a_submission(submission, other_user):
 def test_staff_cannot_subscribe_to_a_submission_that_does_not_exist(django_user_model):
     staff = django_user_model.objects.create_user("carol", password="pw-carol-123", is_staff=True)
     assert connect_outcome(987654, staff) == (False, REFUSED)
+
+
+def closing_connections(function):
+    def run():
+        try:
+            function()
+        finally:
+            connections.close_all()
+
+    return run
+
+
+def states_seen(submission_id: int, user, change=None, *, until_final: bool = True) -> list[dict]:
+    """The messages a socket receives: the state on connect, then (after `change` ran in a thread, as another
+    process would write the row) until a final state arrives."""
+    seen: list[dict] = []
+    headers = headers_for(user)
+
+    async def scenario():
+        socket = WebsocketCommunicator(application, f"/ws/submissions/{submission_id}/", headers=headers)
+        assert (await socket.connect(timeout=5))[0]
+        seen.append(await socket.receive_json_from(timeout=3))
+        if change is not None:
+            await asyncio.to_thread(closing_connections(change))
+        while until_final and not seen[-1].get("final"):
+            seen.append(await socket.receive_json_from(timeout=5))
+        await socket.disconnect()
+
+    run_async(scenario)
+    return seen
+
+
+def test_a_socket_that_connects_after_the_scoring_finished_gets_the_final_state(submission, user):
+    # The known bug: a page offline while the submission finished stayed "Queued" after reconnecting.
+    Submission.objects.filter(pk=submission.pk).update(status=Submission.Status.SCORED, progress_done=8,
+                                                       progress_total=8)
+    assert states_seen(submission.pk, user) == [
+        {"type": "state", "status": "scored", "label": "Scored", "done": 8, "total": 8, "final": True}
+    ]
+
+
+def test_the_socket_follows_progress_and_the_end_written_by_another_process(submission, user, monkeypatch):
+    # No group message at all (as with the in-memory layer and a worker process): only the row changes.
+    monkeypatch.setattr(SubmissionConsumer, "poll_seconds", 0.1)
+
+    def worker_writes():
+        Submission.objects.filter(pk=submission.pk).update(
+            status=Submission.Status.RUNNING, progress_done=3, progress_total=8)
+        time.sleep(0.5)
+        Submission.objects.filter(pk=submission.pk).update(
+            status=Submission.Status.FAILED, progress_done=5, progress_total=8)
+
+    seen = states_seen(submission.pk, user, worker_writes)
+    assert seen[0]["status"] == "queued" and not seen[0]["final"]
+    assert {"type": "state", "status": "running", "label": "Running", "done": 3, "total": 8, "final": False} in seen
+    assert seen[-1] == {"type": "state", "status": "failed", "label": "Failed", "done": 5, "total": 8, "final": True}

@@ -1,0 +1,442 @@
+"""Serving speed, side by side: the board page, the board API and the VGE agent API at 50 and 200 connections, on
+the embedded default (daphne, SQLite, in-memory channel layer, local-memory cache: what `make run` serves) and on
+the production profile (scripts/serve.sh --prod: the Procfile's uvicorn workers on PostgreSQL and Redis).
+
+Prints requests/s (agent API: steps/s), p50, p99 and errors per path and set-up (the agent API also through its
+batch form, --batch actions a request), the bare engine's steps/s in one process, and the ratio
+of served agent steps/s to it (the serving overhead). Targets (issue 14), shown as MET / NOT MET:
+  board page and board API at 50 connections: p99 < 200 ms (board API >= 1,000 req/s);
+  agent API at 200 agents: embedded >= 300 steps/s and p99 < 1 s; production >= 600 steps/s and p99 < 500 ms;
+  no errors anywhere.
+
+Each set-up is built fresh in a temporary folder (the EPIC board at 100 rows as perf/board_load.py builds it, the
+VGE demo library, one user with an API token). The production profile needs PostgreSQL and Redis: its database
+(--pg-url, DROPPED and made again) and Redis databases (--redis-url, --broker-url, flushed) must be ones you own.
+
+    .venv/bin/python perf/serving.py [--setup embedded --setup production] [--seconds 10]
+        [--connections 50 --connections 200] [--pg-url postgres://postgres@127.0.0.1:5432/ebh_perf]
+        [--redis-url redis://127.0.0.1:6379/2] [--broker-url redis://127.0.0.1:6379/1] [--web-workers 2]
+        [--db-pool 6]
+
+The load comes from this process: a small asyncio HTTP/1.1 keep-alive client (one connection per simulated
+client), which costs far less CPU per request than a general client, since it shares the machine with the server.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import psycopg  # noqa: E402
+import redis  # noqa: E402
+
+from perf.board_load import build_site  # noqa: E402
+from scoring.benchmarks.vge.core.device import load_device  # noqa: E402
+from scoring.benchmarks.vge.core.engine import Engine  # noqa: E402
+from scoring.benchmarks.vge.core.library import build_library  # noqa: E402
+
+BOARD_PAGE = "/leaderboard/epic-bench/"
+BOARD_API = "/api/leaderboards/epic-bench/"
+SERVICE_VARS = ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL")
+
+
+# --- a minimal HTTP/1.1 keep-alive client ---------------------------------------------------------------------------
+class Connection:
+    def __init__(self, host: str, port: int):
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(self, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None
+                      ) -> tuple[int, bytes]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}", f"Content-Length: {len(body)}"]
+        lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        try:
+            return await self._response()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            self.close()
+            raise
+
+    async def _response(self) -> tuple[int, bytes]:
+        assert self.reader is not None
+        status_line = await self.reader.readline()
+        if not status_line:
+            raise ConnectionError("connection closed by the server")
+        status = int(status_line.split()[1])
+        length, chunked, close = None, False, False
+        while True:
+            line = await self.reader.readline()
+            if line in (b"\r\n", b"\n", b""):
+                break
+            name, _, value = line.decode("latin-1").partition(":")
+            name, value = name.strip().lower(), value.strip().lower()
+            if name == "content-length":
+                length = int(value)
+            elif name == "transfer-encoding" and "chunked" in value:
+                chunked = True
+            elif name == "connection" and value == "close":
+                close = True
+        if chunked:
+            parts = []
+            while True:
+                size = int((await self.reader.readline()).split(b";")[0], 16)
+                if size == 0:
+                    await self.reader.readline()
+                    break
+                parts.append(await self.reader.readexactly(size))
+                await self.reader.readexactly(2)
+            body = b"".join(parts)
+        elif length is not None:
+            body = await self.reader.readexactly(length)
+        else:
+            body = await self.reader.read()
+            close = True
+        if close:
+            self.close()
+        return status, body
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
+@dataclass
+class Figures:
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    samples: list[str] = field(default_factory=list)
+    elapsed: float = 0.0
+
+    def add(self, seconds: float, ok: bool, what: str = "") -> None:
+        self.latencies.append(seconds)
+        if not ok:
+            self.errors += 1
+            if len(self.samples) < 3:
+                self.samples.append(what)
+
+    def summary(self) -> dict[str, float]:
+        done = sorted(self.latencies)
+        pick = lambda q: 1000 * done[min(len(done) - 1, int(q * len(done)))] if done else float("nan")  # noqa: E731
+        return {"requests": len(done), "per_s": len(done) / self.elapsed if self.elapsed else 0.0,
+                "p50_ms": pick(0.5), "p99_ms": pick(0.99), "errors": self.errors}
+
+
+async def load_get(host: str, port: int, path: str, connections: int, seconds: float) -> Figures:
+    figures = Figures()
+    deadline = time.monotonic() + seconds
+
+    async def client() -> None:
+        conn = Connection(host, port)
+        while time.monotonic() < deadline:
+            start = time.perf_counter()
+            try:
+                status, _ = await conn.request("GET", path, headers={"Accept": "application/json"}
+                                               if path.startswith("/api/") else None)
+                figures.add(time.perf_counter() - start, status == 200, f"GET {path} -> {status}")
+            except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+                figures.add(time.perf_counter() - start, False, f"GET {path}: {exc!r}")
+        conn.close()
+
+    began = time.monotonic()
+    await asyncio.gather(*(client() for _ in range(connections)))
+    figures.elapsed = time.monotonic() - began
+    return figures
+
+
+async def load_agents(host: str, port: int, token: str, task_ids: list[str], agents: int, seconds: float) -> Figures:
+    """`agents` harness clients, each stepping one episode after another until time is up; counts act requests."""
+    figures = Figures()
+    headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+    deadline = time.monotonic() + seconds
+
+    async def agent(i: int) -> None:
+        rng = random.Random(i)
+        conn = Connection(host, port)
+        episode = None
+        while time.monotonic() < deadline:
+            try:
+                if episode is None:
+                    body = json.dumps({"task": task_ids[rng.randrange(len(task_ids))]}).encode()
+                    status, answer = await conn.request("POST", "/api/vge/episodes/", body, headers)
+                    if status != 201:
+                        figures.add(0.0, False, f"start -> {status} {answer[:120]!r}")
+                        await asyncio.sleep(0.1)
+                        continue
+                    episode = json.loads(answer)["episode"]
+                x, y = rng.randint(0, 1000), rng.randint(0, 1000)
+                body = json.dumps({"output": f"Action: Press(coord=[{x}, {y}], params=[0])"}).encode()
+                start = time.perf_counter()
+                status, answer = await conn.request("POST", f"/api/vge/episodes/{episode}/act/", body, headers)
+                ok = status == 200
+                figures.add(time.perf_counter() - start, ok, f"act -> {status} {answer[:120]!r}")
+                if not ok or json.loads(answer)["done"]:
+                    episode = None
+            except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+                figures.add(0.0, False, f"agent {i}: {exc!r}")
+                episode = None
+                await asyncio.sleep(0.1)
+        conn.close()
+
+    began = time.monotonic()
+    await asyncio.gather(*(agent(i) for i in range(agents)))
+    figures.elapsed = time.monotonic() - began
+    return figures
+
+
+async def load_agents_batched(host: str, port: int, token: str, task_ids: list[str], agents: int, batch: int,
+                              seconds: float) -> Figures:
+    """The same `agents` episodes at once, driven by agents // batch harness clients that each send their episodes'
+    actions together (POST /api/vge/episodes/act/). Counts steps (one per answered action); a step's latency is
+    its request's."""
+    figures = Figures()
+    headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+    deadline = time.monotonic() + seconds
+
+    async def harness(i: int) -> None:
+        rng = random.Random(1000 + i)
+        conn = Connection(host, port)
+        episodes: list[int | None] = [None] * batch
+        while time.monotonic() < deadline:
+            try:
+                for slot, episode in enumerate(episodes):
+                    if episode is None:
+                        body = json.dumps({"task": task_ids[rng.randrange(len(task_ids))]}).encode()
+                        status, answer = await conn.request("POST", "/api/vge/episodes/", body, headers)
+                        if status != 201:
+                            figures.add(0.0, False, f"start -> {status} {answer[:120]!r}")
+                            continue
+                        episodes[slot] = json.loads(answer)["episode"]
+                live = [e for e in episodes if e is not None]
+                actions = [{"episode": e, "output": f"Action: Press(coord=[{rng.randint(0, 1000)}, "
+                                                    f"{rng.randint(0, 1000)}], params=[0])"} for e in live]
+                start = time.perf_counter()
+                status, answer = await conn.request("POST", "/api/vge/episodes/act/",
+                                                    json.dumps({"actions": actions}).encode(), headers)
+                took = time.perf_counter() - start
+                if status != 200:
+                    figures.add(took, False, f"batch -> {status} {answer[:120]!r}")
+                    continue
+                finished = set()
+                for result in json.loads(answer)["results"]:
+                    ok = result["status"] == 200
+                    figures.add(took, ok, f"batch action -> {result['status']} {result.get('detail', '')[:80]}")
+                    if not ok or result["done"]:
+                        finished.add(result["episode"])
+                episodes = [None if e in finished else e for e in episodes]
+            except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+                figures.add(0.0, False, f"harness {i}: {exc!r}")
+                await asyncio.sleep(0.1)
+        conn.close()
+
+    began = time.monotonic()
+    await asyncio.gather(*(harness(i) for i in range(max(1, agents // batch))))
+    figures.elapsed = time.monotonic() - began
+    return figures
+
+
+# --- the bare engine ---------------------------------------------------------------------------------------------
+def bare_engine_steps_per_s(seconds: float = 3.0) -> float:
+    """Steps/s of the VGE engine alone, one process, on the demo library with the agents' kind of output."""
+    devices, tasks = build_library(seed=7, variants=2)
+    engines = {d["id"]: Engine(load_device(d)) for d in devices}
+    rng = random.Random(3)
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        task = tasks[rng.randrange(len(tasks))]
+        engine = engines[task.device]
+        state = engine.new_episode(task)
+        while not state.done:
+            x, y = rng.randint(0, 1000), rng.randint(0, 1000)
+            state, _ = engine.step(state, f"Action: Press(coord=[{x}, {y}], params=[0])")
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+# --- the set-ups ---------------------------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def prepare(env: dict[str, str], var: Path) -> tuple[str, list[str]]:
+    """Build the site in `env` (the EPIC board at 100 rows, the VGE demo library, a token); (token, task ids)."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        build_site(var)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    manage(env, "make_demo_vge")
+    out = manage(env, "shell", "-c", (
+        "from django.contrib.auth.models import User; from rest_framework.authtoken.models import Token;"
+        "from simulator.models import Task; u = User.objects.create_user('perf', password='x');"
+        "print(Token.objects.create(user=u).key); print(' '.join(Task.objects.values_list('task_id', flat=True)))"))
+    token, tasks = out.strip().splitlines()[-2:]
+    return token, tasks.split()
+
+
+def reset_services(args: argparse.Namespace) -> None:
+    """A fresh production database and empty Redis databases (they must be this run's own)."""
+    url = urlparse(args.pg_url)
+    name = url.path.lstrip("/")
+    admin = args.pg_url.replace(f"/{name}", "/postgres")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    for redis_url in {args.redis_url, args.broker_url}:
+        if redis_url.startswith("redis"):
+            redis.Redis.from_url(redis_url).flushdb()
+
+
+def wait_ready(port: int, process: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode}")
+        try:  # an answer, not only a listening socket (uvicorn's workers start after its parent listens)
+            status, _ = asyncio.run(Connection("127.0.0.1", port).request("GET", "/healthz"))
+            if status == 200:
+                return
+        except (OSError, asyncio.IncompleteReadError, ValueError):
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"nothing answered on port {port} within {timeout:.0f} s")
+
+
+def start(setup: str, env: dict[str, str], port: int, args: argparse.Namespace, log: Path) -> subprocess.Popen:
+    out = log.open("wb")
+    if setup == "embedded":
+        command = [str(Path(sys.executable).with_name("daphne")), "-b", "127.0.0.1", "-p", str(port),
+                   "config.asgi:application"]
+    else:
+        env = dict(env, WEB_WORKERS=str(args.web_workers), DB_POOL_MAX_SIZE=str(args.db_pool))
+        command = ["bash", "scripts/serve.sh", "--prod", "127.0.0.1", str(port)]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    wait_ready(port, process)
+    return process
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+TARGETS = {  # (path, set-up, connections) -> (minimum per_s, maximum p99 ms)
+    ("board page", "embedded", 50): (0, 200), ("board page", "production", 50): (0, 200),
+    ("board API", "embedded", 50): (1000, 200), ("board API", "production", 50): (1000, 200),
+    ("agent API", "embedded", 200): (300, 1000), ("agent API", "production", 200): (600, 500),
+}
+
+
+def report(rows: list[tuple[str, str, int, dict[str, float]]], bare: float) -> None:
+    print()
+    print(f"bare engine: {bare:,.0f} steps/s (one process, no server)")
+    print("(agent rows: req/s counts steps; 'conns' is the number of episodes played at once; agent batchN: the same\n"
+          " episodes driven by conns/N harness clients through POST /api/vge/episodes/act/, N actions a request)")
+    print(f"{'set-up':<11} {'path':<13} {'conns':>5} {'requests':>9} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} "
+          f"{'errors':>6}  {'served/bare':>11}  target")
+    for setup, path, conns, f in rows:
+        ratio = f"{f['per_s'] / bare:.4f}" if path.startswith("agent") and bare else ""
+        target = TARGETS.get((path, setup, conns))
+        verdict = ""
+        if target:
+            met = f["per_s"] >= target[0] and f["p99_ms"] < target[1] and f["errors"] == 0
+            verdict = ("MET" if met else "NOT MET") + f" (>= {target[0]}/s, p99 < {target[1]} ms, 0 errors)"
+        elif f["errors"]:
+            verdict = "errors"
+        print(f"{setup:<11} {path:<13} {conns:>5} {f['requests']:>9.0f} {f['per_s']:>9.1f} {f['p50_ms']:>8.1f} "
+              f"{f['p99_ms']:>8.1f} {f['errors']:>6.0f}  {ratio:>11}  {verdict}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--setup", action="append", choices=["embedded", "production"])
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--connections", action="append", type=int)
+    parser.add_argument("--pg-url", default="postgres://postgres@127.0.0.1:5432/ebh_perf")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/2")
+    parser.add_argument("--broker-url", default="redis://127.0.0.1:6379/1")
+    parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument("--db-pool", type=int, default=6, help="PostgreSQL connections per web process")
+    parser.add_argument("--only", action="append", choices=["board", "agent"], help="default: both")
+    parser.add_argument("--batch", type=int, default=20, help="also drive the episodes through the batch form, "
+                        "this many actions a request (1: not)")
+    args = parser.parse_args()
+    setups = args.setup or ["embedded", "production"]
+    args.only = args.only or ["board", "agent"]
+    connections = args.connections or [50, 200]
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    bare = bare_engine_steps_per_s()
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start")
+    rows: list[tuple[str, str, int, dict[str, float]]] = []
+    for setup in setups:
+        var = Path(tempfile.mkdtemp(prefix=f"serving-{setup}-"))
+        env = {k: v for k, v in os.environ.items() if k not in SERVICE_VARS}
+        env.update(EBH_VAR_DIR=str(var), DJANGO_SETTINGS_MODULE="config.settings", PYTHONPATH=str(ROOT))
+        if setup == "production":
+            reset_services(args)
+            env.update(DATABASE_URL=args.pg_url, REDIS_URL=args.redis_url, CELERY_BROKER_URL=args.broker_url)
+        print(f"[{setup}] building the site in {var} ...", flush=True)
+        token, tasks = prepare(env, var)
+        port = free_port()
+        process = start(setup, env, port, args, var / "server.log")
+        try:
+            for path, name in ((BOARD_PAGE, "board page"), (BOARD_API, "board API")) if "board" in args.only else ():
+                asyncio.run(load_get("127.0.0.1", port, path, 4, 1.0))  # warm every worker's caches
+                for conns in connections:
+                    figures = asyncio.run(load_get("127.0.0.1", port, path, conns, args.seconds))
+                    rows.append((setup, name, conns, figures.summary()))
+                    print(f"[{setup}] {name} x{conns}: {rows[-1][3]}", *figures.samples, flush=True)
+            asyncio.run(load_agents("127.0.0.1", port, token, tasks, 8, 2.0))  # warm the engines
+            for conns in connections if "agent" in args.only else ():
+                figures = asyncio.run(load_agents("127.0.0.1", port, token, tasks, conns, args.seconds))
+                rows.append((setup, "agent API", conns, figures.summary()))
+                print(f"[{setup}] agent API x{conns}: {rows[-1][3]}", *figures.samples, flush=True)
+                if args.batch > 1:
+                    figures = asyncio.run(load_agents_batched("127.0.0.1", port, token, tasks, conns, args.batch,
+                                                              args.seconds))
+                    rows.append((setup, f"agent batch{args.batch}", conns, figures.summary()))
+                    print(f"[{setup}] agent API in batches of {args.batch}, {conns} episodes: {rows[-1][3]}",
+                          *figures.samples, flush=True)
+        finally:
+            stop(process)
+            shutil.rmtree(var, ignore_errors=True)
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end")
+    report(rows, bare)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
