@@ -332,7 +332,10 @@ def wait_ready(port: int, process: subprocess.Popen, timeout: float = 60) -> Non
 
 def start(setup: str, env: dict[str, str], port: int, args: argparse.Namespace, log: Path) -> subprocess.Popen:
     out = log.open("wb")
-    if setup == "embedded":
+    if setup == "embedded" and args.embedded_server == "uvicorn":
+        command = [str(Path(sys.executable).with_name("uvicorn")), "--host", "127.0.0.1", "--port", str(port),
+                   "--loop", "uvloop", "--http", "httptools", "--no-access-log", "config.asgi:application"]
+    elif setup == "embedded":
         command = [str(Path(sys.executable).with_name("daphne")), "-b", "127.0.0.1", "-p", str(port),
                    "config.asgi:application"]
     else:
@@ -384,6 +387,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--setup", action="append", choices=["embedded", "production"])
     parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--embedded-server", choices=["daphne", "uvicorn"], default="daphne",
+                        help="the embedded set-up's one web process")
     parser.add_argument("--connections", action="append", type=int)
     parser.add_argument("--pg-url", default="postgres://postgres@127.0.0.1:5432/ebh_perf")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/2")
