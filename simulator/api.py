@@ -87,7 +87,8 @@ class EpisodeActBatchApi(APIView):
 
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=ActBatchInput, responses={200: ActBatchOutput, **error_responses(400, 401)})
+    @extend_schema(operation_id="vge_episodes_act_batch", request=ActBatchInput,
+                   responses={200: ActBatchOutput, **error_responses(400, 401)})
     def post(self, request: Request) -> Response:
         data = ActBatchInput(data=request.data)
         if not data.is_valid():

@@ -6,7 +6,7 @@ import uuid
 import pytest
 
 from tests.conftest import login_page
-from tests.integration.test_worker import Worker
+from tests.faults.processes import Worker, site_env
 from tests.scoring.factories import SampleFactory, SplitFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]
@@ -22,7 +22,7 @@ def test_uploaded_submission_page_turns_scored_live_without_reload(
     django_user_model.objects.create_user("gina", password="pw-gina-123")
     prediction = tmp_path / "pred.txt"
     prediction.write_text("1\n1\n1\n0\n0\n0\n")
-    worker = Worker(f"live-{uuid.uuid4().hex[:6]}@localhost", tmp_path / "worker.log")
+    worker = Worker(f"live-{uuid.uuid4().hex[:6]}@localhost", site_env(), tmp_path / "worker.log")
     worker.purge()
 
     login_page(page, server, "gina", "pw-gina-123")

@@ -5,6 +5,8 @@ import re
 import pytest
 from django.core.cache import cache
 
+from leaderboard.selectors import board_local_responses_clear
+
 from scoring.benchmarks import board_for
 from scoring.core.columns import Level
 from tests.leaderboard.conftest import (
@@ -148,9 +150,11 @@ def test_plan_board_says_how_models_are_prompted_and_that_the_judge_prompt_is_a_
                                    "choice_user": "{question}{options}{output}"}))
     settings.PLAN_JUDGE_PROMPT_FILE = str(prompts)
     cache.clear()
+    board_local_responses_clear()  # the page is also kept per process, in front of the shared cache
     block = client.get("/leaderboard/plan-bench/").content.decode().split('id="plan-prompts"')[1].split("</details>")[0]
     assert "supplied by this site" in block and "site#" in block and "a paraphrase" not in block
     prompts.write_text("{")
     cache.clear()
+    board_local_responses_clear()
     page = client.get("/leaderboard/plan-bench/")
     assert page.status_code == 200 and "judge prompt file cannot be used" in page.content.decode()
