@@ -115,6 +115,11 @@ class ItemSaveInput(serializers.Serializer):
     count_in_description = serializers.BooleanField(required=False, default=False)
     placement_feasible = serializers.BooleanField(required=False, allow_null=True, default=None)
     instances = serializers.JSONField(required=False, default=dict, help_text="{masklet: [COCO RLE, ...]}")
+    edits = serializers.JSONField(
+        required=False, default=dict,
+        help_text="{masklet: [null | {base: COCO RLE, ops: [edit, ...]}]}, one entry per instance: the brush, "
+                  "erase, polygon and fill_holes edits that turned base into the instance's mask; the server replays "
+                  "them (annotation/core/edits.py) and refuses the save (400) when the mask differs.")
 
 
 class ItemSubmitInput(serializers.Serializer):

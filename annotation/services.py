@@ -23,6 +23,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from annotation import tasks
+from annotation.core import edits as edit_core
 from annotation.core import export as export_core
 from annotation.core import images as image_core
 from annotation.core import rle as rle_utils
@@ -428,12 +429,54 @@ def instances_check(leaf: Leaf, images: list[Image], instances: Any) -> dict[str
     return checked
 
 
+def edits_check(checked: Mapping[str, list[dict[str, Any]]], edits: Any) -> None:
+    """The server judges the editor's brush, eraser, polygon and fill edits: for each instance that lists them
+    ({masklet: [null | {"base": RLE, "ops": [edit, ...]}]}, one entry per instance), the edits are replayed on
+    the base with annotation/core/edits.py and the instance's mask must be the result, pixel for pixel; else
+    AnnotationError naming the instance, the pixels that differ and the first of them."""
+    if not isinstance(edits, Mapping):
+        raise AnnotationError("edits must be an object {masklet: [null or {base, ops}, ...]}", field="edits")
+    for name, logs in edits.items():
+        masks = checked.get(name)
+        if masks is None:
+            raise AnnotationError(f"edits.{name}: instances has no layer {name!r}", field=f"edits.{name}")
+        if not isinstance(logs, list) or len(logs) != len(masks):
+            raise AnnotationError(f"edits.{name} must list one entry (null, or the edits) per instance of "
+                                  f"instances.{name} ({len(masks)})", field=f"edits.{name}")
+        for index, log in enumerate(logs):
+            if log is None:
+                continue
+            where = f"edits.{name}[{index}]"
+            if not isinstance(log, Mapping) or not isinstance(log.get("ops"), list):
+                raise AnnotationError(f"{where} must be null or {{base: RLE, ops: [edit, ...]}}", field=where)
+            try:
+                base = rle_utils.normalize(log.get("base"))
+            except (rle_utils.RleError, TypeError, AttributeError) as exc:
+                raise AnnotationError(f"{where}.base: {exc}", field=f"{where}.base") from None
+            if tuple(base["size"]) != tuple(masks[index]["size"]):
+                raise AnnotationError(f"{where}.base: size {base['size']} is not the mask's {masks[index]['size']}",
+                                      field=f"{where}.base")
+            try:
+                result = edit_core.apply_edits(rle_utils.decode(base), log["ops"])
+            except edit_core.EditError as exc:
+                raise AnnotationError(f"{where}: {exc}", field=where) from None
+            difference = edit_core.first_difference(result, rle_utils.decode(masks[index]))
+            if difference is not None:
+                count, (x, y) = difference
+                raise AnnotationError(
+                    f"instances.{name}[{index}] is not what its {len(log['ops'])} edit(s) give: {count} pixel(s) "
+                    f"differ, the first at x={x}, y={y}", field=where, extra={"pixels": count, "first": [x, y]},
+                )
+
+
 def item_save(
     *, user: AbstractBaseUser, item_id: int, version: int, texts: Mapping[str, Any] | None = None,
     count: int | None = None, precise_count: bool = False, count_in_description: bool = False,
     placement_feasible: bool | None = None, instances: Mapping[str, Any] | None = None,
+    edits: Mapping[str, Any] | None = None,
 ) -> Item:
-    """Save the editor's whole state if `version` is the current one; returns the item with version + 1."""
+    """Save the editor's whole state if `version` is the current one; returns the item with version + 1. The edits
+    the editor made with its tools, when sent, are replayed and must give the masks sent (`edits_check`)."""
     with transaction.atomic():
         item = Item.objects.select_for_update().select_related("project").get(pk=item_id)
         if not can_edit_item(user, item):
@@ -452,7 +495,9 @@ def item_save(
             raise AnnotationError(f"{leaf.path} has no text field {unknown[0]!r}", field=f"texts.{unknown[0]}")
         if count is not None and count < 0:
             raise AnnotationError("count must be 0 or more", field="count")
-        item.instances = instances_check(leaf, item_images(item), instances or {})
+        checked = instances_check(leaf, item_images(item), instances or {})
+        edits_check(checked, edits or {})
+        item.instances = checked
         item.texts = {k: v for k, v in texts.items() if v not in (None, "")}
         item.count = count
         item.precise_count = bool(precise_count)

@@ -1,14 +1,13 @@
-from django.conf import settings
 from django.contrib import admin
 from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
-from django.views.static import serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config.api_docs import LocalRedocView
 from scoring.api import ApiNotFound
 from scoring.benchmarks import plugins
+from scoring.views import hidden_split_media, public_media
 
 urlpatterns = [
     path("", include("leaderboard.site_urls")),
@@ -25,7 +24,9 @@ urlpatterns = [
     path("api/redoc/", LocalRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     # Only media/public is served (benchmark images, rendered views); submissions and hidden GT live elsewhere.
-    path("media/public/<path:path>", serve, {"document_root": settings.MEDIA_ROOT / "public"}),
+    path("media/public/<path:path>", public_media),
+    # Images of a split with hidden ground truth: only for those allowed to see that split (404 for others).
+    path("media/hidden/<slug:benchmark>/<slug:split>/<path:path>", hidden_split_media, name="hidden-split-media"),
     # Last: an /api/ path nothing above matched is a JSON 404, not the site's HTML page.
     re_path(r"^api/", ApiNotFound.as_view()),
 ]

@@ -205,7 +205,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "benchmark": benchmark,
         "split": split,
-        "splits": benchmark.splits.order_by("name", "-version"),
+        "splits": selectors.board_splits(benchmark=benchmark),
         "spec": spec,
         "query": query,
         "view": view,

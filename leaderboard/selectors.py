@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
-from django.db.models import Count, Max, QuerySet, Sum
+from django.db.models import Count, Max, Q, QuerySet, Sum
 
 from leaderboard.core.board import BoardRow, PairSignificance, combine_runs, parameters_from_name
 from leaderboard.models import BoardComparison
@@ -34,19 +34,31 @@ class BoardNotFound(LookupError):
 
 
 def benchmark_split(*, slug: str, split_name: str | None) -> tuple[Benchmark, Split]:
-    """The benchmark and split a board URL names; the default (newest) split when none is given."""
+    """The benchmark and split a board URL names (its newest version); when none is given, the first of
+    `board_splits` (the default split, else one with entries)."""
     benchmark = Benchmark.objects.filter(slug=slug).first()
     if benchmark is None:
         known = ", ".join(Benchmark.objects.values_list("slug", flat=True))
         raise BoardNotFound(f"Unknown benchmark '{slug[:60]}'. Known: {known}.")
-    splits = benchmark.splits.order_by("-version")
-    split = splits.filter(name=split_name).first() if split_name else splits.filter(is_default=True).first()
-    if split is None and not split_name:
-        split = splits.first()
+    if split_name:
+        split = benchmark.splits.filter(name=split_name).order_by("-version").first()
+    else:
+        split = next(iter(board_splits(benchmark=benchmark)), None)
     if split is None:
         known = ", ".join(sorted(set(benchmark.splits.values_list("name", flat=True)))) or "none"
         raise BoardNotFound(f"Unknown split '{(split_name or '')[:60]}' for {benchmark.slug}. Known: {known}.")
     return benchmark, split
+
+
+def board_splits(*, benchmark: Benchmark) -> list[Split]:
+    """A board's split tabs in order, the one it opens on first: the default split, then splits with entries
+    (scored public submissions), then empty ones (a split just published into has none yet); each group by name,
+    newest version first."""
+    entries = Count("submissions", filter=Q(submissions__status=Submission.Status.SCORED,
+                                            submissions__score__isnull=False,
+                                            submissions__visibility=Submission.Visibility.PUBLIC))
+    splits = benchmark.splits.annotate(entries=entries)
+    return sorted(splits, key=lambda s: (not s.is_default, s.entries == 0, s.name, -s.version))
 
 
 def benchmark_split_cached(*, slug: str, split_name: str | None) -> tuple[Benchmark, Split]:

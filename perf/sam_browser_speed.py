@@ -10,7 +10,8 @@ throw-away SQLite database and var folder; the site runs in this process (Django
 Figures (targets of issue 17):
 - click -> mask drawn: from the mousedown event to the frame after the mask is in the editor's state
   (p50 < 50 ms, p99 < 120 ms), browser path and server path (?decoder=server), and their ratio;
-- hover preview: preview masks drawn per second while the pointer sweeps the image (>= 10/s);
+- hover preview: preview masks drawn per second while the pointer sweeps the image (>= 10/s), and the page's own
+  frames per second during the sweep with its longest frame (a decode on the page's thread blocks them);
 - first mask after opening an item whose embedding is cached: from navigation start (fresh browser context: the
   decoder, the wasm runtime and the embedding are downloaded) to the first click's mask drawn, the click made as
   soon as the page says the embedding is ready (< 1.5 s).
@@ -212,19 +213,24 @@ def main() -> int:
             const canvas = document.getElementById('canvas'), v = window.annotationEditor.state.view;
             const r = canvas.getBoundingClientRect(), stats = window.annotationEditor.stats;
             const before = stats.hoverUpdates, t0 = performance.now();
-            let k = 0;
+            let k = 0, last = t0, gap = 0;
             while (performance.now() - t0 < seconds * 1000) {
               const t = k++ / 60, x = w * (0.5 + 0.4 * Math.sin(t * 1.3)), y = h * (0.5 + 0.4 * Math.sin(t * 0.7 + 1));
               canvas.dispatchEvent(new MouseEvent('mousemove', {bubbles: true,
                 clientX: r.left + v.tx + x * v.s, clientY: r.top + v.ty + y * v.s}));
               await new Promise((done) => requestAnimationFrame(done));
+              const now = performance.now();
+              gap = Math.max(gap, now - last);
+              last = now;
             }
-            return {updates: stats.hoverUpdates - before, elapsed: (performance.now() - t0) / 1000, moves: k};
+            return {updates: stats.hoverUpdates - before, elapsed: (performance.now() - t0) / 1000, moves: k, gap};
         }""", [args.hover_seconds, args.width, args.height])
         updates, elapsed, k = result["updates"], result["elapsed"], result["moves"]
         decode_ms = page.evaluate("() => window.annotationEditor.decoderStats.lastMs")
         print(f"hover preview: {updates / elapsed:.1f} updates/s ({updates} in {elapsed:.1f} s, {k} pointer moves; "
               f"last decode {decode_ms:.0f} ms)  [target >= 10]")
+        # The page's own frames during the sweep: a decode on the page's thread blocks them, one in a worker not.
+        print(f"  page frames while hovering: {k / elapsed:.1f} frames/s, longest frame {result['gap']:.0f} ms")
         context.close()
 
         # 4. The server path, same clicks, same run.

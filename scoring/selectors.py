@@ -6,7 +6,7 @@ from django.db.models import QuerySet
 
 from scoring.core.contract import SampleRecord
 from scoring.models import ChangeRecord, ModelEntry, Sample, Split, Submission
-from scoring.roles import is_curator
+from scoring.roles import is_curator, is_reviewer
 
 
 def board_version_key(split_id: int) -> str:
@@ -24,6 +24,19 @@ def board_cache_invalidate(*, split_id: int) -> None:
         cache.incr(key)
     except ValueError:
         cache.set(key, 2, timeout=None)
+
+
+def split_media_visible_to(*, user, benchmark_slug: str, split_name: str) -> bool:
+    """Whether `user` may see the images of the split (any version) `benchmark_slug`/`split_name`: anyone when
+    its ground truth is public; on a hidden split, reviewers and curators (they judge and review its items) and
+    whoever has a submission on it (its drill-down overlays draw these images for them already)."""
+    splits = Split.objects.filter(benchmark__slug=benchmark_slug, name=split_name)
+    flags = set(splits.values_list("hidden_ground_truth", flat=True))
+    if not flags:
+        return False
+    if False in flags or is_reviewer(user):
+        return True
+    return bool(user and user.is_authenticated and Submission.objects.filter(split__in=splits, submitter=user).exists())
 
 
 def submissions_of_user(*, user) -> QuerySet[Submission]:

@@ -143,3 +143,27 @@ def test_the_hover_preview_follows_the_pointer_and_a_click_keeps_it(live_server,
     assert "from the preview" in page.text_content("#seg-status")
     assert int(_mask_of(page).sum()) == shown
     assert blocked == []
+
+
+def test_the_decoder_runs_off_the_pages_thread(live_server, page, sam_scene_item):
+    """onnxruntime-web runs in its Web Worker (`ort.env.wasm.proxy`): while a decode is in flight the page's own
+    tasks still run (a timer set as the decode starts fires long before it ends), so hovering never freezes it."""
+    item, _ = sam_scene_item
+    _open_with_browser_decoder(page, live_server, item, [])
+    page.uncheck("#hover-preview")
+    timing = page.evaluate("""async () => {
+        const base = document.querySelector('script[type=module][src*="main.js"]').src;
+        const d = await import(new URL('decoder.js', base).href), s = await import(new URL('state.js', base).href);
+        const ctx = await d.contextFor(s.currentImage());
+        const runs = [];
+        for (let k = 0; k < 3; k++) {
+          let fired = null;
+          const t0 = performance.now();
+          setTimeout(() => { fired = performance.now() - t0; }, 0);
+          await d.decode(ctx, {points: [[100 + 20 * k, 120, 1]], box: null, multimask: true, maskInput: null});
+          runs.push({fired, total: performance.now() - t0});
+        }
+        return runs;
+    }""")
+    # On the page's thread the timer could only fire after the decode (fired == null or fired >= total).
+    assert all(r["fired"] is not None and r["fired"] < r["total"] / 2 for r in timing), timing

@@ -3,8 +3,9 @@
 Every `*_mask_rle.json` under `EPIC_Bench/` is one sample (sorted path order), keyed by its path from the
 `EPIC_Bench` parent. The GT JSON is checked with the scoring core (every mask must decode) and stored in
 `Sample.ground_truth`; images and overlays are copied once, content-addressed, under
-MEDIA_ROOT/public/epic-bench/img/, and listed in `Sample.inputs` with the prompt text. Re-importing the same
-layout changes nothing.
+MEDIA_ROOT/public/epic-bench/img/ (a split with hidden ground truth: MEDIA_ROOT/hidden/<benchmark>/<split>/img/,
+served only to those allowed to see the split, see `scoring/split_media.py`), and listed in `Sample.inputs` with
+the prompt text. Re-importing the same layout changes nothing.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from scoring.benchmarks.epic.core.scorer import GroundTruth
 from scoring.benchmarks.epic.core.taxonomy import GT_FIELDS, LEAF_BY_NAME, OVERLAY_SUFFIX, PR, Leaf
 from scoring.benchmarks.epic.plugin import SLUG as EPIC_SLUG
 from scoring.models import Benchmark, Sample, Split
+from scoring.split_media import media_url, split_media_folder
 
 ROOT_FOLDER = "EPIC_Bench"
 MEDIA_SUBDIR = "public/epic-bench/img"
@@ -166,10 +168,10 @@ def model_images(gt_file: Path, leaf: Leaf) -> tuple[list[Path], list[str]]:
     return found, problems
 
 
-def store_image(data: bytes, suffix: str) -> tuple[str, bool]:
-    """Copy bytes once under MEDIA_ROOT by content hash; returns (relative name, newly written)."""
+def store_image(data: bytes, suffix: str, *, folder: str = MEDIA_SUBDIR) -> tuple[str, bool]:
+    """Copy bytes once under MEDIA_ROOT/`folder` by content hash; returns (relative name, newly written)."""
     digest = hashlib.sha256(data).hexdigest()
-    name = f"{MEDIA_SUBDIR}/{digest[:2]}/{digest}{suffix.lower()}"
+    name = f"{folder}/{digest[:2]}/{digest}{suffix.lower()}"
     target = Path(settings.MEDIA_ROOT) / name
     if target.exists():
         return name, False
@@ -187,6 +189,12 @@ def epic_split_import(*, path: Path, split_name: str, hidden: bool, version: int
     benchmark = Benchmark.objects.get(slug=benchmark_slug)
     report = ImportReport()
     gt_files = sorted((parent / ROOT_FOLDER).rglob("*_mask_rle.json"))
+    # A hidden split's images are kept out of public media (its samples are the hidden test set).
+    try:
+        folder = (split_media_folder(benchmark_slug=benchmark_slug, split_name=split_name, hidden=True) + "/img"
+                  if hidden else MEDIA_SUBDIR)
+    except ValueError as exc:
+        raise ImportError_(str(exc)) from exc
     rows: list[dict[str, Any]] = []
     for gt_file in gt_files:
         key = gt_file.relative_to(parent).as_posix()
@@ -207,9 +215,9 @@ def epic_split_import(*, path: Path, split_name: str, hidden: bool, version: int
         report.problems.extend(f"{key}: {m}" for m in missing)
         images = []
         for file in files:
-            name, new = store_image(file.read_bytes(), file.suffix)
+            name, new = store_image(file.read_bytes(), file.suffix, folder=folder)
             report.images_stored += int(new)
-            images.append({"name": file.relative_to(parent).as_posix(), "url": settings.MEDIA_URL + name})
+            images.append({"name": file.relative_to(parent).as_posix(), "url": media_url(name)})
         rows.append({"key": key, "category": leaf.category, "group": leaf.group, "task": leaf.name,
                      "inputs": {"images": images, "prompt": prompt_lines(gt, leaf), "by_type": leaf.by_type},
                      "ground_truth": gt})

@@ -34,6 +34,7 @@ from scoring.benchmarks.plan.core.types import DecidedBy, Item, ItemType, Outcom
 from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
 from scoring.models import Sample, SampleScore, Score, Split, Submission
 from scoring.roles import is_reviewer
+from scoring.split_media import PUBLIC_DIR, split_media_folder
 from scoring.events import score_landed_event
 from scoring.selectors import board_cache_invalidate
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanDecider, PlanJudgement, PlanVerdict
@@ -389,8 +390,10 @@ def plan_audit_record(*, check_id: int, user: AbstractBaseUser, correct: bool, n
 ImageSource = Callable[[str], bytes | None]
 
 
-def _write_public(relative: str, data: bytes) -> None:
-    target = Path(settings.MEDIA_ROOT) / "public" / relative
+def _write_media(relative: str, data: bytes, *, hidden: bool) -> None:
+    """Write an image named as `Sample.inputs["images"]` holds it: relative to MEDIA_ROOT/public, or (a hidden
+    split's, starting with `hidden/`) relative to MEDIA_ROOT."""
+    target = Path(settings.MEDIA_ROOT) / (relative if hidden else f"{PUBLIC_DIR}/{relative}")
     target.parent.mkdir(parents=True, exist_ok=True)
     if not target.exists() or target.read_bytes() != data:
         target.write_bytes(data)
@@ -399,12 +402,15 @@ def _write_public(relative: str, data: bytes) -> None:
 def plan_items_import(
     *, split: Split, items: Sequence[Item], read_image: ImageSource | None = None
 ) -> tuple[int, int, list[str]]:
-    """Upsert the split's samples from items; copy their images under media/public/plan-bench/<split>/.
+    """Upsert the split's samples from items; copy their images under media/public/plan-bench/<split>-v<n>/ (a
+    split with hidden ground truth: media/hidden/plan-bench/<split>/v<n>/, served only to those allowed to see it).
 
     Images come from `read_image(relative path)` or, for VLMEvalKit TSVs, from the base64 in the file. Returns
     (created, updated, problems), a problem being an image that could not be found or decoded.
     """
-    base = f"{PUBLIC_IMAGE_ROOT}/{split.name}-v{split.version}"
+    hidden = split.hidden_ground_truth
+    base = (f"{split_media_folder(benchmark_slug=PLAN_SLUG, split_name=split.name, hidden=True)}/v{split.version}"
+            if hidden else f"{PUBLIC_IMAGE_ROOT}/{split.name}-v{split.version}")
     problems: list[str] = []
     created = updated = 0
     with transaction.atomic():
@@ -418,7 +424,7 @@ def plan_items_import(
                         problems.append(f"line {item.line}: image {k} of '{item.id}' is not valid base64")
                         continue
                     relative = f"{base}/{item.id}/{k}.jpg"
-                    _write_public(relative, data)
+                    _write_media(relative, data, hidden=hidden)
                     stored.append(relative)
             else:
                 for name in item.images:
@@ -427,7 +433,7 @@ def plan_items_import(
                         problems.append(f"line {item.line}: image '{name}' of '{item.id}' was not found")
                         continue
                     relative = f"{base}/{name.lstrip('/')}"
-                    _write_public(relative, data)
+                    _write_media(relative, data, hidden=hidden)
                     stored.append(relative)
             _, new = Sample.objects.update_or_create(
                 split=split,

@@ -3,13 +3,19 @@
 import { api, csrfToken } from "./api.js";
 import { updateHud } from "./canvas.js";
 import { labelValues, renderFindings } from "./instances.js";
-import { $, config, isLocked, leaf, list, rleOf, state, STORAGE_KEY } from "./state.js";
+import { $, config, isLocked, leaf, list, rleOf, settleEdits, state, STORAGE_KEY } from "./state.js";
 
-/** What the item API takes: the version this copy is based on, the labels, and every layer's non-empty masks. */
+/** What the item API takes: the version this copy is based on, the labels, every layer's non-empty masks, and for
+ *  each mask made by the brush, eraser, polygon or fill tools the edits that made it (the server replays them with
+ *  annotation/core/edits.py and refuses a mask that differs). */
 export function payload() {
-  const instances = {};
-  for (const spec of leaf.masklets) instances[spec.name] = list(spec.name).filter((i) => i.area > 0).map(rleOf);
-  return { version: state.version, ...labelValues(), instances };
+  const instances = {}, edits = {};
+  for (const spec of leaf.masklets) {
+    const kept = list(spec.name).filter((i) => i.area > 0);
+    instances[spec.name] = kept.map(rleOf);
+    if (kept.some((i) => i.edits)) edits[spec.name] = kept.map((i) => i.edits || null);
+  }
+  return { version: state.version, ...labelValues(), instances, ...(Object.keys(edits).length ? { edits } : {}) };
 }
 
 let saveTimer = null, backupTimer = null, saving = false, pending = false, conflict = false;
@@ -65,6 +71,7 @@ export async function save() {
   if (res.status === 409) res = await reconcile(body, res);
   saving = false;
   if (res.status === 200) {
+    if (seq === changeSeq) settleEdits();  // the server holds exactly these masks: later edits start from them
     savedSeq = Math.max(savedSeq, seq);
     state.version = res.data.version;
     state.itemState = res.data.state;

@@ -7,6 +7,7 @@
  * SAM's single answer, 1..3 its multimask answers; only the mask shown is upsampled to the image (bilinear, the
  * half-pixel convention of OpenCV, as SamBackend._upscale on the server). The server path stays the fallback:
  * no WebAssembly, no onnxruntime-web in static files, the classical backend, or an embedding not ready yet.
+ * The runtime runs in onnxruntime-web's proxy Web Worker, so a decode never blocks the page (hover keeps frames).
  */
 import { config } from "./state.js";
 
@@ -17,7 +18,7 @@ const forcedServer = new URLSearchParams(window.location.search).get("decoder") 
 
 let ortPromise = null;
 const sessions = {};      // decoder_url -> Promise<InferenceSession>
-const perImage = {};      // image id -> Promise<{session, features, imageSize, inputSize}>
+const perImage = {};      // image id -> Promise<{session, features: {data, shape}, imageSize, inputSize}>
 const ready = {};         // image id -> the resolved value, for synchronous checks
 
 export const decoderStats = { loads: [], runs: 0, lastMs: 0, runMs: [], error: "" };
@@ -33,6 +34,9 @@ function loadOrt() {
       ort.env.wasm.wasmPaths = { wasm: new URL(config.ort.wasm, window.location.href).href };
       // One thread: several need cross-origin isolation (COOP/COEP on the page and on the runtime's worker script).
       ort.env.wasm.numThreads = 1;
+      // The runtime runs in onnxruntime-web's own Web Worker (a proxy): a decode never blocks the page's thread,
+      // so the pointer, drawing and hover keep their frames while SAM decodes.
+      ort.env.wasm.proxy = true;
       return ort;
     });
   }
@@ -82,7 +86,7 @@ export function prepare(img, browser) {
     const ort = await loadOrt();
     const [session, res] = await Promise.all([warmUp(browser.decoder_url), download]);
     const shape = pair(res.headers.get("X-Embedding-Shape"));
-    const features = new ort.Tensor("float32", halfToFloat(new Uint16Array(await res.arrayBuffer())), shape);
+    const features = { data: halfToFloat(new Uint16Array(await res.arrayBuffer())), shape };
     const ctx = {
       ort, session, features, imageSize: pair(res.headers.get("X-Image-Size")),
       inputSize: pair(res.headers.get("X-Input-Size")),
@@ -163,7 +167,8 @@ export async function decode(ctx, { points, box, multimask, maskInput }) {
   const { ort } = ctx;
   const n = labels.length;
   const feeds = {
-    image_embeddings: ctx.features,
+    // A copy per run (4 MiB, about a millisecond): the proxy transfers its inputs' buffers to the worker.
+    image_embeddings: new ort.Tensor("float32", ctx.features.data.slice(), ctx.features.shape),
     point_coords: new ort.Tensor("float32", Float32Array.from(coords), [1, n, 2]),
     point_labels: new ort.Tensor("float32", Float32Array.from(labels), [1, n]),
     mask_input: new ort.Tensor("float32", logits || new Float32Array(LOW * LOW), [1, 1, LOW, LOW]),

@@ -17,7 +17,7 @@ import { decoderStats, warmUp } from "./decoder.js";
 import { hoverShown, renderProposals, stats, watchEmbedding } from "./prompts.js";
 import { bindShortcuts, toggleHelp } from "./shortcuts.js";
 import { $, config, currentImage, images, leaf, loadInstances, on, resetPrompt, state } from "./state.js";
-import { bindPointer, fillHoles, fillSelected, setBrush, setTool } from "./tools.js";
+import { bindPointer, fillHoles, fillSelected, polygonMask, setBrush, setTool, stamp, strokeTo } from "./tools.js";
 
 on("changed", (opts) => {
   if (!opts.labelsOnly) { renderInstances(); requestDraw(); }
@@ -75,7 +75,10 @@ function start() {
   if (!editable()) { setSaveStatus(`This item is ${state.itemState.replace("_", " ")}: changes are not saved.`); applyLock(); }
   if (restored) saveRestored();
   fit();
-  window.annotationEditor = { state, rleEncode, rleDecode, payload, save, undo, redo, fillHoles, stats, decoderStats, hoverShown };
+  window.annotationEditor = {
+    state, rleEncode, rleDecode, payload, save, undo, redo, fillHoles, stats, decoderStats, hoverShown,
+    raster: { stamp, strokeTo, polygonMask },  // the tools' geometry, compared with annotation/core/edits.py in tests
+  };
 }
 
 start();

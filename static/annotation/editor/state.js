@@ -73,7 +73,7 @@ export function makeInstance(mask, w, h, id, colour) {
   const newId = id || nextId++;
   return {
     id: newId, mask, w, h, area, colour: colour || PALETTE[(newId - 1) % PALETTE.length],
-    bbox: area ? [x0, y0, x1, y1] : null, rle: null, canvas: null, bakedKey: null,
+    bbox: area ? [x0, y0, x1, y1] : null, rle: null, canvas: null, bakedKey: null, edits: null,
   };
 }
 export function rleOf(inst) { if (!inst.rle) inst.rle = rleEncode(inst.mask, inst.w, inst.h); return inst.rle; }
@@ -87,13 +87,27 @@ export function findInstance(id) {
 }
 export function selectedInstance() { return state.selected ? findInstance(state.selected) : null; }
 
-export function replaceInstance(id, mask) {
+/** Replace an instance's mask. `edits` ({base: RLE, ops: [...]}, see editsAfter) says which tool edits made the
+ *  mask from a base; null (a SAM mask, a merge, an undo target…) makes the mask itself the base of later edits. */
+export function replaceInstance(id, mask, edits = null) {
   const found = findInstance(id);
   if (!found) return null;
   const img = imageOf(found.masklet);
   const inst = makeInstance(mask, img.width, img.height, id, found.inst.colour);
+  inst.edits = edits;
   state.instances[found.masklet][found.index] = inst;
   return inst;
+}
+/** The edit log of `inst` with `op` appended: the save sends it, and the server replays it with
+ *  annotation/core/edits.py (the one definition of each edit) and refuses a mask that differs. */
+export function editsAfter(inst, op) {
+  return inst.edits ? { base: inst.edits.base, ops: [...inst.edits.ops, op] } : { base: rleOf(inst), ops: [op] };
+}
+/** After a save the server holds these masks: they become the bases of later edits (the logs stay short). */
+export function settleEdits() {
+  for (const name of Object.keys(state.instances)) {
+    state.instances[name] = state.instances[name].map((i) => (i.edits ? { ...i, edits: null } : i));
+  }
 }
 export function addInstance(masklet, mask) {
   const img = imageOf(masklet);

@@ -5,11 +5,12 @@ import { checkpoint } from "./history.js";
 import { renderInstances } from "./instances.js";
 import { clearHover, hoverAt, runSegment } from "./prompts.js";
 import {
-  $, addInstance, changed, currentImage, isLocked, list, replaceInstance, resetPrompt, selectedInstance, state,
+  $, addInstance, changed, currentImage, editsAfter, isLocked, list, replaceInstance, resetPrompt, selectedInstance,
+  state,
 } from "./state.js";
 
 // ---------------------------------------------------------------- mask operations ----------------
-function stamp(mask, w, h, cx, cy, r, value) {
+export function stamp(mask, w, h, cx, cy, r, value) {
   const x0 = Math.max(0, Math.floor(cx - r)), x1 = Math.min(w - 1, Math.ceil(cx + r));
   const y0 = Math.max(0, Math.floor(cy - r)), y1 = Math.min(h - 1, Math.ceil(cy + r));
   const r2 = r * r;
@@ -21,8 +22,10 @@ function stamp(mask, w, h, cx, cy, r, value) {
     }
   }
 }
-function strokeTo(mask, w, h, a, b, r, value) {
-  const dist = Math.hypot(b.x - a.x, b.y - a.y);
+// The same arithmetic as annotation/core/edits.py (_stamp, _stroke, _polygon_area): the server replays every edit
+// the editor sends with a save and refuses a mask that differs, so keep the two identical.
+export function strokeTo(mask, w, h, a, b, r, value) {
+  const dist = Math.sqrt((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y));
   const steps = Math.max(1, Math.ceil(dist / Math.max(1, r / 2)));
   for (let i = 1; i <= steps; i++) stamp(mask, w, h, a.x + (b.x - a.x) * i / steps, a.y + (b.y - a.y) * i / steps, r, value);
 }
@@ -47,17 +50,23 @@ export function fillHoles(mask, w, h) {
   return out;
 }
 
-function polygonMask(points, w, h) {
-  const off = document.createElement("canvas");
-  off.width = w; off.height = h;
-  const o = off.getContext("2d");
-  o.fillStyle = "#fff";
-  o.beginPath(); o.moveTo(points[0][0], points[0][1]);
-  for (const [x, y] of points.slice(1)) o.lineTo(x, y);
-  o.closePath(); o.fill();
-  const data = o.getImageData(0, 0, w, h).data;
+export function polygonMask(points, w, h) {
+  // Pixels whose centre is inside (even-odd), row by row, as edits.py's _polygon_area.
   const mask = new Uint8Array(w * h);
-  for (let i = 0; i < w * h; i++) mask[i] = data[i * 4 + 3] > 127 ? 1 : 0;
+  const ys = points.map((p) => p[1]);
+  const yStart = Math.max(0, Math.floor(Math.min(...ys))), yEnd = Math.min(h, Math.ceil(Math.max(...ys)) + 1);
+  for (let y = yStart; y < yEnd; y++) {
+    const yc = y + 0.5, xs = [];
+    for (let i = 0; i < points.length; i++) {
+      const [x0, y0] = points[i], [x1, y1] = points[(i + 1) % points.length];
+      if ((y0 <= yc && yc < y1) || (y1 <= yc && yc < y0)) xs.push(x0 + (yc - y0) * (x1 - x0) / (y1 - y0));
+    }
+    xs.sort((a, b) => a - b);
+    for (let k = 0; k + 1 < xs.length; k += 2) {
+      const start = Math.max(0, Math.ceil(xs[k] - 0.5)), stop = Math.min(w, Math.ceil(xs[k + 1] - 0.5));
+      for (let x = start; x < stop; x++) mask[y * w + x] = 1;
+    }
+  }
   return mask;
 }
 
@@ -77,7 +86,8 @@ export function closePolygon() {
   const poly = polygonMask(state.polygon, img.width, img.height);
   const mask = sel.inst.mask.slice();
   for (let i = 0; i < mask.length; i++) if (poly[i]) mask[i] = 1;
-  replaceInstance(sel.inst.id, mask);
+  const op = { op: "polygon", points: state.polygon.map(([x, y]) => [x, y]), add: true };
+  replaceInstance(sel.inst.id, mask, editsAfter(sel.inst, op));
   state.polygon = [];
   resetPrompt();
   changed();
@@ -88,7 +98,8 @@ export function fillSelected() {
   const sel = selectedInstance();
   if (!sel) return;
   checkpoint();
-  replaceInstance(sel.inst.id, fillHoles(sel.inst.mask, sel.inst.w, sel.inst.h));
+  replaceInstance(sel.inst.id, fillHoles(sel.inst.mask, sel.inst.w, sel.inst.h),
+                  editsAfter(sel.inst, { op: "fill_holes" }));
   changed();
 }
 
@@ -134,8 +145,11 @@ function onMouseDown(ev) {
     const sel = ensureSelected();
     const mask = sel.inst.mask.slice();
     stamp(mask, img.width, img.height, p.x, p.y, state.brush, state.tool === "brush" ? 1 : 0);
-    replaceInstance(sel.inst.id, mask);
-    pointer.drag = { kind: "paint", last: p, id: sel.inst.id, mask };
+    // One stroke is one edit; its points grow while the mouse moves (the intermediate instances are dropped).
+    const op = { op: state.tool === "brush" ? "brush" : "erase", radius: state.brush, points: [[p.x, p.y]] };
+    const edits = editsAfter(sel.inst, op);
+    replaceInstance(sel.inst.id, mask, edits);
+    pointer.drag = { kind: "paint", last: p, id: sel.inst.id, mask, op, edits };
     requestDraw();
   } else if (state.tool === "polygon") {
     state.polygon.push([p.x, p.y]);
@@ -167,9 +181,10 @@ function onMouseMove(ev) {
     drag.x = Math.min(Math.max(p.x, 0), img.width); drag.y = Math.min(Math.max(p.y, 0), img.height);
   } else if (drag.kind === "paint") {
     const img = currentImage();
-    strokeTo(drag.mask, img.width, img.height, drag.last, p, state.brush, state.tool === "brush" ? 1 : 0);
+    strokeTo(drag.mask, img.width, img.height, drag.last, p, drag.op.radius, drag.op.op === "brush" ? 1 : 0);
+    drag.op.points.push([p.x, p.y]);
     drag.last = p;
-    const inst = replaceInstance(drag.id, drag.mask);
+    const inst = replaceInstance(drag.id, drag.mask, drag.edits);
     drag.mask = inst.mask;
   }
   requestDraw();
