@@ -11,7 +11,7 @@ from django.contrib.auth.models import Group
 
 from scoring.benchmarks.epic.core import demo as epic_demo
 from scoring.benchmarks.epic.importer import epic_split_import
-from scoring.models import Sample
+from scoring.models import Benchmark, Sample
 from tests.conftest import login_page
 from tests.leaderboard.test_hidden_ground_truth import upload
 
@@ -22,6 +22,8 @@ NATURAL_WIDTH = "(sel) => { const i = document.querySelector(sel); return i && i
 
 def test_hidden_split_image_is_refused_to_anonymous_and_shown_to_the_allowed(asgi_server, page, tmp_path,
                                                                               django_user_model):
+    # (a transactional test before this one may have flushed the benchmarks the migrations made)
+    Benchmark.objects.get_or_create(slug="epic-bench", defaults={"name": "EPIC-Bench", "scorer": "epic-bench"})
     samples = epic_demo.make_split(17, per_leaf=1)[:3]
     epic_demo.write_layout(tmp_path, samples)
     split, report = epic_split_import(path=tmp_path, split_name="secret-b", hidden=True)

@@ -27,7 +27,9 @@ def test_import_plan_jsonl_with_images_folder(tmp_path: Path, settings) -> None:
     sample = Sample.objects.get(split__benchmark__slug="plan-bench", split__name="dev", key="pc-1")
     assert sample.task == "PC" and sample.category == "Temporal Reasoning" and sample.group == "open"
     assert sample.ground_truth == {"answer": "3", "answer_hint": "Also accept: three"}
-    assert (Path(settings.MEDIA_ROOT) / "public" / sample.inputs["images"][1]).read_bytes() == b"jpeg-1"
+    # a split with hidden ground truth keeps its images out of public media, under MEDIA_ROOT/hidden/
+    assert sample.inputs["images"][1].startswith("hidden/plan-bench/dev/")
+    assert (Path(settings.MEDIA_ROOT) / sample.inputs["images"][1]).read_bytes() == b"jpeg-1"
     assert "1 items created" in out.getvalue()
     call_command("import_plan", str(items), "--split", "dev", stdout=out)
     assert Sample.objects.filter(key="pc-1").count() == 1
@@ -41,7 +43,8 @@ def test_import_plan_tsv_with_base64_images(tmp_path: Path, settings) -> None:
     call_command("import_plan", str(tsv), "--split", "tsv", stdout=io.StringIO())
     sample = Sample.objects.get(split__name="tsv", key="1")
     assert sample.inputs["options"] == {"A": "left", "B": "right"}
-    assert (Path(settings.MEDIA_ROOT) / "public" / sample.inputs["images"][0]).read_bytes() == b"png-bytes"
+    assert sample.inputs["images"][0].startswith("hidden/plan-bench/")
+    assert (Path(settings.MEDIA_ROOT) / sample.inputs["images"][0]).read_bytes() == b"png-bytes"
 
 
 def test_import_plan_reports_bad_lines(tmp_path: Path) -> None:
