@@ -2,10 +2,11 @@
 the claim that makes scoring exactly-once under concurrent workers."""
 from __future__ import annotations
 
+import asyncio
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -35,7 +36,9 @@ def test_channel_layer_is_redis_and_delivers_group_messages():
         await layer.group_discard("it-group", channel)
         return message
 
-    assert async_to_sync(round_trip)()["value"] == 42
+    # a fresh loop in its own thread: a browser test of this run may have left a loop running in this one
+    with ThreadPoolExecutor(1) as pool:
+        assert pool.submit(asyncio.run, round_trip()).result()["value"] == 42
 
 
 @pytest.mark.django_db
