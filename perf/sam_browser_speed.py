@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import os
 import sys
 import tempfile
@@ -31,25 +30,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from perf.sam_latency import drawn_image, png  # noqa: E402 - the same scene and encoding as the server-path script
 CHROMIUM = "/usr/bin/chromium"
-
-
-def drawn_image(height: int, width: int, seed: int = 0) -> np.ndarray:
-    import cv2
-
-    rng = np.random.default_rng(seed)
-    image = rng.normal(120, 12, size=(height, width, 3)).clip(0, 255).astype(np.uint8)
-    cv2.circle(image, (int(width * 0.3), int(height * 0.5)), int(height * 0.18), (200, 40, 40), -1)
-    cv2.rectangle(image, (int(width * 0.6), int(height * 0.25)), (int(width * 0.85), int(height * 0.7)), (40, 60, 200), -1)
-    return image
-
-
-def png(image: np.ndarray) -> bytes:
-    from PIL import Image
-
-    buffer = io.BytesIO()
-    Image.fromarray(image).save(buffer, format="PNG")
-    return buffer.getvalue()
 
 
 def pct(values: list[float], q: float) -> float:

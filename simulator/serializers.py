@@ -6,17 +6,22 @@ from rest_framework import serializers
 from scoring.benchmarks.vge.core import perturb
 
 
+def perturbation_checked(value: str) -> str:
+    """An episode option `perturbation` in its canonical text ("" for none), or the parser's message as a field error."""
+    try:
+        found = perturb.parse(value)
+    except perturb.PerturbationInvalid as exc:
+        raise serializers.ValidationError(str(exc)) from None
+    return found.text() if found else ""
+
+
 class EpisodeCreateInput(serializers.Serializer):
     task = serializers.CharField(min_length=1, max_length=250)
     perturbation = serializers.CharField(required=False, allow_blank=True, default="", max_length=40,
                                          help_text="blur:σ, jpeg:q or occlude:share applied to every served view")
 
     def validate_perturbation(self, value: str) -> str:
-        try:
-            found = perturb.parse(value)
-        except perturb.PerturbationInvalid as exc:
-            raise serializers.ValidationError(str(exc)) from None
-        return found.text() if found else ""
+        return perturbation_checked(value)
 
 
 ACT_OUTPUT_MAX = 20000  # characters of one model output
@@ -99,11 +104,7 @@ class BundleInput(serializers.Serializer):
                                          help_text="bundle the episodes played with this perturbation (default none)")
 
     def validate_perturbation(self, value: str) -> str:
-        try:
-            found = perturb.parse(value)
-        except perturb.PerturbationInvalid as exc:
-            raise serializers.ValidationError(str(exc)) from None
-        return found.text() if found else ""
+        return perturbation_checked(value)
 
 
 class BundleOutput(serializers.Serializer):
