@@ -2,7 +2,9 @@
 (the boards precompute comparisons); live pages listen to channel-layer groups (a submission's page, its board)."""
 from __future__ import annotations
 
+import asyncio
 import logging
+from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -26,12 +28,25 @@ def board_group(split_id: int) -> str:
     return f"board-{split_id}"
 
 
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
 def _send(group: str, message: dict) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
     try:
-        async_to_sync(layer.group_send)(group, message)
+        if _loop_running():
+            # called from a thread that runs an event loop (async_to_sync refuses that): send from a thread of its own
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                pool.submit(async_to_sync(layer.group_send), group, message).result()
+        else:
+            async_to_sync(layer.group_send)(group, message)
     except Exception:  # noqa: BLE001 - a live update must never fail the scoring it reports on
         log.exception("could not send %s to %s", message.get("type"), group)
 

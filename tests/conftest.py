@@ -259,5 +259,11 @@ def _asgi_server(settings, tmp_path, *, eager: bool):
                 raise RuntimeError((tmp_path / "daphne.log").read_text())
             time.sleep(0.2)
     yield f"http://127.0.0.1:{port}"
+    # daphne's graceful stop waits for open connections (a page's websocket, a keep-alive image request): give it
+    # a few seconds, then end it
     process.terminate()
-    process.wait(timeout=20)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)

@@ -127,3 +127,22 @@ def test_the_socket_follows_progress_and_the_end_written_by_another_process(subm
     assert seen[0]["status"] == "queued" and not seen[0]["final"]
     assert {"type": "state", "status": "running", "label": "Running", "done": 3, "total": 8, "final": False} in seen
     assert seen[-1] == {"type": "state", "status": "failed", "label": "Failed", "done": 5, "total": 8, "final": True}
+
+
+def test_progress_is_sent_from_a_thread_that_runs_an_event_loop(caplog):
+    """A scoring run called from code that holds an event loop in its thread (a browser test's driver, a notebook)
+    still reaches the live pages: async_to_sync refuses such a thread, so the send moves to a thread of its own."""
+    from asgiref.sync import async_to_sync
+
+    from scoring.events import submission_progress_event
+
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(submission_group(7), channel)
+
+    async def from_a_loop():
+        submission_progress_event(submission_id=7, done=1, total=2)
+
+    asyncio.run(from_a_loop())
+    assert "could not send" not in caplog.text
+    assert async_to_sync(layer.receive)(channel) == {"type": "submission.progress", "done": 1, "total": 2}
