@@ -213,9 +213,52 @@ def episode_start(*, user: AbstractBaseUser | None, task_id: str, kind: str = Ep
     return episode, observation(episode=episode, engine=engine, state=state)
 
 
-# What a step reads of the episode, in one SELECT: no model instance, and never a definition (the engine of a device
-# digest, with its tasks, is cached per process; the task row is read in full only when the engine misses).
-_STEP_FIELDS = ("owner_id", "finished", "state", "task_id", "task__task_id", "task__device__digest")
+class _StepStatements:
+    """The three statements of a step (SELECT the locked episode, INSERT the step, UPDATE the episode), written once
+    per process from the models' metadata and run on a plain cursor: building them through the ORM on every step
+    cost more CPU than the engine and the database together (perf/agent_step_profile.py). Values go through the
+    fields' own conversions (JSON, time zones), so the rows are the ones the ORM writes and reads back.
+
+    The SELECT reads no model instance and never a definition (the engine of a device digest, with its tasks, is
+    cached per process; the task row is read in full only when the engine misses)."""
+
+    def __init__(self, conn) -> None:
+        qn = conn.ops.quote_name
+        episode, step, task, device = (m._meta for m in (Episode, Step, Task, Device))
+
+        def col(meta, name: str) -> str:
+            return qn(meta.get_field(name).column)
+
+        lock = " FOR UPDATE OF e" if conn.features.has_select_for_update_of else ""
+        self.select = (
+            f"SELECT e.{col(episode, 'owner')}, e.{col(episode, 'finished')}, e.{col(episode, 'state')}, "
+            f"e.{col(episode, 'task')}, t.{col(task, 'task_id')}, d.{col(device, 'digest')} "
+            f"FROM {qn(episode.db_table)} e JOIN {qn(task.db_table)} t ON t.{qn(task.pk.column)} = e.{col(episode, 'task')} "
+            f"JOIN {qn(device.db_table)} d ON d.{qn(device.pk.column)} = t.{col(task, 'device')} "
+            f"WHERE e.{qn(episode.pk.column)} = %s{lock}"
+        )
+        self.insert_fields = [step.get_field(n) for n in ("episode", "index", "raw_output", "parsed_action", "outcome",
+                                                           "created_at")]
+        self.insert = (f"INSERT INTO {qn(step.db_table)} ({', '.join(qn(f.column) for f in self.insert_fields)}) "
+                       f"VALUES ({', '.join(['%s'] * len(self.insert_fields))})")
+        self.update_fields = [episode.get_field(n) for n in ("state", "updated_at")]
+        self.update = (f"UPDATE {qn(episode.db_table)} SET {', '.join(f'{qn(f.column)} = %s' for f in self.update_fields)} "
+                       f"WHERE {qn(episode.pk.column)} = %s")
+        self.state_field = episode.get_field("state")
+
+    @staticmethod
+    def prepared(fields, values, conn) -> list:
+        return [field.get_db_prep_save(value, connection=conn) for field, value in zip(fields, values)]
+
+
+_step_statements: dict[str, _StepStatements] = {}
+
+
+def _statements(conn) -> _StepStatements:
+    found = _step_statements.get(conn.alias)
+    if found is None:
+        found = _step_statements[conn.alias] = _StepStatements(conn)
+    return found
 
 
 # SQLite lets one writer in at a time, and a writer waiting for the lock polls it with growing sleeps (up to 100 ms
@@ -236,31 +279,33 @@ def episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str)
 
 
 def _episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str) -> tuple[StepOutcome, dict]:
-    with transaction.atomic():
-        row = Episode.objects.select_for_update().filter(pk=episode_id).values_list(*_STEP_FIELDS).first()
+    sql = _statements(connection)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql.select, [episode_id])
+        row = cursor.fetchone()
         if row is None:
             raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
-        owner_id, finished, state_data, task_pk, task_id, digest = row
-        episode = Episode(pk=episode_id, owner_id=owner_id, task_id=task_pk, state=state_data, finished=finished)
+        owner_id, finished, state_raw, task_pk, task_id, digest = row
+        state_data = sql.state_field.from_db_value(state_raw, None, connection)
+        episode = Episode(pk=episode_id, owner_id=owner_id, task_id=task_pk, state=state_data, finished=bool(finished))
         episode_owner_check(episode, user)
         if finished:
             raise EpisodeError("The episode is over; start a new one.", status=409)
         engine, core = engine_with_cached_task(digest=digest, task_id=task_id, task_pk=task_pk)
         new_state, outcome = engine.step(EpisodeState.from_dict(state_data), output)
-        Step.objects.bulk_create([Step(
-            episode_id=episode_id,
-            index=outcome.turn,
-            raw_output=outcome.raw_output,
-            parsed_action=outcome.action.as_dict() if outcome.action else None,
-            outcome=outcome.as_dict(),
-        )])
-        changes: dict[str, Any] = {"state": new_state.as_dict(), "updated_at": timezone.now()}
+        now = timezone.now()
+        cursor.execute(sql.insert, sql.prepared(sql.insert_fields, [
+            episode_id, outcome.turn, outcome.raw_output, outcome.action.as_dict() if outcome.action else None,
+            outcome.as_dict(), now], connection))
         if new_state.done:
             episode = Episode.objects.select_related("task").get(pk=episode_id)
-            changes.update(metrics=_finish_metrics(episode, engine, core), finished=True, success=episode.success)
-        Episode.objects.filter(pk=episode_id).update(**changes)
-        if new_state.done:
+            Episode.objects.filter(pk=episode_id).update(
+                state=new_state.as_dict(), updated_at=now, metrics=_finish_metrics(episode, engine, core),
+                finished=True, success=episode.success)
             _after_finish(episode)
+        else:
+            cursor.execute(sql.update, [*sql.prepared(sql.update_fields, [new_state.as_dict(), now], connection),
+                                        episode_id])
     return outcome, observation(episode=episode, engine=engine, state=new_state)
 
 
