@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs
 
-from django.conf import settings
-
+from config.asgi_http import respond
 from leaderboard.selectors import CachedResponse, board_page_key_cached, board_response_get
 
 BOARD_PATH = re.compile(r"^/leaderboard/([-a-zA-Z0-9_]+)/$")
@@ -20,22 +19,6 @@ BOARD_PATH = re.compile(r"^/leaderboard/([-a-zA-Z0-9_]+)/$")
 SHARED_PATHS = (re.compile(r"^/api/leaderboards/([-a-zA-Z0-9_]+)/$"),
                 re.compile(r"^/leaderboard/([-a-zA-Z0-9_]+)/export\.(?:csv|json)$"))
 PAGE_TYPE = "text/html; charset=utf-8"
-
-
-def _headers(length: int, content_type: str = PAGE_TYPE, filename: str = "") -> list[tuple[bytes, bytes]]:
-    headers = [
-        (b"content-type", content_type.encode()),
-        (b"content-length", str(length).encode()),
-        (b"x-frame-options", getattr(settings, "X_FRAME_OPTIONS", "DENY").encode()),
-        (b"x-content-type-options", b"nosniff"),
-    ]
-    if getattr(settings, "SECURE_REFERRER_POLICY", None):
-        headers.append((b"referrer-policy", settings.SECURE_REFERRER_POLICY.encode()))
-    if getattr(settings, "SECURE_CROSS_ORIGIN_OPENER_POLICY", None):
-        headers.append((b"cross-origin-opener-policy", settings.SECURE_CROSS_ORIGIN_OPENER_POLICY.encode()))
-    if filename:
-        headers.append((b"content-disposition", f'attachment; filename="{filename}"'.encode()))
-    return headers
 
 
 def _cached_page(scope) -> bytes | None:
@@ -76,11 +59,9 @@ def board_fast_path(app):
         if found is None:
             return await app(scope, receive, send)
         if isinstance(found, CachedResponse):
-            headers, body = _headers(len(found.body), found.content_type, found.filename), found.body
+            await respond(send, 200, found.body, found.content_type, filename=found.filename)
         else:
-            headers, body = _headers(len(found)), found
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+            await respond(send, 200, found, PAGE_TYPE)
 
     return application
 

@@ -21,8 +21,8 @@ from scoring.benchmarks.vge.core.engine import EpisodeState
 from simulator.engines import engine_with_task, observation
 from simulator.models import Episode
 from simulator.serializers import (
-    ACT_OUTPUT_MAX, ActBatchInput, ActBatchOutput, ActInput, ActOutput, BundleInput, BundleOutput,
-    EpisodeCreateInput, EpisodeOutput, ObservationOutput,
+    ActBatchInput, ActBatchOutput, ActInput, ActOutput, BundleInput, BundleOutput,
+    EpisodeCreateInput, EpisodeOutput, ObservationOutput, plain_act_output,
 )
 
 def _error(exc: services.EpisodeError) -> Response:
@@ -54,10 +54,8 @@ class EpisodeActApi(APIView):
 
     @extend_schema(request=ActInput, responses={200: ActOutput, **error_responses(400, 401, 403, 404, 409)})
     def post(self, request: Request, pk: int) -> Response:
-        # The hot path of every harness: a plain text output is taken as is (as ActInput would take it); anything
-        # else goes through the serializer, which coerces or words the error.
-        output = request.data.get("output") if hasattr(request.data, "get") else None
-        if not isinstance(output, str) or len(output) > ACT_OUTPUT_MAX:
+        output = plain_act_output(request.data)
+        if output is None:
             data = ActInput(data=request.data)
             if not data.is_valid():
                 return _invalid(data)
@@ -66,10 +64,10 @@ class EpisodeActApi(APIView):
             outcome, obs = services.episode_step(episode_id=pk, user=request.user, output=output)
         except services.EpisodeError as exc:
             return _error(exc)
-        return Response(_act_answer(outcome, obs))
+        return Response(act_answer(outcome, obs))
 
 
-def _act_answer(outcome, obs: dict) -> dict:
+def act_answer(outcome, obs: dict) -> dict:
     feedback = {
         "kind": outcome.kind,
         "text": outcome.feedback,
@@ -106,7 +104,7 @@ class EpisodeActBatchApi(APIView):
             except services.EpisodeError as exc:
                 results.append({"episode": action["episode"], "status": exc.status, "detail": exc.message})
                 continue
-            results.append({"episode": action["episode"], "status": 200, **_act_answer(outcome, obs)})
+            results.append({"episode": action["episode"], "status": 200, **act_answer(outcome, obs)})
         return Response({"results": results})
 
 

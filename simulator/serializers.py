@@ -1,6 +1,9 @@
 """Explicit input and output serializers of the VGE agent API."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from rest_framework import serializers
 
 from scoring.benchmarks.vge.core import perturb
@@ -25,6 +28,15 @@ class EpisodeCreateInput(serializers.Serializer):
 
 
 ACT_OUTPUT_MAX = 20000  # characters of one model output
+
+
+def plain_act_output(data: Any) -> str | None:
+    """The hot path of every harness: an act body whose `output` is text ActInput would take as it is (a string
+    within the limit, no NUL character). None: let ActInput coerce it or word the error."""
+    output = data.get("output") if isinstance(data, Mapping) else None
+    if isinstance(output, str) and len(output) <= ACT_OUTPUT_MAX and "\x00" not in output:
+        return output
+    return None
 
 
 class ActInput(serializers.Serializer):

@@ -233,7 +233,8 @@ class _StepStatements:
         self.select = (
             f"SELECT e.{col(episode, 'owner')}, e.{col(episode, 'finished')}, e.{col(episode, 'state')}, "
             f"e.{col(episode, 'task')}, t.{col(task, 'task_id')}, d.{col(device, 'digest')} "
-            f"FROM {qn(episode.db_table)} e JOIN {qn(task.db_table)} t ON t.{qn(task.pk.column)} = e.{col(episode, 'task')} "
+            f"FROM {qn(episode.db_table)} e "
+            f"JOIN {qn(task.db_table)} t ON t.{qn(task.pk.column)} = e.{col(episode, 'task')} "
             f"JOIN {qn(device.db_table)} d ON d.{qn(device.pk.column)} = t.{col(task, 'device')} "
             f"WHERE e.{qn(episode.pk.column)} = %s{lock}"
         )
@@ -242,8 +243,8 @@ class _StepStatements:
         self.insert = (f"INSERT INTO {qn(step.db_table)} ({', '.join(qn(f.column) for f in self.insert_fields)}) "
                        f"VALUES ({', '.join(['%s'] * len(self.insert_fields))})")
         self.update_fields = [episode.get_field(n) for n in ("state", "updated_at")]
-        self.update = (f"UPDATE {qn(episode.db_table)} SET {', '.join(f'{qn(f.column)} = %s' for f in self.update_fields)} "
-                       f"WHERE {qn(episode.pk.column)} = %s")
+        assignments = ", ".join(f"{qn(f.column)} = %s" for f in self.update_fields)
+        self.update = f"UPDATE {qn(episode.db_table)} SET {assignments} WHERE {qn(episode.pk.column)} = %s"
         self.state_field = episode.get_field("state")
 
     @staticmethod
