@@ -469,6 +469,16 @@ def edits_check(checked: Mapping[str, list[dict[str, Any]]], edits: Any) -> None
                 )
 
 
+def _item_to_edit(user: AbstractBaseUser, item_id: int) -> Item:
+    """The item, locked for this transaction, if `user` may edit it (404 when it was deleted since the view looked)."""
+    item = Item.objects.select_for_update().select_related("project").filter(pk=item_id).first()
+    if item is None:
+        raise AnnotationError("No such item.", status=404)
+    if not can_edit_item(user, item):
+        raise AnnotationError("You are not assigned to this item.", status=403)
+    return item
+
+
 def item_save(
     *, user: AbstractBaseUser, item_id: int, version: int, texts: Mapping[str, Any] | None = None,
     count: int | None = None, precise_count: bool = False, count_in_description: bool = False,
@@ -478,9 +488,7 @@ def item_save(
     """Save the editor's whole state if `version` is the current one; returns the item with version + 1. The edits
     the editor made with its tools, when sent, are replayed and must give the masks sent (`edits_check`)."""
     with transaction.atomic():
-        item = Item.objects.select_for_update().select_related("project").get(pk=item_id)
-        if not can_edit_item(user, item):
-            raise AnnotationError("You are not assigned to this item.", status=403)
+        item = _item_to_edit(user, item_id)
         if item.version != version:
             raise AnnotationError(
                 f"The item changed since you loaded it (your version {version}, current {item.version}). "
@@ -512,9 +520,7 @@ def item_save(
 def item_submit(*, user: AbstractBaseUser, item_id: int, version: int, override_reason: str = "") -> Item:
     """Send the item for review; linter findings block it unless overridden with a reason."""
     with transaction.atomic():
-        item = Item.objects.select_for_update().select_related("project").get(pk=item_id)
-        if not can_edit_item(user, item):
-            raise AnnotationError("You are not assigned to this item.", status=403)
+        item = _item_to_edit(user, item_id)
         if item.version != version:
             raise AnnotationError(
                 f"The item changed since you loaded it (your version {version}, current {item.version}).",
@@ -542,9 +548,7 @@ def item_submit(*, user: AbstractBaseUser, item_id: int, version: int, override_
 def item_overlay_set(*, user: AbstractBaseUser, item_id: int, name: str, data: bytes) -> Item:
     """Attach the reference overlay the model will be shown (exported instead of a rendered one)."""
     with transaction.atomic():
-        item = Item.objects.select_for_update().select_related("project").get(pk=item_id)
-        if not can_edit_item(user, item):
-            raise AnnotationError("You are not assigned to this item.", status=403)
+        item = _item_to_edit(user, item_id)
         leaf = leaf_for(item.project.leaf)
         if leaf.overlay is None:
             raise AnnotationError(f"{leaf.path} has no reference overlay.", field="file")

@@ -19,6 +19,7 @@ from annotation.core.epic import field_label, leaf_for
 from annotation.forms import AssignForm, ProjectForm, UploadForm
 from annotation.models import Item, Project
 from annotation.serializers import ItemOutput
+from config.isolation import cross_origin_isolated
 from scoring.roles import is_curator
 
 
@@ -127,6 +128,7 @@ def _ort_static() -> dict[str, str] | None:
 
 
 @login_required
+@cross_origin_isolated  # SAM's decoder runs on several WebAssembly threads
 def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
     item = get_object_or_404(Item.objects.select_related("project", "assignee"), pk=pk)
     if not services.can_edit_item(request.user, item):

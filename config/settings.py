@@ -9,6 +9,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from config.isolation import static_file_headers
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -135,6 +137,7 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = True
+WHITENOISE_ADD_HEADERS_FUNCTION = static_file_headers  # the editor's pages are cross-origin isolated (config.isolation)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 512 * 1024 * 1024)

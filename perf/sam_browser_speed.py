@@ -81,7 +81,6 @@ def main() -> int:
     import torch
     from django.conf import settings
     from django.contrib.auth.models import Group, User
-    from django.contrib.staticfiles.handlers import StaticFilesHandler
     from django.core.management import call_command
     from django.test.testcases import LiveServerThread
     from playwright.sync_api import sync_playwright
@@ -118,7 +117,7 @@ def main() -> int:
         embedding = sam.embed(drawn_image(args.height, args.width, 0))
         kept.put(digest, embedding)
         print(f"embedding ({args.width}x{args.height}): {time.perf_counter() - started:.1f} s")
-    for seed in range(3):  # one item per measured page, so no page starts with another's browser cache
+    for seed in range(4):  # one item per measured page, so no page starts with another's browser cache
         result = services.images_upload(user=curator, name=f"speed{seed}.png",
                                         data=png(drawn_image(args.height, args.width, seed)), project=project)
         services.items_assign(user=curator, items=result.items, assignee=anna)
@@ -126,7 +125,9 @@ def main() -> int:
         embeddings.embedding_cache().put(result.images[0].sha256, embedding)
         items.append(result.items[0])
 
-    server = LiveServerThread("localhost", StaticFilesHandler, port=args.port)
+    # Static files through the site's own WhiteNoise middleware, with its headers (the editor is cross-origin
+    # isolated, so onnxruntime-web may run several threads), not Django's test static handler.
+    server = LiveServerThread("localhost", lambda handler: handler, port=args.port)
     server.daemon = True
     server.start()
     server.is_ready.wait()
@@ -184,8 +185,23 @@ def main() -> int:
         print(f"click -> mask drawn, browser decoder ({', '.join(sorted(sources))}, {requests} segment requests): "
               f"p50 {pct(browser_ms, 50):.1f} ms, p99 {pct(browser_ms, 99):.1f} ms over {len(browser_ms)}  "
               f"[target p50 < 50, p99 < 120]")
-        print(f"  of which onnxruntime-web session.run (1 WebAssembly thread): p50 {pct(run_ms, 50):.1f} ms, "
+        threads = page.evaluate("() => window.annotationEditor.decoderStats.threads")
+        isolated = page.evaluate("() => self.crossOriginIsolated")
+        print(f"  of which onnxruntime-web session.run ({threads} WebAssembly threads, page cross-origin isolated: "
+              f"{isolated}): p50 {pct(run_ms, 50):.1f} ms, "
               f"p99 {pct(run_ms, 99):.1f} ms")
+
+        # 2b. The same clicks on one WebAssembly thread (?decoder-threads=1), for the ratio.
+        context_one, page_one = open_page(items[3], "?decoder-threads=1")
+        page_one.wait_for_function(
+            "() => /decoder in the browser/.test(document.getElementById('embed-status').textContent)")
+        page_one.uncheck("#hover-preview")
+        one_ms = click_times(page_one, points)
+        one_run_ms = page_one.evaluate("() => window.annotationEditor.decoderStats.runMs")
+        print(f"click -> mask drawn, browser decoder on 1 WebAssembly thread: p50 {pct(one_ms, 50):.1f} ms, "
+              f"p99 {pct(one_ms, 99):.1f} ms (session.run p50 {pct(one_run_ms, 50):.1f} ms); "
+              f"1 thread / {threads} threads: p50 {pct(one_ms, 50) / pct(browser_ms, 50):.2f}x")
+        context_one.close()
 
         # 3. Hover preview: sweep the pointer over the image for a few seconds.
         page.click("#btn-new")

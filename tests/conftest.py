@@ -166,6 +166,20 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(scope="session")
+def live_server(request):
+    """pytest-django's live server, its static files served as the site serves them (WhiteNoise, with its headers:
+    the annotation editor is cross-origin isolated, and its decoder's worker script must say so) instead of by
+    Django's test static handler."""
+    from pytest_django.live_server_helper import LiveServer
+
+    server = LiveServer(request.config.getvalue("liveserver") or "localhost", start=False)
+    server.thread.static_handler = lambda handler: handler  # the site's own middleware stack, WhiteNoise included
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
 def chromium():
     """The system Chromium driven by Playwright (never a downloaded browser)."""
     if not os.path.exists(CHROMIUM):

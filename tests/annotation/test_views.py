@@ -54,6 +54,22 @@ def test_annotator_sees_only_projects_with_their_items_and_opens_the_editor(clie
     assert client.get("/annotation/projects/colors/export.zip").status_code == 404
 
 
+def test_the_editor_is_cross_origin_isolated_and_its_static_files_may_be_loaded_there(client, annotator, item_factory,
+                                                                                      small_png):
+    """SAM's decoder runs on several WebAssembly threads only on an isolated page (COOP + COEP), whose worker scripts
+    carry COEP too; other pages are not isolated (they may embed what they like)."""
+    [mine] = item_factory(small_png, assignee=annotator)
+    client.force_login(annotator)
+    editor = client.get(f"/annotation/items/{mine.pk}/")
+    assert (editor["Cross-Origin-Opener-Policy"], editor["Cross-Origin-Embedder-Policy"]) == ("same-origin",
+                                                                                             "require-corp")
+    assert "Cross-Origin-Embedder-Policy" not in client.get("/annotation/")
+    runtime = client.get("/static/vendor/onnxruntime-web/ort.wasm.bundle.min.mjs")
+    assert runtime.status_code == 200
+    assert (runtime["Cross-Origin-Embedder-Policy"], runtime["Cross-Origin-Resource-Policy"]) == ("require-corp",
+                                                                                                 "same-origin")
+
+
 def test_editor_of_someone_elses_item_is_not_found(client, annotator, item_factory, small_png):
     [item] = item_factory(small_png)
     client.force_login(annotator)

@@ -132,17 +132,17 @@ def test_the_socket_follows_progress_and_the_end_written_by_another_process(subm
 def test_progress_is_sent_from_a_thread_that_runs_an_event_loop(caplog):
     """A scoring run called from code that holds an event loop in its thread (a browser test's driver, a notebook)
     still reaches the live pages: async_to_sync refuses such a thread, so the send moves to a thread of its own."""
-    from asgiref.sync import async_to_sync
-
     from scoring.events import submission_progress_event
 
-    layer = get_channel_layer()
-    channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(submission_group(7), channel)
+    received = []
 
-    async def from_a_loop():
-        submission_progress_event(submission_id=7, done=1, total=2)
+    async def scenario():
+        layer = get_channel_layer()
+        channel = await layer.new_channel()
+        await layer.group_add(submission_group(7), channel)
+        submission_progress_event(submission_id=7, done=1, total=2)  # a sync call, with this loop running
+        received.append(await asyncio.wait_for(layer.receive(channel), timeout=5))
 
-    asyncio.run(from_a_loop())
+    run_async(scenario)
     assert "could not send" not in caplog.text
-    assert async_to_sync(layer.receive)(channel) == {"type": "submission.progress", "done": 1, "total": 2}
+    assert received == [{"type": "submission.progress", "done": 1, "total": 2}]

@@ -79,7 +79,8 @@ export async function save() {
     $("item-state").textContent = res.data.state.replace("_", " ");
     renderFindings();
     backup();
-    setSaveStatus(`Saved (version ${state.version}).`);
+    // "Saved" only when nothing changed meanwhile: a later edit is still to be saved (its timer or `pending`)
+    setSaveStatus(seq === changeSeq ? `Saved (version ${state.version}).` : "Unsaved changes…");
     updateHud();
   } else if (res.status === 409) {
     conflict = true;

@@ -15,13 +15,15 @@ const LOW = 256;          // side of SAM's low-resolution mask logits
 const FRAME = 1024;       // side of the padded frame the encoder saw
 const MASK_LOGIT = 8.0;   // a binary mask as logits, as SamBackend._mask_prompt
 const forcedServer = new URLSearchParams(window.location.search).get("decoder") === "server";
+// ?decoder-threads=N caps the WebAssembly threads (a speed comparison; by default up to 4 on an isolated page)
+const threadsAsked = parseInt(new URLSearchParams(window.location.search).get("decoder-threads"), 10) || 0;
 
 let ortPromise = null;
 const sessions = {};      // decoder_url -> Promise<InferenceSession>
 const perImage = {};      // image id -> Promise<{session, features: {data, shape}, imageSize, inputSize}>
 const ready = {};         // image id -> the resolved value, for synchronous checks
 
-export const decoderStats = { loads: [], runs: 0, lastMs: 0, runMs: [], error: "" };
+export const decoderStats = { loads: [], runs: 0, lastMs: 0, runMs: [], error: "", threads: 0 };
 
 /** True when this browser can run the decoder at all (WebAssembly present, onnxruntime-web served). */
 export function browserDecoderPossible() {
@@ -32,8 +34,10 @@ function loadOrt() {
   if (!ortPromise) {
     ortPromise = import(config.ort.module).then((ort) => {
       ort.env.wasm.wasmPaths = { wasm: new URL(config.ort.wasm, window.location.href).href };
-      // One thread: several need cross-origin isolation (COOP/COEP on the page and on the runtime's worker script).
-      ort.env.wasm.numThreads = 1;
+      // Several threads where the page is cross-origin isolated (the editor is: config/isolation.py), else one.
+      ort.env.wasm.numThreads = self.crossOriginIsolated
+        ? Math.min(threadsAsked || 4, navigator.hardwareConcurrency || 1) : 1;
+      decoderStats.threads = ort.env.wasm.numThreads;
       // The runtime runs in onnxruntime-web's own Web Worker (a proxy): a decode never blocks the page's thread,
       // so the pointer, drawing and hover keep their frames while SAM decodes.
       ort.env.wasm.proxy = true;
