@@ -1,13 +1,15 @@
 """Profile agent API steps end to end in one process (pyinstrument), and count their queries.
 
 Runs on a throw-away SQLite database (its own var folder): the demo VGE library, one user with a token, N episodes
-stepped through Django's test client (the whole middleware and DRF stack, no network).
+stepped, by default as the ASGI act fast path plays them (simulator.asgi: token check, step, answer, JSON; no
+network, no ASGI plumbing), with `--path drf` through Django's test client (the middleware and DRF stack).
 
-Usage: .venv/bin/python perf/agent_step_profile.py [--steps 2000] [--html out.html]
+Usage: .venv/bin/python perf/agent_step_profile.py [--steps 2000] [--path fast|drf] [--html out.html]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import sys
@@ -24,6 +26,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--html", help="also write pyinstrument's HTML report here")
     parser.add_argument("--all", action="store_true", help="show library frames too")
+    parser.add_argument("--path", choices=["fast", "drf"], default="fast")
     args = parser.parse_args()
     var = tempfile.mkdtemp(prefix="agent-profile-")
     os.environ.update(EBH_VAR_DIR=var, DJANGO_SETTINGS_MODULE="config.settings")
@@ -44,18 +47,26 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     call_command("make_demo_vge", verbosity=0)
     user = User.objects.create_user("prof", password="x")
+    from simulator.asgi import _act
+
+    key = Token.objects.create(user=user).key
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     task_ids = list(Task.objects.values_list("task_id", flat=True))
     rng = random.Random(1)
 
     def episode() -> int:
         return client.post("/api/vge/episodes/", {"task": rng.choice(task_ids)}, format="json").json()["episode"]
 
-    def act(pk: int):
+    def act(pk: int) -> tuple[int, dict]:
         x, y = rng.randint(0, 1000), rng.randint(0, 1000)
-        return client.post(f"/api/vge/episodes/{pk}/act/", {"output": f"Action: Press(coord=[{x}, {y}], params=[0])"},
-                           format="json")
+        output = f"Action: Press(coord=[{x}, {y}], params=[0])"
+        if args.path == "fast":
+            status, answer, _ = _act(key, pk, output)
+            json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode()
+            return status, answer
+        response = client.post(f"/api/vge/episodes/{pk}/act/", {"output": output}, format="json")
+        return response.status_code, response.json()
 
     current = episode()
     act(current)  # warm the engine caches
@@ -68,8 +79,8 @@ def main() -> None:
     start, cpu = time.perf_counter(), time.process_time()
     profiler.start()
     for _ in range(args.steps):
-        response = act(current)
-        if response.status_code != 200 or response.json()["done"]:
+        status, answer = act(current)
+        if status != 200 or answer["done"]:
             current = episode()
     profiler.stop()
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu

@@ -33,20 +33,35 @@ def _invalid(serializer) -> Response:
     return Response({"detail": "Invalid request.", "errors": serializer.errors}, status=400)
 
 
+def start_answer(*, user, data) -> tuple[int, dict]:
+    """Status and body of a start request (the view below and the ASGI fast path, simulator.asgi)."""
+    serializer = EpisodeCreateInput(data=data)
+    if not serializer.is_valid():
+        return 400, {"detail": "Invalid request.", "errors": serializer.errors}
+    try:
+        episode, obs = services.episode_start(user=user, task_id=serializer.validated_data["task"],
+                                              perturbation=serializer.validated_data["perturbation"])
+    except services.EpisodeError as exc:
+        return exc.status, {"detail": exc.message}
+    return 201, {"episode": episode.pk, "observation": obs, **obs}
+
+
+def step_answer(*, user, episode_id: int, output: str) -> tuple[int, dict]:
+    """Status and body of an act request whose output is checked (the view below and the ASGI fast path)."""
+    try:
+        outcome, obs = services.episode_step(episode_id=episode_id, user=user, output=output)
+    except services.EpisodeError as exc:
+        return exc.status, {"detail": exc.message}
+    return 200, act_answer(outcome, obs)
+
+
 class EpisodeCreateApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(request=EpisodeCreateInput, responses={201: ObservationOutput, **error_responses(400, 401, 404)})
     def post(self, request: Request) -> Response:
-        data = EpisodeCreateInput(data=request.data)
-        if not data.is_valid():
-            return _invalid(data)
-        try:
-            episode, obs = services.episode_start(user=request.user, task_id=data.validated_data["task"],
-                                                  perturbation=data.validated_data["perturbation"])
-        except services.EpisodeError as exc:
-            return _error(exc)
-        return Response({"episode": episode.pk, "observation": obs, **obs}, status=201)
+        status, body = start_answer(user=request.user, data=request.data)
+        return Response(body, status=status)
 
 
 class EpisodeActApi(APIView):
@@ -60,11 +75,8 @@ class EpisodeActApi(APIView):
             if not data.is_valid():
                 return _invalid(data)
             output = data.validated_data["output"]
-        try:
-            outcome, obs = services.episode_step(episode_id=pk, user=request.user, output=output)
-        except services.EpisodeError as exc:
-            return _error(exc)
-        return Response(act_answer(outcome, obs))
+        status, body = step_answer(user=request.user, episode_id=pk, output=output)
+        return Response(body, status=status)
 
 
 def act_answer(outcome, obs: dict) -> dict:

@@ -5,12 +5,12 @@ agents stepping at once meant two hundred threads taking turns at the GIL and at
 of the one that held the lock waited behind all the others. Requests to /api/vge/ wait here instead, in the event
 loop and at no cost, until one of AGENT_API_CONCURRENCY places is free; every request is served, in arrival order.
 
-The act fast path: the one request a harness sends hundreds of times a second, `POST /api/vge/episodes/<id>/act/`
-with a token and a JSON body whose output is plain text, is played here, on one of AGENT_API_CONCURRENCY threads:
-the same token check (`CachedTokenAuthentication`), the same step (`services.episode_step`) and the same answer
-(`api.act_answer`) as the DRF view, without the middleware stack, Django's request and DRF's dispatch around them
-(more CPU than the step itself). Anything else (a session instead of a token, a form body, an output the
-serializer must coerce or refuse) goes to the DRF view with its body unread, which words every error.
+The fast path: the two requests a harness sends hundreds of times a second, `POST /api/vge/episodes/<id>/act/`
+with a plain text output and `POST /api/vge/episodes/` (start), with a token and a JSON object body, are played
+here, on AGENT_API_CONCURRENCY threads: the same token check (`CachedTokenAuthentication`) and the same answers
+(`api.step_answer`, `api.start_answer`) as the DRF views, without the middleware stack, Django's request and DRF's
+dispatch around them (more CPU than the step itself). Anything else (a session instead of a token, a form body,
+an output the serializer must coerce or refuse) goes to the DRF view with its body unread, which words every error.
 """
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ import asyncio
 import json
 import logging
 import re
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from django.conf import settings
 from django.db import close_old_connections
@@ -26,15 +28,16 @@ from rest_framework.exceptions import AuthenticationFailed
 
 from config.asgi_http import header, read_body, replaying, respond
 from scoring.auth import CachedTokenAuthentication
-from simulator import services
-from simulator.api import act_answer
+from simulator import api
 from simulator.serializers import plain_act_output
 
 AGENT_PREFIX = "/api/vge/"
 ACT_PATH = re.compile(r"^/api/vge/episodes/([0-9]{1,18})/act/$")
+START_PATH = "/api/vge/episodes/"
 JSON_TYPE = "application/json"
 
 log = logging.getLogger("django.request")
+Answer = tuple[int, dict, tuple[tuple[bytes, bytes], ...]]
 
 
 def _token_key(scope) -> str | None:
@@ -53,8 +56,21 @@ def _is_json(scope) -> bool:
     return content_type == JSON_TYPE.encode()
 
 
-def _act(key: str, episode_id: int, output: str) -> tuple[int, dict, tuple[tuple[bytes, bytes], ...]]:
-    """One act request, as the DRF view answers it: status, body, extra headers. Connections are looked after as
+def _operation(path: str, data) -> Callable[[Any], tuple[int, dict]] | None:
+    """What the fast path plays for this path and parsed body, given the user (None: the DRF view answers)."""
+    if not isinstance(data, dict):
+        return None
+    if path == START_PATH:
+        return lambda user: api.start_answer(user=user, data=data)
+    act = ACT_PATH.match(path)
+    output = plain_act_output(data) if act else None
+    if output is None:
+        return None
+    return lambda user: api.step_answer(user=user, episode_id=int(act.group(1)), output=output)
+
+
+def _played(key: str, operation: Callable[[Any], tuple[int, dict]]) -> Answer:
+    """One request, as the DRF view answers it: status, body, extra headers. Connections are looked after as
     Django does around a request."""
     close_old_connections()
     try:
@@ -62,11 +78,8 @@ def _act(key: str, episode_id: int, output: str) -> tuple[int, dict, tuple[tuple
             user, _ = CachedTokenAuthentication().authenticate_credentials(key)
         except AuthenticationFailed as exc:
             return 401, {"detail": str(exc.detail)}, ((b"www-authenticate", b"Token"),)
-        try:
-            outcome, obs = services.episode_step(episode_id=episode_id, user=user, output=output)
-        except services.EpisodeError as exc:
-            return exc.status, {"detail": exc.message}, ()
-        return 200, act_answer(outcome, obs), ()
+        status, body = operation(user)
+        return status, body, ()
     finally:
         close_old_connections()
 
@@ -83,24 +96,25 @@ def agent_admission(app, limit: int | None = None):
             size = limit or settings.AGENT_API_CONCURRENCY
             places = asyncio.Semaphore(size)
             threads = ThreadPoolExecutor(size, thread_name_prefix="agent-act")
-        act = ACT_PATH.match(scope["path"]) if scope.get("method") == "POST" else None
-        key = _token_key(scope) if act else None
+        path = scope["path"]
+        fast = scope.get("method") == "POST" and (path == START_PATH or ACT_PATH.match(path) is not None)
+        key = _token_key(scope) if fast else None
         if key is None or not _is_json(scope):
             async with places:
                 return await app(scope, receive, send)
         body, messages, whole = await read_body(receive, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
         try:
-            output = plain_act_output(json.loads(body)) if whole else None
+            operation = _operation(path, json.loads(body)) if whole else None
         except ValueError:  # not JSON, or not UTF-8
-            output = None
+            operation = None
         async with places:
-            if output is None:
+            if operation is None:
                 return await app(scope, replaying(messages, receive), send)
             try:
                 status, answer, extra = await asyncio.get_running_loop().run_in_executor(
-                    threads, _act, key, int(act.group(1)), output)
+                    threads, _played, key, operation)
             except Exception:  # noqa: BLE001 - logged as Django logs a failed request; the agent gets a 500
-                log.exception("Internal Server Error: %s", scope["path"])
+                log.exception("Internal Server Error: %s", path)
                 status, answer, extra = 500, {"detail": "A server error occurred."}, ()
         body = json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode()
         await respond(send, status, body, JSON_TYPE, extra=extra)

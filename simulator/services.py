@@ -203,13 +203,15 @@ def episode_start(*, user: AbstractBaseUser | None, task_id: str, kind: str = Ep
                   perturbation: str = "") -> tuple[Episode, dict]:
     """A new episode; `perturbation` (canonical text, see scoring.benchmarks.vge.core.perturb) is applied to every
     view it serves."""
-    task = Task.objects.select_related("device").filter(task_id=task_id).first()
-    if task is None:
+    # the definitions are read only when this process's engine does not know the task yet
+    row = Task.objects.filter(task_id=task_id).values_list("pk", "device__digest").first()
+    if row is None:
         raise EpisodeError(f"Unknown task '{task_id}'.", status=404)
-    engine, core = engine_with_task(task)
+    task_pk, digest = row
+    engine, core = engine_with_cached_task(digest=digest, task_id=task_id, task_pk=task_pk)
     state = engine.new_episode(core)
-    episode = Episode.objects.create(owner=user if user and user.is_authenticated else None, task=task, kind=kind,
-                                     state=state.as_dict(), perturbation=perturbation)
+    episode = Episode.objects.create(owner=user if user and user.is_authenticated else None, task_id=task_pk,
+                                     kind=kind, state=state.as_dict(), perturbation=perturbation)
     return episode, observation(episode=episode, engine=engine, state=state)
 
 
@@ -299,7 +301,7 @@ def _episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str
             episode_id, outcome.turn, outcome.raw_output, outcome.action.as_dict() if outcome.action else None,
             outcome.as_dict(), now], connection))
         if new_state.done:
-            episode = Episode.objects.select_related("task").get(pk=episode_id)
+            episode = Episode.objects.select_related("task").defer("task__definition").get(pk=episode_id)
             Episode.objects.filter(pk=episode_id).update(
                 state=new_state.as_dict(), updated_at=now, metrics=_finish_metrics(episode, engine, core),
                 finished=True, success=episode.success)

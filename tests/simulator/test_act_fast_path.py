@@ -1,5 +1,6 @@
-"""The act fast path (simulator.asgi): a token and a plain JSON output are played without Django's request stack, with
-the DRF view's answers; every other act request reaches the DRF view with its body intact. Through the site's real
+"""The agent fast path (simulator.asgi): a start, and an act with a plain JSON output, sent with a token, are played
+without Django's request stack, with the DRF views' answers; every other request reaches the DRF view with its
+body intact. Through the site's real
 ASGI application (config.asgi) and, to see which side answered, around a stand-in for Django."""
 from __future__ import annotations
 
@@ -155,3 +156,32 @@ def test_what_django_answers_for_the_declined_bodies(tiny_split, user):
     status, _, body = post(application, act_path(episode.pk), b'{"output": "x", "oops"', token_headers(user))
     assert status == 400 and "JSON parse error" in json.loads(body)["detail"], body
     assert Step.objects.filter(episode=episode).count() == 0
+
+
+def test_a_start_answers_as_the_drf_view_does(tiny_split, user, token_client):
+    from config.asgi import application
+
+    expected = token_client.post("/api/vge/episodes/", {"task": "tiny/t1", "perturbation": "blur:2"}, format="json")
+    status, _, body = post(application, "/api/vge/episodes/",
+                           json.dumps({"task": "tiny/t1", "perturbation": "blur:2"}).encode(), token_headers(user))
+    answer = json.loads(body)
+    assert status == 201 and expected.status_code == 201
+    mine, theirs = answer["episode"], expected.json()["episode"]
+    assert json.loads(body.decode().replace(f"/{mine}/", f"/{theirs}/").replace(f'"episode":{mine}',
+                                                                                 f'"episode":{theirs}')) == expected.json()
+    assert Episode.objects.get(pk=mine).perturbation == "blur:2" and Episode.objects.get(pk=mine).owner == user
+    # refusals: an unknown task, a field the serializer refuses
+    status, _, body = post(application, "/api/vge/episodes/", b'{"task": "no/such"}', token_headers(user))
+    assert (status, json.loads(body)) == (404, {"detail": "Unknown task 'no/such'."})
+    status, _, body = post(application, "/api/vge/episodes/", b'{"task": "tiny/t1", "perturbation": "blur:x"}',
+                           token_headers(user))
+    assert status == 400 and "perturbation" in json.loads(body)["errors"]
+
+
+def test_a_start_with_a_token_never_reaches_django_and_a_list_body_does(tiny_split, user):
+    django = Django()
+    app = agent_admission(django, limit=2)
+    status, _, body = post(app, "/api/vge/episodes/", b'{"task": "tiny/t1"}', token_headers(user))
+    assert status == 201 and django.bodies == [] and Episode.objects.filter(pk=json.loads(body)["episode"]).exists()
+    status, _, _ = post(app, "/api/vge/episodes/", b'["tiny/t1"]', token_headers(user))
+    assert status == 299 and django.bodies == [b'["tiny/t1"]']
