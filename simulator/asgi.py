@@ -105,7 +105,7 @@ def agent_admission(app, limit: int | None = None):
         body, messages, whole = await read_body(receive, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
         try:
             operation = _operation(path, json.loads(body)) if whole else None
-        except ValueError:  # not JSON, or not UTF-8
+        except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested past the parser's depth
             operation = None
         async with places:
             if operation is None:

@@ -125,6 +125,7 @@ def test_refusals_are_worded_as_the_drf_view_words_them(tiny_split, user, other_
     (b'{"output": "a\\u0000b"}', "json"),  # refused by the serializer, worded there
     (b'{"output": "x", "oops"', "json"),  # not JSON: DRF words the parse error
     (b"output=Action%3A+Press", "form"),  # a form body
+    (b"[" * 100_000 + b"]" * 100_000, "json"),  # nested past the JSON parser's depth
     (b'{"output": "Action: Press"}', "session"),  # no token
 ])
 def test_what_the_fast_path_does_not_play_reaches_django_unread(tiny_split, user, body, headers_of):
