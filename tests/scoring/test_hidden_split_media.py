@@ -169,3 +169,29 @@ def test_hidden_plan_split_images_are_served_only_to_reviewers(settings, django_
     name = Sample.objects.filter(split=public).first().inputs["images"][0]
     url = Template("{% load split_media %}{{ name|split_image_url }}").render(Context({"name": name}))
     assert url == "/media/public/" + name and _get(Client(), url)[0] == 200
+
+
+def test_plan_image_paths_and_ids_that_leave_the_split_folder_are_refused(settings):
+    """An items file naming an image `../../x.png`, or a TSV whose id is `../..`, would write outside the split's
+    image folder: each is a problem naming the line, and nothing is written outside."""
+    from dataclasses import replace
+
+    benchmark = Benchmark.objects.get(slug="plan-bench")
+    split = Split.objects.create(benchmark=benchmark, name="plan-paths", hidden_ground_truth=False)
+    [first, second, third] = [d.item for d in demo_items()[:3]]
+    png = next(iter(demo_items()[0].images.values()))
+    items = [replace(first, images=("../../../escape.png",), line=1),
+             replace(second, id="../../up", images=(), embedded_images=("aGVsbG8=",), line=2),
+             replace(third, images=("sub/./ok.png",), line=3)]
+    created, _, problems = plan_services.plan_items_import(split=split, items=items, read_image=lambda name: png)
+    assert created == 3
+    assert problems == [
+        "line 1: image '../../../escape.png' of '" + first.id + "' leaves the images folder ('..', or empty); "
+        "not imported",
+        "line 2: id '../../up' cannot name an image folder (it leaves the split's folder)",
+    ]
+    media = Path(settings.MEDIA_ROOT)
+    written = sorted(str(p.relative_to(media)) for p in media.rglob("*") if p.is_file())
+    assert written == ["public/plan-bench/plan-paths-v1/sub/ok.png"]
+    assert not list(media.parent.rglob("escape.png")) and not list(media.parent.rglob("0.jpg"))
+    assert Sample.objects.get(split=split, key=third.id).inputs["images"] == ["plan-bench/plan-paths-v1/sub/ok.png"]

@@ -7,7 +7,7 @@ import binascii
 import os
 import random
 from collections import defaultdict
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable, Sequence
 
 from django.conf import settings
@@ -399,6 +399,14 @@ def _write_media(relative: str, data: bytes, *, hidden: bool) -> None:
         target.write_bytes(data)
 
 
+def _inside(name: str) -> str | None:
+    """`name` as a path inside the split's image folder (no leading slash), or None when it would leave it."""
+    path = PurePosixPath(name.replace("\\", "/").lstrip("/"))
+    if not path.parts or ".." in path.parts:
+        return None
+    return path.as_posix()
+
+
 def plan_items_import(
     *, split: Split, items: Sequence[Item], read_image: ImageSource | None = None
 ) -> tuple[int, int, list[str]]:
@@ -423,16 +431,26 @@ def plan_items_import(
                     except (binascii.Error, ValueError):
                         problems.append(f"line {item.line}: image {k} of '{item.id}' is not valid base64")
                         continue
-                    relative = f"{base}/{item.id}/{k}.jpg"
+                    inside = _inside(f"{item.id}/{k}.jpg")
+                    if inside is None:
+                        problems.append(f"line {item.line}: id '{item.id}' cannot name an image folder (it leaves "
+                                        "the split's folder)")
+                        continue
+                    relative = f"{base}/{inside}"
                     _write_media(relative, data, hidden=hidden)
                     stored.append(relative)
             else:
                 for name in item.images:
+                    inside = _inside(name)
+                    if inside is None:
+                        problems.append(f"line {item.line}: image '{name}' of '{item.id}' leaves the images folder "
+                                        "('..', or empty); not imported")
+                        continue
                     data = read_image(name) if read_image else None
                     if data is None:
                         problems.append(f"line {item.line}: image '{name}' of '{item.id}' was not found")
                         continue
-                    relative = f"{base}/{name.lstrip('/')}"
+                    relative = f"{base}/{inside}"
                     _write_media(relative, data, hidden=hidden)
                     stored.append(relative)
             _, new = Sample.objects.update_or_create(
