@@ -19,7 +19,7 @@ from annotation.core.epic import field_label, leaf_for
 from annotation.forms import AssignForm, ProjectForm, UploadForm
 from annotation.models import Item, Project
 from annotation.serializers import ItemOutput
-from config.isolation import cross_origin_isolated
+from scoring.isolation import cross_origin_isolated
 from scoring.roles import is_curator
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from config.isolation import static_file_headers
+from scoring.isolation import static_file_headers  # imports nothing of Django
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -137,7 +137,7 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = True
-WHITENOISE_ADD_HEADERS_FUNCTION = static_file_headers  # the editor's pages are cross-origin isolated (config.isolation)
+WHITENOISE_ADD_HEADERS_FUNCTION = static_file_headers  # the editor is cross-origin isolated (scoring.isolation)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 512 * 1024 * 1024)

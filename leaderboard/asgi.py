@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs
 
-from config.asgi_http import respond
 from leaderboard.selectors import CachedResponse, board_page_key_cached, board_response_get
+from scoring.asgi_http import respond
 
 BOARD_PATH = re.compile(r"^/leaderboard/([-a-zA-Z0-9_]+)/$")
 # Reads that are the same for every reader (cached as a CachedResponse by their views).

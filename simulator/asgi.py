@@ -26,7 +26,7 @@ from django.conf import settings
 from django.db import close_old_connections
 from rest_framework.exceptions import AuthenticationFailed
 
-from config.asgi_http import header, read_body, replaying, respond
+from scoring.asgi_http import header, read_body, replaying, respond
 from scoring.auth import CachedTokenAuthentication
 from simulator import api
 from simulator.serializers import plain_act_output
@@ -56,7 +56,7 @@ def _is_json(scope) -> bool:
     return content_type == JSON_TYPE.encode()
 
 
-def _operation(path: str, data) -> Callable[[Any], tuple[int, dict]] | None:
+def fast_operation(path: str, data) -> Callable[[Any], tuple[int, dict]] | None:
     """What the fast path plays for this path and parsed body, given the user (None: the DRF view answers)."""
     if not isinstance(data, dict):
         return None
@@ -69,7 +69,7 @@ def _operation(path: str, data) -> Callable[[Any], tuple[int, dict]] | None:
     return lambda user: api.step_answer(user=user, episode_id=int(act.group(1)), output=output)
 
 
-def _played(key: str, operation: Callable[[Any], tuple[int, dict]]) -> Answer:
+def fast_played(key: str, operation: Callable[[Any], tuple[int, dict]]) -> Answer:
     """One request, as the DRF view answers it: status, body, extra headers. Connections are looked after as
     Django does around a request."""
     close_old_connections()
@@ -104,7 +104,7 @@ def agent_admission(app, limit: int | None = None):
                 return await app(scope, receive, send)
         body, messages, whole = await read_body(receive, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
         try:
-            operation = _operation(path, json.loads(body)) if whole else None
+            operation = fast_operation(path, json.loads(body)) if whole else None
         except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested past the parser's depth
             operation = None
         async with places:
@@ -112,7 +112,7 @@ def agent_admission(app, limit: int | None = None):
                 return await app(scope, replaying(messages, receive), send)
             try:
                 status, answer, extra = await asyncio.get_running_loop().run_in_executor(
-                    threads, _played, key, operation)
+                    threads, fast_played, key, operation)
             except Exception:  # noqa: BLE001 - logged as Django logs a failed request; the agent gets a 500
                 log.exception("Internal Server Error: %s", path)
                 status, answer, extra = 500, {"detail": "A server error occurred."}, ()

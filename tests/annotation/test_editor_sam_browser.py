@@ -75,7 +75,7 @@ def test_a_click_gives_a_mask_in_the_browser_with_no_request_to_the_server(live_
     assert "browser" in page.text_content("#seg-status")
     assert blocked == []
     assert len(page.query_selector_all("#proposals button")) == 3  # multimask: SAM's three answers
-    # on several WebAssembly threads: the editor is cross-origin isolated (config/isolation.py)
+    # on several WebAssembly threads: the editor is cross-origin isolated (scoring/isolation.py)
     assert page.evaluate("() => self.crossOriginIsolated")
     assert page.evaluate("() => window.annotationEditor.decoderStats.threads") == page.evaluate(
         "() => Math.min(navigator.hardwareConcurrency || 1, 4)")
