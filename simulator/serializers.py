@@ -32,11 +32,15 @@ ACT_OUTPUT_MAX = 20000  # characters of one model output
 
 def plain_act_output(data: Any) -> str | None:
     """The hot path of every harness: an act body whose `output` is text ActInput would take as it is (a string
-    within the limit, no NUL character). None: let ActInput coerce it or word the error."""
+    within the limit, no NUL character, no lone surrogate). None: let ActInput coerce it or word the error."""
     output = data.get("output") if isinstance(data, Mapping) else None
-    if isinstance(output, str) and len(output) <= ACT_OUTPUT_MAX and "\x00" not in output:
-        return output
-    return None
+    if not isinstance(output, str) or len(output) > ACT_OUTPUT_MAX or "\x00" in output:
+        return None
+    try:
+        output.encode("utf-8")  # a lone surrogate ("\ud800" in JSON) cannot be stored
+    except UnicodeEncodeError:
+        return None
+    return output
 
 
 class ActInput(serializers.Serializer):

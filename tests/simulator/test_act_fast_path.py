@@ -123,6 +123,7 @@ def test_refusals_are_worded_as_the_drf_view_words_them(tiny_split, user, other_
 @pytest.mark.parametrize("body, headers_of", [
     (b'{"output": 12}', "json"),  # the serializer coerces it
     (b'{"output": "a\\u0000b"}', "json"),  # refused by the serializer, worded there
+    (b'{"output": "a\\ud800b"}', "json"),  # a lone surrogate: refused by the serializer
     (b'{"output": "x", "oops"', "json"),  # not JSON: DRF words the parse error
     (b"output=Action%3A+Press", "form"),  # a form body
     (b"[" * 100_000 + b"]" * 100_000, "json"),  # nested past the JSON parser's depth
@@ -154,6 +155,8 @@ def test_what_django_answers_for_the_declined_bodies(tiny_split, user):
     episode, _ = services.episode_start(user=user, task_id="tiny/t1")
     status, _, body = post(application, act_path(episode.pk), b'{"output": "a\\u0000b"}', token_headers(user))
     assert status == 400 and json.loads(body)["errors"]["output"] == ["Null characters are not allowed."]
+    status, _, body = post(application, act_path(episode.pk), b'{"output": "a\\ud800b"}', token_headers(user))
+    assert (status, json.loads(body)["errors"]["output"]) == (400, ["Surrogate characters are not allowed: U+D800."])
     status, _, body = post(application, act_path(episode.pk), b'{"output": "x", "oops"', token_headers(user))
     assert status == 400 and "JSON parse error" in json.loads(body)["detail"], body
     assert Step.objects.filter(episode=episode).count() == 0
