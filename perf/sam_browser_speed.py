@@ -64,6 +64,9 @@ def main() -> int:
     parser.add_argument("--clicks", type=int, default=60)
     parser.add_argument("--hover-seconds", type=float, default=4.0)
     parser.add_argument("--port", type=int, default=8181)
+    parser.add_argument("--threads", type=int, default=0,
+                        help="WebAssembly threads of the first-mask and click pages (?decoder-threads=N; 0: the editor's "
+                             "default, up to 4 on an isolated page)")
     parser.add_argument("--width", type=int, default=640)
     parser.add_argument("--height", type=int, default=480)
     args = parser.parse_args()
@@ -155,7 +158,8 @@ def main() -> int:
             return context, page
 
         # 1. First mask after opening (fresh context: nothing in the browser's cache).
-        context, page = open_page(items[0])
+        threads_query = f"?decoder-threads={args.threads}" if args.threads else ""
+        context, page = open_page(items[0], threads_query)
         try:
             page.wait_for_function("() => document.getElementById('embed-status').textContent.includes('ready')")
         except Exception:
@@ -175,7 +179,7 @@ def main() -> int:
         context.close()
 
         # 2. Clicks in the browser (hover preview off: every click decodes).
-        context, page = open_page(items[1])
+        context, page = open_page(items[1], threads_query)
         page.wait_for_function("() => /decoder in the browser/.test(document.getElementById('embed-status').textContent)")
         page.uncheck("#hover-preview")
         browser_ms = click_times(page, points)

@@ -75,10 +75,10 @@ def test_a_click_gives_a_mask_in_the_browser_with_no_request_to_the_server(live_
     assert "browser" in page.text_content("#seg-status")
     assert blocked == []
     assert len(page.query_selector_all("#proposals button")) == 3  # multimask: SAM's three answers
-    # on several WebAssembly threads: the editor is cross-origin isolated (scoring/isolation.py)
+    # the editor is cross-origin isolated (scoring/isolation.py): several WebAssembly threads, up to 4
     assert page.evaluate("() => self.crossOriginIsolated")
-    assert page.evaluate("() => window.annotationEditor.decoderStats.threads") == page.evaluate(
-        "() => Math.min(navigator.hardwareConcurrency || 1, 4)")
+    cores = page.evaluate("() => navigator.hardwareConcurrency || 1")
+    assert page.evaluate("() => window.annotationEditor.decoderStats.threads") == min(cores, 4)
     first = _mask_of(page)
     assert first.shape == (360, 640)
 
@@ -171,3 +171,25 @@ def test_the_decoder_runs_off_the_pages_thread(live_server, page, sam_scene_item
     }""")
     # On the page's thread the timer could only fire after the decode (fired == null or fired >= total).
     assert all(r["fired"] is not None and r["fired"] < r["total"] / 2 for r in timing), timing
+
+
+def test_the_decoder_runs_on_several_webassembly_threads(live_server, page, sam_scene_item):
+    """Asked for 2 threads (`?decoder-threads=2`), the decoder gives the server's mask."""
+    item, _ = sam_scene_item
+    blocked: list[str] = []
+    page.route(SEGMENT_URL, lambda route: (blocked.append(route.request.url), route.abort()))
+    login_page(page, live_server.url, "anna", "pw-anna-123")
+    page.goto(f"{live_server.url}/annotation/items/{item.pk}/?decoder-threads=2")
+    page.wait_for_function(
+        "() => /decoder in the browser|segmenting on the server/.test(document.getElementById('embed-status').textContent)",
+        timeout=30000)
+    assert "decoder in the browser" in page.text_content("#embed-status"), page.text_content("#embed-status")
+    page.uncheck("#hover-preview")
+    page.mouse.click(*to_client(page, 192, 180))
+    page.wait_for_selector("#proposals button")
+    cores = page.evaluate("() => navigator.hardwareConcurrency || 1")
+    assert page.evaluate("() => window.annotationEditor.decoderStats.threads") == min(2, cores)
+    assert blocked == [] and "browser" in page.text_content("#seg-status")
+    page.unroute(SEGMENT_URL)
+    server = _server_mask(page, item.images.get().pk, {"points": [[192, 180, 1]], "box": None, "multimask": True})
+    assert _iou(_mask_of(page), server) > 0.98

@@ -34,7 +34,7 @@ function loadOrt() {
   if (!ortPromise) {
     ortPromise = import(config.ort.module).then((ort) => {
       ort.env.wasm.wasmPaths = { wasm: new URL(config.ort.wasm, window.location.href).href };
-      // Several threads where the page is cross-origin isolated (the editor is: config/isolation.py), else one.
+      // Several threads where the page is cross-origin isolated (the editor is: scoring/isolation.py), else one.
       ort.env.wasm.numThreads = self.crossOriginIsolated
         ? Math.min(threadsAsked || 4, navigator.hardwareConcurrency || 1) : 1;
       decoderStats.threads = ort.env.wasm.numThreads;
