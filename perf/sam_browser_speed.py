@@ -179,11 +179,16 @@ def main() -> int:
         context.close()
 
         # 2. Clicks in the browser (hover preview off: every click decodes).
+        def browser_clicks(page) -> tuple[list[float], list[float]]:
+            """Click times and session.run times, once the decoder is in the browser (hover off: each click decodes)."""
+            page.wait_for_function(
+                "() => /decoder in the browser/.test(document.getElementById('embed-status').textContent)")
+            page.uncheck("#hover-preview")
+            times = click_times(page, points)
+            return times, page.evaluate("() => window.annotationEditor.decoderStats.runMs")
+
         context, page = open_page(items[1], threads_query)
-        page.wait_for_function("() => /decoder in the browser/.test(document.getElementById('embed-status').textContent)")
-        page.uncheck("#hover-preview")
-        browser_ms = click_times(page, points)
-        run_ms = page.evaluate("() => window.annotationEditor.decoderStats.runMs")
+        browser_ms, run_ms = browser_clicks(page)
         sources = {c["source"] for c in page.evaluate("() => window.annotationEditor.stats.clicks")}
         requests = page.evaluate("() => window.annotationEditor.stats.segmentRequests")
         print(f"click -> mask drawn, browser decoder ({', '.join(sorted(sources))}, {requests} segment requests): "
@@ -197,11 +202,7 @@ def main() -> int:
 
         # 2b. The same clicks on one WebAssembly thread (?decoder-threads=1), for the ratio.
         context_one, page_one = open_page(items[3], "?decoder-threads=1")
-        page_one.wait_for_function(
-            "() => /decoder in the browser/.test(document.getElementById('embed-status').textContent)")
-        page_one.uncheck("#hover-preview")
-        one_ms = click_times(page_one, points)
-        one_run_ms = page_one.evaluate("() => window.annotationEditor.decoderStats.runMs")
+        one_ms, one_run_ms = browser_clicks(page_one)
         print(f"click -> mask drawn, browser decoder on 1 WebAssembly thread: p50 {pct(one_ms, 50):.1f} ms, "
               f"p99 {pct(one_ms, 99):.1f} ms (session.run p50 {pct(one_run_ms, 50):.1f} ms); "
               f"1 thread / {threads} threads: p50 {pct(one_ms, 50) / pct(browser_ms, 50):.2f}x")

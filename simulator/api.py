@@ -110,13 +110,8 @@ class EpisodeActBatchApi(APIView):
                              "errors": {"actions": ["At most one action per episode in a batch."]}}, status=400)
         results = []
         for action in actions:
-            try:
-                outcome, obs = services.episode_step(
-                    episode_id=action["episode"], user=request.user, output=action["output"])
-            except services.EpisodeError as exc:
-                results.append({"episode": action["episode"], "status": exc.status, "detail": exc.message})
-                continue
-            results.append({"episode": action["episode"], "status": 200, **act_answer(outcome, obs)})
+            status, body = step_answer(user=request.user, episode_id=action["episode"], output=action["output"])
+            results.append({"episode": action["episode"], "status": status, **body})
         return Response({"results": results})
 
 

@@ -23,7 +23,7 @@ SEGMENT_URL = "**/api/annotation/images/*/segment/"
 ORT_MODULE = Path(__file__).resolve().parents[2] / "static/vendor/onnxruntime-web/ort.wasm.bundle.min.mjs"
 
 
-def _open_with_browser_decoder(page, live_server, item, blocked: list[str]) -> None:
+def _open_with_browser_decoder(page, live_server, item, blocked: list[str], query: str = "") -> None:
     if not ORT_MODULE.exists():
         pytest.fail(f"{ORT_MODULE} is missing: `make setup` installs onnxruntime-web (npm ci) and copies it there")
     def refuse(route):
@@ -32,7 +32,7 @@ def _open_with_browser_decoder(page, live_server, item, blocked: list[str]) -> N
 
     page.route(SEGMENT_URL, refuse)
     login_page(page, live_server.url, "anna", "pw-anna-123")
-    page.goto(f"{live_server.url}/annotation/items/{item.pk}/")
+    page.goto(f"{live_server.url}/annotation/items/{item.pk}/{query}")
     page.wait_for_function(
         "() => /decoder in the browser|segmenting on the server/.test(document.getElementById('embed-status').textContent)",
         timeout=30000)
@@ -177,13 +177,7 @@ def test_the_decoder_runs_on_several_webassembly_threads(live_server, page, sam_
     """Asked for 2 threads (`?decoder-threads=2`), the decoder gives the server's mask."""
     item, _ = sam_scene_item
     blocked: list[str] = []
-    page.route(SEGMENT_URL, lambda route: (blocked.append(route.request.url), route.abort()))
-    login_page(page, live_server.url, "anna", "pw-anna-123")
-    page.goto(f"{live_server.url}/annotation/items/{item.pk}/?decoder-threads=2")
-    page.wait_for_function(
-        "() => /decoder in the browser|segmenting on the server/.test(document.getElementById('embed-status').textContent)",
-        timeout=30000)
-    assert "decoder in the browser" in page.text_content("#embed-status"), page.text_content("#embed-status")
+    _open_with_browser_decoder(page, live_server, item, blocked, "?decoder-threads=2")
     page.uncheck("#hover-preview")
     page.mouse.click(*to_client(page, 192, 180))
     page.wait_for_selector("#proposals button")

@@ -14,9 +14,10 @@ import { config } from "./state.js";
 const LOW = 256;          // side of SAM's low-resolution mask logits
 const FRAME = 1024;       // side of the padded frame the encoder saw
 const MASK_LOGIT = 8.0;   // a binary mask as logits, as SamBackend._mask_prompt
-const forcedServer = new URLSearchParams(window.location.search).get("decoder") === "server";
+const pageQuery = new URLSearchParams(window.location.search);
+const forcedServer = pageQuery.get("decoder") === "server";
 // ?decoder-threads=N caps the WebAssembly threads (a speed comparison; by default up to 4 on an isolated page)
-const threadsAsked = parseInt(new URLSearchParams(window.location.search).get("decoder-threads"), 10) || 0;
+const threadsAsked = parseInt(pageQuery.get("decoder-threads"), 10) || 0;
 
 let ortPromise = null;
 const sessions = {};      // decoder_url -> Promise<InferenceSession>
