@@ -83,12 +83,14 @@ def browser_decoder_file() -> Path | None:
     backend = segmentation_backend()
     if not isinstance(backend, SamBackend):
         return None
-    return backend.onnx_decoder(settings.SAM_DECODER_DIR)
+    return backend.onnx_decoder(settings.SAM_DECODER_DIR, quantized=settings.SAM_DECODER_QUANTIZED)
 
 
 def browser_decoder_fingerprint() -> str | None:
     backend = segmentation_backend()
-    return backend.decoder_fingerprint if isinstance(backend, SamBackend) else None
+    if not isinstance(backend, SamBackend):
+        return None
+    return backend.decoder_fingerprint(quantized=settings.SAM_DECODER_QUANTIZED)
 
 
 def embedding_compute(*, embedding_id: int) -> str:

@@ -169,24 +169,23 @@ class SamBackend:
         self._lock = threading.Lock()
         # The float32 tensor of the last embedding used: a burst of clicks on one image converts it once.
         self._features: tuple[np.ndarray, Any] | None = None
-        self._fingerprint: str | None = None
+        self._fingerprints: dict[bool, str] = {}
         self._export_lock = threading.Lock()
 
-    @property
-    def decoder_fingerprint(self) -> str:
-        """Identifies the prompt encoder + mask decoder weights (the ONNX decoder file's name)."""
-        if self._fingerprint is None:
-            self._fingerprint = sam_onnx.decoder_fingerprint(self._predictor.model)
-        return self._fingerprint
+    def decoder_fingerprint(self, *, quantized: bool = True) -> str:
+        """Identifies the prompt encoder + mask decoder weights and the export (the ONNX decoder file's name)."""
+        if quantized not in self._fingerprints:
+            self._fingerprints[quantized] = sam_onnx.decoder_fingerprint(self._predictor.model, quantized=quantized)
+        return self._fingerprints[quantized]
 
-    def onnx_decoder(self, root: str | os.PathLike[str]) -> Path:
+    def onnx_decoder(self, root: str | os.PathLike[str], *, quantized: bool = True) -> Path:
         """The browser's ONNX decoder of this model, cached under `root` (exported on first use)."""
-        path = sam_onnx.decoder_path(root, self.model_key, self.decoder_fingerprint)
+        path = sam_onnx.decoder_path(root, self.model_key, self.decoder_fingerprint(quantized=quantized))
         if path.exists():
             return path
         with self._export_lock:
             if not path.exists():
-                sam_onnx.export_decoder(self._predictor.model, path)
+                sam_onnx.export_decoder(self._predictor.model, path, quantized=quantized)
         return path
 
     @classmethod

@@ -39,7 +39,7 @@ def test_status_names_the_decoder_and_features_which_download_as_the_cache_holds
 
 
 def test_a_decoder_of_other_weights_or_model_is_404(annotator_client, sam_backend):
-    fingerprint = sam_backend.decoder_fingerprint
+    fingerprint = sam_backend.decoder_fingerprint()
     assert annotator_client.get(f"/api/annotation/decoders/sam-vit_b/{fingerprint}.onnx").status_code == 200
     assert annotator_client.get("/api/annotation/decoders/sam-vit_b/0123456789abcdef.onnx").status_code == 404
     assert annotator_client.get(f"/api/annotation/decoders/sam-vit_h/{fingerprint}.onnx").status_code == 404
@@ -74,5 +74,5 @@ def test_anonymous_requests_get_no_decoder_or_features(api_client, sam_scene_ite
     item, _ = sam_scene_item
     image = item.images.get()
     assert api_client.get(f"/api/annotation/images/{image.pk}/embedding/features/").status_code in (401, 403)
-    url = f"/api/annotation/decoders/sam-vit_b/{sam_backend.decoder_fingerprint}.onnx"
+    url = f"/api/annotation/decoders/sam-vit_b/{sam_backend.decoder_fingerprint()}.onnx"
     assert api_client.get(url).status_code in (401, 403)

@@ -61,14 +61,16 @@ export function currentImage() { return imageOf(state.masklet); }
 export function makeInstance(mask, w, h, id, colour) {
   let x0 = w, y0 = h, x1 = -1, y1 = -1, area = 0;
   for (let y = 0; y < h; y++) {
-    const row = y * w;
-    for (let x = 0; x < w; x++) {
-      if (mask[row + x]) {
-        area++;
-        if (x < x0) x0 = x; if (x > x1) x1 = x;
-        if (y < y0) y0 = y; if (y > y1) y1 = y;
-      }
-    }
+    // The row's first and last set pixel by the typed array's own search (empty rows cost next to nothing).
+    const row = mask.subarray(y * w, (y + 1) * w);
+    const first = row.indexOf(1);
+    if (first < 0) continue;
+    const last = row.lastIndexOf(1);
+    for (let x = first; x <= last; x++) area += row[x];
+    if (first < x0) x0 = first;
+    if (last > x1) x1 = last;
+    if (y0 > y) y0 = y;
+    y1 = y;
   }
   const newId = id || nextId++;
   return {
