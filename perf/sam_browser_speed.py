@@ -46,13 +46,17 @@ def to_client(page, x: float, y: float) -> tuple[float, float]:
             return [r.left + v.tx + x * v.s, r.top + v.ty + y * v.s]; }""", [x, y]))
 
 
-def click_times(page, points: list[tuple[float, float]], per_instance: int = 4) -> list[float]:
-    """Click each point (a new instance every `per_instance` clicks); the click -> mask drawn times in ms."""
+def click_times(page, points: list[tuple[float, float]], per_instance: int = 4, rest_ms: int = 0) -> list[float]:
+    """Click each point (a new instance every `per_instance` clicks); the click -> mask drawn times in ms.
+    `rest_ms`: the pointer arrives at the point and rests this long before the click (an annotator aiming)."""
     times = []
     for i, (x, y) in enumerate(points):
         if i and i % per_instance == 0:
             page.click("#btn-new")
         before = page.evaluate("() => window.annotationEditor.stats.clicks.length")
+        if rest_ms:
+            page.mouse.move(*to_client(page, x, y))
+            page.wait_for_timeout(rest_ms)
         page.mouse.click(*to_client(page, x, y))
         page.wait_for_function(f"() => window.annotationEditor.stats.clicks.length > {before}", timeout=60000)
         times.append(page.evaluate("() => window.annotationEditor.stats.clicks.at(-1).ms"))
@@ -212,9 +216,16 @@ def main() -> int:
               f"1 thread / {threads} threads: p50 {pct(one_ms, 50) / pct(browser_ms, 50):.2f}x")
         context_one.close()
 
-        # 3. Hover preview: sweep the pointer over the image for a few seconds.
+        # 2c. With the hover preview on (the editor's default): a click takes over the preview's decode of its point.
         page.click("#btn-new")
         page.check("#hover-preview")
+        for label, rest in (("arrives and clicks at once", 0), ("rests 150 ms before the click", 150)):
+            times = click_times(page, points[: max(8, len(points) // 2)], rest_ms=rest)
+            print(f"click -> mask drawn, hover preview on, the pointer {label}: p50 {pct(times, 50):.1f} ms, "
+                  f"p99 {pct(times, 99):.1f} ms over {len(times)}")
+
+        # 3. Hover preview: sweep the pointer over the image for a few seconds.
+        page.click("#btn-new")
         # The pointer is moved by the page itself, once per frame (60/s): Playwright's own mouse.move round trips
         # take ~0.2 s each on this busy machine and would cap the rate, not the decoder.
         result = page.evaluate("""async ([seconds, w, h]) => {

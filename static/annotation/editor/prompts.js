@@ -58,18 +58,22 @@ export async function runSegment(t0) {
         ctx = await Promise.race([local, late]);
       }
       if (seq !== segSeq) return;
+      // The preview already shows this prompt's mask, or is decoding it (the pointer arrived and clicked at once):
+      // the click takes that answer instead of queueing a second decode of the same prompt.
       const key = promptKey(p.points, p.box);
-      const hovered = hover.result && hover.result.key === key && hover.result.img === img.id ? hover.result : null;
+      const same = (h) => h && h.key === key && h.img === img.id;
+      const hovered = same(hover.result) ? hover.result : null;
+      const pending = !hovered && same(hover.pending) ? hover.pending : null;
       const started = performance.now();
-      const proposals = hovered ? hovered.proposals : await decode(ctx, {
+      const proposals = hovered ? hovered.proposals : pending ? await pending.proposals : await decode(ctx, {
         points: p.points, box: p.box, multimask: $("multimask").checked,
         maskInput: p.lastLowRes || (sel.inst.area ? sel.inst.mask : null),
       });
       if (seq !== segSeq) return;
       clearHover();
       p.proposals = proposals;
-      $("seg-status").textContent =
-        `sam · browser · ${hovered ? "from the preview" : `${(performance.now() - started).toFixed(0)} ms`} · ${proposals.length} proposal(s)`;
+      const how = hovered ? "from the preview" : `${(performance.now() - started).toFixed(0)} ms${pending ? " (the preview's decode)" : ""}`;
+      $("seg-status").textContent = `sam · browser · ${how} · ${proposals.length} proposal(s)`;
       stats.lastSource = "browser";
       if (proposals.length) pickProposal(0, true);
       renderProposals();
@@ -105,7 +109,7 @@ export async function runSegment(t0) {
 // ---------------------------------------------------------------- hover preview ------------------
 const promptKey = (points, box) => JSON.stringify([points, box]);
 /** The preview under the pointer: one decode in flight at a time, the latest pointer position next. */
-const hover = { busy: false, next: null, result: null };
+const hover = { busy: false, next: null, result: null, pending: null };
 
 /** The shown preview's point and mask area, or null (for the tests and the speed script). */
 export function hoverShown() {
@@ -148,15 +152,23 @@ async function runHover(img) {
       const p = state.prompt;
       const points = [...p.points, [x, y, 1]];
       const sel = selectedInstance();
-      const proposals = await decode(ctx, {
+      const key = promptKey(points, p.box);
+      const decoding = decode(ctx, {
         points, box: p.box, multimask: $("multimask").checked,
         maskInput: p.lastLowRes || (sel && sel.inst.area && sel.masklet === state.masklet ? sel.inst.mask : null),
       });
+      hover.pending = { key, img: img.id, proposals: decoding };
+      let proposals;
+      try {
+        proposals = await decoding;
+      } finally {
+        hover.pending = null;
+      }
       if (img !== currentImage() || state.tool !== "click") break;
       const mask = proposals.length ? proposals[0].mask() : null;
       let area = 0;
       if (mask) for (let i = 0; i < mask.length; i++) area += mask[i];
-      hover.result = { key: promptKey(points, p.box), img: img.id, proposals, point: [x, y], area };
+      hover.result = { key, img: img.id, proposals, point: [x, y], area };
       pointer.preview = mask ? previewCanvas(mask, img.width, img.height) : null;
       stats.hoverUpdates++;
       requestDraw();
