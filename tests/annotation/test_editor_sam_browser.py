@@ -149,6 +149,24 @@ def test_the_hover_preview_follows_the_pointer_and_a_click_keeps_it(live_server,
     assert blocked == []
 
 
+def test_a_click_while_the_preview_decodes_its_point_takes_that_decode(live_server, page, sam_scene_item):
+    """The pointer arrives and clicks at once: the click does not queue a second decode of the same prompt behind
+    the preview's, it takes the preview's answer (one decode in all) and keeps the same mask."""
+    item, _ = sam_scene_item
+    blocked: list[str] = []
+    _open_with_browser_decoder(page, live_server, item, blocked)
+    page.wait_for_function("() => window.annotationEditor.decoderStats.warmRuns >= 6", timeout=60000)
+    runs = page.evaluate("() => window.annotationEditor.decoderStats.runs")
+    page.mouse.click(*to_client(page, 192, 180))  # one mousemove to the point, then the press at once
+    page.wait_for_selector("#proposals button")
+    assert "the preview's decode" in page.text_content("#seg-status"), page.text_content("#seg-status")
+    assert page.evaluate("() => window.annotationEditor.decoderStats.runs") == runs + 1
+    page.unroute(SEGMENT_URL)
+    server = _server_mask(page, item.images.get().pk, {"points": [[192, 180, 1]], "box": None, "multimask": True})
+    assert _iou(_mask_of(page), server) > 0.98
+    assert blocked == []
+
+
 def test_the_decoder_runs_off_the_pages_thread(live_server, page, sam_scene_item):
     """onnxruntime-web runs in its Web Worker (`ort.env.wasm.proxy`): while a decode is in flight the page's own
     tasks still run (a timer set as the decode starts fires long before it ends), so hovering never freezes it."""
