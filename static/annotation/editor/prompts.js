@@ -172,8 +172,8 @@ async function runHover(img) {
       pointer.preview = mask ? previewCanvas(mask, img.width, img.height) : null;
       stats.hoverUpdates++;
       requestDraw();
-      // Leave the page a frame to draw and take input before the next decode.
-      await new Promise((r) => requestAnimationFrame(() => r()));
+      // No frame's wait before the next decode: it runs in the decoder's worker, so the page draws this preview
+      // and takes input meanwhile, and the preview keeps up with the pointer at one decode's pace.
     }
   } catch (e) {
     hover.result = null;
