@@ -5,7 +5,7 @@ label -1, `mask_input` + `has_mask_input`), minus its last step: it answers the 
 (1, 4, 256, 256) of the padded 1024 frame and their scores instead of upsampling all four to the image size;
 the editor upsamples only the mask it shows, as `SamBackend._upscale` does on the server. Mask 0 is SAM's
 single-mask answer, masks 1..3 its multimask answers (the same split `SamBackend.segment` makes). The traced
-module (`sam_onnx_graph.LowResDecoder`) computes the same function in fewer operations; by default the output
+module (`sam_onnx_graph.low_res_decoder`) computes the same function in fewer operations; by default the output
 upscaling's two products are quantized to 8 bits (see `export_decoder`).
 
 One file per decoder: `decoder_fingerprint` hashes the export's format, its quantization and the prompt encoder's
@@ -21,6 +21,8 @@ import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
+
+from annotation.core.sam_onnx_graph import low_res_decoder
 
 ONNX_OPSET = 17
 # Bumped whenever the exported graph changes: it is part of the fingerprint, so cached files of an older layout
@@ -58,9 +60,7 @@ def export_decoder(model: Any, path: str | os.PathLike[str], *, quantized: bool 
     ~1.12x less time per decode in onnxruntime-web."""
     import torch
 
-    from annotation.core.sam_onnx_graph import LowResDecoder
-
-    wrapper = LowResDecoder(model).eval()
+    wrapper = low_res_decoder(model)
     embed_dim = model.prompt_encoder.embed_dim
     side = model.prompt_encoder.image_embedding_size
     mask_side = 4 * side[0]
@@ -103,7 +103,7 @@ class _NoPreprocessingAdvice(logging.Filter):
 
 
 def _quantize(source: str, target: str) -> None:
-    """8-bit weights for the output upscaling's two products (LowResDecoder's /upscaling/ MatMuls), the rest float."""
+    """8-bit weights for the output upscaling's two products (the decoder's /upscaling/ MatMuls), the rest float."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
