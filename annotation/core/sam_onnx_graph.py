@@ -29,7 +29,11 @@ def plain_layer_norm(x: Any, weight: Any, bias: Any, eps: float) -> Any:
     return centred * (centred * centred).mean(-1, keepdim=True).add(eps).rsqrt() * weight + bias
 
 
-def attend_tokens_to_image(attn: Any, q: Any, k: Any, v: Any) -> Any:
+def _matmul(a: Any, b: Any) -> Any:
+    return a @ b
+
+
+def attend_tokens_to_image(attn: Any, q: Any, k: Any, v: Any, *, logits_product: Any = _matmul) -> Any:
     """SAM's Attention `attn` with n prompt tokens as queries and N = 4096 image tokens as keys and values, the key
     and value projections folded into the queries' side: q·(W_k x + b_k) = (W_kᵀ q)·x + q·b_k, where the last term
     is the same for every key and softmax drops it; and Σ a (W_v x + b_v) = W_v (Σ a x) + b_v since a row of weights
@@ -38,14 +42,15 @@ def attend_tokens_to_image(attn: Any, q: Any, k: Any, v: Any) -> Any:
     n, dim, width = q.shape[1], attn.embedding_dim, attn.internal_dim // heads
     queries = attn.q_proj(q).reshape(1, n, heads, width).transpose(1, 2)  # (1, heads, n, width)
     folded = queries @ attn.k_proj.weight.reshape(heads, width, dim)  # (1, heads, n, dim)
-    logits = folded.reshape(1, heads * n, dim) @ k.transpose(1, 2) / math.sqrt(width)
+    logits = logits_product(folded.reshape(1, heads * n, dim), k.transpose(1, 2)) / math.sqrt(width)
     mixed = (logits.softmax(dim=-1) @ v).reshape(1, heads, n, dim)
     values = mixed @ attn.v_proj.weight.reshape(heads, width, dim).transpose(1, 2)
     values = values + attn.v_proj.bias.reshape(heads, 1, width)
     return attn.out_proj(values.transpose(1, 2).reshape(1, n, heads * width))
 
 
-def attend_image_to_tokens(attn: Any, q: Any, k: Any, v: Any) -> Any:
+def attend_image_to_tokens(attn: Any, q: Any, k: Any, v: Any, *, logits_product: Any = _matmul,
+                           mix_product: Any = _matmul) -> Any:
     """SAM's Attention `attn` with the N image tokens as queries and the n prompt tokens as keys and values: the
     query projection folded into the keys (x·W_qᵀ k_h + b_q·k_h) and the output projection into the values
     (Σ_h a_h (v_h W_o,hᵀ)), so the image side meets two products of N x 256 x (8 heads x n) instead of two of
@@ -56,11 +61,11 @@ def attend_image_to_tokens(attn: Any, q: Any, k: Any, v: Any) -> Any:
     values = attn.v_proj(v).reshape(1, n, heads, width).transpose(1, 2)
     folded = attn.q_proj.weight.reshape(heads, width, dim).transpose(1, 2) @ keys.transpose(2, 3)  # (1, heads, dim, n)
     offset = attn.q_proj.bias.reshape(heads, 1, width) @ keys.transpose(2, 3)  # (1, heads, 1, n)
-    logits = q @ folded.permute(0, 2, 1, 3).reshape(1, dim, heads * n)
+    logits = logits_product(q, folded.permute(0, 2, 1, 3).reshape(1, dim, heads * n))
     logits = (logits.reshape(1, count, heads, n) + offset.reshape(1, 1, heads, n)) / math.sqrt(width)
     weights = logits.softmax(dim=-1).reshape(1, count, heads * n)
     projected = values @ attn.out_proj.weight.reshape(dim, heads, width).permute(1, 2, 0)  # (1, heads, n, dim)
-    return weights @ projected.reshape(1, heads * n, dim) + attn.out_proj.bias
+    return mix_product(weights, projected.reshape(1, heads * n, dim)) + attn.out_proj.bias
 
 
 def upscaled_masks(upscaling: Any, src: Any, hyper_in: Any, side: int) -> Any:
@@ -85,11 +90,15 @@ def upscaled_masks(upscaling: Any, src: Any, hyper_in: Any, side: int) -> Any:
     return masks.reshape(1, count, 4 * side, 4 * side)
 
 
-SWAPS = {  # SAM's modules in the two-way transformer -> the function computing each, with its weights
-    "cross_attn_token_to_image": attend_tokens_to_image,
-    "final_attn_token_to_image": attend_tokens_to_image,
-    "cross_attn_image_to_token": attend_image_to_tokens,
+SWAPS = {  # SAM's modules in the two-way transformer -> the function computing each, its quantizable products
+    "cross_attn_token_to_image": (attend_tokens_to_image, ("logits_product",)),
+    "final_attn_token_to_image": (attend_tokens_to_image, ("logits_product",)),
+    "cross_attn_image_to_token": (attend_image_to_tokens, ("logits_product", "mix_product")),
 }
+# The ONNX nodes of those products are named .../<attention>/quantizable_<product>/MatMul. Both their operands
+# change with every click (no weights); `sam_onnx` may quantize them per run. Not among them: the token-to-image
+# mix (softmax weights over 4096 keys, most of them tiny, would round to zero).
+QUANTIZABLE = "quantizable_"
 
 
 def low_res_decoder(sam: Any) -> Any:
@@ -98,15 +107,25 @@ def low_res_decoder(sam: Any) -> Any:
     import torch
     from segment_anything.utils.onnx import SamOnnxModel
 
+    class Product(torch.nn.Module):
+        """a @ b in a module of its own, so its ONNX node carries the module's name."""
+
+        def forward(self, a, b):  # noqa: D102
+            return a @ b
+
     class Swapped(torch.nn.Module):
         """One of SAM's modules, its weights kept, computed by one of this file's functions."""
 
-        def __init__(self, module: torch.nn.Module, function: Any) -> None:
+        def __init__(self, module: torch.nn.Module, function: Any, products: tuple[str, ...] = ()) -> None:
             super().__init__()
             self.inner, self.function = module, function
+            self.products = products
+            for name in products:
+                self.add_module(QUANTIZABLE + name, Product())
 
         def forward(self, *args, **kwargs):  # noqa: D102 - SAM's blocks call attention with q=, k=, v=
-            return self.function(self.inner, *args, **kwargs)
+            named = {name: getattr(self, QUANTIZABLE + name) for name in self.products}
+            return self.function(self.inner, *args, **kwargs, **named)
 
     def layer_norm(norm, x):
         return plain_layer_norm(x, norm.weight, norm.bias, norm.eps)
@@ -120,7 +139,7 @@ def low_res_decoder(sam: Any) -> Any:
                     if isinstance(child, torch.nn.LayerNorm):
                         setattr(parent, name, Swapped(child, layer_norm))
                     elif name in SWAPS:
-                        setattr(parent, name, Swapped(child, SWAPS[name]))
+                        setattr(parent, name, Swapped(child, *SWAPS[name]))
             # a module of its own, so its ONNX nodes are named /upscaling/... (the ones `sam_onnx` quantizes)
             self.upscaling = Swapped(sam.mask_decoder.output_upscaling, upscaled_masks)
 

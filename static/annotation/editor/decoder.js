@@ -16,7 +16,7 @@ const FRAME = 1024;       // side of the padded frame the encoder saw
 const MASK_LOGIT = 8.0;   // a binary mask as logits, as SamBackend._mask_prompt
 const pageQuery = new URLSearchParams(window.location.search);
 const forcedServer = pageQuery.get("decoder") === "server";
-// ?decoder-threads=N caps the WebAssembly threads (a speed comparison; by default up to 4 on an isolated page)
+// ?decoder-threads=N sets the WebAssembly threads (at most the cores; by default all but one, 2 to 4)
 const threadsAsked = parseInt(pageQuery.get("decoder-threads"), 10) || 0;
 
 let ortPromise = null;
@@ -43,9 +43,13 @@ function loadOrt() {
   if (!ortPromise) {
     ortPromise = import(config.ort.module).then((ort) => {
       ort.env.wasm.wasmPaths = { wasm: new URL(config.ort.wasm, window.location.href).href };
-      // Several threads where the page is cross-origin isolated (the editor is: scoring/isolation.py), else one.
-      ort.env.wasm.numThreads = self.crossOriginIsolated
-        ? Math.min(threadsAsked || 4, navigator.hardwareConcurrency || 1) : 1;
+      // Several threads where the page is cross-origin isolated (the editor is: scoring/isolation.py), else one:
+      // all cores but one for the page and the compositor, at least 2, at most 4. On 2 cores two threads decode a
+      // click faster than one (p50 70 against 81 ms) though the page draws fewer frames while hovering
+      // (perf/sam_browser_speed.py; `?decoder-threads=1` shows the other side).
+      const cores = navigator.hardwareConcurrency || 1;
+      ort.env.wasm.numThreads = !self.crossOriginIsolated ? 1
+        : Math.min(cores, threadsAsked || Math.min(4, Math.max(2, cores - 1)));
       decoderStats.threads = ort.env.wasm.numThreads;
       // The runtime runs in onnxruntime-web's own Web Worker (a proxy): a decode never blocks the page's thread,
       // so the pointer, drawing and hover keep their frames while SAM decodes.

@@ -96,9 +96,8 @@ def test_onnx_decoder_matches_the_servers_sam_decoder(decoder, case):
 
 @pytest.mark.parametrize("case", CASES)
 def test_the_quantized_decoder_draws_the_float_decoders_masks(decoder, quantized_decoder, case):
-    """8-bit products in the upscaling move a mask's edge by a pixel here and there: on random weights (whose logits
-    hover near zero, the hardest case) each of the 4 masks keeps IoU >= 0.97 with the float answer; the scores do
-    not pass through the upscaling and stay exact."""
+    """8-bit products move a mask's edge by a pixel here and there: on random weights (whose logits hover near zero,
+    the hardest case) each of the 4 masks keeps IoU >= 0.97 with the float answer, the scores within 1e-3."""
     backend, session = decoder
     feeds = _onnx_feeds(*_case(backend, case))
     scores, low = session.run(None, feeds)
@@ -109,22 +108,27 @@ def test_the_quantized_decoder_draws_the_float_decoders_masks(decoder, quantized
         assert exact.sum() > 100  # a real mask, not an empty one agreeing with an empty one
         iou = (exact & approx).sum() / (exact | approx).sum()
         assert iou >= 0.97, (k, iou)
-    np.testing.assert_allclose(q_scores, scores, atol=1e-5)
+    np.testing.assert_allclose(q_scores, scores, atol=1e-3)
 
 
-def test_the_quantized_decoder_computes_the_upscaling_in_integers_and_the_rest_in_floats(sam_random):  # noqa: F811
+def test_the_quantized_decoder_computes_in_integers_where_the_multiply_adds_are(sam_random):  # noqa: F811
+    """The upscaling's two products with weights, and the attentions' logits and image-to-token mixes (7 products
+    whose operands both change per click); the token-to-image mix over 4096 keys and the token side stay float."""
     import onnx
 
     backend, root = sam_random
     float_path, int8_path = (backend.onnx_decoder(root, quantized=q) for q in (False, True))
     assert float_path != int8_path
     nodes = onnx.load(str(int8_path)).graph.node
-    integer = sorted(n.name for n in nodes if n.op_type in ("MatMulInteger", "DynamicQuantizeMatMul"))
-    assert len(integer) == 2 and all(name.startswith("/upscaling/") for name in integer), integer
+    integer = [n.name for n in nodes if n.op_type == "MatMulInteger"]
+    assert len([n for n in integer if n.startswith("/upscaling/")]) == 2, integer
+    products = [n for n in integer if "/quantizable_" in n]
+    assert len(products) == 7 and len(integer) == 9, integer
+    assert not any("token_to_image/quantizable_mix" in n for n in products)
     assert any(n.op_type == "MatMul" and n.name.startswith("/transformer/") for n in nodes)
     float_ops = {node.op_type for node in onnx.load(str(float_path)).graph.node}
-    # the rewrites: no ConvTranspose (upscaling as matrix products), no LayerNormalization kernel
-    assert not float_ops & {"ConvTranspose", "LayerNormalization"}, float_ops
+    # the rewrites: no ConvTranspose (upscaling as matrix products), no LayerNormalization kernel, no integers
+    assert not float_ops & {"ConvTranspose", "LayerNormalization", "MatMulInteger"}, float_ops
 
 
 def test_the_decoder_file_is_named_by_the_weights_and_exported_once(sam_random, tmp_path):  # noqa: F811
