@@ -157,11 +157,3 @@ def _integer_product(node: Any) -> list[Any]:
         helper.make_node("Mul", [f"{name}/a_scale", f"{name}/b_scale"], [f"{name}/scale"], name=f"{name}/scale"),
         helper.make_node("Mul", [f"{name}/float", f"{name}/scale"], [out], name=f"{name}/scaled"),
     ]
-
-
-def ensure_decoder(model: Any, root: str | os.PathLike[str], model_key: str, *, quantized: bool = True) -> Path:
-    """The cached ONNX decoder of this model under `root`, exported on first use."""
-    path = decoder_path(root, model_key, decoder_fingerprint(model, quantized=quantized))
-    if not path.exists():
-        export_decoder(model, path, quantized=quantized)
-    return path

@@ -103,7 +103,8 @@ QUANTIZABLE = "quantizable_"
 
 def low_res_decoder(sam: Any) -> Any:
     """segment-anything's `SamOnnxModel` for `sam`, answering (scores (1, 4), low-res logits (1, 4, 256, 256))
-    through the rewrites above, ready for `torch.onnx.export`. The model's own weights are shared, not copied."""
+    through the rewrites above, ready for `torch.onnx.export`. It shares the model's weights except the transformer's:
+    the modules are swapped in a copy of it, so the server's own model is never changed."""
     import torch
     from segment_anything.utils.onnx import SamOnnxModel
 

@@ -134,10 +134,10 @@ def test_the_quantized_decoder_computes_in_integers_where_the_multiply_adds_are(
 def test_the_decoder_file_is_named_by_the_weights_and_exported_once(sam_random, tmp_path):  # noqa: F811
     backend, _ = sam_random
     model = backend._predictor.model
-    path = sam_onnx.ensure_decoder(model, tmp_path, "sam-vit_b")
+    path = backend.onnx_decoder(tmp_path)
     assert path.name == f"decoder-{sam_onnx.decoder_fingerprint(model)}.onnx"
     stamp = path.stat().st_mtime_ns
-    assert sam_onnx.ensure_decoder(model, tmp_path, "sam-vit_b") == path
+    assert backend.onnx_decoder(tmp_path) == path
     assert path.stat().st_mtime_ns == stamp  # cached, not exported again
     assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left behind
     with pytest.raises(ValueError, match="lowercase hex"):
