@@ -245,7 +245,8 @@ SAM_EMBEDDING_DIR = env_path("SAM_EMBEDDING_DIR", VAR_DIR / "embeddings")
 # SAM's prompt encoder + mask decoder as ONNX (one file per checkpoint), run by the editor in the browser.
 SAM_DECODER_DIR = env_path("SAM_DECODER_DIR", SAM_EMBEDDING_DIR / "decoders")
 SAM_BROWSER_DECODER = env_bool("SAM_BROWSER_DECODER", True)
-# Its heaviest products in 8-bit integers (sam_onnx._quantize): one WebAssembly thread decodes in ~64 ms, not ~84.
+# Its heaviest products in 8-bit integers, its GELUs in tanh form (sam_onnx.export_decoder): one WebAssembly thread
+# decodes a click in ~79 ms, not ~101 (Node, 2 cores).
 SAM_DECODER_QUANTIZED = env_bool("SAM_DECODER_QUANTIZED", True)
 SAM_MAX_IMAGE_PIXELS = env_int("SAM_MAX_IMAGE_PIXELS", 40_000_000)
 SAM_UPLOAD_MAX_FILES = env_int("SAM_UPLOAD_MAX_FILES", 2000)
@@ -259,7 +260,8 @@ SAM_EMBEDDING_QUEUE = env_str("SAM_EMBEDDING_QUEUE", "")
 JUDGE_BASE_URL = os.environ.get("JUDGE_BASE_URL", "")
 JUDGE_MODEL = os.environ.get("JUDGE_MODEL", "")
 JUDGE_API_KEY = os.environ.get("JUDGE_API_KEY", "")
-# A JSON file of judge prompts (e.g. the paper's exact wording; see docs/plan-scoring.md); unset: the built-in paraphrase.
+# A JSON file of judge prompts (e.g. the paper's exact wording; see docs/plan-scoring.md); unset: the built-in
+# paraphrase.
 PLAN_JUDGE_PROMPT_FILE = os.environ.get("PLAN_JUDGE_PROMPT_FILE", "")
 
 # --- caches ---------------------------------------------------------------------------------------

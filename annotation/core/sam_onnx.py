@@ -6,7 +6,7 @@ label -1, `mask_input` + `has_mask_input`), minus its last step: it answers the 
 the editor upsamples only the mask it shows, as `SamBackend._upscale` does on the server. Mask 0 is SAM's
 single-mask answer, masks 1..3 its multimask answers (the same split `SamBackend.segment` makes). The traced
 module (`sam_onnx_graph.low_res_decoder`) computes the same function in fewer operations; by default its heaviest
-products are quantized to 8 bits (see `_quantize`).
+products are quantized to 8 bits (see `_quantize`) and the upscaling's GELUs take their tanh form (FastGelu).
 
 One file per decoder: `decoder_fingerprint` hashes the export's format, its quantization and the prompt encoder's
 and mask decoder's tensors, so a new checkpoint (or another random model) gets a new file and a cached file is
@@ -27,7 +27,7 @@ from annotation.core.sam_onnx_graph import QUANTIZABLE, low_res_decoder
 ONNX_OPSET = 17
 # Bumped whenever the exported graph changes: it is part of the fingerprint, so cached files of an older layout
 # are never served.
-EXPORT_FORMAT = 4
+EXPORT_FORMAT = 5
 INPUT_NAMES = ("image_embeddings", "point_coords", "point_labels", "mask_input", "has_mask_input")
 OUTPUT_NAMES = ("scores", "low_res_masks")
 
@@ -53,12 +53,14 @@ def decoder_path(root: str | os.PathLike[str], model_key: str, fingerprint: str)
 def export_decoder(model: Any, path: str | os.PathLike[str], *, quantized: bool = True) -> Path:
     """Write the ONNX decoder of this SAM model to `path` (atomically); returns the path.
 
-    `quantized`: the products holding most of the multiply-adds run in 8-bit integers (see `_quantize`): one
-    WebAssembly thread decodes a click in ~64 ms instead of ~84 ms; the masks keep IoU >= 0.97 with the float
-    decoder's and the scores agree within 1e-3 on random weights (tests/annotation/core/test_sam_onnx.py)."""
+    `quantized`: the browser's fast decoder. The products holding most of the multiply-adds run in 8-bit integers
+    (see `_quantize`) and the upscaling's GELUs in tanh form (`low_res_decoder`): one WebAssembly thread in Node
+    decodes a 2-point click in ~79 ms against ~101 ms for the float export; the masks keep IoU >= 0.97 with the
+    float decoder's and the scores agree within 1e-3 on random weights (tests/annotation/core/test_sam_onnx.py).
+    Without it, the export computes what the server's SAM computes, to rounding."""
     import torch
 
-    wrapper = low_res_decoder(model)
+    wrapper = low_res_decoder(model, tanh_gelu=quantized)
     embed_dim = model.prompt_encoder.embed_dim
     side = model.prompt_encoder.image_embedding_size
     mask_side = 4 * side[0]
@@ -106,8 +108,8 @@ def _quantize(source: str, target: str) -> None:
     - The output upscaling's two products with weights (the /upscaling/ MatMuls): uint8 weights, activations
       quantized per run (onnxruntime's `quantize_dynamic`, as segment-anything's export script does to the whole
       SAM demo model).
-    - The attentions' products whose operands both change per click (`sam_onnx_graph.QUANTIZABLE` nodes: the
-      logits, and the image-to-token mix over the few prompt tokens): both operands quantized per run to uint8
+    - The image-to-token attentions' products, whose operands both change per click (`sam_onnx_graph.QUANTIZABLE`
+      nodes: the logits, and the mix over the few prompt tokens): both operands quantized per run to uint8
       (DynamicQuantizeLinear), multiplied in integers (MatMulInteger), scaled back. The SAM demo's model quantizes
       the same activations (the image tokens entering k_proj and q_proj) per run."""
     import onnx

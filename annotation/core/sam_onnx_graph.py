@@ -20,20 +20,30 @@ from __future__ import annotations
 
 import math
 from copy import deepcopy
+from functools import partial
 from typing import Any
 
 
 def plain_layer_norm(x: Any, weight: Any, bias: Any, eps: float) -> Any:
-    """LayerNorm over the last axis as mean, subtract, mean of squares, rsqrt (exported as those plain ops)."""
+    """LayerNorm over the last axis as mean, subtract, mean of squares, rsqrt (exported as those plain ops);
+    `bias` None leaves the shift to the caller (a GELU taking it as its bias)."""
     centred = x - x.mean(-1, keepdim=True)
-    return centred * (centred * centred).mean(-1, keepdim=True).add(eps).rsqrt() * weight + bias
+    scaled = centred * (centred * centred).mean(-1, keepdim=True).add(eps).rsqrt() * weight
+    return scaled if bias is None else scaled + bias
+
+
+def exact_gelu(x: Any, bias: Any) -> Any:
+    """GELU(x + bias) with the error function, as SAM computes it."""
+    from torch.nn.functional import gelu
+
+    return gelu(x + bias)
 
 
 def _matmul(a: Any, b: Any) -> Any:
     return a @ b
 
 
-def attend_tokens_to_image(attn: Any, q: Any, k: Any, v: Any, *, logits_product: Any = _matmul) -> Any:
+def attend_tokens_to_image(attn: Any, q: Any, k: Any, v: Any) -> Any:
     """SAM's Attention `attn` with n prompt tokens as queries and N = 4096 image tokens as keys and values, the key
     and value projections folded into the queries' side: q·(W_k x + b_k) = (W_kᵀ q)·x + q·b_k, where the last term
     is the same for every key and softmax drops it; and Σ a (W_v x + b_v) = W_v (Σ a x) + b_v since a row of weights
@@ -42,7 +52,7 @@ def attend_tokens_to_image(attn: Any, q: Any, k: Any, v: Any, *, logits_product:
     n, dim, width = q.shape[1], attn.embedding_dim, attn.internal_dim // heads
     queries = attn.q_proj(q).reshape(1, n, heads, width).transpose(1, 2)  # (1, heads, n, width)
     folded = queries @ attn.k_proj.weight.reshape(heads, width, dim)  # (1, heads, n, dim)
-    logits = logits_product(folded.reshape(1, heads * n, dim), k.transpose(1, 2)) / math.sqrt(width)
+    logits = (folded.reshape(1, heads * n, dim) @ k.transpose(1, 2)) / math.sqrt(width)
     mixed = (logits.softmax(dim=-1) @ v).reshape(1, heads, n, dim)
     values = mixed @ attn.v_proj.weight.reshape(heads, width, dim).transpose(1, 2)
     values = values + attn.v_proj.bias.reshape(heads, 1, width)
@@ -68,22 +78,20 @@ def attend_image_to_tokens(attn: Any, q: Any, k: Any, v: Any, *, logits_product:
     return mix_product(weights, projected.reshape(1, heads * n, dim)) + attn.out_proj.bias
 
 
-def upscaled_masks(upscaling: Any, src: Any, hyper_in: Any, side: int) -> Any:
+def upscaled_masks(upscaling: Any, src: Any, hyper_in: Any, side: int, *, gelu: Any = exact_gelu) -> Any:
     """MaskDecoder's `output_upscaling` (ConvTranspose 2x2/2, LayerNorm2d, GELU, ConvTranspose 2x2/2, GELU) and
     the hypernetwork product, on the transformer's tokens (1, side*side, C) without going to NCHW.
 
     A 2x2 transposed convolution of stride 2 maps each input pixel to its own 2x2 output block, so it is one matrix
     product per pixel; LayerNorm2d normalises each pixel over its channels and GELU is per element. Every step up to
     the masks stays per pixel, in the tokens' order, and one transpose at the end puts pixel (4i+2a+c, 4j+2b+d) in
-    place. Its two products with weights are the ones `sam_onnx` quantizes."""
-    from torch.nn.functional import gelu
-
+    place. Its two products with weights are the ones `sam_onnx` quantizes. `gelu(x, bias)`: GELU(x + bias)."""
     first, norm, _, second, _ = upscaling
     w1 = first.weight.permute(0, 2, 3, 1).reshape(first.in_channels, 4 * first.out_channels)  # columns (a, b, o)
     y = (src @ w1).reshape(1, side * side, 4, first.out_channels) + first.bias
-    y = plain_layer_norm(y, norm.weight, norm.bias, norm.eps)
+    y = gelu(plain_layer_norm(y, norm.weight, None, norm.eps), norm.bias)
     w2 = second.weight.permute(0, 2, 3, 1).reshape(second.in_channels, 4 * second.out_channels)  # (c, d, o)
-    z = gelu((gelu(y) @ w2).reshape(1, side * side, 4, 4, second.out_channels) + second.bias)
+    z = gelu((y @ w2).reshape(1, side * side, 4, 4, second.out_channels), second.bias)
     masks = z @ hyper_in[0].transpose(0, 1)  # (1, pixels, (a, b), (c, d), masks)
     count = hyper_in.shape[1]
     masks = masks.reshape(1, side, side, 2, 2, 2, 2, count).permute(0, 7, 1, 3, 5, 2, 4, 6)
@@ -91,22 +99,40 @@ def upscaled_masks(upscaling: Any, src: Any, hyper_in: Any, side: int) -> Any:
 
 
 SWAPS = {  # SAM's modules in the two-way transformer -> the function computing each, its quantizable products
-    "cross_attn_token_to_image": (attend_tokens_to_image, ("logits_product",)),
-    "final_attn_token_to_image": (attend_tokens_to_image, ("logits_product",)),
+    "cross_attn_token_to_image": (attend_tokens_to_image, ()),
+    "final_attn_token_to_image": (attend_tokens_to_image, ()),
     "cross_attn_image_to_token": (attend_image_to_tokens, ("logits_product", "mix_product")),
 }
 # The ONNX nodes of those products are named .../<attention>/quantizable_<product>/MatMul. Both their operands
 # change with every click (no weights); `sam_onnx` may quantize them per run. Not among them: the token-to-image
-# mix (softmax weights over 4096 keys, most of them tiny, would round to zero).
+# mix (softmax weights over 4096 keys, most of them tiny, would round to zero) and logits (the 4096 keys would be
+# transposed and quantized per run, which costs more in onnxruntime-web than the float product it replaces).
 QUANTIZABLE = "quantizable_"
 
 
-def low_res_decoder(sam: Any) -> Any:
+def low_res_decoder(sam: Any, *, tanh_gelu: bool = False) -> Any:
     """segment-anything's `SamOnnxModel` for `sam`, answering (scores (1, 4), low-res logits (1, 4, 256, 256))
     through the rewrites above, ready for `torch.onnx.export`. It shares the model's weights except the transformer's:
-    the modules are swapped in a copy of it, so the server's own model is never changed."""
+    the modules are swapped in a copy of it, so the server's own model is never changed.
+
+    `tanh_gelu`: the upscaling's two GELUs in their tanh form (within 5e-4 of the error-function form), exported as
+    onnxruntime's FastGelu: in onnxruntime-web the error-function GELU over the 2M values of the last one costs
+    more than the product before it (one WebAssembly thread: 15.9 ms against 6.7 ms for FastGelu)."""
     import torch
     from segment_anything.utils.onnx import SamOnnxModel
+
+    class FastGelu(torch.autograd.Function):
+        """GELU(x + bias), tanh form; one com.microsoft FastGelu node in the export."""
+
+        @staticmethod
+        def forward(ctx, x, bias):  # noqa: D102
+            return torch.nn.functional.gelu(x + bias, approximate="tanh")
+
+        @staticmethod
+        def symbolic(graph, x, bias):  # noqa: D102
+            out = graph.op("com.microsoft::FastGelu", x, bias)
+            out.setType(x.type())  # elementwise: the input's shape and type
+            return out
 
     class Product(torch.nn.Module):
         """a @ b in a module of its own, so its ONNX node carries the module's name."""
@@ -142,7 +168,8 @@ def low_res_decoder(sam: Any) -> Any:
                     elif name in SWAPS:
                         setattr(parent, name, Swapped(child, *SWAPS[name]))
             # a module of its own, so its ONNX nodes are named /upscaling/... (the ones `sam_onnx` quantizes)
-            self.upscaling = Swapped(sam.mask_decoder.output_upscaling, upscaled_masks)
+            gelu = FastGelu.apply if tanh_gelu else exact_gelu
+            self.upscaling = Swapped(sam.mask_decoder.output_upscaling, partial(upscaled_masks, gelu=gelu))
 
         @torch.no_grad()
         def forward(self, image_embeddings, point_coords, point_labels, mask_input, has_mask_input):  # noqa: D102
