@@ -251,3 +251,72 @@ def test_visual_matching_editor_draws_each_layer_on_its_own_image(live_server, p
     saved = Item.objects.get(pk=item.pk).instances
     assert [r["size"] for r in saved["masklet_reference_area"]] == [[30, 40]]
     assert [r["size"] for r in saved["masklet_matching_area"]] == [[360, 640]]
+
+
+def _shown(page, x: float, y: float) -> list[int]:
+    """The canvas's colour (RGB) at image point (x, y), after the next two frames are drawn."""
+    return page.evaluate(
+        """async ([x, y]) => {
+            await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+            const v = window.annotationEditor.state.view, canvas = document.getElementById('canvas');
+            const px = canvas.getContext('2d').getImageData(Math.floor(v.tx + x * v.s), Math.floor(v.ty + y * v.s),
+                                                            1, 1).data;
+            return [px[0], px[1], px[2]]; }""", [x, y])
+
+
+def test_the_canvas_shows_what_the_instances_hold_as_they_change(live_server, page, celery_eager, item_factory,
+                                                                  annotator, small_png):
+    """The masks are drawn from one layer per image, rebuilt when an instance changes: every change shows."""
+    [item] = item_factory(small_png, assignee=annotator)  # 40x30, grey 90
+    login_page(page, live_server.url, "anna", "pw-anna-123")
+    page.goto(f"{live_server.url}/annotation/items/{item.pk}/")
+    page.wait_for_function("() => window.annotationEditor && window.annotationEditor.state.view.s > 1")
+    inside, outside = (7.5, 7.5), (30.5, 25.5)  # pixel centres
+    image = _shown(page, *inside)
+    assert image == _shown(page, *outside) == [90, 90, 90]
+
+    page.keyboard.press("p")
+    for x, y in [(2, 2), (12, 2), (12, 12), (2, 12)]:
+        page.mouse.click(*to_client(page, x, y))
+    page.keyboard.press("Enter")
+    tinted = _shown(page, *inside)
+    assert tinted != image and _shown(page, *outside) == image
+    page.keyboard.press("o")  # hide the masks
+    assert _shown(page, *inside) == image
+    page.keyboard.press("o")
+    assert _shown(page, *inside) == tinted
+    page.evaluate("() => { const o = document.getElementById('opacity'); o.value = 90; o.dispatchEvent(new Event('input')); }")
+    stronger = _shown(page, *inside)
+    assert stronger not in (tinted, image)
+
+    # A second instance beside the first: both drawn; deleting one leaves the other; undo brings it back.
+    page.keyboard.press("n")
+    page.keyboard.press("p")
+    for x, y in [(20, 15), (35, 15), (35, 28), (20, 28)]:
+        page.mouse.click(*to_client(page, x, y))
+    page.keyboard.press("Enter")
+    assert _shown(page, *outside) != image and _shown(page, *inside) != image
+    page.click("#instances li:nth-child(1)")
+    page.keyboard.press("Delete")
+    assert _shown(page, *inside) == image and _shown(page, *outside) != image
+    page.keyboard.press("Control+z")
+    assert _shown(page, *inside) != image and _shown(page, *outside) != image
+
+
+def test_a_click_the_server_answers_shows_its_point_while_it_waits(live_server, page, celery_eager, item_factory,
+                                                                     annotator, small_png):
+    """The browser decoder's click is drawn with its mask in one frame; a click waiting on the server at once."""
+    [item] = item_factory(small_png, assignee=annotator)
+    held = []
+    page.route("**/api/annotation/images/*/segment/", lambda route: held.append(route))
+    login_page(page, live_server.url, "anna", "pw-anna-123")
+    page.goto(f"{live_server.url}/annotation/items/{item.pk}/")
+    page.wait_for_function("() => document.getElementById('embed-status').textContent.includes('ready')")
+    assert _shown(page, 20, 15) == [90, 90, 90]
+    page.mouse.click(*to_client(page, 20, 15))
+    page.wait_for_function("() => document.getElementById('seg-status').textContent === 'Segmenting…'")
+    assert held, "the click should be waiting on the server"
+    assert _shown(page, 20, 15) == [0x2E, 0xCC, 0x40]  # the positive point's marker, drawn before the answer
+    held[0].continue_()
+    page.wait_for_function("() => window.annotationEditor.stats.clicks.length === 1")
+    assert page.evaluate("() => window.annotationEditor.stats.lastSource") == "server"

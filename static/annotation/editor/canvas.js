@@ -1,5 +1,5 @@
-/* The view: draws the image, the masks (each baked once into a bounding-box canvas) and the prompt overlays;
-   zoom, fit and the HUD line. */
+/* The view: draws the image, the masks (each baked once into a bounding-box canvas, all of an image's composited
+   once into a layer at the image's resolution) and the prompt overlays; zoom, fit and the HUD line. */
 import { $, currentImage, images, leaf, list, state } from "./state.js";
 
 export const canvas = $("canvas");
@@ -42,7 +42,34 @@ function baked(inst, current) {
   octx.putImageData(data, 0, 0);
   inst.canvas = off;
   inst.bakedKey = key;
+  inst.bakedSerial = ++bakes;
   return off;
+}
+let bakes = 0;
+
+/** The masks of image `img`, composited at its resolution: rebuilt (one unscaled copy per instance) only when an
+ *  instance was baked again or the set changed, so a frame draws one scaled layer, not one per instance (on a
+ *  software-rasterised canvas each scaled, smoothed copy of an image-sized mask costs ~2 ms; the page shares the
+ *  CPU with the decoder's threads). */
+const layer = { key: "", canvas: null };
+function maskLayer(img) {
+  const parts = [];
+  for (const spec of leaf.masklets) {
+    if (images[spec.image] !== img) continue;
+    const current = spec.name === state.masklet;
+    for (const inst of list(spec.name)) if (inst.bbox) parts.push([baked(inst, current), inst]);
+  }
+  const key = `${img.id}:${img.width}x${img.height}:${parts.map(([, inst]) => inst.bakedSerial).join(",")}`;
+  if (layer.key !== key) {
+    const off = layer.canvas || document.createElement("canvas");
+    if (off.width !== img.width || off.height !== img.height) { off.width = img.width; off.height = img.height; }
+    const octx = off.getContext("2d");
+    octx.clearRect(0, 0, off.width, off.height);
+    for (const [baking, inst] of parts) octx.drawImage(baking, inst.bbox[0], inst.bbox[1]);
+    layer.key = key;
+    layer.canvas = off;
+  }
+  return parts.length ? layer.canvas : null;
 }
 
 function resizeCanvas() {
@@ -95,16 +122,8 @@ function draw() {
   ctx.setTransform(v.s, 0, 0, v.s, v.tx, v.ty);
   ctx.imageSmoothingEnabled = v.s < 2;
   if (img.loaded) ctx.drawImage(img.el, 0, 0);
-  if (!state.hidden) {
-    for (const spec of leaf.masklets) {
-      if (images[spec.image] !== img) continue;
-      const current = spec.name === state.masklet;
-      for (const inst of list(spec.name)) {
-        if (!inst.bbox) continue;
-        ctx.drawImage(baked(inst, current), inst.bbox[0], inst.bbox[1]);
-      }
-    }
-  }
+  const masks = state.hidden ? null : maskLayer(img);
+  if (masks) ctx.drawImage(masks, 0, 0);
   if (pointer.preview && state.tool === "click") ctx.drawImage(pointer.preview, 0, 0);
   const lw = 2 / v.s;
   const p = state.prompt;

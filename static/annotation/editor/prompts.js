@@ -50,9 +50,13 @@ export async function runSegment(t0) {
   const seq = ++segSeq;
   const local = browserContext(img);
   if (local) {
+    // The new point is drawn with its mask, in one frame, as the SAM demo does: a frame drawn while the decoder's
+    // threads run takes the CPU they need (on 2 cores a click's mask came ~15 ms later with the point drawn first;
+    // perf/sam_browser_speed.py). A prompt that has to wait (the decoder loading, the server) is drawn at once.
     let ctx = local;
     try {
       if (!isReady(img)) {
+        requestDraw();
         $("seg-status").textContent = "Loading the decoder…";
         const late = new Promise((_, reject) => setTimeout(() => reject(new Error("still loading after 15 s")), 15000));
         ctx = await Promise.race([local, late]);
@@ -77,12 +81,14 @@ export async function runSegment(t0) {
       stats.lastSource = "browser";
       if (proposals.length) pickProposal(0, true);
       renderProposals();
+      requestDraw();
       noteDrawn(t0, "browser");
       return;
     } catch (e) {
       $("seg-status").textContent = `In-browser decoder unavailable (${e.message || e}); asking the server.`;
     }
   }
+  requestDraw();
   $("seg-status").textContent = "Segmenting…";
   stats.segmentRequests++;
   const body = { points: p.points, box: p.box, multimask: $("multimask").checked,

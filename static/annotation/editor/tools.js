@@ -136,8 +136,7 @@ function onMouseDown(ev) {
   if (state.tool === "click") {
     const label = ev.button === 2 || ev.altKey ? 0 : 1;
     state.prompt.points.push([Math.round(p.x * 10) / 10, Math.round(p.y * 10) / 10, label]);
-    requestDraw();
-    runSegment(ev.timeStamp);
+    runSegment(ev.timeStamp);  // draws the point: with its mask when the browser decodes it, else at once
   } else if (state.tool === "box") {
     pointer.drag = { kind: "box", x0: p.x, y0: p.y, x: p.x, y: p.y };
   } else if (state.tool === "brush" || state.tool === "eraser") {
