@@ -157,10 +157,13 @@ def test_a_click_while_the_preview_decodes_its_point_takes_that_decode(live_serv
     _open_with_browser_decoder(page, live_server, item, blocked)
     page.wait_for_function("() => window.annotationEditor.decoderStats.warmRuns >= 6", timeout=60000)
     runs = page.evaluate("() => window.annotationEditor.decoderStats.runs")
+    previews = page.evaluate("() => window.annotationEditor.stats.hoverUpdates")
     page.mouse.click(*to_client(page, 192, 180))  # one mousemove to the point, then the press at once
     page.wait_for_selector("#proposals button")
     assert "the preview's decode" in page.text_content("#seg-status"), page.text_content("#seg-status")
     assert page.evaluate("() => window.annotationEditor.decoderStats.runs") == runs + 1
+    # the preview left that answer to the click: no preview of it drawn first, on the click's time
+    assert page.evaluate("() => window.annotationEditor.stats.hoverUpdates") == previews
     page.unroute(SEGMENT_URL)
     server = _server_mask(page, item.images.get().pk, {"points": [[192, 180, 1]], "box": None, "multimask": True})
     assert _iou(_mask_of(page), server) > 0.98

@@ -23,20 +23,21 @@ function baked(inst, current) {
   off.width = bw; off.height = bh;
   const octx = off.getContext("2d");
   const data = octx.createImageData(bw, bh);
-  const px = data.data, m = inst.mask, w = inst.w, h = inst.h;
+  const px = new Uint32Array(data.data.buffer), m = inst.mask, w = inst.w, h = inst.h;
   // The selected instance in its own (swatch) colour, filled more strongly; a white outline made it look grey.
   const fillA = Math.round(255 * Math.min(0.85, state.opacity * (selected ? 1.6 : 1)) * (current ? 1 : 0.5));
   const [r, g, b] = inst.colour;
-  const edge = [r, g, b];
+  const rgb = (b << 16) | (g << 8) | r;  // RGBA bytes as one little-endian word
+  const fill = ((fillA << 24) | rgb) >>> 0, edge = ((255 << 24) | rgb) >>> 0;
   for (let y = y0; y <= y1; y++) {
+    const row = y * w, o = (y - y0) * bw - x0;
+    const border = y === 0 || y === h - 1;
     for (let x = x0; x <= x1; x++) {
-      const i = y * w + x;
+      const i = row + x;
       if (!m[i]) continue;
-      const o = ((y - y0) * bw + (x - x0)) * 4;
-      const isEdge = state.outlines && (x === 0 || y === 0 || x === w - 1 || y === h - 1 ||
+      const isEdge = state.outlines && (border || x === 0 || x === w - 1 ||
         !m[i - 1] || !m[i + 1] || !m[i - w] || !m[i + w]);
-      if (isEdge) { px[o] = edge[0]; px[o + 1] = edge[1]; px[o + 2] = edge[2]; px[o + 3] = 255; }
-      else { px[o] = r; px[o + 1] = g; px[o + 2] = b; px[o + 3] = fillA; }
+      px[o + x] = isEdge ? edge : fill;
     }
   }
   octx.putImageData(data, 0, 0);

@@ -68,6 +68,7 @@ export async function runSegment(t0) {
       const same = (h) => h && h.key === key && h.img === img.id;
       const hovered = same(hover.result) ? hover.result : null;
       const pending = !hovered && same(hover.pending) ? hover.pending : null;
+      if (pending) pending.taken = true;  // the preview leaves its answer to the click (no preview drawn first)
       const started = performance.now();
       const proposals = hovered ? hovered.proposals : pending ? await pending.proposals : await decode(ctx, {
         points: p.points, box: p.box, multimask: $("multimask").checked,
@@ -163,7 +164,8 @@ async function runHover(img) {
         points, box: p.box, multimask: $("multimask").checked,
         maskInput: p.lastLowRes || (sel && sel.inst.area && sel.masklet === state.masklet ? sel.inst.mask : null),
       });
-      hover.pending = { key, img: img.id, proposals: decoding };
+      const entry = { key, img: img.id, proposals: decoding, taken: false };
+      hover.pending = entry;
       let proposals;
       try {
         proposals = await decoding;
@@ -171,6 +173,7 @@ async function runHover(img) {
         hover.pending = null;
       }
       if (img !== currentImage() || state.tool !== "click") break;
+      if (entry.taken) continue;  // a click took this decode: its mask is drawn by the click
       const mask = proposals.length ? proposals[0].mask() : null;
       let area = 0;
       if (mask) for (let i = 0; i < mask.length; i++) area += mask[i];
