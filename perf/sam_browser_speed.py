@@ -190,10 +190,10 @@ def main() -> int:
             """Click times and session.run times, once the decoder is in the browser (hover off: each click decodes)."""
             page.wait_for_function(
                 "() => /decoder in the browser/.test(document.getElementById('embed-status').textContent)")
-            # The editor's idle warm-up (decoder.js: 6 decodes while the annotator looks at the image, ~1 s) is
+            # The editor's idle warm-up (decoder.js: 8 decodes while the annotator looks at the image, ~1 s) is
             # over before the series; the cold first click is the first-mask figure above.
             page.wait_for_function("() => { const d = window.annotationEditor.decoderStats; "
-                                   "return d.runs + d.warmRuns >= 6; }")
+                                   "return d.runs + d.warmRuns >= 8; }")
             page.uncheck("#hover-preview")
             times = click_times(page, points)
             return times, page.evaluate("() => window.annotationEditor.decoderStats.runMs")

@@ -24,12 +24,17 @@ const sessions = {};      // decoder_url -> Promise<InferenceSession>
 const perImage = {};      // image id -> Promise<{session, features: {data, shape}, imageSize, inputSize}>
 const ready = {};         // image id -> the resolved value, for synchronous checks
 
-export const decoderStats = { loads: [], runs: 0, warmRuns: 0, lastMs: 0, runMs: [], error: "", threads: 0 };
+export const decoderStats = {
+  loads: [], runs: 0, warmRuns: 0, warmPoints: [], lastMs: 0, runMs: [], error: "", threads: 0,
+};
 
 // V8 compiles the runtime's WebAssembly in tiers: the first ~6 decodes of a page run 1.5-3x slower than the
-// rest. While the page is idle after loading, the decoder runs on dummy prompts until 6 decodes have been made
-// (real ones count), so the annotator's first clicks get the fast code; a real prompt always goes first.
-const WARM_RUNS = 6;
+// rest; and the first decode of each prompt size (1, 2, 3… points: the runtime plans its memory per input shape)
+// is slower again. While the page is idle after loading, the decoder runs on dummy prompts of 1 to 4 points, with
+// and without a mask prompt, until 8 decodes have been made (real ones count), so the annotator's first clicks on
+// an instance get the fast code (the slowest clicks of a series were its first four); a real prompt goes first.
+const WARM_RUNS = 8;
+const WARM_POINTS = 4;
 const WARM_IDLE_MS = 400;  // the first warm-up decode waits this long after loading: an immediate click goes first
 let inFlight = 0;
 let warming = null;
@@ -181,11 +186,12 @@ function warmInIdle(ctx) {
     await idle(WARM_IDLE_MS);
     while (decoderStats.runs + decoderStats.warmRuns < WARM_RUNS) {
       if (inFlight) { await idle(50); continue; }
-      const odd = decoderStats.warmRuns % 2;  // with and without a mask prompt, as real clicks alternate
+      const k = decoderStats.warmRuns, odd = k % 2;  // with and without a mask prompt, as real clicks alternate
+      const points = Array.from({ length: 1 + (k % WARM_POINTS) }, (_, i) => [W * (0.2 + 0.15 * i), H * 0.5, 1]);
       await decode(ctx, {
-        points: [[W * (0.3 + 0.4 * odd), H * 0.5, 1]], box: null, multimask: true,
-        maskInput: odd ? new Float32Array(LOW * LOW) : null,
+        points, box: null, multimask: true, maskInput: odd ? new Float32Array(LOW * LOW) : null,
       }, { warm: true });
+      decoderStats.warmPoints.push(points.length);
     }
   })().catch(() => {});
 }
