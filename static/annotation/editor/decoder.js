@@ -95,7 +95,10 @@ export function warmUp(url) {
   if (!browserDecoderPossible() || !url) return null;
   if (!sessions[url]) {
     sessions[url] = Promise.all([loadOrt(), fetchOk(url).then((r) => r.arrayBuffer())])
-      .then(([ort, buf]) => ort.InferenceSession.create(buf, { executionProviders: ["wasm"], graphOptimizationLevel: "all" }));
+      // The file is saved optimized (sam_onnx._optimize): creating the session has no graph optimization to make.
+      .then(([ort, buf]) => ort.InferenceSession.create(buf, {
+        executionProviders: ["wasm"], graphOptimizationLevel: "disabled",
+      }));
     sessions[url].catch((e) => { decoderStats.error = String(e); });
   }
   return sessions[url];
