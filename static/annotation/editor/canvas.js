@@ -12,6 +12,7 @@ export const pointer = { drag: null, hover: null, spaceDown: false, preview: nul
 let dirty = false;
 export function requestDraw() { if (!dirty) { dirty = true; requestAnimationFrame(draw); } }
 
+let bakes = 0;  // a serial per baking: the mask layer's key
 /** Bake an instance's fill and outline into a canvas the size of its bounding box. */
 function baked(inst, current) {
   const selected = inst.id === state.selected || state.multi.has(inst.id);
@@ -46,7 +47,6 @@ function baked(inst, current) {
   inst.bakedSerial = ++bakes;
   return off;
 }
-let bakes = 0;
 
 /** The masks of image `img`, composited at its resolution: rebuilt (one unscaled copy per instance) only when an
  *  instance was baked again or the set changed, so a frame draws one scaled layer, not one per instance (on a

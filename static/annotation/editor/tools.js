@@ -195,7 +195,11 @@ function onMouseUp(ev) {
   pointer.drag = null;
   if (d.kind === "box") {
     const box = [Math.min(d.x0, d.x), Math.min(d.y0, d.y), Math.max(d.x0, d.x), Math.max(d.y0, d.y)].map((v) => Math.round(v));
-    if (box[2] - box[0] >= 2 && box[3] - box[1] >= 2) { state.prompt.box = box; runSegment(ev.timeStamp); }
+    if (box[2] - box[0] >= 2 && box[3] - box[1] >= 2) {
+      state.prompt.box = box;
+      runSegment(ev.timeStamp);  // draws the box: with its mask when the browser decodes it, else at once
+      return;
+    }
   } else if (d.kind === "paint") {
     resetPrompt();
     changed();
