@@ -97,8 +97,9 @@ def media_names(reference: str, *, media_url: str) -> set[str]:
     return names
 
 
-def _scanned(name: str) -> bool:
-    return any(name.startswith(root + "/") for root in SCANNED)
+def _scanned_root(name: str) -> str | None:
+    """The scanned folder `name` (relative to MEDIA_ROOT) lies in, or None."""
+    return next((root for root in SCANNED if name.startswith(root + "/")), None)
 
 
 @dataclass
@@ -110,7 +111,7 @@ class _References:
     def add(self, strings: Iterable[str], *, public: bool, who: str, media_url: str) -> None:
         for reference in strings:
             for name in media_names(reference, media_url=media_url):
-                if _scanned(name):
+                if _scanned_root(name):
                     if public:
                         self.public.add(name)
                     else:
@@ -216,7 +217,7 @@ def stale_public_media_remove(*, found: StalePublicMedia) -> RemovedMedia:
     emptied: set[Path] = set()
     for file in found.remove:
         parts = PurePosixPath(file.name).parts
-        root = next((r for r in SCANNED if file.name.startswith(r + "/")), None)
+        root = _scanned_root(file.name)
         if root is None or ".." in parts:
             continue
         base = media / root

@@ -12,6 +12,9 @@ export const pointer = { drag: null, hover: null, spaceDown: false, preview: nul
 let dirty = false;
 export function requestDraw() { if (!dirty) { dirty = true; requestAnimationFrame(draw); } }
 
+/** An RGBA colour as the 32-bit word an ImageData's Uint32Array view holds (its bytes, little-endian). */
+export function rgbaWord(r, g, b, a) { return ((a << 24) | (b << 16) | (g << 8) | r) >>> 0; }
+
 let bakes = 0;  // a serial per baking: the mask layer's key
 /** Bake an instance's fill and outline into a canvas the size of its bounding box. */
 function baked(inst, current) {
@@ -28,8 +31,7 @@ function baked(inst, current) {
   // The selected instance in its own (swatch) colour, filled more strongly; a white outline made it look grey.
   const fillA = Math.round(255 * Math.min(0.85, state.opacity * (selected ? 1.6 : 1)) * (current ? 1 : 0.5));
   const [r, g, b] = inst.colour;
-  const rgb = (b << 16) | (g << 8) | r;  // RGBA bytes as one little-endian word
-  const fill = ((fillA << 24) | rgb) >>> 0, edge = ((255 << 24) | rgb) >>> 0;
+  const fill = rgbaWord(r, g, b, fillA), edge = rgbaWord(r, g, b, 255);
   for (let y = y0; y <= y1; y++) {
     const row = y * w, o = (y - y0) * bw - x0;
     const border = y === 0 || y === h - 1;

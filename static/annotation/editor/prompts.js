@@ -3,7 +3,7 @@
    image-embedding status both wait for. */
 import { decode as rleDecode } from "../rle.js";
 import { api } from "./api.js";
-import { pointer, requestDraw } from "./canvas.js";
+import { pointer, requestDraw, rgbaWord } from "./canvas.js";
 import { browserDecoderPossible, contextFor, decode, isReady, prepare } from "./decoder.js";
 import { checkpoint } from "./history.js";
 import {
@@ -134,7 +134,7 @@ function previewCanvas(mask, W, H) {
   const o = off.getContext("2d");
   const data = o.createImageData(W, H);
   const px = new Uint32Array(data.data.buffer);
-  const fill = (140 << 24) | (255 << 16) | (229 << 8) | 0;  // ABGR little-endian: #00e5ff at 55 %
+  const fill = rgbaWord(0x00, 0xe5, 0xff, 140);  // #00e5ff at 55 %
   for (let i = 0; i < mask.length; i++) if (mask[i]) px[i] = fill;
   o.putImageData(data, 0, 0);
   return off;
