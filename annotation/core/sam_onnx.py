@@ -28,7 +28,7 @@ from annotation.core.sam_onnx_graph import QUANTIZABLE, low_res_decoder
 ONNX_OPSET = 17
 # Bumped whenever the exported graph changes: it is part of the fingerprint, so cached files of an older layout
 # are never served.
-EXPORT_FORMAT = 6
+EXPORT_FORMAT = 7
 INPUT_NAMES = ("image_embeddings", "point_coords", "point_labels", "mask_input", "has_mask_input")
 OUTPUT_NAMES = ("scores", "low_res_masks")
 

@@ -8,6 +8,8 @@ export, 84 ms for this one, both float32).
   onto the token side (`attend_tokens_to_image`, `attend_image_to_tokens`): ~2.3x fewer multiply-adds in the
   transformer for a click or two (the folded products grow with the tokens: from 16 tokens, the 5 output tokens and
   about 10 prompt points, they cost more than the projections they replace).
+- The final token-to-image attention computed for the 5 output tokens only (`two_way_transformer`): the prompt
+  points' last update was never read.
 - The output upscaling (2x2/2 transposed convolutions, LayerNorm2d, GELU) as matrix products on the tokens
   (`upscaled_masks`), the low-resolution masks put in pixel order once at the end.
 - No upsampling to the image size: the browser upsamples only the mask it shows.
@@ -76,6 +78,21 @@ def attend_image_to_tokens(attn: Any, q: Any, k: Any, v: Any, *, logits_product:
     weights = logits.softmax(dim=-1).reshape(1, count, heads * n)
     projected = values @ attn.out_proj.weight.reshape(dim, heads, width).permute(1, 2, 0)  # (1, heads, n, dim)
     return mix_product(weights, projected.reshape(1, heads * n, dim)) + attn.out_proj.bias
+
+
+def two_way_transformer(transformer: Any, image_embedding: Any, image_pe: Any, tokens: Any, answered: int) -> Any:
+    """SAM's `TwoWayTransformer.forward` with its final token-to-image attention computed for the first `answered`
+    tokens only: the IoU and mask tokens the decoder reads. The prompt points' tokens go through every layer (the
+    image side and the answers depend on them), but their last update was never read (for two points, 40 rows of
+    that attention's products instead of 64). Returns (the answered tokens, the image tokens)."""
+    keys = image_embedding.flatten(2).permute(0, 2, 1)  # (1, C, h, w) -> (1, h*w, C)
+    image_pe = image_pe.flatten(2).permute(0, 2, 1)
+    queries = tokens
+    for layer in transformer.layers:
+        queries, keys = layer(queries=queries, keys=keys, query_pe=tokens, key_pe=image_pe)
+    queries, query_pe = queries[:, :answered], tokens[:, :answered]
+    attn_out = transformer.final_attn_token_to_image(q=queries + query_pe, k=keys + image_pe, v=keys)
+    return transformer.norm_final_attn(queries + attn_out), keys
 
 
 def upscaled_masks(upscaling: Any, src: Any, hyper_in: Any, side: int, *, gelu: Any = exact_gelu) -> Any:
@@ -160,7 +177,8 @@ def low_res_decoder(sam: Any, *, tanh_gelu: bool = False) -> Any:
     class LowResDecoder(SamOnnxModel):
         def __init__(self) -> None:
             super().__init__(sam, return_single_mask=False)
-            self.transformer = deepcopy(sam.mask_decoder.transformer)  # SAM's forward code, modules swapped
+            # SAM's forward code, modules swapped (a module of its own: its ONNX nodes are named /transformer/...)
+            self.transformer = Swapped(deepcopy(sam.mask_decoder.transformer), two_way_transformer)
             for parent in list(self.transformer.modules()):
                 for name, child in parent.named_children():
                     if isinstance(child, torch.nn.LayerNorm):
@@ -179,7 +197,8 @@ def low_res_decoder(sam: Any, *, tanh_gelu: bool = False) -> Any:
             # MaskDecoder.predict_masks for one image
             output_tokens = torch.cat([decoder.iou_token.weight, decoder.mask_tokens.weight], dim=0)
             tokens = torch.cat((output_tokens.unsqueeze(0), sparse), dim=1)
-            hs, src = self.transformer(image_embeddings + dense, self.model.prompt_encoder.get_dense_pe(), tokens)
+            pe = self.model.prompt_encoder.get_dense_pe()
+            hs, src = self.transformer(image_embeddings + dense, pe, tokens, len(output_tokens))
             mask_tokens = hs[:, 1:1 + decoder.num_mask_tokens, :]
             hyper_in = torch.stack(
                 [mlp(mask_tokens[:, i, :]) for i, mlp in enumerate(decoder.output_hypernetworks_mlps)], dim=1

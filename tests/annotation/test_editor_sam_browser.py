@@ -105,6 +105,10 @@ def test_a_click_gives_a_mask_in_the_browser_with_no_request_to_the_server(live_
     assert blocked_again == []
     stats = page.evaluate("() => window.annotationEditor.stats")
     assert stats["segmentRequests"] == 0 and {c["source"] for c in stats["clicks"]} == {"browser"}
+    # each click's time splits into the wait for the decoder's answer (its run and more), the page's work, the frame
+    runs = page.evaluate("() => window.annotationEditor.decoderStats.runMs")
+    for click, run in zip(stats["clicks"], runs[-3:]):
+        assert click["answerMs"] >= run and click["workMs"] >= 0 and click["frameMs"] >= 0, (click, run)
 
     # The mask is saved as any other: the server stores what the browser decoded.
     page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Saved')")

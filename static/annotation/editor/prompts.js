@@ -13,10 +13,17 @@ import {
 /** Timings the speed script and the tests read (window.annotationEditor.stats). */
 export const stats = { clicks: [], hoverUpdates: 0, segmentRequests: 0, lastSource: "" };
 
-/** After the next frame is drawn, note the time since `t0` (an event's timeStamp). */
-function noteDrawn(t0, source) {
+/** After the next frame is drawn, note the time since `t0` (an event's timeStamp); `answered`: when the segmenter's
+ *  answer came (the click's time splits into waiting for it, the page's own work after it, and the frame). */
+function noteDrawn(t0, source, answered) {
   if (t0 == null) return;
-  requestAnimationFrame(() => { stats.clicks.push({ ms: performance.now() - t0, source, at: performance.now() }); });
+  const queued = performance.now();
+  requestAnimationFrame(() => {
+    const now = performance.now();
+    stats.clicks.push({
+      ms: now - t0, source, at: now, answerMs: answered - t0, workMs: queued - answered, frameMs: now - queued,
+    });
+  });
 }
 
 /** The browser decoder's context for this image: loaded, loading (a promise) or null (use the server). */
@@ -75,6 +82,7 @@ export async function runSegment(t0) {
         maskInput: p.lastLowRes || (sel.inst.area ? sel.inst.mask : null),
       });
       if (seq !== segSeq) return;
+      const answered = performance.now();
       clearHover();
       p.proposals = proposals;
       const how = hovered ? "from the preview" : `${(performance.now() - started).toFixed(0)} ms${pending ? " (the preview's decode)" : ""}`;
@@ -83,7 +91,7 @@ export async function runSegment(t0) {
       if (proposals.length) pickProposal(0, true);
       renderProposals();
       requestDraw();
-      noteDrawn(t0, "browser");
+      noteDrawn(t0, "browser", answered);
       return;
     } catch (e) {
       $("seg-status").textContent = `In-browser decoder unavailable (${e.message || e}); asking the server.`;
@@ -96,6 +104,7 @@ export async function runSegment(t0) {
                  mask_input: p.lastRle || (sel.inst.area ? rleOf(sel.inst) : null) };
   const res = await api(`/api/annotation/images/${img.id}/segment/`, "POST", body);
   if (seq !== segSeq) return;  // a newer prompt superseded this one
+  const answered = performance.now();
   if (res.status === 202) {
     $("seg-status").textContent = "Waiting for the image embedding…";
     watchEmbedding(img, () => runSegment());
@@ -110,7 +119,7 @@ export async function runSegment(t0) {
   stats.lastSource = "server";
   if (p.proposals.length) pickProposal(0, true);
   renderProposals();
-  noteDrawn(t0, "server");
+  noteDrawn(t0, "server", answered);
 }
 
 // ---------------------------------------------------------------- hover preview ------------------
