@@ -51,6 +51,17 @@ def decoder_path(root: str | os.PathLike[str], model_key: str, fingerprint: str)
     return Path(root) / safe_model / f"decoder-{fingerprint}.onnx"
 
 
+def stale_decoders(folder: str | os.PathLike[str], keep: set[str]) -> list[Path]:
+    """The decoder files in a model's folder whose fingerprint is not in `keep`: exports of an older format or of
+    another checkpoint of that model type, never served again (~19 MiB each for vit_b). Only plain files named as
+    `decoder_path` names them; temporary files of an export under way are not among them."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("decoder-*.onnx")
+                  if p.is_file() and not p.is_symlink() and p.name[len("decoder-"):-len(".onnx")] not in keep)
+
+
 def export_decoder(model: Any, path: str | os.PathLike[str], *, quantized: bool = True) -> Path:
     """Write the ONNX decoder of this SAM model to `path` (atomically); returns the path.
 

@@ -179,13 +179,18 @@ class SamBackend:
         return self._fingerprints[quantized]
 
     def onnx_decoder(self, root: str | os.PathLike[str], *, quantized: bool = True) -> Path:
-        """The browser's ONNX decoder of this model, cached under `root` (exported on first use)."""
+        """The browser's ONNX decoder of this model, cached under `root` (exported on first use). An export removes
+        the model folder's decoder files of other fingerprints (an older export format, another checkpoint); this
+        model's 8-bit and float files are kept."""
         path = sam_onnx.decoder_path(root, self.model_key, self.decoder_fingerprint(quantized=quantized))
         if path.exists():
             return path
         with self._export_lock:
             if not path.exists():
                 sam_onnx.export_decoder(self._predictor.model, path, quantized=quantized)
+                current = {self.decoder_fingerprint(quantized=q) for q in (True, False)}
+                for stale in sam_onnx.stale_decoders(path.parent, current):
+                    stale.unlink(missing_ok=True)
         return path
 
     @classmethod

@@ -151,3 +151,26 @@ def test_the_decoder_file_is_named_by_the_weights_and_exported_once(sam_random, 
     assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left behind
     with pytest.raises(ValueError, match="lowercase hex"):
         sam_onnx.decoder_path(tmp_path, "sam-vit_b", "../x")
+
+
+def test_an_export_removes_the_models_older_decoder_files(sam_random, tmp_path):  # noqa: F811
+    """A new export format or checkpoint leaves the old file unused: the next export removes it; the model's other
+    current file (float beside 8-bit), other models' folders, an export under way and links are left alone."""
+    backend, _ = sam_random
+    float_path = backend.onnx_decoder(tmp_path, quantized=False)
+    folder = float_path.parent
+    old = folder / "decoder-0123456789abcdef.onnx"
+    old.write_bytes(b"an older export")
+    under_way = folder / "tmpab12.onnx.tmp"
+    under_way.write_bytes(b"another process exporting")
+    link = folder / "decoder-fedcba9876543210.onnx"
+    link.symlink_to(old)
+    other_model = tmp_path / "sam-vit_h" / "decoder-0123456789abcdef.onnx"
+    other_model.parent.mkdir()
+    other_model.write_bytes(b"vit_h's")
+    assert sam_onnx.stale_decoders(folder, {"0123456789abcdef"}) == [float_path]
+
+    path = backend.onnx_decoder(tmp_path, quantized=True)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([path.name, float_path.name, under_way.name, link.name])
+    assert other_model.read_bytes() == b"vit_h's"
+    assert sam_onnx.stale_decoders(tmp_path / "missing", set()) == []
