@@ -83,16 +83,17 @@ def native_reference(sam, browser_file: Path) -> str:
         "has_mask_input": np.zeros(1, np.float32),
         "orig_im_size": np.array([480, 640], np.float32),
     }
-    reference = Path(tempfile.mkdtemp(prefix="sam-reference-")) / "sam_onnx_model.onnx"
-    with warnings.catch_warnings():
+    with tempfile.TemporaryDirectory(prefix="sam-reference-") as folder, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the TorchScript exporter's notes on SamOnnxModel's traced branches
+        reference = Path(folder) / "sam_onnx_model.onnx"
         torch.onnx.export(SamOnnxModel(sam, return_single_mask=False),
                           tuple(torch.from_numpy(v) for v in feeds.values()), str(reference), dynamo=False,
                           opset_version=17, input_names=list(feeds),
                           dynamic_axes={"point_coords": {1: "n"}, "point_labels": {1: "n"}})
+        reference_bytes = reference.read_bytes()  # the ~16 MiB export is not left behind in the temporary folder
     figures = []
-    for path in (reference, browser_file):
-        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for model in (reference_bytes, str(browser_file)):
+        session = onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"])
         run = {i.name: feeds[i.name] for i in session.get_inputs()}
         times = []
         for k in range(60):

@@ -85,7 +85,7 @@ export async function runSegment(t0) {
       const answered = performance.now();
       clearHover();
       p.proposals = proposals;
-      const how = hovered ? "from the preview" : `${(performance.now() - started).toFixed(0)} ms${pending ? " (the preview's decode)" : ""}`;
+      const how = hovered ? "from the preview" : `${(answered - started).toFixed(0)} ms${pending ? " (the preview's decode)" : ""}`;
       $("seg-status").textContent = `sam · browser · ${how} · ${proposals.length} proposal(s)`;
       stats.lastSource = "browser";
       if (proposals.length) pickProposal(0, true);
