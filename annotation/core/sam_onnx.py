@@ -28,7 +28,7 @@ from annotation.core.sam_onnx_graph import QUANTIZABLE, low_res_decoder
 ONNX_OPSET = 17
 # Bumped whenever the exported graph changes: it is part of the fingerprint, so cached files of an older layout
 # are never served.
-EXPORT_FORMAT = 7
+EXPORT_FORMAT = 8
 INPUT_NAMES = ("image_embeddings", "point_coords", "point_labels", "mask_input", "has_mask_input")
 OUTPUT_NAMES = ("scores", "low_res_masks")
 
@@ -135,10 +135,12 @@ def _quantize(source: str, target: str) -> None:
     - The output upscaling's two products with weights (the /upscaling/ MatMuls): uint8 weights, activations
       quantized per run (onnxruntime's `quantize_dynamic`, as segment-anything's export script does to the whole
       SAM demo model).
-    - The image-to-token attentions' products, whose operands both change per click (`sam_onnx_graph.QUANTIZABLE`
-      nodes: the logits, and the mix over the few prompt tokens): both operands quantized per run to uint8
-      (DynamicQuantizeLinear), multiplied in integers (MatMulInteger), scaled back. The SAM demo's model quantizes
-      the same activations (the image tokens entering k_proj and q_proj) per run."""
+    - The attentions' products whose operands both change per click (`sam_onnx_graph.QUANTIZABLE` nodes: the
+      image-to-token logits and mix over the few prompt tokens, the token-to-image logits): both operands quantized
+      per run to uint8 (DynamicQuantizeLinear), multiplied in integers (MatMulInteger), scaled back. The SAM demo's
+      model quantizes the same activations (the image tokens entering k_proj and q_proj) per run. A layer's two
+      logits products quantize the same image tokens: onnxruntime's optimizer (`_optimize`) merges the two
+      quantizations into one."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 

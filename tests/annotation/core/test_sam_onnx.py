@@ -113,22 +113,31 @@ def test_the_quantized_decoder_draws_the_float_decoders_masks(decoder, quantized
 
 
 def test_the_quantized_decoder_computes_in_integers_where_the_multiply_adds_are(sam_random):  # noqa: F811
-    """The upscaling's two products with weights, and the image-to-token attentions' logits and mixes (4 products
-    whose operands both change per click); the token-to-image attentions and the token side stay float. Its GELUs
-    are onnxruntime's FastGelu (tanh form); the float export keeps SAM's error-function GELU. Both files are saved
-    optimized (onnxruntime's fusions made): each integer product is one DynamicQuantizeMatMul node there."""
+    """The upscaling's two products with weights; the image-to-token attentions' logits and mixes (4 products whose
+    operands both change per click); the token-to-image attentions' logits (3), each layer's image tokens quantized
+    once for both its attentions' logits. The token-to-image mixes and the token side stay float. Its GELUs are
+    onnxruntime's FastGelu (tanh form); the float export keeps SAM's error-function GELU. Both files are saved
+    optimized (onnxruntime's fusions made): each integer product is one node there."""
     import onnx
 
     backend, root = sam_random
     float_path, int8_path = (backend.onnx_decoder(root, quantized=q) for q in (False, True))
     assert float_path != int8_path
     nodes = onnx.load(str(int8_path)).graph.node
-    integer = [n.name for n in nodes if n.op_type in ("MatMulInteger", "DynamicQuantizeMatMul")]
-    assert len([n for n in integer if n.startswith("/upscaling/")]) == 2, integer
-    products = [n for n in integer if "/quantizable_" in n]
-    assert len(products) == 4 and len(integer) == 6, integer
-    assert all("image_to_token/quantizable_" in n for n in products), products
-    assert any(n.op_type in ("MatMul", "FusedMatMul") and n.name.startswith("/transformer/") for n in nodes)
+    integer = {n.name: n for n in nodes
+               if n.op_type in ("MatMulInteger", "MatMulIntegerToFloat", "DynamicQuantizeMatMul")}
+    assert len([n for n in integer if n.startswith("/upscaling/")]) == 2, list(integer)
+    products = sorted(n.split("/")[-3:-2][0] + " " + n.split("/")[-4] for n in integer if "/quantizable_" in n)
+    assert len(integer) == 9 and products == sorted(
+        ["quantizable_logits_product cross_attn_image_to_token", "quantizable_mix_product cross_attn_image_to_token",
+         "quantizable_logits_product cross_attn_token_to_image"] * 2
+        + ["quantizable_logits_product final_attn_token_to_image"]), products
+    for layer in (0, 1):
+        logits = [integer[f"/transformer/layers.{layer}/cross_attn_{way}/quantizable_logits_product/MatMul/integer"]
+                  for way in ("token_to_image", "image_to_token")]
+        assert logits[0].input[0] == logits[1].input[0]  # one quantization of the image tokens for both
+        assert all(n.op_type == "MatMulIntegerToFloat" for n in logits)
+    assert any(n.op_type in ("MatMul", "FusedMatMul") and "token_to_image/MatMul" in n.name for n in nodes)
     gelus = [n for n in nodes if n.op_type == "FastGelu"]
     assert len(gelus) == 2 and all(n.domain == "com.microsoft" for n in gelus), gelus
     float_ops = {node.op_type for node in onnx.load(str(float_path)).graph.node}
