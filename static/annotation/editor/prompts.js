@@ -154,7 +154,13 @@ export function hoverAt(x, y) {
   const img = currentImage();
   if (!browserDecoderPossible() || !isReady(img) || !$("hover-preview").checked || isLocked()) return;
   if (x < 0 || y < 0 || x >= img.width || y >= img.height) { clearHover(); return; }
-  hover.next = [Math.round(x * 10) / 10, Math.round(y * 10) / 10];
+  const point = [Math.round(x * 10) / 10, Math.round(y * 10) / 10];
+  // A move that does not change the prompt (the pointer still, as a click's own move before its mousedown): the
+  // preview shows it or is decoding it already. A second decode of it would hold the cores while the click draws.
+  const key = promptKey([...state.prompt.points, [...point, 1]], state.prompt.box);
+  const same = (h) => h && h.key === key && h.img === img.id;
+  if (same(hover.result) || (same(hover.pending) && !hover.pending.taken)) { hover.next = null; return; }
+  hover.next = point;
   if (!hover.busy) runHover(img);
 }
 
