@@ -14,7 +14,8 @@ Figures (targets of issue 17):
   frames per second during the sweep with its longest frame (a decode on the page's thread blocks them);
 - first mask after opening an item whose embedding is cached: from navigation start (fresh browser context: the
   decoder, the wasm runtime and the embedding are downloaded) to the first click's mask drawn, the click made as
-  soon as the page says the embedding is ready (< 1.5 s).
+  soon as the page says the embedding is ready (< 1.5 s); the server answers it if the browser's decoder is not
+  ready yet (loaded and a first decode made). Then when the browser's decoder was ready, and its first click.
 """
 from __future__ import annotations
 
@@ -232,9 +233,19 @@ def main() -> int:
                   page.evaluate("() => window.annotationEditor.decoderStats"))
             raise
         first = page.evaluate("() => window.annotationEditor.stats.clicks[0]")
-        load = page.evaluate("() => window.annotationEditor.decoderStats.loads[0]")
-        print(f"first mask after opening the item: {first['at']:.0f} ms from navigation start "
-              f"({first['source']}; decoder + runtime + embedding load {load:.0f} ms)  [target < 1500]")
+        # The browser's decoder counts as ready after its first decode (a click before is answered by the server).
+        page.wait_for_function(
+            "() => /decoder in the browser/.test(document.getElementById('embed-status').textContent)")
+        stats = page.evaluate("() => window.annotationEditor.decoderStats")
+        print(f"first mask after opening the item: {first['at']:.0f} ms from navigation start ({first['source']}), "
+              f"click -> mask {first['ms']:.0f} ms  [target < 1500]")
+        print(f"  the browser's decoder ready {stats['loads'][0]:.0f} ms after the embedding (decoder, runtime and "
+              f"features loaded, then a first decode of {stats['firstDecodeMs'][0]:.0f} ms)")
+        page.mouse.click(*to_client(page, args.width * 0.6, args.height * 0.5))
+        page.wait_for_function("() => window.annotationEditor.stats.clicks.length > 1", timeout=60000)
+        second = page.evaluate("() => window.annotationEditor.stats.clicks[1]")
+        print(f"  the page's first click decoded in the browser: click -> mask {second['ms']:.0f} ms "
+              f"({second['source']}), {second['at']:.0f} ms from navigation start")
         context.close()
 
         # 2. Clicks in the browser (hover preview off: every click decodes).
@@ -243,7 +254,7 @@ def main() -> int:
             page.wait_for_function(
                 "() => /decoder in the browser/.test(document.getElementById('embed-status').textContent)")
             # The editor's idle warm-up (decoder.js: 8 decodes while the annotator looks at the image, ~1 s) is
-            # over before the series; the cold first click is the first-mask figure above.
+            # over before the series; the page's first clicks are the first-mask figures above.
             page.wait_for_function("() => { const d = window.annotationEditor.decoderStats; "
                                    "return d.runs + d.warmRuns >= 8; }")
             page.uncheck("#hover-preview")

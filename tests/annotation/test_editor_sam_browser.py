@@ -129,6 +129,35 @@ def test_the_server_path_is_the_fallback_when_asked_for(live_server, page, sam_s
     assert page.evaluate("() => window.annotationEditor.stats.segmentRequests") == 1
 
 
+def test_a_click_while_the_browser_decoder_loads_is_answered_by_the_server(live_server, page, sam_scene_item):
+    """The decoder's download is held back: a click made meanwhile does not wait for it, the server answers; once the
+    decoder is loaded (and has made its first decode), the next click is decoded in the browser."""
+    item, _ = sam_scene_item
+    held = []
+    page.route("**/*.onnx", lambda route: held.append(route))  # answered later, by the test
+    login_page(page, live_server.url, "anna", "pw-anna-123")
+    page.goto(f"{live_server.url}/annotation/items/{item.pk}/")
+    page.wait_for_function("() => /loading the in-browser decoder/.test(document.getElementById('embed-status')"
+                           ".textContent)", timeout=30000)
+    assert len(held) == 1, held
+
+    page.uncheck("#hover-preview")
+    page.mouse.click(*to_client(page, 192, 180))
+    page.wait_for_function("() => window.annotationEditor.stats.clicks.length === 1")
+    assert "on the server while the browser's decoder loads" in page.text_content("#seg-status")
+    assert page.evaluate("() => window.annotationEditor.stats.segmentRequests") == 1
+    assert page.evaluate("() => window.annotationEditor.state.instances.masklet_target.at(-1).area") > 0
+
+    held[0].continue_()
+    page.wait_for_function("() => /decoder in the browser/.test(document.getElementById('embed-status').textContent)",
+                           timeout=30000)
+    assert page.evaluate("() => window.annotationEditor.decoderStats.firstDecodeMs.length") == 1
+    page.mouse.click(*to_client(page, 450, 100))
+    page.wait_for_function("() => window.annotationEditor.stats.clicks.length === 2")
+    assert "browser" in page.text_content("#seg-status")
+    assert page.evaluate("() => window.annotationEditor.stats.segmentRequests") == 1
+
+
 def test_the_hover_preview_follows_the_pointer_and_a_click_keeps_it(live_server, page, sam_scene_item):
     item, _ = sam_scene_item
     blocked: list[str] = []
@@ -144,7 +173,7 @@ def test_the_hover_preview_follows_the_pointer_and_a_click_keeps_it(live_server,
     # Rest on one point, then click it: the mask kept is the preview's, with no second decode.
     page.mouse.move(*to_client(page, 192, 180))
     page.wait_for_function("""() => { const h = window.annotationEditor.hoverShown();
-        return h && Math.abs(h.point[0] - 192) < 1 && Math.abs(h.point[1] - 180) < 1; }""")
+        return h && !h.busy && Math.abs(h.point[0] - 192) < 1 && Math.abs(h.point[1] - 180) < 1; }""")
     shown = page.evaluate("() => window.annotationEditor.hoverShown().area")
     runs = page.evaluate("() => window.annotationEditor.decoderStats.runs")
     page.mouse.click(*to_client(page, 192, 180))  # Playwright moves the pointer onto the point first, as a mouse may

@@ -55,20 +55,15 @@ export async function runSegment(t0) {
   let sel = selectedInstance();
   if (!sel || sel.masklet !== state.masklet) { checkpoint(); addInstance(state.masklet); sel = selectedInstance(); }
   const seq = ++segSeq;
+  // The browser decodes once its decoder, the image's features and a first decode are done (decoder.prepare); a
+  // click before that is answered by the server instead of waiting for them.
   const local = browserContext(img);
-  if (local) {
+  const ctx = local && isReady(img) ? local : null;
+  if (ctx) {
     // The new point is drawn with its mask, in one frame, as the SAM demo does: a frame drawn while the decoder's
     // threads run takes the CPU they need (on 2 cores a click's mask came ~15 ms later with the point drawn first;
-    // perf/sam_browser_speed.py). A prompt that has to wait (the decoder loading, the server) is drawn at once.
-    let ctx = local;
+    // perf/sam_browser_speed.py).
     try {
-      if (!isReady(img)) {
-        requestDraw();
-        $("seg-status").textContent = "Loading the decoder…";
-        const late = new Promise((_, reject) => setTimeout(() => reject(new Error("still loading after 15 s")), 15000));
-        ctx = await Promise.race([local, late]);
-      }
-      if (seq !== segSeq) return;
       // The preview already shows this prompt's mask, or is decoding it (the pointer arrived and clicked at once):
       // the click takes that answer instead of queueing a second decode of the same prompt.
       const key = promptKey(p.points, p.box);
@@ -97,6 +92,7 @@ export async function runSegment(t0) {
       $("seg-status").textContent = `In-browser decoder unavailable (${e.message || e}); asking the server.`;
     }
   }
+  const loading = Boolean(local) && !ctx;
   requestDraw();
   $("seg-status").textContent = "Segmenting…";
   stats.segmentRequests++;
@@ -115,7 +111,8 @@ export async function runSegment(t0) {
     return;
   }
   p.proposals = res.data.masks.map((m) => ({ score: m.score, rle: m.rle }));
-  $("seg-status").textContent = `${res.data.backend} · ${res.data.ms.toFixed(0)} ms · ${p.proposals.length} proposal(s)`;
+  $("seg-status").textContent = `${res.data.backend} · ${res.data.ms.toFixed(0)} ms · ${p.proposals.length} proposal(s)`
+    + (loading ? " · on the server while the browser's decoder loads" : "");
   stats.lastSource = "server";
   if (p.proposals.length) pickProposal(0, true);
   renderProposals();
@@ -124,16 +121,19 @@ export async function runSegment(t0) {
 
 // ---------------------------------------------------------------- hover preview ------------------
 const promptKey = (points, box) => JSON.stringify([points, box]);
-/** The preview under the pointer: one decode in flight at a time, the latest pointer position next. */
-const hover = { busy: false, next: null, result: null, pending: null };
+/** The preview under the pointer: one decode in flight at a time, the latest pointer position next; `want`: the
+ *  prompt the pointer asks for now (null: none). */
+const hover = { busy: false, next: null, result: null, pending: null, want: null };
 
-/** The shown preview's point and mask area, or null (for the tests and the speed script). */
+/** The shown preview's point and mask area, and whether a preview decode is under way; or null (for the tests and
+ *  the speed script). */
 export function hoverShown() {
-  return hover.result ? { point: hover.result.point, area: hover.result.area } : null;
+  return hover.result ? { point: hover.result.point, area: hover.result.area, busy: hover.busy } : null;
 }
 
 export function clearHover() {
   hover.next = null;
+  hover.want = null;
   if (hover.result || pointer.preview) { hover.result = null; pointer.preview = null; requestDraw(); }
 }
 
@@ -155,10 +155,14 @@ export function hoverAt(x, y) {
   if (!browserDecoderPossible() || !isReady(img) || !$("hover-preview").checked || isLocked()) return;
   if (x < 0 || y < 0 || x >= img.width || y >= img.height) { clearHover(); return; }
   const point = [Math.round(x * 10) / 10, Math.round(y * 10) / 10];
-  // A move that does not change the prompt (the pointer still, as a click's own move before its mousedown): the
-  // preview shows it or is decoding it already. A second decode of it would hold the cores while the click draws.
+  // No decode for a move that leaves the preview as it is: the pointer still (a click's own move before its
+  // mousedown; the browser's own move events after the page's layout changes), so the preview shows or decodes
+  // this prompt already, or the pointer on a point of the prompt (just clicked there: a second point on it adds
+  // nothing). Such a decode would only hold the cores while the page draws the click.
   const key = promptKey([...state.prompt.points, [...point, 1]], state.prompt.box);
   const same = (h) => h && h.key === key && h.img === img.id;
+  if (state.prompt.points.some(([px, py]) => px === point[0] && py === point[1])) { clearHover(); return; }
+  hover.want = key;
   if (same(hover.result) || (same(hover.pending) && !hover.pending.taken)) { hover.next = null; return; }
   hover.next = point;
   if (!hover.busy) runHover(img);
@@ -189,6 +193,8 @@ async function runHover(img) {
       }
       if (img !== currentImage() || state.tool !== "click") break;
       if (entry.taken) continue;  // a click took this decode: its mask is drawn by the click
+      // The pointer came to rest on what the preview showed before this decode, or on none: that stays shown.
+      if (!hover.next && key !== hover.want) continue;
       const mask = proposals.length ? proposals[0].mask() : null;
       let area = 0;
       if (mask) for (let i = 0; i < mask.length; i++) area += mask[i];
