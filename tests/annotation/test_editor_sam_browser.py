@@ -34,8 +34,8 @@ def _open_with_browser_decoder(page, live_server, item, blocked: list[str], quer
     login_page(page, live_server.url, "anna", "pw-anna-123")
     page.goto(f"{live_server.url}/annotation/items/{item.pk}/{query}")
     page.wait_for_function(
-        "() => /decoder in the browser|segmenting on the server/.test(document.getElementById('embed-status').textContent)",
-        timeout=30000)
+        "() => /decoder in the browser|segmenting on the server/"
+        ".test(document.getElementById('embed-status').textContent)", timeout=30000)
     assert "decoder in the browser" in page.text_content("#embed-status"), page.text_content("#embed-status")
 
 
@@ -51,7 +51,8 @@ def _mask_of(page, masklet: str = "masklet_target") -> np.ndarray:
 def _server_mask(page, image_id: int, body: dict) -> np.ndarray:
     answer = page.evaluate(
         """async ([id, body]) => { const r = await fetch(`/api/annotation/images/${id}/segment/`, {method: 'POST',
-             headers: {'Content-Type': 'application/json', 'X-CSRFToken': document.cookie.match(/csrftoken=([^;]+)/)[1]},
+             headers: {'Content-Type': 'application/json',
+                       'X-CSRFToken': document.cookie.match(/csrftoken=([^;]+)/)[1]},
              body: JSON.stringify(body)}); return [r.status, await r.json()]; }""", [image_id, body])
     assert answer[0] == 200, answer
     rle = answer[1]["masks"][0]["rle"]
