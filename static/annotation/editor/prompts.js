@@ -67,9 +67,8 @@ export async function runSegment(t0) {
       // The preview already shows this prompt's mask, or is decoding it (the pointer arrived and clicked at once):
       // the click takes that answer instead of queueing a second decode of the same prompt.
       const key = promptKey(p.points, p.box);
-      const same = (h) => h && h.key === key && h.img === img.id;
-      const hovered = same(hover.result) ? hover.result : null;
-      const pending = !hovered && same(hover.pending) ? hover.pending : null;
+      const hovered = isFor(hover.result, key, img) ? hover.result : null;
+      const pending = !hovered && isFor(hover.pending, key, img) ? hover.pending : null;
       if (pending) pending.taken = true;  // the preview leaves its answer to the click (no preview drawn first)
       const started = performance.now();
       const proposals = hovered ? hovered.proposals : pending ? await pending.proposals : await decode(ctx, {
@@ -121,6 +120,8 @@ export async function runSegment(t0) {
 
 // ---------------------------------------------------------------- hover preview ------------------
 const promptKey = (points, box) => JSON.stringify([points, box]);
+/** Whether `entry` (the preview shown, or its decode under way) is for prompt `key` on image `img`. */
+const isFor = (entry, key, img) => Boolean(entry) && entry.key === key && entry.img === img.id;
 /** The preview under the pointer: one decode in flight at a time, the latest pointer position next; `want`: the
  *  prompt the pointer asks for now (null: none). */
 const hover = { busy: false, next: null, result: null, pending: null, want: null };
@@ -160,10 +161,12 @@ export function hoverAt(x, y) {
   // this prompt already, or the pointer on a point of the prompt (just clicked there: a second point on it adds
   // nothing). Such a decode would only hold the cores while the page draws the click.
   const key = promptKey([...state.prompt.points, [...point, 1]], state.prompt.box);
-  const same = (h) => h && h.key === key && h.img === img.id;
   if (state.prompt.points.some(([px, py]) => px === point[0] && py === point[1])) { clearHover(); return; }
   hover.want = key;
-  if (same(hover.result) || (same(hover.pending) && !hover.pending.taken)) { hover.next = null; return; }
+  if (isFor(hover.result, key, img) || (isFor(hover.pending, key, img) && !hover.pending.taken)) {
+    hover.next = null;
+    return;
+  }
   hover.next = point;
   if (!hover.busy) runHover(img);
 }
