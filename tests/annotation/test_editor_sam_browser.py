@@ -159,6 +159,20 @@ def test_a_click_while_the_browser_decoder_loads_is_answered_by_the_server(live_
     assert page.evaluate("() => window.annotationEditor.stats.segmentRequests") == 1
 
 
+def test_a_decoder_that_fails_to_load_leaves_the_clicks_to_the_server(live_server, page, sam_scene_item):
+    item, _ = sam_scene_item
+    page.route("**/*.onnx", lambda route: route.abort())
+    login_page(page, live_server.url, "anna", "pw-anna-123")
+    page.goto(f"{live_server.url}/annotation/items/{item.pk}/")
+    page.wait_for_function("() => /segmenting on the server/.test(document.getElementById('embed-status').textContent)",
+                           timeout=30000)
+    page.mouse.click(*to_client(page, 192, 180))
+    page.wait_for_function("() => window.annotationEditor.stats.clicks.length === 1")
+    status = page.text_content("#seg-status")
+    assert status.startswith("sam ·") and "loads" not in status, status  # not said to be loading any more
+    assert page.evaluate("() => window.annotationEditor.stats.segmentRequests") == 1
+
+
 def test_the_hover_preview_follows_the_pointer_and_a_click_keeps_it(live_server, page, sam_scene_item):
     item, _ = sam_scene_item
     blocked: list[str] = []

@@ -23,6 +23,7 @@ let ortPromise = null;
 const sessions = {};      // decoder_url -> Promise<InferenceSession>
 const perImage = {};      // image id -> Promise<{session, features: {data, shape}, imageSize, inputSize}>
 const ready = {};         // image id -> the resolved value, for synchronous checks
+const failed = {};        // image id -> true once its loading failed (the server path serves it)
 
 export const decoderStats = {
   loads: [], firstDecodeMs: [], runs: 0, warmRuns: 0, warmPoints: [], lastMs: 0, runMs: [], error: "", threads: 0,
@@ -132,14 +133,14 @@ export function prepare(img, browser) {
     warmInIdle(ctx);
     return ctx;
   })();
-  perImage[img.id].catch((e) => { decoderStats.error = String(e); delete ready[img.id]; });
+  perImage[img.id].catch((e) => { decoderStats.error = String(e); delete ready[img.id]; failed[img.id] = true; });
   return perImage[img.id];
 }
 
 /** The loaded context of an image, or a promise of it while it loads, or null (not started or failed). */
 export function contextFor(img) {
   if (ready[img.id]) return ready[img.id];
-  return perImage[img.id] || null;
+  return failed[img.id] ? null : perImage[img.id] || null;
 }
 export function isReady(img) { return Boolean(ready[img.id]); }
 
