@@ -48,14 +48,34 @@ def to_client(page, x: float, y: float) -> tuple[float, float]:
             return [r.left + v.tx + x * v.s, r.top + v.ty + y * v.s]; }""", [x, y]))
 
 
-def click_times(page, points: list[tuple[float, float]], per_instance: int = 4, rest_ms: int = 0) -> list[float]:
+def glide(page, start: tuple[float, float], end: tuple[float, float], ms: int) -> None:
+    """The pointer moves from image point `start` to `end` in a straight line over `ms`, a move event per frame (sent
+    by the page itself: Playwright's own moves are a round trip each)."""
+    page.evaluate("""async ([x0, y0, x1, y1, ms]) => {
+        const canvas = document.getElementById('canvas'), v = window.annotationEditor.state.view;
+        const r = canvas.getBoundingClientRect(), t0 = performance.now();
+        for (;;) {
+          const f = Math.min(1, (performance.now() - t0) / ms);
+          canvas.dispatchEvent(new MouseEvent('mousemove', {bubbles: true,
+            clientX: r.left + v.tx + (x0 + (x1 - x0) * f) * v.s, clientY: r.top + v.ty + (y0 + (y1 - y0) * f) * v.s}));
+          if (f >= 1) return;
+          await new Promise((done) => requestAnimationFrame(done));
+        }
+      }""", [*start, *end, ms])
+
+
+def click_times(page, points: list[tuple[float, float]], per_instance: int = 4, rest_ms: int = 0,
+                glide_ms: int = 0) -> list[float]:
     """Click each point (a new instance every `per_instance` clicks); the click -> mask drawn times in ms.
-    `rest_ms`: the pointer arrives at the point and rests this long before the click (an annotator aiming)."""
+    `rest_ms`: the pointer arrives at the point and rests this long before the click (an annotator aiming);
+    `glide_ms`: it arrives gliding from the previous point over this long, the preview following it."""
     times = []
     for i, (x, y) in enumerate(points):
         if i and i % per_instance == 0:
             page.click("#btn-new")
         before = page.evaluate("() => window.annotationEditor.stats.clicks.length")
+        if glide_ms:
+            glide(page, points[i - 1] if i else (x - 80, y - 40), (x, y), glide_ms)
         if rest_ms:
             page.mouse.move(*to_client(page, x, y))
             page.wait_for_timeout(rest_ms)
@@ -289,8 +309,10 @@ def main() -> int:
         # 2c. With the hover preview on (the editor's default): a click takes over the preview's decode of its point.
         page.click("#btn-new")
         page.check("#hover-preview")
-        for label, rest in (("arrives and clicks at once", 0), ("rests 150 ms before the click", 150)):
-            times = click_times(page, points[: max(8, len(points) // 2)], rest_ms=rest)
+        for label, rest, glide_ms in (("arrives and clicks at once", 0, 0),
+                                      ("rests 150 ms before the click", 150, 0),
+                                      ("glides 250 ms to the point and rests 150 ms", 150, 250)):
+            times = click_times(page, points[: max(8, len(points) // 2)], rest_ms=rest, glide_ms=glide_ms)
             print(f"click -> mask drawn, hover preview on, the pointer {label}: p50 {pct(times, 50):.1f} ms, "
                   f"p99 {pct(times, 99):.1f} ms over {len(times)}")
 
