@@ -201,6 +201,26 @@ def test_the_hover_preview_follows_the_pointer_and_a_click_keeps_it(live_server,
     assert blocked == []
 
 
+def test_a_click_where_the_preview_has_a_decode_queued_is_decoded_once(live_server, page, sam_scene_item):
+    """The pointer passes one place and stops on another while the first one's preview decodes, so the second's is
+    queued behind it; a click there takes the queued decode's place: its prompt is decoded once, by the click (two
+    decodes in all, not three)."""
+    item, _ = sam_scene_item
+    blocked: list[str] = []
+    _open_with_browser_decoder(page, live_server, item, blocked)
+    page.wait_for_function("() => { const d = window.annotationEditor.decoderStats; return d.runs + d.warmRuns >= 8; }")
+    runs = page.evaluate("() => window.annotationEditor.decoderStats.runs")
+
+    page.mouse.move(*to_client(page, 150, 180))
+    page.mouse.move(*to_client(page, 450, 100))
+    page.mouse.click(*to_client(page, 450, 100))
+    page.wait_for_function("() => window.annotationEditor.stats.clicks.length === 1")
+    page.wait_for_timeout(800)  # a second decode of the click's prompt would follow the click's at once
+    assert page.evaluate("() => window.annotationEditor.decoderStats.runs") == runs + 2
+    assert page.evaluate("() => window.annotationEditor.state.instances.masklet_target.at(-1).area") > 0
+    assert blocked == []
+
+
 def test_a_click_while_the_preview_decodes_its_point_takes_that_decode(live_server, page, sam_scene_item):
     """The pointer arrives and clicks at once: the click does not queue a second decode of the same prompt behind
     the preview's, it takes the preview's answer (one decode in all) and keeps the same mask."""

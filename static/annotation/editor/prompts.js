@@ -70,6 +70,10 @@ export async function runSegment(t0) {
       const hovered = isFor(hover.result, key, img) ? hover.result : null;
       const pending = !hovered && isFor(hover.pending, key, img) ? hover.pending : null;
       if (pending) pending.taken = true;  // the preview leaves its answer to the click (no preview drawn first)
+      // A preview decode queued for the pointer's place (behind one for a place it passed) would be this click's
+      // prompt decoded a second time, ahead of the click's own: the click takes its place in the queue.
+      hover.next = null;
+      hover.want = null;
       const started = performance.now();
       const proposals = hovered ? hovered.proposals : pending ? await pending.proposals : await decode(ctx, {
         points: p.points, box: p.box, multimask: $("multimask").checked,
