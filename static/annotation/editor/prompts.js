@@ -72,8 +72,7 @@ export async function runSegment(t0) {
       if (pending) pending.taken = true;  // the preview leaves its answer to the click (no preview drawn first)
       // A preview decode queued for the pointer's place (behind one for a place it passed) would be this click's
       // prompt decoded a second time, ahead of the click's own: the click takes its place in the queue.
-      hover.next = null;
-      hover.want = null;
+      cancelHover();
       const started = performance.now();
       const proposals = hovered ? hovered.proposals : pending ? await pending.proposals : await decode(ctx, {
         points: p.points, box: p.box, multimask: $("multimask").checked,
@@ -124,6 +123,9 @@ export async function runSegment(t0) {
 
 // ---------------------------------------------------------------- hover preview ------------------
 const promptKey = (points, box) => JSON.stringify([points, box]);
+/** A prompt point's coordinates from the pointer's image point: rounded to 0.1 px, the same for a click and for
+ *  the preview of a click there (their prompts compare equal). */
+export const promptPoint = (x, y) => [Math.round(x * 10) / 10, Math.round(y * 10) / 10];
 /** Whether `entry` (the preview shown, or its decode under way) is for prompt `key` on image `img`. */
 const isFor = (entry, key, img) => Boolean(entry) && entry.key === key && entry.img === img.id;
 /** The preview under the pointer: one decode in flight at a time, the latest pointer position next; `want`: the
@@ -136,9 +138,14 @@ export function hoverShown() {
   return hover.result ? { point: hover.result.point, area: hover.result.area, busy: hover.busy } : null;
 }
 
-export function clearHover() {
+/** Drop the preview decode queued next, if any (the one under way ends and is not shown). */
+function cancelHover() {
   hover.next = null;
   hover.want = null;
+}
+
+export function clearHover() {
+  cancelHover();
   if (hover.result || pointer.preview) { hover.result = null; pointer.preview = null; requestDraw(); }
 }
 
@@ -159,13 +166,13 @@ export function hoverAt(x, y) {
   const img = currentImage();
   if (!browserDecoderPossible() || !isReady(img) || !$("hover-preview").checked || isLocked()) return;
   if (x < 0 || y < 0 || x >= img.width || y >= img.height) { clearHover(); return; }
-  const point = [Math.round(x * 10) / 10, Math.round(y * 10) / 10];
+  const point = promptPoint(x, y);
   // No decode for a move that leaves the preview as it is: the pointer still (a click's own move before its
   // mousedown; the browser's own move events after the page's layout changes), so the preview shows or decodes
   // this prompt already, or the pointer on a point of the prompt (just clicked there: a second point on it adds
   // nothing). Such a decode would only hold the cores while the page draws the click.
-  const key = promptKey([...state.prompt.points, [...point, 1]], state.prompt.box);
   if (state.prompt.points.some(([px, py]) => px === point[0] && py === point[1])) { clearHover(); return; }
+  const key = promptKey([...state.prompt.points, [...point, 1]], state.prompt.box);
   hover.want = key;
   if (isFor(hover.result, key, img) || (isFor(hover.pending, key, img) && !hover.pending.taken)) {
     hover.next = null;

@@ -3,7 +3,7 @@
 import { canvas, pointer, requestDraw, toImage, zoomAt } from "./canvas.js";
 import { checkpoint } from "./history.js";
 import { renderInstances } from "./instances.js";
-import { clearHover, hoverAt, runSegment } from "./prompts.js";
+import { clearHover, hoverAt, promptPoint, runSegment } from "./prompts.js";
 import {
   $, addInstance, changed, currentImage, editsAfter, isLocked, list, replaceInstance, resetPrompt, selectedInstance,
   state,
@@ -135,7 +135,7 @@ function onMouseDown(ev) {
   if (isLocked() && state.tool !== "select") return;  // submitted: nothing on the canvas changes the masks
   if (state.tool === "click") {
     const label = ev.button === 2 || ev.altKey ? 0 : 1;
-    state.prompt.points.push([Math.round(p.x * 10) / 10, Math.round(p.y * 10) / 10, label]);
+    state.prompt.points.push([...promptPoint(p.x, p.y), label]);
     runSegment(ev.timeStamp);  // draws the point: with its mask when the browser decodes it, else at once
   } else if (state.tool === "box") {
     pointer.drag = { kind: "box", x0: p.x, y0: p.y, x: p.x, y: p.y };
