@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start the Celery workers (scoring; SAM image embeddings on their own queue, so a slow CPU embedding never holds up
-# scoring), beat (the stale-job sweep) and the daphne ASGI server; stop all of them together.
+# scoring), beat (the stale-job sweep) and the ASGI server (one uvicorn process); stop all of them together.
 # Beat is a process of its own, not `worker --beat`: a worker killed with SIGKILL would leave that beat child running.
 #
 # scripts/serve.sh --prod [HOST] [PORT]: the production profile instead (`make serve`): the processes of ./Procfile
@@ -24,15 +24,19 @@ if [ "${1:-}" = "--prod" ]; then
 fi
 host="${1:-127.0.0.1}"
 port="${2:-8000}"
-mkdir -p var/log
+var="${EBH_VAR_DIR:-var}"
+mkdir -p "$var/log"
 export SAM_EMBEDDING_QUEUE="${SAM_EMBEDDING_QUEUE:-embeddings}"
-.venv/bin/celery -A config worker --pool=solo --loglevel=info -n "scoring@%h" >var/log/worker.log 2>&1 &
+.venv/bin/celery -A config worker --pool=solo --loglevel=info -n "scoring@%h" >"$var/log/worker.log" 2>&1 &
 scoring=$!
 .venv/bin/celery -A config worker --pool=solo --loglevel=info -n "embeddings@%h" -Q "$SAM_EMBEDDING_QUEUE" \
-  >var/log/embeddings-worker.log 2>&1 &
+  >"$var/log/embeddings-worker.log" 2>&1 &
 embeddings=$!
-.venv/bin/celery -A config beat --loglevel=info --schedule var/celerybeat-schedule >var/log/beat.log 2>&1 &
+.venv/bin/celery -A config beat --loglevel=info --schedule "$var/celerybeat-schedule" >"$var/log/beat.log" 2>&1 &
 beat=$!
 trap 'kill $scoring $embeddings $beat 2>/dev/null || true; wait $scoring $embeddings $beat 2>/dev/null' EXIT INT TERM
 echo "Embodied Bench Hub is at http://${host}:${port}/  (worker logs in var/log/; Ctrl+C stops everything)"
-.venv/bin/daphne -b "$host" -p "$port" config.asgi:application
+# One uvicorn process, as the production profile's web program but a single worker: it streams request bodies
+# (Django spools uploads to disk), where daphne held a multipart body about 12 times over in memory.
+.venv/bin/uvicorn config.asgi:application --host "$host" --port "$port" --loop uvloop --http httptools \
+  --ws websockets-sansio --no-access-log --timeout-graceful-shutdown 10
