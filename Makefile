@@ -53,8 +53,9 @@ demo: setup
 run: demo
 	@scripts/serve.sh $(HOST) $(PORT)
 
-# The production profile (Procfile, run by honcho) on the services DATABASE_URL, REDIS_URL and CELERY_BROKER_URL
-# name: several ASGI workers, scoring workers with concurrency, the embeddings worker, beat. docs/deploy.md.
+# The production profile (supervisord.conf, run by supervisord in the foreground; each program that dies is started
+# again) on the services DATABASE_URL, REDIS_URL and CELERY_BROKER_URL name: several ASGI workers, scoring workers
+# with concurrency, the embeddings worker, beat. Logs in var/log. docs/deploy.md.
 serve: setup
 	@scripts/serve.sh --prod $(HOST) $(PORT)
 

@@ -44,7 +44,7 @@ ALLOWED_HOSTS = [h for h in env_str("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],
 CSRF_TRUSTED_ORIGINS = [o for o in env_str("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 INSTALLED_APPS = [
-    "daphne",
+    "daphne",  # runserver only (and Channels' test tooling imports it); both set-ups serve with uvicorn
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

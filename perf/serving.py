@@ -1,6 +1,6 @@
 """Serving speed, side by side: the board page, the board API and the VGE agent API at 50 and 200 connections, on
-the embedded default (daphne, SQLite, in-memory channel layer, local-memory cache: what `make run` serves) and on
-the production profile (scripts/serve.sh --prod: the Procfile's uvicorn workers on PostgreSQL and Redis).
+the embedded default (one uvicorn process, SQLite, in-memory channel layer, local-memory cache: what `make run` serves) and on
+the production profile (scripts/serve.sh --prod: supervisord.conf's uvicorn workers on PostgreSQL and Redis).
 
 Prints requests/s (agent API: steps/s), p50, p99 and errors per path and set-up (the agent API also through its
 batch form, --batch actions a request), the bare engine's steps/s in one process, and the ratio
@@ -334,7 +334,8 @@ def start(setup: str, env: dict[str, str], port: int, args: argparse.Namespace, 
     out = log.open("wb")
     if setup == "embedded" and args.embedded_server == "uvicorn":
         command = [str(Path(sys.executable).with_name("uvicorn")), "--host", "127.0.0.1", "--port", str(port),
-                   "--loop", "uvloop", "--http", "httptools", "--no-access-log", "config.asgi:application"]
+                   "--loop", "uvloop", "--http", "httptools", "--ws", "websockets-sansio", "--no-access-log",
+                   "config.asgi:application"]
     elif setup == "embedded":
         command = [str(Path(sys.executable).with_name("daphne")), "-b", "127.0.0.1", "-p", str(port),
                    "config.asgi:application"]
@@ -387,8 +388,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--setup", action="append", choices=["embedded", "production"])
     parser.add_argument("--seconds", type=float, default=10)
-    parser.add_argument("--embedded-server", choices=["daphne", "uvicorn"], default="daphne",
-                        help="the embedded set-up's one web process")
+    parser.add_argument("--embedded-server", choices=["daphne", "uvicorn"], default="uvicorn",
+                        help="the embedded set-up's one web process (scripts/serve.sh runs uvicorn; daphne to compare)")
     parser.add_argument("--connections", action="append", type=int)
     parser.add_argument("--pg-url", default="postgres://postgres@127.0.0.1:5432/ebh_perf")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/2")

@@ -149,7 +149,7 @@ class Submission(models.Model):
     failure_is_site_error = models.BooleanField(
         default=False, help_text="The failure was the site's fault, not the file's (it does not use quota)."
     )
-    scorer_version = models.CharField(max_length=50, blank=True)
+    scorer_version = models.CharField(max_length=200, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     worker = models.CharField(max_length=200, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
@@ -193,7 +193,7 @@ class Score(models.Model):
     breakdown = models.JSONField(default=dict, blank=True, help_text="Column key -> value.")
     intervals = models.JSONField(default=dict, blank=True, help_text="Column key -> [low, high], 95% bootstrap.")
     details = models.JSONField(default=dict, blank=True)
-    scorer_version = models.CharField(max_length=50, blank=True)
+    scorer_version = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

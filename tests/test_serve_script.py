@@ -1,7 +1,7 @@
 """`scripts/serve.sh` (what `make run` starts): the beat scheduler is a process of its own, so killing a worker
 cannot orphan it, and stopping the script stops every process it started (issue 13, defect 11).
 
-The script runs from a copy of the tree whose `.venv/bin/celery` and `.venv/bin/daphne` are stand-ins that record
+The script runs from a copy of the tree whose `.venv/bin/celery` and `.venv/bin/uvicorn` are stand-ins that record
 their arguments and sleep, so the test checks the processes the script manages without starting the site."""
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def serve_tree(tmp_path):
     shutil.copy(ROOT / "scripts" / "serve.sh", tree / "scripts" / "serve.sh")
     bin_dir = tree / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
-    for name in ("celery", "daphne"):
+    for name in ("celery", "uvicorn"):
         (bin_dir / name).write_text(STAND_IN)
         (bin_dir / name).chmod(0o755)
     return tree
@@ -72,8 +72,8 @@ def test_beat_runs_as_its_own_process_and_stops_with_the_script(serve_tree, tmp_
         start_new_session=True,  # its own process group, as a terminal gives it
     )
     try:
-        # Given the script has started the workers, beat and daphne
-        assert wait_until(lambda: any(args[0] == "daphne" for _, args in started(log))), started(log)
+        # Given the script has started the workers, beat and the web server
+        assert wait_until(lambda: any(args[0] == "uvicorn" for _, args in started(log))), started(log)
         assert wait_until(lambda: len(started(log)) >= 4), started(log)
         processes = started(log)
         celery = [(pid, args[1:]) for pid, args in processes if args[0] == "celery"]
@@ -81,6 +81,8 @@ def test_beat_runs_as_its_own_process_and_stops_with_the_script(serve_tree, tmp_
         workers = [pid for pid, args in celery if "worker" in args]
         assert len(beats) == 1 and not any("--beat" in args or "-B" in args for _, args in celery), processes
         assert len(workers) == 2 and beats[0] not in workers
+        web = [args for _, args in processes if args[0] == "uvicorn"]
+        assert len(web) == 1 and "config.asgi:application" in web[0] and "--workers" not in web[0], web
 
         # When a worker dies without warning, beat is unaffected (it is not the worker's child)
         os.kill(workers[0], signal.SIGKILL)

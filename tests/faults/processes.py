@@ -164,3 +164,79 @@ class Beat(Process):
     def __init__(self, env: dict[str, str], log_path: Path, schedule: Path):
         super().__init__([sys.executable, "-m", "celery", "-A", "config", "beat", "-l", "info",
                           "--schedule", str(schedule)], env, log_path)
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes started under `pid`, children first (read from /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(") ", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(0), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
+
+
+def status_kib(pid: int, field: str) -> int:
+    with open(f"/proc/{pid}/status", encoding="ascii") as handle:
+        for line in handle:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise LookupError(field)
+
+
+class EmbeddedSite(Process):
+    """`scripts/serve.sh HOST PORT`, what `make run` starts (the web server, the workers, beat), in a process group
+    of its own and with its own var folder; `web_pid()` is its web server process."""
+
+    def __init__(self, env: dict[str, str], log_path: Path):
+        self.port = free_port()
+        super().__init__(["bash", "scripts/serve.sh", "127.0.0.1", str(self.port)], env, log_path)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> EmbeddedSite:
+        log = self.log_path.open("ab")
+        self.process = subprocess.Popen(self.args, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+
+        def listening() -> bool:
+            if not self.alive():
+                raise RuntimeError(f"serve.sh exited:\n{self.log_tail()}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+            except OSError:
+                return False
+            return True
+
+        wait_for(listening, timeout=90, what="the embedded site to listen")
+        return self
+
+    def web_pid(self) -> int:
+        servers = [pid for pid in descendants(self.pid) if "config.asgi:application" in cmdline(pid)]
+        assert len(servers) == 1, [(pid, cmdline(pid)) for pid in descendants(self.pid)]
+        return servers[0]
+
+    def stop(self) -> None:
+        if self.alive():
+            os.killpg(self.pid, signal.SIGINT)  # what Ctrl+C in the terminal does
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.pid, signal.SIGKILL)
+                self.process.wait(timeout=20)
