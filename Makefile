@@ -60,14 +60,27 @@ serve: setup
 	@scripts/serve.sh --prod $(HOST) $(PORT)
 
 # Tests keep their files (SQLite test database, broker folder) in var/test, away from the running site's.
+# The suite runs twice: on the embedded default (SQLite) and on PostgreSQL, so a query or a column that only
+# SQLite accepts fails here and not in production. Tests that start no processes of their own run on
+# TEST_WORKERS pytest-xdist processes (each with its own test database); browser, worker, integration and fault
+# tests start servers, workers or Chromium and run one at a time.
+TEST_WORKERS ?= 2
+PARALLEL := not browser and not worker and not integration and not faults
 test: export EBH_VAR_DIR = $(CURDIR)/var/test
 test: setup browser
-	$(BIN)/python -m pytest -m "not integration and not faults"
+	@echo "== 1/6 the suite on the embedded default (SQLite), $(TEST_WORKERS) processes =="
+	$(BIN)/python -m pytest -m "$(PARALLEL)" -n $(TEST_WORKERS) --dist loadfile
+	@echo "== 2/6 browser and worker tests on the embedded default (SQLite, filesystem broker, real Chromium) =="
+	$(BIN)/python -m pytest -m "(browser or worker) and not integration and not faults"
+	@echo "== 3/6 the suite on PostgreSQL, $(TEST_WORKERS) processes =="
+	DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -m "$(PARALLEL)" -n $(TEST_WORKERS) --dist loadfile
+	@echo "== 4/6 integration and worker tests: PostgreSQL, Redis (broker and channel layer) =="
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_BROKER_URL) REDIS_URL=$(REDIS_LAYER_URL) \
 	  $(BIN)/python -m pytest -m "(integration or worker) and not faults"
+	@echo "== 5/6 worker tests: PostgreSQL, RabbitMQ =="
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(AMQP_URL) \
 	  $(BIN)/python -m pytest -m "worker and not faults"
-	@echo "== fault suite and schema fuzz (tests/faults/): PostgreSQL, Redis, RabbitMQ =="
+	@echo "== 6/6 fault suite and schema fuzz (tests/faults/): PostgreSQL, Redis, RabbitMQ =="
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_BROKER_URL) REDIS_URL=$(REDIS_LAYER_URL) AMQP_BROKER_URL=$(AMQP_URL) \
 	  $(BIN)/python -m pytest -m "faults" -s
 
