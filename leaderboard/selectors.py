@@ -15,10 +15,8 @@ from django.db.models import Count, Max, Q, QuerySet, Sum
 
 from leaderboard.core.board import BoardRow, PairSignificance, combine_runs, parameters_from_name
 from leaderboard.models import BoardComparison
-from scoring import roles
-from scoring.benchmarks import plugins
+from scoring import access
 from scoring.core.analysis import ModelSamples, SampleRow
-from scoring.core.disclosure import detail_keys
 from scoring.models import Benchmark, ModelEntry, SampleScore, Split, Submission
 from scoring.selectors import board_cache_version, board_version_key
 
@@ -297,16 +295,10 @@ def model_submissions(*, entry: ModelEntry) -> QuerySet[Submission]:
     )
 
 
-def can_see_ground_truth(*, user: AbstractBaseUser | None, split: Split) -> bool:
-    """Hidden-split ground truth is for curators only (staff, or the curator group)."""
-    return not split.hidden_ground_truth or roles.is_curator(user)
-
-
 def sample_detail_keys(*, user: AbstractBaseUser | None, split: Split) -> frozenset[str] | None:
-    """The keys of a sample's details and components this viewer may see on the split (None: all): curators see
-    all; others what the benchmark's plugin allows (scoring.core.disclosure). The drill-down and its overlay ask."""
-    plugin = next((p for p in plugins() if p.slug == split.benchmark.scorer), None)
-    return detail_keys(plugin, hidden=split.hidden_ground_truth, curator=roles.is_curator(user))
+    """The keys of a sample's details and components this viewer may see on the split (scoring.access decides).
+    The drill-down and its overlay ask."""
+    return access.sample_detail_keys(split=split, user=user)
 
 
 def sample_scores(*, submission: Submission, task: str = "", outcome: str = "") -> QuerySet[SampleScore]:
