@@ -84,6 +84,11 @@ def split_images_visible_to(*, user: User, benchmark_slug: str, split_name: str)
 
 # -- submissions ---------------------------------------------------------------------------------------------------
 
+def submission_own_page_visible_to(*, submission: Submission, user: User) -> bool:
+    """A submission's own page, API record and visibility setting: its submitter and curators."""
+    return is_owner(submission=submission, user=user) or is_curator(user)
+
+
 def submission_public_to(*, submission: Submission, user: User) -> bool:
     """Whether a viewer may see a submission's results outside its own page: a public one anyone (the split's rules
     on ground truth still apply); a private or withdrawn one its submitter and curators only."""

@@ -98,7 +98,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = get_object_or_404(
         Submission.objects.select_related("model_entry", "split__benchmark", "submitter"), pk=pk
     )
-    if submission.submitter_id != request.user.pk and not is_curator(request.user):
+    if not access.submission_own_page_visible_to(submission=submission, user=request.user):
         raise Http404("No such submission.")
     score = getattr(submission, "score", None) if submission.status == Submission.Status.SCORED else None
     visibility_form = VisibilityForm(initial={"visibility": submission.visibility})
@@ -116,7 +116,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def submission_visibility(request: HttpRequest, pk: int) -> HttpResponse:
     submission = get_object_or_404(Submission, pk=pk)
-    if submission.submitter_id != request.user.pk and not is_curator(request.user):
+    if not access.submission_own_page_visible_to(submission=submission, user=request.user):
         raise Http404("No such submission.")
     form = VisibilityForm(request.POST)
     if not form.is_valid():
