@@ -7,7 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from config.api_docs import LocalRedocView
 from scoring.api import ApiNotFound
 from scoring.benchmarks import plugins
-from scoring.views import hidden_split_media, public_media
+from scoring.views import media_file
 
 urlpatterns = [
     path("", include("leaderboard.site_urls")),
@@ -23,10 +23,9 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", LocalRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
-    # Only media/public is served (benchmark images, rendered views); submissions and hidden GT live elsewhere.
-    path("media/public/<path:path>", public_media),
-    # Images of a split with hidden ground truth: only for those allowed to see that split (404 for others).
-    path("media/hidden/<slug:benchmark>/<slug:split>/<path:path>", hidden_split_media, name="hidden-split-media"),
+    # Media: media/public to anyone, media/hidden/<benchmark>/<split>/ to those allowed that split; the path is
+    # resolved before it is judged (scoring.access.media_file_for); submissions (media/private) are never served.
+    path("media/<path:path>", media_file, name="media-file"),
     # Last: an /api/ path nothing above matched is a JSON 404, not the site's HTML page.
     re_path(r"^api/", ApiNotFound.as_view()),
 ]

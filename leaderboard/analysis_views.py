@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
@@ -25,6 +25,7 @@ from leaderboard import selectors
 from leaderboard.board_views import error_page, resolve_board
 from leaderboard.core import analysis_svg
 from leaderboard.core.board import board_build, csv_cell, filter_rows
+from scoring import access
 from scoring.benchmarks import UnknownBenchmark, plugin_for
 from scoring.core.analysis import AnalysisContext, Figure
 from scoring.core.plugin import BenchmarkPlugin
@@ -33,9 +34,10 @@ from scoring.core.published import read_deltas, read_table
 FORMATS = ("svg", "csv", "json")
 
 
-def _context(plugin: BenchmarkPlugin, split, rows, filtered) -> AnalysisContext:
-    """The paper's rows of the reported entries the filters keep, its stated deltas, the plugin's own reads, and the
-    scored submissions of `filtered` (the rows the filters keep, every entry of a model)."""
+def _context(plugin: BenchmarkPlugin, split, rows, filtered, *, site_reads: bool = True) -> AnalysisContext:
+    """The paper's rows of the reported entries the filters keep, its stated deltas, the plugin's own reads (unless
+    `site_reads` is false), and the scored submissions of `filtered` (the rows the filters keep, every entry of a
+    model)."""
     published, deltas = [], []
     if plugin.published is not None:
         directory = Path(settings.PUBLISHED_DATA_DIR)
@@ -43,30 +45,44 @@ def _context(plugin: BenchmarkPlugin, split, rows, filtered) -> AnalysisContext:
         published = [p for p in read_table(directory, plugin.published) if p.model in kept]
         # The paper's stated differences belong with its rows: only on a board that shows some of them.
         deltas = read_deltas(directory, plugin.published) if kept else []
-    hook = plugin.analysis_context_function()
+    hook = plugin.analysis_context_function() if site_reads else None
     submissions = frozenset(i for r in filtered if r.source == "scored" for i in (r.run_ids or (r.submission_id,)))
     return AnalysisContext(published=published, deltas=deltas, extra=hook(split) if hook else {},
                            submissions=submissions)
 
 
-def _figures(benchmark, split, spec, query) -> list[Figure] | None:
-    """The benchmark's figures for the board's filtered rows; None when it declares no analyses."""
+def _figures(benchmark, split, spec, query) -> tuple[list[Figure] | None, tuple[str, ...]]:
+    """The benchmark's figures for the board's filtered rows (None when it declares no analyses), and the keys of
+    those withheld: on a split with hidden ground truth (scoring.access) the figures read from it are not computed,
+    and the others get only what a submitter may see of their samples (no ground truth, no site-side reads)."""
     try:
         plugin = plugin_for(benchmark.scorer)
     except UnknownBenchmark:
-        return None
+        return None, ()
     function = plugin.analyses_function()
     if function is None:
-        return None
+        return None, ()
+    public = access.ground_truth_figures_public(split=split)
+    withheld = () if public else plugin.analysis_truth_figures
     data = selectors.board_data(split=split)
     key = f"{data.cache_key}:analysis:{query.canonical()}"
     found = cache.get(key)
     if found is None:
         view = board_build(data.rows, spec, query, data.pairs)
-        models = selectors.analysis_models(rows=view.rows, truth_keys=plugin.analysis_truth_keys)
-        found = function(models, _context(plugin, split, view.rows, filter_rows(data.rows, query)))
+        if public:
+            models = selectors.analysis_models(rows=view.rows, truth_keys=plugin.analysis_truth_keys)
+            context = _context(plugin, split, view.rows, filter_rows(data.rows, query))
+        else:
+            models = selectors.analysis_models(rows=view.rows, detail_keys=plugin.hidden_split_detail_keys)
+            context = _context(plugin, split, view.rows, filter_rows(data.rows, query), site_reads=False)
+        found = [f for f in function(models, context) if f.key not in withheld]
         cache.set(key, found, selectors.ROWS_TIMEOUT)
-    return found
+    return found, withheld
+
+
+def _withheld_message(split, key: str) -> str:
+    return (f"Figure '{key}' is read from ground truth, and split '{split.name}' has hidden ground truth: it is "
+            "not computed for this split.")
 
 
 @require_GET
@@ -75,7 +91,7 @@ def analysis(request: HttpRequest, slug: str) -> HttpResponse:
     if error:
         return error
     benchmark, split, spec, query = resolved
-    figures = _figures(benchmark, split, spec, query)
+    figures, withheld = _figures(benchmark, split, spec, query)
     base = {"split": split.name} if request.GET.get("split") else {}
     params = urlencode({**base, **query.as_params()})
     shown = [{"f": f, "svg": mark_safe(analysis_svg.render(f.chart, title=f.title) or "")}  # our own escaped SVG
@@ -83,6 +99,7 @@ def analysis(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "leaderboard/analysis.html", {
         "benchmark": benchmark, "split": split, "splits": benchmark.splits.order_by("name", "-version"),
         "query": query, "params": params, "figures": shown, "declared": figures is not None,
+        "withheld": withheld,
         "kinds": ["proprietary", "open-source", "embodied", "human", "baseline"],
     })
 
@@ -95,7 +112,14 @@ def analysis_figure(request: HttpRequest, slug: str, key: str, fmt: str) -> Http
     if error:
         return error
     benchmark, split, spec, query = resolved
-    figures = _figures(benchmark, split, spec, query) or []
+    figures, withheld = _figures(benchmark, split, spec, query)
+    if key in withheld:
+        message = _withheld_message(split, key)
+        if fmt == "json":
+            return JsonResponse({"benchmark": benchmark.slug, "split": split.name, "key": key, "withheld": True,
+                                 "error": message}, status=404)
+        return error_page(request, 404, message)
+    figures = figures or []
     figure = next((f for f in figures if f.key == key), None)
     if figure is None:
         known = ", ".join(f.key for f in figures) or "none"

@@ -42,7 +42,7 @@ from leaderboard.core.board import (
     parse_query,
     top_marks,
 )
-from scoring import roles
+from scoring import access, roles
 from scoring.benchmarks import board_for
 from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
 from scoring.core.columns import Level
@@ -50,7 +50,7 @@ from scoring.core.disclosure import sample_disclosed
 from scoring.models import ModelEntry, Sample, SampleScore, Submission
 from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.protocol import BUILT_IN_LABEL, PromptFileError
-from scoring.selectors import model_entry_editable_by, submission_public_to
+from scoring.selectors import model_entry_editable_by
 from scoring.benchmarks.plan.selectors import plan_judge_agreement
 
 PLOT_TOP_MODELS = 6
@@ -398,14 +398,12 @@ def _drilldown_submission(request: HttpRequest, pk: int) -> tuple[Submission, bo
         Submission.objects.select_related("model_entry", "split__benchmark", "score"),
         pk=pk, status=Submission.Status.SCORED, source=Submission.Source.UPLOAD,
     )
-    if not submission_public_to(submission=submission, user=request.user):
+    if not access.submission_public_to(submission=submission, user=request.user):
         raise Http404("This submission is private.")
-    curator = selectors.can_see_ground_truth(user=request.user, split=submission.split)
-    is_owner = request.user.is_authenticated and submission.submitter_id == request.user.pk
     # On a hidden split, per-sample results are for the submitter and curators; elsewhere they are public.
-    if submission.split.hidden_ground_truth and not (curator or is_owner):
+    if not access.sample_results_visible_to(submission=submission, user=request.user):
         raise Http404("Per-sample results of a hidden split are shown to the submitter and curators only.")
-    return submission, curator
+    return submission, access.ground_truth_visible_to(split=submission.split, user=request.user)
 
 
 def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:

@@ -15,10 +15,9 @@ from django.db.models import Count, Max, Q, QuerySet, Sum
 
 from leaderboard.core.board import BoardRow, PairSignificance, combine_runs, parameters_from_name
 from leaderboard.models import BoardComparison
-from scoring import roles
-from scoring.benchmarks import plugins
+from scoring import access
 from scoring.core.analysis import ModelSamples, SampleRow
-from scoring.core.disclosure import detail_keys
+from scoring.core.disclosure import disclosed
 from scoring.models import Benchmark, ModelEntry, SampleScore, Split, Submission
 from scoring.selectors import board_cache_version, board_version_key
 
@@ -297,16 +296,10 @@ def model_submissions(*, entry: ModelEntry) -> QuerySet[Submission]:
     )
 
 
-def can_see_ground_truth(*, user: AbstractBaseUser | None, split: Split) -> bool:
-    """Hidden-split ground truth is for curators only (staff, or the curator group)."""
-    return not split.hidden_ground_truth or roles.is_curator(user)
-
-
 def sample_detail_keys(*, user: AbstractBaseUser | None, split: Split) -> frozenset[str] | None:
-    """The keys of a sample's details and components this viewer may see on the split (None: all): curators see
-    all; others what the benchmark's plugin allows (scoring.core.disclosure). The drill-down and its overlay ask."""
-    plugin = next((p for p in plugins() if p.slug == split.benchmark.scorer), None)
-    return detail_keys(plugin, hidden=split.hidden_ground_truth, curator=roles.is_curator(user))
+    """The keys of a sample's details and components this viewer may see on the split (scoring.access decides).
+    The drill-down and its overlay ask."""
+    return access.sample_detail_keys(split=split, user=user)
 
 
 def sample_scores(*, submission: Submission, task: str = "", outcome: str = "") -> QuerySet[SampleScore]:
@@ -326,11 +319,12 @@ def sample_facets(*, submission: Submission) -> tuple[list[str], list[str]]:
     return tasks, outcomes
 
 
-def analysis_models(*, rows: Sequence[BoardRow], truth_keys: Sequence[str] = ()) -> list[ModelSamples]:
+def analysis_models(*, rows: Sequence[BoardRow], truth_keys: Sequence[str] = (),
+                    detail_keys: frozenset[str] | None = None) -> list[ModelSamples]:
     """The per-sample rows the hub scored for the given board rows (reported rows have none and are left out), in
     the rows' order, for the Analysis tab, with the named keys of each sample's ground truth (read one by one, so a
     large ground truth, e.g. EPIC's masks, is never loaded). Labels are unique: a second entry of the same model
-    gets its id."""
+    gets its id. `detail_keys`: only these keys of details and components (None: all; scoring.core.disclosure)."""
     scored = [r for r in rows if r.source == "scored"]
     by_submission: dict[int, list[SampleRow]] = {r.submission_id: [] for r in scored}
     truth_fields = tuple(f"sample__ground_truth__{k}" for k in truth_keys)
@@ -342,8 +336,9 @@ def analysis_models(*, rows: Sequence[BoardRow], truth_keys: Sequence[str] = ())
     ):
         by_submission[sub_id].append(SampleRow(
             key=key, task=task, category=category or "", group=group or "", score=score, outcome=outcome,
-            invalid=invalid, components=components if isinstance(components, dict) else {},
-            details=details if isinstance(details, dict) else {}, truth=dict(zip(truth_keys, truth))))
+            invalid=invalid, components=disclosed(components if isinstance(components, dict) else {}, detail_keys),
+            details=disclosed(details if isinstance(details, dict) else {}, detail_keys),
+            truth=dict(zip(truth_keys, truth))))
     out: list[ModelSamples] = []
     seen: set[str] = set()
     for r in scored:

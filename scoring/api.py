@@ -10,9 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from scoring import selectors, services
+from scoring import access, selectors, services
 from scoring.models import Submission
-from scoring.roles import is_curator
 from scoring.serializers import SubmissionCreateInput, SubmissionOutput, SubmissionVisibilityInput, error_responses
 
 
@@ -76,7 +75,7 @@ class SubmissionDetailApi(APIView):
     @extend_schema(responses={200: SubmissionOutput, **error_responses(401, 404)})
     def get(self, request: Request, pk: int) -> Response:
         submission = get_object_or_404(Submission.objects.select_related("split__benchmark", "model_entry"), pk=pk)
-        if submission.submitter_id != request.user.pk and not request.user.is_staff:
+        if not access.submission_own_page_visible_to(submission=submission, user=request.user):
             return Response({"detail": "Not your submission."}, status=404)
         return Response(SubmissionOutput(submission).data)
 
@@ -85,7 +84,7 @@ class SubmissionDetailApi(APIView):
     def patch(self, request: Request, pk: int) -> Response:
         """Make a submission public, private or withdrawn (its submitter, or a curator); the change is recorded."""
         submission = get_object_or_404(Submission.objects.select_related("split__benchmark", "model_entry"), pk=pk)
-        if submission.submitter_id != request.user.pk and not is_curator(request.user):
+        if not access.submission_own_page_visible_to(submission=submission, user=request.user):
             return Response({"detail": "Not your submission."}, status=404)
         data = SubmissionVisibilityInput(data=request.data)
         if not data.is_valid():

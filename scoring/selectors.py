@@ -6,7 +6,7 @@ from django.db.models import QuerySet
 
 from scoring.core.contract import SampleRecord
 from scoring.models import ChangeRecord, ModelEntry, Sample, Split, Submission
-from scoring.roles import is_curator, is_reviewer
+from scoring.roles import is_curator
 
 
 def board_version_key(split_id: int) -> str:
@@ -24,19 +24,6 @@ def board_cache_invalidate(*, split_id: int) -> None:
         cache.incr(key)
     except ValueError:
         cache.set(key, 2, timeout=None)
-
-
-def split_media_visible_to(*, user, benchmark_slug: str, split_name: str) -> bool:
-    """Whether `user` may see the images of the split (any version) `benchmark_slug`/`split_name`: anyone when
-    its ground truth is public; on a hidden split, reviewers and curators (they judge and review its items) and
-    whoever has a submission on it (its drill-down overlays draw these images for them already)."""
-    splits = Split.objects.filter(benchmark__slug=benchmark_slug, name=split_name)
-    flags = set(splits.values_list("hidden_ground_truth", flat=True))
-    if not flags:
-        return False
-    if False in flags or is_reviewer(user):
-        return True
-    return bool(user and user.is_authenticated and Submission.objects.filter(split__in=splits, submitter=user).exists())
 
 
 def submissions_of_user(*, user) -> QuerySet[Submission]:
@@ -109,15 +96,6 @@ def submission_watchable_by(*, submission_id: int, user) -> bool:
     if not user.is_staff:
         submissions = submissions.filter(submitter_id=user.pk)
     return submissions.exists()
-
-
-def submission_public_to(*, submission: Submission, user) -> bool:
-    """Whether a viewer may see a submission's results outside its own page: a public one anyone (the split's rules
-    on ground truth still apply); a private or withdrawn one its submitter and curators only."""
-    if submission.visibility == Submission.Visibility.PUBLIC:
-        return True
-    signed_in = user is not None and user.is_authenticated
-    return signed_in and (submission.submitter_id == user.pk or is_curator(user))
 
 
 def model_entry_editable_by(*, entry: ModelEntry, user) -> bool:

@@ -1,6 +1,6 @@
 """Where a split's images are stored and served: public splits' under MEDIA_ROOT/public (served to anyone, as
 static files), hidden splits' under MEDIA_ROOT/hidden/<benchmark>/<split name>/ (served by
-`scoring.views.hidden_split_media` only to those `scoring.selectors.split_media_visible_to` allows).
+`scoring.views.media_file` only to those `scoring.access.split_images_visible_to` allows).
 
 A path is keyed by the split's name, not its version, so every version of a split (annotation publishing makes a
 new one for a correction) shares its images and the rule is asked of the split's live `hidden_ground_truth` flag.

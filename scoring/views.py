@@ -1,7 +1,6 @@
 """Pages for submitting and following submissions (server-rendered)."""
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -9,12 +8,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django.views.static import serve
 
-from scoring import selectors, services
+from scoring import access, selectors, services
 from scoring.forms import ModelEntryForm, SubmissionForm, VisibilityForm
 from scoring.models import ChangeRecord, ModelEntry, Submission
 from scoring.roles import is_curator
 from scoring.quota import quotas_for_user
-from scoring.split_media import HIDDEN_DIR, PUBLIC_DIR
 
 
 @login_required
@@ -100,7 +98,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = get_object_or_404(
         Submission.objects.select_related("model_entry", "split__benchmark", "submitter"), pk=pk
     )
-    if submission.submitter_id != request.user.pk and not is_curator(request.user):
+    if not access.submission_own_page_visible_to(submission=submission, user=request.user):
         raise Http404("No such submission.")
     score = getattr(submission, "score", None) if submission.status == Submission.Status.SCORED else None
     visibility_form = VisibilityForm(initial={"visibility": submission.visibility})
@@ -118,7 +116,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def submission_visibility(request: HttpRequest, pk: int) -> HttpResponse:
     submission = get_object_or_404(Submission, pk=pk)
-    if submission.submitter_id != request.user.pk and not is_curator(request.user):
+    if not access.submission_own_page_visible_to(submission=submission, user=request.user):
         raise Http404("No such submission.")
     form = VisibilityForm(request.POST)
     if not form.is_valid():
@@ -163,18 +161,15 @@ def model_entry_edit(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
-def public_media(request: HttpRequest, path: str) -> HttpResponse:
-    """MEDIA_ROOT/public, to anyone (public splits' images, rendered views); MEDIA_ROOT is read per request."""
-    return serve(request, path, document_root=settings.MEDIA_ROOT / PUBLIC_DIR)
-
-
-@require_GET
-def hidden_split_media(request: HttpRequest, benchmark: str, split: str, path: str) -> HttpResponse:
-    """An image of a split with hidden ground truth, for those allowed to see it; 404 for everyone else (the same
-    answer as for a file that does not exist, so a refusal tells nothing)."""
-    if not selectors.split_media_visible_to(user=request.user, benchmark_slug=benchmark, split_name=split):
+def media_file(request: HttpRequest, path: str) -> HttpResponse:
+    """The one view serving files under MEDIA_ROOT: the path is resolved first, then judged on the folder it really
+    lies in (`scoring.access`): public media to anyone, a hidden split's images to those allowed to see that split.
+    Every refusal is the 404 of a file that does not exist, so it tells nothing."""
+    media = access.media_file_for(path)
+    if media is None or not access.media_file_visible_to(media=media, user=request.user):
         raise Http404("No such file.")
-    response = serve(request, f"{benchmark}/{split}/{path}", document_root=settings.MEDIA_ROOT / HIDDEN_DIR)
-    response["Cache-Control"] = "private, max-age=300"
-    response["Vary"] = "Cookie"
+    response = serve(request, media.relative, document_root=media.folder)
+    if media.benchmark:
+        response["Cache-Control"] = "private, max-age=300"
+        response["Vary"] = "Cookie"
     return response

@@ -8,10 +8,9 @@ from django.db.models import Count, Q
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.vge.core.engine import EpisodeState
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
-from scoring.core.disclosure import detail_keys, disclosed
+from scoring import access
+from scoring.core.disclosure import disclosed
 from scoring.models import SampleScore, Submission
-from scoring.roles import is_curator
-from scoring.selectors import submission_public_to
 from simulator.engines import EpisodeError, engine_for, engine_with_task, episode_owner_check, observation
 from simulator.human_board import HUMAN_ENTRY_SLUG
 from simulator.models import Device, Episode, Task
@@ -54,8 +53,7 @@ def play_state(*, episode_id: int, user) -> dict[str, Any]:
     engine, _ = engine_with_task(episode.task)
     state = EpisodeState.from_dict(episode.state)
     split = _split_of(episode.task)
-    keys = detail_keys(plugin_for(VGE_SLUG), hidden=split is not None and split.hidden_ground_truth,
-                       curator=is_curator(user))
+    keys = access.sample_detail_keys(split=split, user=user, plugin=plugin_for(VGE_SLUG))
     return {
         "type": "state",
         "task": episode.task.task_id,
@@ -79,9 +77,7 @@ def replay_episode(*, episode_id: int, user) -> dict[str, Any]:
     if episode is None:
         raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
     split = _split_of(episode.task)
-    owner = user is not None and user.is_authenticated and episode.owner_id == user.pk
-    public = split is not None and not split.hidden_ground_truth
-    if not (owner or is_curator(user) or public):
+    if not access.episode_replay_visible_to(split=split, owner_id=episode.owner_id, user=user):
         raise EpisodeError("This episode is visible to its player and to curators only.", status=403)
     if not episode.finished:
         raise EpisodeError("This episode is still running: it can be replayed once it is over.", status=409)
@@ -104,10 +100,9 @@ def replay_submission(*, submission_id: int, index: int, user) -> dict[str, Any]
     )
     if submission is None:
         raise EpisodeError(f"No scored VGE submission {submission_id}.", status=404)
-    if not submission_public_to(submission=submission, user=user):
+    if not access.submission_public_to(submission=submission, user=user):
         raise EpisodeError(f"No scored VGE submission {submission_id}.", status=404)  # private: as if none
-    is_owner = user is not None and user.is_authenticated and submission.submitter_id == user.pk
-    if submission.split.hidden_ground_truth and not (is_owner or is_curator(user)):
+    if not access.sample_results_visible_to(submission=submission, user=user):
         raise EpisodeError("Episodes of a hidden split are shown to the submitter and curators only.", status=403)
     row = SampleScore.objects.filter(submission=submission, index=index).first()
     if row is None or "task" not in row.details:
@@ -213,25 +208,34 @@ def player_baseline_progress(*, user) -> dict[str, int]:
 
 
 def devices_with_tasks() -> list[Device]:
-    return list(Device.objects.prefetch_related("tasks").order_by("category", "device_id"))
+    return list(Device.objects.prefetch_related("tasks__sample__split__benchmark").order_by("category", "device_id"))
 
 
-def task_cards(*, devices: Iterable[Device]) -> dict[str, dict[str, Any]]:
+def task_cards(*, devices: Iterable[Device], user) -> dict[str, dict[str, Any]]:
     """What the task list shows of each task: its first instruction (given to every player at the start) and
-    its difficulty, the number of goals and the fewest turns that reach them all (the shortest path)."""
+    its difficulty, the number of goals and the fewest turns that reach them all (the shortest path). A hidden
+    split's difficulty is its ground truth: `hidden` instead of the figures, for all but curators."""
     cards = {}
     for device in devices:
         for task in device.tasks.all():
             task.device = device  # already loaded: no query per task
+            split = _split_of(task)
+            hidden = split is not None and not access.ground_truth_visible_to(split=split, user=user)
             try:
                 engine, core = engine_with_task(task)
             except ValueError:  # a stored task its device no longer accepts: listed without figures
-                cards[task.task_id] = {"instruction": "", "goals": task.goals_count, "shortest": None}
+                cards[task.task_id] = {"instruction": "", "goals": None if hidden else task.goals_count,
+                                       "shortest": None, "hidden": hidden}
+                continue
+            instruction = core.instructions[0] if core.instructions else ""
+            if hidden:
+                cards[task.task_id] = {"instruction": instruction, "goals": None, "shortest": None, "hidden": True}
                 continue
             shortest = engine.new_episode(core).l_opt
             cards[task.task_id] = {
-                "instruction": core.instructions[0] if core.instructions else "",
+                "instruction": instruction,
                 "goals": len(core.goals),
                 "shortest": int(shortest) if shortest != float("inf") else None,
             }
     return cards
+

@@ -26,7 +26,7 @@ def _error(request: HttpRequest, exc: services.EpisodeError) -> HttpResponse:
 
 def home(request: HttpRequest) -> HttpResponse:
     devices = selectors.devices_with_tasks()
-    cards = selectors.task_cards(devices=devices)
+    cards = selectors.task_cards(devices=devices, user=request.user)
     categories: dict[str, list] = {}
     for device in devices:
         device.task_cards = [{"task": t, **cards[t.task_id]} for t in device.tasks.all()]

@@ -79,6 +79,9 @@ class BenchmarkPlugin:
     analyses: str = ""  # "module:function", an `Analyses` (scoring.core.analysis): the Analysis tab's figures; pure
     analysis_truth_keys: tuple[str, ...] = ()  # ground-truth keys of each sample the figures need (`SampleRow.truth`)
     analysis_context: str = ""  # "module:function" (split) -> mapping: site-side reads for the figures (may use Django)
+    # Keys of the figures read from ground truth (true counts, answer hints, optimal costs): on a split with hidden
+    # ground truth they are not computed, and the figures that are get no ground truth and no site-side reads.
+    analysis_truth_figures: tuple[str, ...] = ()
     format: FormatGuide = FormatGuide()  # the format page's content
     # What a non-curator may see of a scored sample (`SampleScore.details` and `.components`): the key names
     # allowed at any depth (scoring.core.disclosure). On a split with hidden ground truth only these, so a scorer

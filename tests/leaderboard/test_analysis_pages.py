@@ -35,7 +35,7 @@ def _fresh_cache():
 @pytest.fixture
 def split(tmp_path) -> Split:
     demo.write_layout(tmp_path, _samples())
-    split, report = epic_split_import(path=tmp_path, split_name="t", hidden=True)
+    split, report = epic_split_import(path=tmp_path, split_name="t", hidden=False)
     assert report.problems == []
     return split
 
@@ -147,3 +147,21 @@ def test_a_benchmark_without_analyses_says_so(client, dummy_benchmark):
     page = client.get("/leaderboard/dummy/analysis/")
     assert page.status_code == 200 and b"declares no analyses yet" in page.content
     assert client.get("/leaderboard/dummy/analysis/x.json").status_code == 404
+
+
+def test_a_hidden_split_has_no_figure_read_from_its_ground_truth(client, user, tmp_path, submit):
+    """The count distribution (true counts per bin) is ground truth: on a hidden split neither the page nor the
+    figure's SVG/CSV/JSON gives it, and both say why; figures from the submissions' own scores stay."""
+    demo.write_layout(tmp_path, _samples())
+    hidden, report = epic_split_import(path=tmp_path, split_name="secret", hidden=True)
+    assert report.problems == [] and hidden.hidden_ground_truth
+    submit(user, hidden, "oracle", "Oracle-E")
+    for fmt in ("json", "csv", "svg"):
+        response = client.get(f"/leaderboard/epic-bench/analysis/counting-exact.{fmt}?split=secret")
+        assert response.status_code == 404, (fmt, response.content[:300])
+        assert b"ground truth" in response.content and b"gt_count" not in response.content
+        assert b"true_count" not in response.content
+    page = client.get("/leaderboard/epic-bench/analysis/?split=secret").content.decode()
+    assert 'id="figure-counting-exact"' not in page and 'id="figure-counting-soft"' not in page
+    assert "hidden ground truth" in page and "counting-exact" in page
+    assert figure_json(client, "leaf-scores", "split=secret")["n"] == 23

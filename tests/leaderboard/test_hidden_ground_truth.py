@@ -149,6 +149,30 @@ def test_vge_submission_api_names_no_task_of_a_hidden_split(token_client, user, 
     assert response.status_code == 200 and leaks(response.content.decode()) == []
 
 
+def test_vge_task_list_shows_no_difficulty_for_a_task_of_a_hidden_split(client, user, curator, vge_hidden):
+    """The simulator's task list gives each task's goals and fewest turns (l_opt): for a hidden split's tasks those
+    are ground truth, shown to curators only; a public task keeps its figures."""
+    vge_services.device_upsert(data={**hidden_device(), "id": "opentiny"}, source="test")
+    public = vge_services.split_ensure(name="open-t", public=True)
+    vge_services.tasks_into_split(tasks=[Task("open/t1", "opentiny", "zq-start-off", "front", ("zq-goal-idle",),
+                                              ("Get it ready.",), 5)], split=public)
+    for who in (None, user):
+        if who is not None:
+            client.force_login(who)
+        html = client.get("/simulator/").content.decode()
+        cards = re.findall(r'<li class="sim-task-card">(.*?)</li>', html, re.S)
+        hidden_cards = [c for c in cards if "hid/t" in c]
+        open_cards = [c for c in cards if "open/t1" in c]
+        assert len(hidden_cards) == 2 and len(open_cards) == 1
+        assert all("turns at best" not in c and "goal" not in c for c in hidden_cards), hidden_cards
+        assert all("hidden" in c for c in hidden_cards)
+        assert "turns at best" in open_cards[0]
+    client.force_login(curator)
+    html = client.get("/simulator/").content.decode()
+    cards = [c for c in re.findall(r'<li class="sim-task-card">(.*?)</li>', html, re.S) if "hid/t" in c]
+    assert cards and all("turns at best" in c for c in cards)
+
+
 def test_vge_error_texts_do_not_quote_the_tasks_of_the_split(tmp_path):
     device = hidden_device()
     broken = {"id": "hid/bad", "device": DEVICE_ID, "start_state": "zq-unknown-start", "start_view": "front",

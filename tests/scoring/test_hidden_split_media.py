@@ -195,3 +195,91 @@ def test_plan_image_paths_and_ids_that_leave_the_split_folder_are_refused(settin
     assert written == ["public/plan-bench/plan-paths-v1/sub/ok.png"]
     assert not list(media.parent.rglob("escape.png")) and not list(media.parent.rglob("0.jpg"))
     assert Sample.objects.get(split=split, key=third.id).inputs["images"] == ["plan-bench/plan-paths-v1/sub/ok.png"]
+
+
+def _plan_split(name: str, *, hidden: bool, count: int = 2) -> tuple[Split, list[str]]:
+    benchmark = Benchmark.objects.get(slug="plan-bench")
+    split = Split.objects.create(benchmark=benchmark, name=name, hidden_ground_truth=hidden)
+    demo = demo_items()[:count]
+    images = {image: png for d in demo for image, png in d.images.items()}
+    plan_services.plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
+    return split, [n for s in Sample.objects.filter(split=split) for n in s.inputs["images"]]
+
+
+@pytest.mark.parametrize("dots", ["%2e%2e", "..", "%2E%2E", ".%2e"])
+def test_a_path_climbing_out_of_an_open_split_into_a_hidden_one_is_404(tmp_path, settings, epic_samples, dots):
+    """The check must be asked of the folder the path resolves to, not of the split the URL names: from a split
+    whose images are open, `..` (sent as is or percent-encoded) must not climb into a hidden split's folder, of the
+    same benchmark or of another."""
+    _, hidden_names = _plan_split("plan-secret-t", hidden=True)
+    # an open split under /media/hidden/ (a hidden split made public keeps its folder)
+    _plan_split("demo", hidden=True)
+    Split.objects.filter(name="demo").update(hidden_ground_truth=False)
+    epic = _import(tmp_path, epic_samples[:1], name="epic-secret-t", hidden=True)
+    media = Path(settings.MEDIA_ROOT)
+    inner = hidden_names[0][len("hidden/plan-bench/"):]  # plan-secret-t/v1/<item>/<image>
+    assert (media / hidden_names[0]).is_file()
+    epic_inner = _urls(epic)[0][len("/media/hidden/"):]  # epic-bench/epic-secret-t/img/...
+    anonymous = Client(raise_request_exception=False)
+    for url in (f"/media/hidden/plan-bench/demo/{dots}/{inner}",
+                f"/media/hidden/plan-bench/demo/v1/{dots}/{dots}/{inner}",
+                f"/media/hidden/plan-bench/demo/{dots}/{dots}/{epic_inner}",
+                f"/media/public/{dots}/{hidden_names[0]}",
+                f"/media/public/plan-bench/{dots}/{dots}/{hidden_names[0]}"):
+        status, body = _get(anonymous, url)
+        assert status == 404, (url, status)
+        assert body != (media / hidden_names[0]).read_bytes()
+    # the hidden files are there: the refusal is the rule, not a missing file
+    curator = Client()
+    curator.force_login(_curator_named("trav-curator", "curator"))
+    assert _get(curator, "/media/" + hidden_names[0])[0] == 200
+
+
+def _curator_named(name: str, group: str):
+    from django.contrib.auth import get_user_model
+
+    person = get_user_model().objects.create_user(name, password=f"pw-{name}-123")
+    person.groups.add(Group.objects.get_or_create(name=group)[0])
+    return person
+
+
+def test_a_symlink_out_of_the_media_folder_is_not_followed(tmp_path, settings):
+    """A link under media/public pointing at a hidden split's folder (or anywhere outside public/) is not served."""
+    _, hidden_names = _plan_split("plan-linked", hidden=True)
+    media = Path(settings.MEDIA_ROOT)
+    (media / "public").mkdir(parents=True, exist_ok=True)
+    (media / "public" / "peek").symlink_to(media / "hidden")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not media")
+    (media / "public" / "out.txt").symlink_to(outside)
+    assert _get(Client(), "/media/public/peek/" + hidden_names[0][len("hidden/"):])[0] == 404
+    assert _get(Client(), "/media/public/out.txt")[0] == 404
+
+
+def test_a_junk_upload_does_not_open_a_hidden_splits_images(user):
+    """Only a submission accepted for scoring counts: a junk file (scored as failed) or a withdrawn submission
+    leaves the hidden split's images at 404 for its submitter."""
+    from scoring import pipeline
+    from scoring import services as scoring_services
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from scoring.models import ModelEntry, Submission
+
+    split, names = _plan_split("plan-junk", hidden=True)
+    url = "/media/" + names[0]
+    submitter = Client()
+    submitter.force_login(user)
+    assert _get(submitter, url)[0] == 404
+    entry = ModelEntry.objects.create(name="Junk-M", slug="junk-m")
+    junk = scoring_services.submission_create(
+        user=user, split=split, model_entry=entry, options={},
+        uploaded_file=SimpleUploadedFile("junk.jsonl", b'{"id": "nothing-here"}\n{"not": "an answer"}\n'))
+    pipeline.submission_score(submission_id=junk.pk, worker="test")
+    junk.refresh_from_db()
+    assert junk.status == Submission.Status.FAILED
+    assert _get(submitter, url)[0] == 404
+    # a withdrawn scored one does not count either
+    Submission.objects.filter(pk=junk.pk).update(status=Submission.Status.SCORED,
+                                                 visibility=Submission.Visibility.WITHDRAWN)
+    assert _get(submitter, url)[0] == 404
+    Submission.objects.filter(pk=junk.pk).update(visibility=Submission.Visibility.PRIVATE)
+    assert _get(submitter, url)[0] == 200

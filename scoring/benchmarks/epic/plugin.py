@@ -109,6 +109,7 @@ PLUGIN = BenchmarkPlugin(
     cli_help="EPIC-Bench: score std_format or raw responses",
     demo_command="make_demo_epic",
     analyses="scoring.benchmarks.epic.core.analysis:figures",
+    analysis_truth_figures=("counting-exact", "counting-soft"),
     format=FORMAT,
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
 )

@@ -70,6 +70,7 @@ PLUGIN = BenchmarkPlugin(
     demo_command="make_demo_plan",
     analyses="scoring.benchmarks.plan.core.analysis:figures",
     analysis_truth_keys=("answer_hint",),
+    analysis_truth_figures=("groups",),
     analysis_context="scoring.benchmarks.plan.selectors:plan_analysis_context",
     format=FORMAT,
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,

@@ -77,6 +77,7 @@ PLUGIN = BenchmarkPlugin(
     cli_help="VGEBench: replay action logs through the engine",
     demo_command="make_demo_vge",
     analyses="scoring.benchmarks.vge.core.analysis:figures",
+    analysis_truth_figures=("goals", "budget", "view-switches"),
     analysis_context="scoring.benchmarks.vge.selectors:vge_analysis_context",
     format=FORMAT,
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
