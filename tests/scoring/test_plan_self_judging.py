@@ -13,7 +13,7 @@ from scoring.benchmarks.plan import selectors as plan_selectors
 from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.demo import demo_items, oracle_predictions, random_predictions
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement, PlanVerdict
-from scoring.models import Benchmark, ChangeRecord, ModelEntry, Score, Split
+from scoring.models import Benchmark, ChangeRecord, ModelEntry, SampleScore, Score, Split, Submission
 
 from .test_plan_scoring import predictions, split, submit  # noqa: F401 - the split fixture
 
@@ -85,10 +85,16 @@ def test_the_submissions_of_a_model_entry_the_reviewer_owns_are_their_own(user, 
         plan_services.plan_judgement_decide(judgement_id=judgement.pk, user=rita, correct=True)
 
 
-def test_the_queue_does_not_offer_a_reviewer_their_own_answers(client, user, rita, ruth, hidden_split) -> None:
+def test_the_queue_does_not_offer_a_reviewer_their_own_answers(  # noqa: F811
+        client, user, rita, ruth, hidden_split, split) -> None:
     submit(rita, hidden_split, predictions(random_predictions), name="Rita-Model")
     open_ = list(PlanJudgement.objects.filter(status="open"))
     assert plan_selectors.plan_judgements_open(user=rita).count() == 0
+    assert plan_selectors.plan_judgements_open(user=ruth).count() == len(open_)
+    # ruth's own scores of another benchmark (no PLAN answer in them) hide nothing from her
+    entry = ModelEntry.objects.create(name="Ruth-Model", slug="ruth-model", owner=ruth)
+    other = Submission.objects.create(model_entry=entry, split=split, submitter=ruth, status="scored")
+    SampleScore.objects.create(submission=other, index=0, key="epic-1", details={"iou": 0.5})
     assert plan_selectors.plan_judgements_open(user=ruth).count() == len(open_)
     client.force_login(rita)
     html = client.get(reverse("plan-queue")).content.decode()

@@ -5,7 +5,8 @@ from collections import defaultdict
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import CharField, Q, QuerySet, Value
+from django.db.models.functions import Concat
 from django.db.models.fields.json import KeyTextTransform
 
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS
@@ -58,17 +59,21 @@ def plan_own_submissions(user: AbstractBaseUser) -> QuerySet[Submission]:
 
 
 def plan_answers_not_own(rows: QuerySet, *, user: AbstractBaseUser) -> QuerySet:
-    """THE self-judging rule: `rows` (PlanJudgement or PlanAuditCheck, which both name an answer by item_key,
-    subtask, item_fingerprint and output_hash) without those whose answer appears in any submission `user` owns,
-    whatever other submissions share it. The queue, the audit list and the decide/record checks all ask this."""
+    """THE self-judging rule: `rows` (PlanJudgement or PlanAuditCheck, which both name an answer by item_fingerprint
+    and output_hash) without those whose answer appears in any submission `user` owns, whatever other submissions
+    share it. The queue, the audit list and the decide/record checks all ask this.
+
+    One uncorrelated `NOT IN (own answers)`, which both databases evaluate once (a correlated EXISTS took 23 s on
+    SQLite for 5,000 open answers against 20,000 of the reviewer's own)."""
     own = (
-        SampleScore.objects.filter(submission__in=plan_own_submissions(user), key=OuterRef("item_key"),
-                                   task=OuterRef("subtask"))  # narrows to the (submission, task) index first
-        .annotate(fingerprint=KeyTextTransform("fingerprint", "details"),
-                  output_hash=KeyTextTransform("output_hash", "details"))
-        .filter(fingerprint=OuterRef("item_fingerprint"), output_hash=OuterRef("output_hash"))
+        SampleScore.objects.filter(submission__in=plan_own_submissions(user),
+                                   details__has_keys=["fingerprint", "output_hash"])  # a NULL in NOT IN hides all
+        .annotate(answer=Concat(KeyTextTransform("fingerprint", "details"), Value(":"),
+                                KeyTextTransform("output_hash", "details"), output_field=CharField()))
+        .values("answer")
     )
-    return rows.exclude(Exists(own))
+    return (rows.annotate(answer=Concat("item_fingerprint", Value(":"), "output_hash", output_field=CharField()))
+            .exclude(answer__in=own))
 
 
 def plan_judgements_open(*, user: AbstractBaseUser | None = None) -> QuerySet[PlanJudgement]:
