@@ -141,7 +141,8 @@ def test_a_verdict_never_settles_its_deciders_own_answer_saved_meanwhile(user, r
     assert row.score == 0.0 and row.details["judge"] == "ruth"
 
 
-def test_every_decision_keeps_who_when_what_and_the_scores_it_changed(user, other_user, ruth, split) -> None:  # noqa: F811
+def test_every_decision_keeps_who_when_what_and_the_scores_it_changed(  # noqa: F811
+        user, other_user, ruth, split) -> None:
     a = submit(user, split, predictions(random_predictions), name="A")
     b = submit(other_user, split, predictions(random_predictions), name="B")
     judgement = PlanJudgement.objects.filter(status="open").first()
