@@ -4,7 +4,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from django.db.models import QuerySet
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import CharField, Q, QuerySet, Value
+from django.db.models.functions import Concat
+from django.db.models.fields.json import KeyTextTransform
 
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS
 from scoring.models import SampleScore, Split, Submission
@@ -47,8 +50,36 @@ def plan_analysis_context(split: Split) -> dict[str, Any]:
     return {"agreement": plan_judge_agreement(split)}
 
 
-def plan_judgements_open() -> QuerySet[PlanJudgement]:
-    return PlanJudgement.objects.filter(status=PlanJudgement.Status.OPEN).order_by("created_at", "pk")
+def plan_own_submissions(user: AbstractBaseUser) -> QuerySet[Submission]:
+    """The submissions whose answers `user` may not judge: those they uploaded and those of a model entry they own.
+
+    Users carry no organisation on this site (`ModelEntry.organisation` is the model maker's name as typed, not who
+    a reviewer works for), so ownership is the only tie known."""
+    return Submission.objects.filter(Q(submitter_id=user.pk) | Q(model_entry__owner_id=user.pk))
+
+
+def plan_answers_not_own(rows: QuerySet, *, user: AbstractBaseUser) -> QuerySet:
+    """THE self-judging rule: `rows` (PlanJudgement or PlanAuditCheck, which both name an answer by item_fingerprint
+    and output_hash) without those whose answer appears in any submission `user` owns, whatever other submissions
+    share it. The queue, the audit list and the decide/record checks all ask this.
+
+    One uncorrelated `NOT IN (own answers)`, which both databases evaluate once (a correlated EXISTS took 23 s on
+    SQLite for 5,000 open answers against 20,000 of the reviewer's own)."""
+    own = (
+        SampleScore.objects.filter(submission__in=plan_own_submissions(user),
+                                   details__has_keys=["fingerprint", "output_hash"])  # a NULL in NOT IN hides all
+        .annotate(answer=Concat(KeyTextTransform("fingerprint", "details"), Value(":"),
+                                KeyTextTransform("output_hash", "details"), output_field=CharField()))
+        .values("answer")
+    )
+    return (rows.annotate(answer=Concat("item_fingerprint", Value(":"), "output_hash", output_field=CharField()))
+            .exclude(answer__in=own))
+
+
+def plan_judgements_open(*, user: AbstractBaseUser | None = None) -> QuerySet[PlanJudgement]:
+    """The open judgements; with `user`, only those they may decide (none of their own answers)."""
+    rows = PlanJudgement.objects.filter(status=PlanJudgement.Status.OPEN).order_by("created_at", "pk")
+    return rows if user is None else plan_answers_not_own(rows, user=user)
 
 
 def plan_judgement_waiting(judgement: PlanJudgement) -> QuerySet[SampleScore]:
@@ -58,8 +89,10 @@ def plan_judgement_waiting(judgement: PlanJudgement) -> QuerySet[SampleScore]:
     )
 
 
-def plan_audit_pending(split: Split) -> QuerySet[PlanAuditCheck]:
-    return PlanAuditCheck.objects.filter(split=split, human_correct__isnull=True).select_related("sample")
+def plan_audit_pending(split: Split, *, user: AbstractBaseUser | None = None) -> QuerySet[PlanAuditCheck]:
+    """The split's unreviewed checks; with `user`, only those on answers that are not their own."""
+    rows = PlanAuditCheck.objects.filter(split=split, human_correct__isnull=True).select_related("sample")
+    return rows if user is None else plan_answers_not_own(rows, user=user)
 
 
 def plan_submission_verdicts(submission: Submission) -> QuerySet[SampleScore]:

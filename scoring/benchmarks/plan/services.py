@@ -32,12 +32,13 @@ from scoring.benchmarks.plan.core.protocol import (
 )
 from scoring.benchmarks.plan.core.types import DecidedBy, Item, ItemType, Outcome, Verdict
 from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
-from scoring.models import Sample, SampleScore, Score, Split, Submission
+from scoring.models import ChangeRecord, Sample, SampleScore, Score, Split, Submission
 from scoring.roles import is_reviewer
 from scoring.split_media import PUBLIC_DIR, split_media_folder
 from scoring.events import score_landed_event
 from scoring.selectors import board_cache_invalidate
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanDecider, PlanJudgement, PlanVerdict
+from scoring.benchmarks.plan.selectors import plan_answers_not_own, plan_own_submissions
 
 PERSON_PROMPT_VERSION = "person"
 PUBLIC_IMAGE_ROOT = PLAN_SLUG  # under MEDIA_ROOT/public, served at /media/public/
@@ -52,6 +53,20 @@ def plan_reviewer_check(user: AbstractBaseUser | None) -> None:
         raise PermissionDenied("Sign in as a reviewer or curator.")
     if not is_reviewer(user):
         raise PermissionDenied("Only reviewers and curators can judge PLAN-Bench answers.")
+
+
+OWN_ANSWER_REFUSAL = (
+    "You cannot judge this answer to '{item}': the same answer is in your own submission (one you uploaded, or one "
+    "of a model entry you own). Another reviewer decides it, for every submission that shares it."
+)
+
+
+def plan_own_answer_check(*, user: AbstractBaseUser, row: PlanJudgement | PlanAuditCheck) -> None:
+    """A reviewer judges no answer that appears in a submission they own (the rule: `plan_answers_not_own`, which
+    the queue and the audit list filter by too). Every path that decides or audits calls this."""
+    plan_reviewer_check(user)
+    if not plan_answers_not_own(type(row).objects.filter(pk=row.pk), user=user).exists():
+        raise PermissionDenied(OWN_ANSWER_REFUSAL.format(item=row.item_key))
 
 
 # --- judge and cache --------------------------------------------------------------------------------------
@@ -244,11 +259,13 @@ def plan_judgement_decide(
 ) -> list[int]:
     """A person decides one queued (item, output): every submission waiting on it is updated and re-aggregated.
 
+    Refused (PermissionDenied) to anyone but a reviewer, and to a reviewer whose own submission has this answer.
     Returns the ids of the submissions whose scores were recomputed.
     """
     plan_reviewer_check(user)
     with transaction.atomic():
         judgement = PlanJudgement.objects.select_for_update().get(pk=judgement_id)
+        plan_own_answer_check(user=user, row=judgement)
         if judgement.status == PlanJudgement.Status.DECIDED:
             raise ValidationError("This answer has already been judged.")
         verdict, _ = PlanVerdict.objects.update_or_create(
@@ -269,7 +286,7 @@ def plan_judgement_decide(
         judgement.verdict = verdict
         judgement.decided_at = timezone.now()
         judgement.save(update_fields=["status", "verdict", "decided_at"])
-        return _apply_verdict(judgement.key, verdict)
+        return _apply_verdict(judgement, verdict)
 
 
 def plan_judgements_reconcile() -> list[int]:
@@ -279,8 +296,9 @@ def plan_judgements_reconcile() -> list[int]:
     the cache before the decision and saved after it). Returns the ids of the submissions recomputed.
     """
     decided = {
-        j.key: j.verdict
-        for j in PlanJudgement.objects.filter(status=PlanJudgement.Status.DECIDED, verdict__isnull=False).select_related("verdict")
+        j.key: j
+        for j in PlanJudgement.objects.filter(status=PlanJudgement.Status.DECIDED, verdict__isnull=False)
+        .select_related("verdict", "verdict__decided_by_user")
     }
     waiting_keys = set(
         SampleScore.objects.filter(score__isnull=True, details__has_key="judgement_key")
@@ -290,12 +308,29 @@ def plan_judgements_reconcile() -> list[int]:
     updated: set[int] = set()
     for key in sorted(waiting_keys & set(decided)):
         with transaction.atomic():
-            updated.update(_apply_verdict(key, decided[key]))
+            updated.update(_apply_verdict(decided[key], decided[key].verdict))
     return sorted(updated)
 
 
-def _apply_verdict(key: str, verdict: PlanVerdict) -> list[int]:
-    waiting = SampleScore.objects.filter(details__judgement_key=key, score__isnull=True).select_for_update()
+def _apply_verdict(judgement: PlanJudgement, verdict: PlanVerdict) -> list[int]:
+    """Settle the items waiting on `judgement` with `verdict`, except those of submissions its decider owns.
+
+    The decide check refuses a reviewer whose submission has the answer, but their submission may save the answer
+    as waiting after the check (it was being scored meanwhile): such an item stays waiting and the judgement is
+    open again, for another reviewer. Each submission changed gets a ChangeRecord: who decided, what, and the score
+    before and after."""
+    waiting = SampleScore.objects.filter(details__judgement_key=judgement.key, score__isnull=True)
+    decider = verdict.decided_by_user
+    if decider is not None:
+        own = waiting.filter(submission__in=plan_own_submissions(decider))
+        if own.exists():
+            judgement.status = PlanJudgement.Status.OPEN
+            judgement.reason = (f"{decider.get_username()} decided it, and their own submission #"
+                                f"{own.values_list('submission_id', flat=True).first()} has the same answer: "
+                                "another reviewer decides it for that one.")
+            judgement.save(update_fields=["status", "reason"])
+        waiting = waiting.exclude(submission__in=plan_own_submissions(decider))
+    waiting = waiting.select_for_update()
     submissions: set[int] = set()
     for sample_score in waiting:
         details = dict(sample_score.details)
@@ -313,8 +348,16 @@ def _apply_verdict(key: str, verdict: PlanVerdict) -> list[int]:
         sample_score.components = {"correct": verdict.correct}
         sample_score.save(update_fields=["details", "score", "outcome", "components"])
         submissions.add(sample_score.submission_id)
+    decision = {"judgement": judgement.pk, "item": judgement.item_key, "correct": verdict.correct,
+                "verdict": verdict.pk}
     for submission_id in sorted(submissions):
-        plan_score_recompute(submission_id=submission_id)
+        before = Score.objects.only("overall", "details").get(submission_id=submission_id)
+        after = plan_score_recompute(submission_id=submission_id)
+        ChangeRecord.objects.create(
+            subject=ChangeRecord.Subject.SUBMISSION, object_id=submission_id, user=decider,
+            changes={"plan_judgement": [None, decision], "overall": [before.overall, after.overall],
+                     "undecided": [before.details.get("undecided"), after.details.get("undecided")]},
+        )
     return sorted(submissions)
 
 
@@ -373,9 +416,11 @@ def plan_audit_draw(*, split: Split, per_subtask: int = 5, seed: int = 0, user: 
 
 
 def plan_audit_record(*, check_id: int, user: AbstractBaseUser, correct: bool, note: str = "") -> PlanAuditCheck:
-    """A person's own verdict on a drawn check; agreement compares it with the judge's."""
+    """A person's own verdict on a drawn check; agreement compares it with the judge's. Nobody audits a verdict on
+    their own answer (it shapes the board's judge agreement)."""
     plan_reviewer_check(user)
     check = PlanAuditCheck.objects.get(pk=check_id)
+    plan_own_answer_check(user=user, row=check)
     check.human_correct = correct
     check.reviewer = user
     check.reviewer_note = note

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -31,14 +31,21 @@ def _verdict_value(request: HttpRequest) -> bool:
 def plan_queue(request: HttpRequest) -> HttpResponse:
     plan_services.plan_reviewer_check(request.user)
     plan_services.plan_judgements_reconcile()
-    judgements = list(plan_selectors.plan_judgements_open()[:50])
+    mine = plan_selectors.plan_judgements_open(user=request.user)  # never a reviewer's own answers
+    judgements = list(mine[:50])
     for j in judgements:
         j.waiting = list(plan_selectors.plan_judgement_waiting(j)[:10])
+    total = mine.count()
     return render(
         request,
         "scoring/plan_queue.html",
-        {"judgements": judgements, "total": plan_selectors.plan_judgements_open().count(), "subtask_names": SUBTASK_NAMES},
+        {"judgements": judgements, "total": total, "subtask_names": SUBTASK_NAMES,
+         "own": plan_selectors.plan_judgements_open().count() - total},
     )
+
+
+def _refused(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
+    return render(request, "scoring/plan_refused.html", {"message": str(exc)}, status=403)
 
 
 @login_required
@@ -49,6 +56,8 @@ def plan_judgement_decide(request: HttpRequest, pk: int) -> HttpResponse:
         updated = plan_services.plan_judgement_decide(
             judgement_id=pk, user=request.user, correct=_verdict_value(request), note=request.POST.get("note", "")[:2000]
         )
+    except PermissionDenied as exc:
+        return _refused(request, exc)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
@@ -83,7 +92,7 @@ def plan_audit(request: HttpRequest, split_id: int) -> HttpResponse:
         "scoring/plan_audit.html",
         {
             "split": split,
-            "checks": plan_selectors.plan_audit_pending(split)[:100],
+            "checks": plan_selectors.plan_audit_pending(split, user=request.user)[:100],
             "agreement": plan_selectors.plan_judge_agreement(split),
         },
     )
@@ -97,6 +106,8 @@ def plan_audit_record(request: HttpRequest, pk: int) -> HttpResponse:
         check = plan_services.plan_audit_record(
             check_id=pk, user=request.user, correct=_verdict_value(request), note=request.POST.get("note", "")[:2000]
         )
+    except PermissionDenied as exc:
+        return _refused(request, exc)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
         return redirect("plan-audit-index")
