@@ -7,7 +7,8 @@ from scoring.core.names import name_invisible_characters, name_keys, names_look_
 
 
 @pytest.mark.parametrize("look_alike", [
-    "GPT-4o", "gpt-4o", "GPT-4\u043e", "GPT\u20114o", "GPT\u20104o", "GPT-4o\u200b", "\uff27\uff30\uff34\uff0d\uff14\uff4f",
+    "GPT-4o", "gpt-4o", "GPT-4\u043e", "GPT\u20114o", "GPT\u20104o", "GPT-4o\u200b",
+    "\uff27\uff30\uff34\uff0d\uff14\uff4f",
     "GPT-40", " GPT-4o ", "\U0001d406\U0001d40f\U0001d413-4o",  # mathematical bold capitals
 ])
 def test_look_alikes_share_a_key(look_alike):
