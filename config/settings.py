@@ -5,6 +5,7 @@ filesystem, the in-memory channel layer. DATABASE_URL, CELERY_BROKER_URL and RED
 to a real service.
 """
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -277,3 +278,33 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
 }
+
+# --- accounts: sign-in throttling (django-axes) and mail --------------------------------------------
+# Failed sign-ins (the login form, the admin's; the API token page is behind the login form) are counted per
+# username and address together: locking a username alone would let anyone lock out anyone, an address alone a whole
+# lab behind one NAT. Counted in the database (axes' database handler), so every web process sees the same count on
+# both set-ups (the embedded default's cache is per process). A curator lifts a lock on /accounts/lockouts/.
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # last: it turns a locked-out sign-in into the lock-out page
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "leaderboard.views.sign_in_locked_out"
+AXES_VERBOSE = False
+# Mail (password reset): SMTP when EMAIL_HOST is set; else each mail is written to a file under var/mail/ (read it
+# there: the reset link is in it), never an SMTP connection to a server that is not there.
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_PORT = env_int("EMAIL_PORT", 587)
+    EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+    EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+    EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    EMAIL_FILE_PATH = VAR_DIR / "mail"
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Embodied Bench Hub <noreply@localhost>")

@@ -1,8 +1,11 @@
+from django import forms
 from django.contrib import admin
 
 from scoring.models import (Benchmark, ChangeRecord, ModelEntry, Sample, SampleScore, Score, Split, Submission,
                             UploadQuotaDay)
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement, PlanVerdict
+from scoring.errors import SubmissionError
+from scoring.services import model_entry_name_visible_check
 
 
 @admin.register(Benchmark)
@@ -23,8 +26,19 @@ class SampleAdmin(admin.ModelAdmin):
     search_fields = ("key",)
 
 
+class ModelEntryAdminForm(forms.ModelForm):
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        try:
+            model_entry_name_visible_check(name=name)
+        except SubmissionError as exc:
+            raise forms.ValidationError(exc.message) from exc
+        return name
+
+
 @admin.register(ModelEntry)
 class ModelEntryAdmin(admin.ModelAdmin):
+    form = ModelEntryAdminForm
     list_display = ("name", "thinking", "kind", "organisation", "parameters_b", "owner")
     list_filter = ("kind", "thinking")
     search_fields = ("name", "organisation")

@@ -14,6 +14,7 @@ from django.utils.text import slugify
 
 from scoring.benchmarks import UnknownBenchmark, plugin_for
 from scoring.core.contract import SubmissionRejected
+from scoring.core.names import name_invisible_characters, names_look_alike
 from scoring.core.plugin import SNIFF_BYTES
 from scoring.errors import SubmissionError
 from scoring.models import Benchmark, ChangeRecord, ModelEntry, Split, Submission
@@ -71,11 +72,16 @@ def model_entry_for_upload(*, user: AbstractBaseUser, name: str, fields: dict[st
     return entry
 
 
-def _published_entries(name: str):
-    """Entries of the papers' models by that name (any letter case): no owner, reported rows on a board."""
-    return ModelEntry.objects.filter(
-        name__iexact=name, owner__isnull=True, submissions__source=Submission.Source.REPORTED
-    ).distinct()
+def _published_entries():
+    """Entries of the papers' models: no owner, reported rows on a board."""
+    return ModelEntry.objects.filter(owner__isnull=True, submissions__source=Submission.Source.REPORTED).distinct()
+
+
+def published_name_like(name: str) -> str | None:
+    """The published model's name that `name` looks like (letter case, width, look-alike letters, invisible
+    characters: `scoring.core.names`), or None."""
+    published = _published_entries().values_list("name", flat=True).order_by("name")
+    return next((other for other in published if names_look_alike(name, other)), None)
 
 
 def _refuse_published_name(name: str) -> NoReturn:
@@ -87,19 +93,33 @@ def _refuse_published_name(name: str) -> NoReturn:
     )
 
 
+def model_entry_name_visible_check(*, name: str) -> None:
+    """A model name shows all it holds: no zero-width, bidi control or other invisible characters."""
+    invisible = name_invisible_characters(name)
+    if invisible:
+        found = "; ".join(c.description for c in invisible)
+        raise SubmissionError(
+            f"The model name holds invisible characters ({found}): they make a name look like another or show "
+            "reversed. Type the name with visible characters only.",
+            field="model",
+        )
+
+
 def model_entry_name_check(*, user: AbstractBaseUser, name: str) -> None:
-    """Names of published models are reserved: a new entry by that name (another thinking mode, another letter case)
-    is refused unless a curator makes it."""
-    published = _published_entries(name).first()
+    """A new entry's name: visible characters only; and names of published models are reserved: a new entry by a
+    name that looks like one (another thinking mode, letter case, look-alike letters) is refused unless a curator
+    makes it."""
+    model_entry_name_visible_check(name=name)
+    published = published_name_like(name)
     if published is not None and not is_curator(user):
-        _refuse_published_name(published.name)
+        _refuse_published_name(published)
 
 
 def model_entry_use_check(*, user: AbstractBaseUser, entry: ModelEntry) -> None:
     """Refuse an upload to someone else's entry, or to a published model's entry unless the user is a curator."""
     if entry.owner_id == user.pk or user.is_staff:
         return
-    if entry.owner_id is None and _published_entries(entry.name).filter(pk=entry.pk).exists():
+    if entry.owner_id is None and _published_entries().filter(pk=entry.pk).exists():
         if is_curator(user):
             return
         _refuse_published_name(entry.name)

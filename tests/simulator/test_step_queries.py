@@ -1,5 +1,7 @@
 """What one agent step costs the database, held so it cannot regrow: a turn is one SELECT (the locked episode), one
-INSERT (the step) and one UPDATE (the episode's state), and the API token is not looked up again on every request."""
+INSERT (the step) and one UPDATE (the episode's state), after the API token's check (one SELECT of the token joined
+to its user's access flags: the cached user never outlives its row, scoring.auth); the token and its user are not
+loaded again on every request."""
 from __future__ import annotations
 
 import pytest
@@ -45,7 +47,8 @@ def test_a_step_is_one_select_one_insert_one_update(token_client, tiny_split):
     with CaptureQueriesContext(connection) as captured:
         response = act(token_client, episode, PRESS_POWER)
     assert response.status_code == 200 and response.json()["feedback"]["kind"] == "success"
-    assert statements(captured) == ["SELECT simulator_episode", "INSERT simulator_step", "UPDATE simulator_episode"]
+    assert statements(captured) == ["SELECT authtoken_token", "SELECT simulator_episode", "INSERT simulator_step",
+                                    "UPDATE simulator_episode"]
     stored = Episode.objects.get(pk=episode)
     assert stored.state["turns"] == 2 and Step.objects.filter(episode_id=episode).count() == 2
 
@@ -58,8 +61,8 @@ def test_the_last_step_adds_only_the_reads_for_its_metrics(token_client, tiny_sp
     with CaptureQueriesContext(connection) as captured:
         body = act(token_client, episode, PRESS_START).json()
     assert body["done"] and body["observation"]["success"]
-    assert statements(captured) == ["SELECT simulator_episode", "INSERT simulator_step", "SELECT simulator_episode",
-                                    "SELECT simulator_step", "UPDATE simulator_episode"]
+    assert statements(captured) == ["SELECT authtoken_token", "SELECT simulator_episode", "INSERT simulator_step",
+                                    "SELECT simulator_episode", "SELECT simulator_step", "UPDATE simulator_episode"]
     stored = Episode.objects.get(pk=episode)
     assert stored.finished and stored.success and stored.metrics["SR"] == 100
 
@@ -72,8 +75,8 @@ def test_a_step_on_a_fresh_process_reads_the_task_once(token_client, tiny_split)
     engine_cache_clear()  # as a web process that has not seen this device yet
     with CaptureQueriesContext(connection) as captured:
         assert act(token_client, episode, OPEN_DASH).status_code == 200
-    assert statements(captured) == ["SELECT simulator_episode", "SELECT simulator_task", "INSERT simulator_step",
-                                    "UPDATE simulator_episode"]
+    assert statements(captured) == ["SELECT authtoken_token", "SELECT simulator_episode", "SELECT simulator_task",
+                                    "INSERT simulator_step", "UPDATE simulator_episode"]
     with CaptureQueriesContext(connection) as captured:
         assert act(token_client, episode, PRESS_POWER).status_code == 200
     assert "SELECT simulator_task" not in statements(captured)
