@@ -416,14 +416,15 @@ def instances_check(leaf: Leaf, images: list[Image], instances: Any) -> dict[str
         for index, rle in enumerate(rles):
             where = f"instances.{name}[{index}]"
             try:
+                height, width = rle_utils.size_of(rle)  # the declared size, checked before decoding
+                if (height, width) != (image.height, image.width):
+                    raise AnnotationError(
+                        f"{where}: mask is {width}x{height}, image {spec.image_index + 1} is "
+                        f"{image.width}x{image.height}", field=where,
+                    )
                 normalized = rle_utils.normalize(rle)
             except rle_utils.RleError as exc:
                 raise AnnotationError(f"{where}: {exc}", field=where) from None
-            if tuple(normalized["size"]) != (image.height, image.width):
-                raise AnnotationError(
-                    f"{where}: mask is {normalized['size'][1]}x{normalized['size'][0]}, "
-                    f"image {spec.image_index + 1} is {image.width}x{image.height}", field=where,
-                )
             out.append(normalized)
         checked[name] = out
     return checked
