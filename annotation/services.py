@@ -112,6 +112,7 @@ def images_upload(*, user: AbstractBaseUser, name: str, data: image_core.Upload,
         files = image_core.read_upload(
             name, data, max_pixels=settings.SAM_MAX_IMAGE_PIXELS, max_files=settings.SAM_UPLOAD_MAX_FILES,
             max_bytes=settings.SAM_UPLOAD_MAX_BYTES, max_image_bytes=settings.SAM_UPLOAD_MAX_IMAGE_BYTES,
+            max_total_pixels=settings.SAM_UPLOAD_MAX_TOTAL_PIXELS,
         )
         groups = (
             image_core.group_into_items(files, images_per_item=leaf_for(project.leaf).images) if project else []

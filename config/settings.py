@@ -259,6 +259,8 @@ SAM_MAX_IMAGE_PIXELS = env_int("SAM_MAX_IMAGE_PIXELS", 40_000_000)
 SAM_UPLOAD_MAX_FILES = env_int("SAM_UPLOAD_MAX_FILES", 2000)
 SAM_UPLOAD_MAX_BYTES = env_int("SAM_UPLOAD_MAX_BYTES", 1024 * 1024 * 1024)  # an upload, and all a zip unpacks to
 SAM_UPLOAD_MAX_IMAGE_BYTES = env_int("SAM_UPLOAD_MAX_IMAGE_BYTES", 256 * 1024 * 1024)  # one image, or zip entry
+# All the decoded pixels of one zip upload, read from the images' headers before any is decoded.
+SAM_UPLOAD_MAX_TOTAL_PIXELS = env_int("SAM_UPLOAD_MAX_TOTAL_PIXELS", 250_000_000)
 SAM_PREFETCH_ITEMS = env_int("SAM_PREFETCH_ITEMS", 3)
 # A queue name sends embedding jobs to dedicated (e.g. GPU) workers: celery -A config worker -Q <name>.
 SAM_EMBEDDING_QUEUE = env_str("SAM_EMBEDDING_QUEUE", "")

@@ -3,7 +3,10 @@
 Rules: an upload is read completely and every file checked first (format, pixel limit, zip paths, CRCs);
 any bad entry rejects the whole upload with `UploadError(source, message)`, so nothing is half-imported.
 Zip entries whose path would leave the upload (absolute, "..", drive letters, links) are refused. Unpacked sizes
-are bounded per image and in total, as declared before anything is inflated and as counted while inflating.
+are bounded per image and in total, as declared before anything is inflated and as counted while inflating; the
+pixels of a zip's images are bounded in total, as their headers declare before any is decoded. A zip's images are
+decoded one at a time, and each checked file is kept in a temporary file (in memory up to 1 MiB), so an upload
+never holds more than one image's pixels and bytes in memory.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import io
 import lzma
 import posixpath
 import stat
+import tempfile
 import warnings
 import zipfile
 import zlib
@@ -29,7 +33,12 @@ _JUNK_NAMES = (".DS_Store", "Thumbs.db", "desktop.ini")
 # pixel limit (40 M) is at most 160 MB even as an uncompressed 32-bit BMP.
 DEFAULT_MAX_BYTES = 1 << 30
 DEFAULT_MAX_IMAGE_BYTES = 256 << 20
+# The default of SAM_UPLOAD_MAX_TOTAL_PIXELS: the decoded pixels of all a zip's images together (20 photos of 12 MP,
+# 800 frames of 640x480; 750 MB as 24-bit BMPs).
+DEFAULT_MAX_TOTAL_PIXELS = 250_000_000
 _CHUNK = 1 << 20
+# A checked file stays in memory up to this size, then moves to a temporary file on disk.
+_SPOOL_IN_MEMORY = 1 << 20
 # What reading a damaged entry raises: the archive's own checks (CRC, truncation, encryption, unknown method)
 # and each decompressor's error (zlib.error for deflate, OSError for bzip2, LZMAError for lzma).
 _CORRUPT_ENTRY_ERRORS = (
@@ -51,13 +60,25 @@ class UploadError(ValueError):
 @dataclass(frozen=True)
 class ImageFile:
     name: str  # the file name, or the entry path inside the zip
-    data: bytes
+    content: IO[bytes]  # the file to store: in memory or a temporary file, read by `data` when it is stored
     width: int
     height: int
     format: str  # PIL format name, e.g. "JPEG"
     sha256: str
-    # The file as uploaded when `data` is a re-encoding of it (an EXIF orientation other than 1 made upright).
-    original: bytes | None = None
+    # The file as uploaded when `content` is a re-encoding of it (an EXIF orientation other than 1 made upright).
+    original_content: IO[bytes] | None = None
+
+    @property
+    def data(self) -> bytes:
+        self.content.seek(0)
+        return self.content.read()
+
+    @property
+    def original(self) -> bytes | None:
+        if self.original_content is None:
+            return None
+        self.original_content.seek(0)
+        return self.original_content.read()
 
     @property
     def extension(self) -> str:
@@ -68,24 +89,32 @@ class ImageFile:
         return posixpath.dirname(self.name)
 
 
-def read_image(name: str, data: bytes, *, max_pixels: int) -> ImageFile:
-    """Check one image file: a known format, within the pixel limit, and fully decodable."""
-    if not data:
+def _spooled() -> IO[bytes]:
+    return tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115 (it lives in the ImageFile)
+
+
+def _check_header(name: str, probe: Image.Image, *, max_pixels: int) -> tuple[int, int, str]:
+    """An opened (not decoded) image's size and format, within the pixel limit and of a known format."""
+    width, height = probe.size
+    image_format = probe.format or ""
+    if width * height > max_pixels:
+        raise UploadError(name, f"image is {width}x{height} = {width * height} pixels, over the limit of {max_pixels}")
+    if image_format not in ALLOWED_FORMATS:
+        raise UploadError(name, f"image format {image_format or 'unknown'} is not accepted; use JPEG, PNG, WEBP or BMP")
+    return width, height, image_format
+
+
+def read_image(name: str, data: bytes | IO[bytes], *, max_pixels: int) -> ImageFile:
+    """Check one image file (its bytes, or a seekable file it is kept in): a known format, within the pixel limit,
+    and fully decodable."""
+    file = io.BytesIO(data) if isinstance(data, bytes) else data
+    if upload_size(file) == 0:
         raise UploadError(name, "the file is empty")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as probe:
-                width, height = probe.size
-                image_format = probe.format or ""
-                if width * height > max_pixels:
-                    raise UploadError(
-                        name, f"image is {width}x{height} = {width * height} pixels, over the limit of {max_pixels}"
-                    )
-                if image_format not in ALLOWED_FORMATS:
-                    raise UploadError(
-                        name, f"image format {image_format or 'unknown'} is not accepted; use JPEG, PNG, WEBP or BMP"
-                    )
+            with Image.open(file) as probe:
+                width, height, image_format = _check_header(name, probe, max_pixels=max_pixels)
                 probe.load()  # a truncated or corrupt file fails here, not later in the editor
                 orientation = probe.getexif().get(EXIF_ORIENTATION, 1)
                 upright = upright_bytes(probe, image_format) if orientation not in (1, None) else None
@@ -101,8 +130,16 @@ def read_image(name: str, data: bytes, *, max_pixels: int) -> ImageFile:
         raise UploadError(name, f"image has no pixels ({width}x{height})")
     if upright is not None:
         pixels, (width, height) = upright
-        return ImageFile(name, pixels, width, height, image_format, hashlib.sha256(pixels).hexdigest(), original=data)
-    return ImageFile(name, data, width, height, image_format, hashlib.sha256(data).hexdigest())
+        turned = _spooled()
+        turned.write(pixels)
+        del pixels
+        return ImageFile(name, turned, width, height, image_format, _sha256(turned), original_content=file)
+    return ImageFile(name, file, width, height, image_format, _sha256(file))
+
+
+def _sha256(file: IO[bytes]) -> str:
+    file.seek(0)
+    return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 EXIF_ORIENTATION = 0x0112
@@ -162,10 +199,10 @@ def upload_size(upload: Upload) -> int:
 
 
 def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, entry: str, *, max_image_bytes: int,
-             room_left: int, max_bytes: int) -> bytes:
-    """The entry's bytes, read in chunks and counted: refused as soon as a limit would be passed, whatever the
-    header declared (zipfile stops at the declared size today; the count does not depend on it)."""
-    content = io.BytesIO()
+             room_left: int, max_bytes: int) -> IO[bytes]:
+    """The entry's bytes in a temporary file, read in chunks and counted: refused as soon as a limit would be passed,
+    whatever the header declared (zipfile stops at the declared size today; the count does not depend on it)."""
+    content = _spooled()
     try:
         with archive.open(info) as stream:
             while chunk := stream.read(_CHUNK):
@@ -179,17 +216,42 @@ def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, entry: str, *, max
                                              "upload); nothing was imported")
                 content.write(chunk)
     except _CORRUPT_ENTRY_ERRORS as exc:
+        content.close()
         raise UploadError(entry, f"corrupt zip entry: {exc}; nothing was imported") from None
-    return content.getvalue()  # hands over the buffer, no copy
+    except UploadError:
+        content.close()
+        raise
+    return content
+
+
+def _declared_pixels(archive: zipfile.ZipFile, info: zipfile.ZipInfo, entry: str, *, max_pixels: int) -> int:
+    """The pixels the entry's image header declares, read without decoding it (Pillow opens lazily: only the
+    header is inflated). An entry whose header cannot be read counts 0 here: decoding it fails next, with the
+    same cause (its bytes, or its zip data) and the message of every other upload."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with archive.open(info) as stream, Image.open(stream) as probe:
+                width, height, _ = _check_header(entry, probe, max_pixels=max_pixels)
+    except UploadError as exc:
+        raise UploadError(entry, f"{exc.message}; nothing was imported") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise UploadError(entry, f"image is over the pixel limit of {max_pixels}; nothing was imported") from None
+    except (*_CORRUPT_ENTRY_ERRORS, SyntaxError, ValueError):
+        return 0
+    return width * height
 
 
 def read_zip(name: str, upload: Upload, *, max_pixels: int, max_files: int = 2000,
-             max_bytes: int = DEFAULT_MAX_BYTES, max_image_bytes: int = DEFAULT_MAX_IMAGE_BYTES) -> list[ImageFile]:
+             max_bytes: int = DEFAULT_MAX_BYTES, max_image_bytes: int = DEFAULT_MAX_IMAGE_BYTES,
+             max_total_pixels: int = DEFAULT_MAX_TOTAL_PIXELS) -> list[ImageFile]:
     """Every image in a zip, checked; junk entries from archivers are skipped, anything else is refused.
 
     The entry list is checked whole before anything is inflated: paths, the number of images, and the sizes the
-    headers declare (each at most `max_image_bytes`, together at most `max_bytes`). Each entry is then inflated
-    in chunks against the same limits, so a header that understates a size gains nothing.
+    zip declares (each at most `max_image_bytes`, together at most `max_bytes`). Then every image's header is read
+    (each at most `max_pixels`, together at most `max_total_pixels`) before any image is decoded. Each entry is
+    then inflated in chunks against the same limits, so a header that understates a size gains nothing, and
+    decoded, one at a time.
     """
     try:
         archive = zipfile.ZipFile(_as_file(upload))
@@ -215,12 +277,17 @@ def read_zip(name: str, upload: Upload, *, max_pixels: int, max_files: int = 200
             if declared > max_bytes:
                 raise UploadError(entry, f"the zip unpacks to more than {max_bytes} bytes (the limit for one "
                                          "upload); nothing was imported")
+        pixels = sum(_declared_pixels(archive, info, f"{name}:{info.filename}", max_pixels=max_pixels)
+                     for info in members)
+        if pixels > max_total_pixels:
+            raise UploadError(name, f"the zip's {len(members)} images hold {pixels:,} pixels in total, over the limit "
+                                    f"of {max_total_pixels:,} pixels for one upload; nothing was imported")
         inflated = 0
         for info in members:
             entry = f"{name}:{info.filename}"
             content = _inflate(archive, info, entry, max_image_bytes=max_image_bytes,
                                room_left=max_bytes - inflated, max_bytes=max_bytes)
-            inflated += len(content)
+            inflated += content.tell()
             try:
                 images.append(read_image(info.filename, content, max_pixels=max_pixels))
             except UploadError as exc:
@@ -231,13 +298,14 @@ def read_zip(name: str, upload: Upload, *, max_pixels: int, max_files: int = 200
 
 
 def read_upload(name: str, upload: Upload, *, max_pixels: int, max_files: int = 2000,
-                max_bytes: int = DEFAULT_MAX_BYTES, max_image_bytes: int = DEFAULT_MAX_IMAGE_BYTES) -> list[ImageFile]:
+                max_bytes: int = DEFAULT_MAX_BYTES, max_image_bytes: int = DEFAULT_MAX_IMAGE_BYTES,
+                max_total_pixels: int = DEFAULT_MAX_TOTAL_PIXELS) -> list[ImageFile]:
     """One uploaded file (its bytes or a seekable file): a zip of images or a single image."""
     file = _as_file(upload)
     is_zip = file.read(4) in (b"PK\x03\x04", b"PK\x05\x06")
     if is_zip or name.lower().endswith(".zip"):
         return read_zip(name, file, max_pixels=max_pixels, max_files=max_files, max_bytes=max_bytes,
-                        max_image_bytes=max_image_bytes)
+                        max_image_bytes=max_image_bytes, max_total_pixels=max_total_pixels)
     filename = posixpath.basename(name.replace("\\", "/")) or "upload"
     size = upload_size(file)
     if size > max_image_bytes:
