@@ -11,7 +11,7 @@ import zipfile
 
 import httpx
 import pytest
-from django.conf import settings
+from django.conf import settings as django_settings
 from django.contrib.auth.models import Group
 from PIL import Image as PILImage
 from rest_framework.authtoken.models import Token
@@ -149,8 +149,10 @@ def project(curator):
                                               leaf="TargetLocalization/BasicAttributes/Color")
 
 
-def test_a_huge_declared_rle_to_the_segment_api_and_an_item_save(site, django_user_model, curator, project):
-    # Given an annotator's item of a 640x360 image, with its embedding computed
+def test_a_huge_declared_rle_to_the_segment_api_and_an_item_save(site, django_user_model, curator, project, settings,
+                                                                  tmp_path):
+    # Given an annotator's item of a 640x360 image, with its embedding computed (in this test's own folder)
+    settings.SAM_EMBEDDING_DIR = tmp_path / "embeddings"
     annotator = _user_in(django_user_model, "anna-s", "annotator")
     token = Token.objects.get_or_create(user=annotator)[0].key
     [item] = annotation_services.images_upload(user=curator, name="scene.png", data=_png(640, 360),
@@ -198,7 +200,7 @@ def _bmp_zip(count: int, side: int) -> bytes:
 
 
 def _media_files() -> list:
-    return [path for path in settings.MEDIA_ROOT.rglob("*") if path.is_file()]
+    return [path for path in django_settings.MEDIA_ROOT.rglob("*") if path.is_file()]
 
 
 def test_a_small_zip_of_large_bmps(site, curator, project):
