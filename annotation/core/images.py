@@ -5,11 +5,12 @@ any bad entry rejects the whole upload with `UploadError(source, message)`, so n
 Zip entries whose path would leave the upload (absolute, "..", drive letters, links) are refused. Unpacked sizes
 are bounded per image and in total, as declared before anything is inflated and as counted while inflating; the
 pixels of a zip's images are bounded in total, as their headers declare before any is decoded. A zip's images are
-decoded one at a time, and each checked file is kept in a temporary file (in memory up to 1 MiB), so an upload
-never holds more than one image's pixels and bytes in memory.
+decoded one at a time, and each checked file is appended to one temporary file of the upload (in memory up to
+1 MiB), so an upload never holds more than one image's pixels and bytes in memory, nor one open file per image.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import lzma
@@ -37,7 +38,7 @@ DEFAULT_MAX_IMAGE_BYTES = 256 << 20
 # 800 frames of 640x480; 750 MB as 24-bit BMPs).
 DEFAULT_MAX_TOTAL_PIXELS = 250_000_000
 _CHUNK = 1 << 20
-# A checked file stays in memory up to this size, then moves to a temporary file on disk.
+# A zip's checked files stay in memory up to this size in all, then move to a temporary file on disk.
 _SPOOL_IN_MEMORY = 1 << 20
 # What reading a damaged entry raises: the archive's own checks (CRC, truncation, encryption, unknown method)
 # and each decompressor's error (zlib.error for deflate, OSError for bzip2, LZMAError for lzma).
@@ -58,27 +59,37 @@ class UploadError(ValueError):
 
 
 @dataclass(frozen=True)
+class Kept:
+    """A checked file's bytes at an offset of the temporary file that one upload's images share."""
+
+    file: IO[bytes]
+    offset: int
+    size: int
+
+    def read(self) -> bytes:
+        self.file.seek(self.offset)
+        return self.file.read(self.size)
+
+
+@dataclass(frozen=True)
 class ImageFile:
     name: str  # the file name, or the entry path inside the zip
-    content: IO[bytes]  # the file to store: in memory or a temporary file, read by `data` when it is stored
+    content: bytes | Kept  # the file to store (a zip's images are kept on disk until stored: see `data`)
     width: int
     height: int
     format: str  # PIL format name, e.g. "JPEG"
     sha256: str
     # The file as uploaded when `content` is a re-encoding of it (an EXIF orientation other than 1 made upright).
-    original_content: IO[bytes] | None = None
+    original_content: bytes | Kept | None = None
 
     @property
     def data(self) -> bytes:
-        self.content.seek(0)
-        return self.content.read()
+        return self.content if isinstance(self.content, bytes) else self.content.read()
 
     @property
     def original(self) -> bytes | None:
-        if self.original_content is None:
-            return None
-        self.original_content.seek(0)
-        return self.original_content.read()
+        content = self.original_content
+        return content if content is None or isinstance(content, bytes) else content.read()
 
     @property
     def extension(self) -> str:
@@ -87,10 +98,6 @@ class ImageFile:
     @property
     def folder(self) -> str:
         return posixpath.dirname(self.name)
-
-
-def _spooled() -> IO[bytes]:
-    return tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115 (it lives in the ImageFile)
 
 
 def _check_header(name: str, probe: Image.Image, *, max_pixels: int) -> tuple[int, int, str]:
@@ -104,16 +111,14 @@ def _check_header(name: str, probe: Image.Image, *, max_pixels: int) -> tuple[in
     return width, height, image_format
 
 
-def read_image(name: str, data: bytes | IO[bytes], *, max_pixels: int) -> ImageFile:
-    """Check one image file (its bytes, or a seekable file it is kept in): a known format, within the pixel limit,
-    and fully decodable."""
-    file = io.BytesIO(data) if isinstance(data, bytes) else data
-    if upload_size(file) == 0:
+def read_image(name: str, data: bytes, *, max_pixels: int) -> ImageFile:
+    """Check one image file: a known format, within the pixel limit, and fully decodable."""
+    if not data:
         raise UploadError(name, "the file is empty")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(file) as probe:
+            with Image.open(io.BytesIO(data)) as probe:
                 width, height, image_format = _check_header(name, probe, max_pixels=max_pixels)
                 probe.load()  # a truncated or corrupt file fails here, not later in the editor
                 orientation = probe.getexif().get(EXIF_ORIENTATION, 1)
@@ -130,16 +135,22 @@ def read_image(name: str, data: bytes | IO[bytes], *, max_pixels: int) -> ImageF
         raise UploadError(name, f"image has no pixels ({width}x{height})")
     if upright is not None:
         pixels, (width, height) = upright
-        turned = _spooled()
-        turned.write(pixels)
-        del pixels
-        return ImageFile(name, turned, width, height, image_format, _sha256(turned), original_content=file)
-    return ImageFile(name, file, width, height, image_format, _sha256(file))
+        return ImageFile(name, pixels, width, height, image_format, hashlib.sha256(pixels).hexdigest(),
+                         original_content=data)
+    return ImageFile(name, data, width, height, image_format, hashlib.sha256(data).hexdigest())
 
 
-def _sha256(file: IO[bytes]) -> str:
-    file.seek(0)
-    return hashlib.file_digest(file, "sha256").hexdigest()
+def _keep(store: IO[bytes], image: ImageFile) -> ImageFile:
+    """The checked image with its bytes appended to the upload's temporary file instead of held in memory."""
+
+    def put(data: bytes | Kept | None) -> Kept | None:
+        if not isinstance(data, bytes):
+            return data
+        offset = store.seek(0, io.SEEK_END)
+        store.write(data)
+        return Kept(store, offset, len(data))
+
+    return dataclasses.replace(image, content=put(image.content), original_content=put(image.original_content))
 
 
 EXIF_ORIENTATION = 0x0112
@@ -199,10 +210,10 @@ def upload_size(upload: Upload) -> int:
 
 
 def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, entry: str, *, max_image_bytes: int,
-             room_left: int, max_bytes: int) -> IO[bytes]:
-    """The entry's bytes in a temporary file, read in chunks and counted: refused as soon as a limit would be passed,
-    whatever the header declared (zipfile stops at the declared size today; the count does not depend on it)."""
-    content = _spooled()
+             room_left: int, max_bytes: int) -> bytes:
+    """The entry's bytes, read in chunks and counted: refused as soon as a limit would be passed, whatever the
+    header declared (zipfile stops at the declared size today; the count does not depend on it)."""
+    content = io.BytesIO()
     try:
         with archive.open(info) as stream:
             while chunk := stream.read(_CHUNK):
@@ -216,12 +227,8 @@ def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, entry: str, *, max
                                              "upload); nothing was imported")
                 content.write(chunk)
     except _CORRUPT_ENTRY_ERRORS as exc:
-        content.close()
         raise UploadError(entry, f"corrupt zip entry: {exc}; nothing was imported") from None
-    except UploadError:
-        content.close()
-        raise
-    return content
+    return content.getvalue()  # hands over the buffer, no copy
 
 
 def _declared_pixels(archive: zipfile.ZipFile, info: zipfile.ZipInfo, entry: str, *, max_pixels: int) -> int:
@@ -282,16 +289,19 @@ def read_zip(name: str, upload: Upload, *, max_pixels: int, max_files: int = 200
         if pixels > max_total_pixels:
             raise UploadError(name, f"the zip's {len(members)} images hold {pixels:,} pixels in total, over the limit "
                                     f"of {max_total_pixels:,} pixels for one upload; nothing was imported")
+        # One file for all the checked images (kept open by them until they are stored), in memory while small.
+        store = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115
         inflated = 0
         for info in members:
             entry = f"{name}:{info.filename}"
             content = _inflate(archive, info, entry, max_image_bytes=max_image_bytes,
                                room_left=max_bytes - inflated, max_bytes=max_bytes)
-            inflated += content.tell()
+            inflated += len(content)
             try:
-                images.append(read_image(info.filename, content, max_pixels=max_pixels))
+                images.append(_keep(store, read_image(info.filename, content, max_pixels=max_pixels)))
             except UploadError as exc:
                 raise UploadError(entry, f"{exc.message}; nothing was imported") from None
+            del content  # the next entry is inflated with this one's bytes released
     if not images:
         raise UploadError(name, "the zip holds no images")
     return images
