@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -27,6 +27,7 @@ from annotation.serializers import (
     SegmentInput,
     SegmentOutput,
 )
+from scoring.parsers import BoundedJSONParser
 from scoring.serializers import error_responses
 
 
@@ -95,7 +96,7 @@ class ImageFileApi(APIView):
 
 
 class SegmentApi(APIView):
-    parser_classes = [JSONParser]
+    parser_classes = [BoundedJSONParser]
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(request=SegmentInput, responses={200: SegmentOutput, 202: EmbeddingPendingOutput,
@@ -173,7 +174,7 @@ class BrowserDecoderApi(APIView):
 
 
 class ItemApi(APIView):
-    parser_classes = [JSONParser]
+    parser_classes = [BoundedJSONParser]
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(responses={200: ItemOutput, **error_responses(401, 404)})
@@ -194,7 +195,7 @@ class ItemApi(APIView):
 
 
 class ItemSubmitApi(APIView):
-    parser_classes = [JSONParser]
+    parser_classes = [BoundedJSONParser]
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(request=ItemSubmitInput, responses={200: ItemOutput, **error_responses(400, 401, 403, 404, 409)})

@@ -112,6 +112,7 @@ def images_upload(*, user: AbstractBaseUser, name: str, data: image_core.Upload,
         files = image_core.read_upload(
             name, data, max_pixels=settings.SAM_MAX_IMAGE_PIXELS, max_files=settings.SAM_UPLOAD_MAX_FILES,
             max_bytes=settings.SAM_UPLOAD_MAX_BYTES, max_image_bytes=settings.SAM_UPLOAD_MAX_IMAGE_BYTES,
+            max_total_pixels=settings.SAM_UPLOAD_MAX_TOTAL_PIXELS,
         )
         groups = (
             image_core.group_into_items(files, images_per_item=leaf_for(project.leaf).images) if project else []
@@ -416,14 +417,15 @@ def instances_check(leaf: Leaf, images: list[Image], instances: Any) -> dict[str
         for index, rle in enumerate(rles):
             where = f"instances.{name}[{index}]"
             try:
+                height, width = rle_utils.size_of(rle)  # the declared size, checked before decoding
+                if (height, width) != (image.height, image.width):
+                    raise AnnotationError(
+                        f"{where}: mask is {width}x{height}, image {spec.image_index + 1} is "
+                        f"{image.width}x{image.height}", field=where,
+                    )
                 normalized = rle_utils.normalize(rle)
             except rle_utils.RleError as exc:
                 raise AnnotationError(f"{where}: {exc}", field=where) from None
-            if tuple(normalized["size"]) != (image.height, image.width):
-                raise AnnotationError(
-                    f"{where}: mask is {normalized['size'][1]}x{normalized['size'][0]}, "
-                    f"image {spec.image_index + 1} is {image.width}x{image.height}", field=where,
-                )
             out.append(normalized)
         checked[name] = out
     return checked

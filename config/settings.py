@@ -145,6 +145,10 @@ SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 512 * 1024 * 1024)
 # The anonymous format pre-check runs in the web process: it reads files up to this size (larger ones are uploaded
 # and checked by the worker). A file is never read past its split's line bound either (scoring.core.jsonl).
 PRECHECK_MAX_BYTES = env_int("PRECHECK_MAX_BYTES", 64 * 1024 * 1024)
+# Shapes of untrusted JSON and text, checked before decoding (scoring.core.bounded; docs/reliability.md): the longest
+# line of an uploaded file (and item of a JSON array file), and the deepest nesting of any JSON value read.
+SUBMISSION_MAX_LINE_BYTES = env_int("SUBMISSION_MAX_LINE_BYTES", 4 * 1024 * 1024)
+SUBMISSION_MAX_JSON_DEPTH = env_int("SUBMISSION_MAX_JSON_DEPTH", 64)
 PUBLISHED_DATA_DIR = env_path("PUBLISHED_DATA_DIR", BASE_DIR / "data" / "published")
 
 # --- auth -----------------------------------------------------------------------------------------
@@ -169,6 +173,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    # DRF's three, JSON's with a depth check first (a deep nest is a 400, not a RecursionError)
+    "DEFAULT_PARSER_CLASSES": ["scoring.parsers.BoundedJSONParser", "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 SPECTACULAR_SETTINGS = {
@@ -253,6 +260,8 @@ SAM_MAX_IMAGE_PIXELS = env_int("SAM_MAX_IMAGE_PIXELS", 40_000_000)
 SAM_UPLOAD_MAX_FILES = env_int("SAM_UPLOAD_MAX_FILES", 2000)
 SAM_UPLOAD_MAX_BYTES = env_int("SAM_UPLOAD_MAX_BYTES", 1024 * 1024 * 1024)  # an upload, and all a zip unpacks to
 SAM_UPLOAD_MAX_IMAGE_BYTES = env_int("SAM_UPLOAD_MAX_IMAGE_BYTES", 256 * 1024 * 1024)  # one image, or zip entry
+# All the decoded pixels of one zip upload, read from the images' headers before any is decoded.
+SAM_UPLOAD_MAX_TOTAL_PIXELS = env_int("SAM_UPLOAD_MAX_TOTAL_PIXELS", 250_000_000)
 SAM_PREFETCH_ITEMS = env_int("SAM_PREFETCH_ITEMS", 3)
 # A queue name sends embedding jobs to dedicated (e.g. GPU) workers: celery -A config worker -Q <name>.
 SAM_EMBEDDING_QUEUE = env_str("SAM_EMBEDDING_QUEUE", "")

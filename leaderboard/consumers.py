@@ -49,8 +49,8 @@ class BoardConsumer(AsyncJsonWebsocketConsumer):
                 self.fingerprint = current
                 await self.send_json({"type": "updated", "submission": None, "fingerprint": current})
 
-    async def receive_json(self, content, **kwargs) -> None:
-        return  # the board only listens
+    async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        return  # the board only listens: what a client sends is not even decoded (a deep nest would close the socket)
 
     async def board_updated(self, event: dict) -> None:
         self.fingerprint = await database_sync_to_async(board_fingerprint)(split_id=self.split_id)

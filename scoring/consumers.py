@@ -53,8 +53,8 @@ class SubmissionConsumer(AsyncJsonWebsocketConsumer):
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
-    async def receive_json(self, content, **kwargs) -> None:
-        return  # the page only listens
+    async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        return  # the page only listens: what a client sends is not even decoded (a deep nest would close the socket)
 
     async def _send_state(self) -> bool:
         """Send the row's state if it changed since the last one sent; True once it is final."""

@@ -17,8 +17,9 @@ from django.core.files.uploadedfile import UploadedFile
 from django.utils import timezone
 
 from scoring.benchmarks import UnknownBenchmark, plugin_for
+from scoring.core.bounded import document_error
 from scoring.core.contract import FileProblem, PrecheckReport, ScorerInput, SubmissionRejected
-from scoring.core.jsonl import decode_json, json_lines, text_lines
+from scoring.core.jsonl import json_lines, text_lines
 from scoring.errors import SubmissionError
 from scoring.models import Split, Submission, UploadQuotaDay
 from scoring.selectors import split_samples
@@ -100,7 +101,7 @@ def _generic_problems(path: Path, name: str, *, samples: int) -> list[FileProble
     file's lines or document are JSON. Stops at the 20th problem."""
     suffix = name.lower().rsplit(".", 1)[-1] if "." in name else ""
     if suffix == "json":
-        _, error = decode_json(path.read_bytes())
+        error = document_error(path.read_bytes())
         return [FileProblem(error)] if error else []
     problems: list[FileProblem] = []
     try:

@@ -8,7 +8,6 @@ Second tab policy: the newest connection to an episode takes over; older tabs tu
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -16,8 +15,10 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from simulator import selectors, services
 from scoring.benchmarks.vge.core.play import PlayInputError, action_text
+from scoring.core import bounded
 
 MAX_MESSAGE = 4096
+MAX_DEPTH = 8  # an action message nests 2 deep: {"type": "act", "coord": [x, y], ...}
 READ_ONLY_MESSAGE = ("This episode was opened in another tab or window, which now plays it; this tab is "
                      "read-only. Reload it to play here again.")
 
@@ -62,8 +63,11 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
             await self._refuse("Messages must be JSON text of at most 4 KB.")
             return
         try:
-            content = json.loads(text_data)
-        except ValueError:
+            content = bounded.loads(text_data, max_depth=MAX_DEPTH)
+        except bounded.TooDeep:
+            await self._refuse(f"That message nests lists or objects more than {MAX_DEPTH} deep; nothing was played.")
+            return
+        except (ValueError, RecursionError):
             await self._refuse("That message is not JSON; nothing was played.")
             return
         await self.receive_json(content)

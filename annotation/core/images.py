@@ -3,15 +3,20 @@
 Rules: an upload is read completely and every file checked first (format, pixel limit, zip paths, CRCs);
 any bad entry rejects the whole upload with `UploadError(source, message)`, so nothing is half-imported.
 Zip entries whose path would leave the upload (absolute, "..", drive letters, links) are refused. Unpacked sizes
-are bounded per image and in total, as declared before anything is inflated and as counted while inflating.
+are bounded per image and in total, as declared before anything is inflated and as counted while inflating; the
+pixels of a zip's images are bounded in total, as their headers declare before any is decoded. A zip's images are
+decoded one at a time, and each checked file is appended to one temporary file of the upload (in memory up to
+1 MiB), so an upload never holds more than one image's pixels and bytes in memory, nor one open file per image.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import lzma
 import posixpath
 import stat
+import tempfile
 import warnings
 import zipfile
 import zlib
@@ -29,7 +34,12 @@ _JUNK_NAMES = (".DS_Store", "Thumbs.db", "desktop.ini")
 # pixel limit (40 M) is at most 160 MB even as an uncompressed 32-bit BMP.
 DEFAULT_MAX_BYTES = 1 << 30
 DEFAULT_MAX_IMAGE_BYTES = 256 << 20
+# The default of SAM_UPLOAD_MAX_TOTAL_PIXELS: the decoded pixels of all a zip's images together (20 photos of 12 MP,
+# 800 frames of 640x480; 750 MB as 24-bit BMPs).
+DEFAULT_MAX_TOTAL_PIXELS = 250_000_000
 _CHUNK = 1 << 20
+# A zip's checked files stay in memory up to this size in all, then move to a temporary file on disk.
+_SPOOL_IN_MEMORY = 1 << 20
 # What reading a damaged entry raises: the archive's own checks (CRC, truncation, encryption, unknown method)
 # and each decompressor's error (zlib.error for deflate, OSError for bzip2, LZMAError for lzma).
 _CORRUPT_ENTRY_ERRORS = (
@@ -49,15 +59,37 @@ class UploadError(ValueError):
 
 
 @dataclass(frozen=True)
+class Kept:
+    """A checked file's bytes at an offset of the temporary file that one upload's images share."""
+
+    file: IO[bytes]
+    offset: int
+    size: int
+
+    def read(self) -> bytes:
+        self.file.seek(self.offset)
+        return self.file.read(self.size)
+
+
+@dataclass(frozen=True)
 class ImageFile:
     name: str  # the file name, or the entry path inside the zip
-    data: bytes
+    content: bytes | Kept  # the file to store (a zip's images are kept on disk until stored: see `data`)
     width: int
     height: int
     format: str  # PIL format name, e.g. "JPEG"
     sha256: str
-    # The file as uploaded when `data` is a re-encoding of it (an EXIF orientation other than 1 made upright).
-    original: bytes | None = None
+    # The file as uploaded when `content` is a re-encoding of it (an EXIF orientation other than 1 made upright).
+    original_content: bytes | Kept | None = None
+
+    @property
+    def data(self) -> bytes:
+        return self.content if isinstance(self.content, bytes) else self.content.read()
+
+    @property
+    def original(self) -> bytes | None:
+        content = self.original_content
+        return content if content is None or isinstance(content, bytes) else content.read()
 
     @property
     def extension(self) -> str:
@@ -68,6 +100,17 @@ class ImageFile:
         return posixpath.dirname(self.name)
 
 
+def _check_header(name: str, probe: Image.Image, *, max_pixels: int) -> tuple[int, int, str]:
+    """An opened (not decoded) image's size and format, within the pixel limit and of a known format."""
+    width, height = probe.size
+    image_format = probe.format or ""
+    if width * height > max_pixels:
+        raise UploadError(name, f"image is {width}x{height} = {width * height} pixels, over the limit of {max_pixels}")
+    if image_format not in ALLOWED_FORMATS:
+        raise UploadError(name, f"image format {image_format or 'unknown'} is not accepted; use JPEG, PNG, WEBP or BMP")
+    return width, height, image_format
+
+
 def read_image(name: str, data: bytes, *, max_pixels: int) -> ImageFile:
     """Check one image file: a known format, within the pixel limit, and fully decodable."""
     if not data:
@@ -76,16 +119,7 @@ def read_image(name: str, data: bytes, *, max_pixels: int) -> ImageFile:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as probe:
-                width, height = probe.size
-                image_format = probe.format or ""
-                if width * height > max_pixels:
-                    raise UploadError(
-                        name, f"image is {width}x{height} = {width * height} pixels, over the limit of {max_pixels}"
-                    )
-                if image_format not in ALLOWED_FORMATS:
-                    raise UploadError(
-                        name, f"image format {image_format or 'unknown'} is not accepted; use JPEG, PNG, WEBP or BMP"
-                    )
+                width, height, image_format = _check_header(name, probe, max_pixels=max_pixels)
                 probe.load()  # a truncated or corrupt file fails here, not later in the editor
                 orientation = probe.getexif().get(EXIF_ORIENTATION, 1)
                 upright = upright_bytes(probe, image_format) if orientation not in (1, None) else None
@@ -101,8 +135,22 @@ def read_image(name: str, data: bytes, *, max_pixels: int) -> ImageFile:
         raise UploadError(name, f"image has no pixels ({width}x{height})")
     if upright is not None:
         pixels, (width, height) = upright
-        return ImageFile(name, pixels, width, height, image_format, hashlib.sha256(pixels).hexdigest(), original=data)
+        return ImageFile(name, pixels, width, height, image_format, hashlib.sha256(pixels).hexdigest(),
+                         original_content=data)
     return ImageFile(name, data, width, height, image_format, hashlib.sha256(data).hexdigest())
+
+
+def _keep(store: IO[bytes], image: ImageFile) -> ImageFile:
+    """The checked image with its bytes appended to the upload's temporary file instead of held in memory."""
+
+    def put(data: bytes | Kept | None) -> Kept | None:
+        if not isinstance(data, bytes):
+            return data
+        offset = store.seek(0, io.SEEK_END)
+        store.write(data)
+        return Kept(store, offset, len(data))
+
+    return dataclasses.replace(image, content=put(image.content), original_content=put(image.original_content))
 
 
 EXIF_ORIENTATION = 0x0112
@@ -183,13 +231,34 @@ def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, entry: str, *, max
     return content.getvalue()  # hands over the buffer, no copy
 
 
+def _declared_pixels(archive: zipfile.ZipFile, info: zipfile.ZipInfo, entry: str, *, max_pixels: int) -> int:
+    """The pixels the entry's image header declares, read without decoding it (Pillow opens lazily: only the
+    header is inflated). An entry whose header cannot be read counts 0 here: decoding it fails next, with the
+    same cause (its bytes, or its zip data) and the message of every other upload."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with archive.open(info) as stream, Image.open(stream) as probe:
+                width, height, _ = _check_header(entry, probe, max_pixels=max_pixels)
+    except UploadError as exc:
+        raise UploadError(entry, f"{exc.message}; nothing was imported") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise UploadError(entry, f"image is over the pixel limit of {max_pixels}; nothing was imported") from None
+    except (*_CORRUPT_ENTRY_ERRORS, SyntaxError, ValueError):
+        return 0
+    return width * height
+
+
 def read_zip(name: str, upload: Upload, *, max_pixels: int, max_files: int = 2000,
-             max_bytes: int = DEFAULT_MAX_BYTES, max_image_bytes: int = DEFAULT_MAX_IMAGE_BYTES) -> list[ImageFile]:
+             max_bytes: int = DEFAULT_MAX_BYTES, max_image_bytes: int = DEFAULT_MAX_IMAGE_BYTES,
+             max_total_pixels: int = DEFAULT_MAX_TOTAL_PIXELS) -> list[ImageFile]:
     """Every image in a zip, checked; junk entries from archivers are skipped, anything else is refused.
 
     The entry list is checked whole before anything is inflated: paths, the number of images, and the sizes the
-    headers declare (each at most `max_image_bytes`, together at most `max_bytes`). Each entry is then inflated
-    in chunks against the same limits, so a header that understates a size gains nothing.
+    zip declares (each at most `max_image_bytes`, together at most `max_bytes`). Then every image's header is read
+    (each at most `max_pixels`, together at most `max_total_pixels`) before any image is decoded. Each entry is
+    then inflated in chunks against the same limits, so a header that understates a size gains nothing, and
+    decoded, one at a time.
     """
     try:
         archive = zipfile.ZipFile(_as_file(upload))
@@ -215,6 +284,13 @@ def read_zip(name: str, upload: Upload, *, max_pixels: int, max_files: int = 200
             if declared > max_bytes:
                 raise UploadError(entry, f"the zip unpacks to more than {max_bytes} bytes (the limit for one "
                                          "upload); nothing was imported")
+        pixels = sum(_declared_pixels(archive, info, f"{name}:{info.filename}", max_pixels=max_pixels)
+                     for info in members)
+        if pixels > max_total_pixels:
+            raise UploadError(name, f"the zip's {len(members)} images hold {pixels:,} pixels in total, over the limit "
+                                    f"of {max_total_pixels:,} pixels for one upload; nothing was imported")
+        # One file for all the checked images (kept open by them until they are stored), in memory while small.
+        store = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115
         inflated = 0
         for info in members:
             entry = f"{name}:{info.filename}"
@@ -222,22 +298,24 @@ def read_zip(name: str, upload: Upload, *, max_pixels: int, max_files: int = 200
                                room_left=max_bytes - inflated, max_bytes=max_bytes)
             inflated += len(content)
             try:
-                images.append(read_image(info.filename, content, max_pixels=max_pixels))
+                images.append(_keep(store, read_image(info.filename, content, max_pixels=max_pixels)))
             except UploadError as exc:
                 raise UploadError(entry, f"{exc.message}; nothing was imported") from None
+            del content  # the next entry is inflated with this one's bytes released
     if not images:
         raise UploadError(name, "the zip holds no images")
     return images
 
 
 def read_upload(name: str, upload: Upload, *, max_pixels: int, max_files: int = 2000,
-                max_bytes: int = DEFAULT_MAX_BYTES, max_image_bytes: int = DEFAULT_MAX_IMAGE_BYTES) -> list[ImageFile]:
+                max_bytes: int = DEFAULT_MAX_BYTES, max_image_bytes: int = DEFAULT_MAX_IMAGE_BYTES,
+                max_total_pixels: int = DEFAULT_MAX_TOTAL_PIXELS) -> list[ImageFile]:
     """One uploaded file (its bytes or a seekable file): a zip of images or a single image."""
     file = _as_file(upload)
     is_zip = file.read(4) in (b"PK\x03\x04", b"PK\x05\x06")
     if is_zip or name.lower().endswith(".zip"):
         return read_zip(name, file, max_pixels=max_pixels, max_files=max_files, max_bytes=max_bytes,
-                        max_image_bytes=max_image_bytes)
+                        max_image_bytes=max_image_bytes, max_total_pixels=max_total_pixels)
     filename = posixpath.basename(name.replace("\\", "/")) or "upload"
     size = upload_size(file)
     if size > max_image_bytes:

@@ -136,13 +136,13 @@ def build_prompt(
     previous: np.ndarray | None = None
     if mask_input is not None:
         try:
+            # The declared size first: a mask is only decoded (H x W bytes) when it is the image's size.
+            mask_height, mask_width = rle_utils.size_of(mask_input)
+            if (mask_height, mask_width) != (height, width):
+                raise PromptError("mask_input", f"mask is {mask_width}x{mask_height}, image is {width}x{height}")
             previous = rle_utils.decode(mask_input)
         except rle_utils.RleError as exc:
             raise PromptError("mask_input", str(exc)) from exc
-        if previous.shape != (height, width):
-            raise PromptError(
-                "mask_input", f"mask is {previous.shape[1]}x{previous.shape[0]}, image is {width}x{height}"
-            )
     return Prompt(tuple(checked), checked_box, bool(multimask), previous)
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
-from typing import Any, AnyStr, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
+from scoring.core.bounded import bounded_lines, depth_error
 from scoring.core.contract import FileProblem, SubmissionRejected
 
 LINE_MARGIN = 1000  # lines a file may hold beyond its split's samples, however small the split
@@ -47,6 +48,9 @@ class JsonLine:
 
 def decode_json(text: str | bytes) -> tuple[Any, str]:
     """A JSON document: (value, "") or (None, what is wrong with it, in words). Never raises."""
+    error = depth_error(text)
+    if error:
+        return None, error
     try:
         return json.loads(text), ""
     except (ValueError, RecursionError) as exc:
@@ -71,31 +75,14 @@ def _not_utf8(exc: UnicodeDecodeError) -> str:
             "decoded (save the file as UTF-8)")
 
 
-def _physical_lines(chunks: Iterable[str | bytes]) -> Iterator[str | bytes]:
-    """Lines without their ending, from chunks that end at \\n (a file, io.StringIO): \\r alone also ends a line,
-    as in str.splitlines(); split lazily, so a file of \\r-ended lines is not turned into a list either."""
-    for chunk in chunks:
-        if isinstance(chunk, str):
-            yield from _split_at(chunk.removesuffix("\n").removesuffix("\r"), "\r")
-        else:
-            yield from _split_at(chunk.removesuffix(b"\n").removesuffix(b"\r"), b"\r")
-
-
-def _split_at(line: AnyStr, separator: AnyStr) -> Iterator[AnyStr]:
-    start = 0
-    while (end := line.find(separator, start)) >= 0:
-        yield line[start:end]
-        start = end + 1
-    yield line[start:] if start else line
-
-
-def text_lines(chunks: Iterable[str | bytes], *, samples: int | None = None) -> Iterator[TextLine]:
+def text_lines(chunks: Iterable[str | bytes] | Any, *, samples: int | None = None) -> Iterator[TextLine]:
     """The non-blank lines of a file (an open binary file, io.StringIO over a text, or any lines), decoded as UTF-8
     (a byte-order mark before the first is allowed). With `samples`, the split's size: raises `too_many_lines` at the
-    first line past `line_limit(samples)`, before parsing it or reading on."""
+    first line past `line_limit(samples)`, before parsing it or reading on; a line longer than the site's bound
+    (scoring.core.bounded) raises `line_too_long` before it is read whole."""
     limit = line_limit(samples) if samples is not None else None
     count = 0
-    for number, raw in enumerate(_physical_lines(chunks), start=1):
+    for number, raw in enumerate(bounded_lines(chunks), start=1):
         if isinstance(raw, bytes):
             try:
                 text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
@@ -113,7 +100,7 @@ def text_lines(chunks: Iterable[str | bytes], *, samples: int | None = None) -> 
         yield TextLine(number, text, error)
 
 
-def json_lines(chunks: Iterable[str | bytes], *, samples: int | None = None) -> Iterator[JsonLine]:
+def json_lines(chunks: Iterable[str | bytes] | Any, *, samples: int | None = None) -> Iterator[JsonLine]:
     """The non-blank lines of a file as JSON values, read as `text_lines` reads them."""
     for line in text_lines(chunks, samples=samples):
         if line.error:

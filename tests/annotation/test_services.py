@@ -106,3 +106,17 @@ def test_opening_an_item_queues_its_embedding_and_the_next_items(item_factory, a
     # This item and the next SAM_PREFETCH_ITEMS (3) of the same annotator.
     assert queued == {items[i].position for i in range(4)}
     assert set(Embedding.objects.values_list("status", flat=True)) == {"queued"}
+
+
+def test_a_mask_of_a_huge_declared_size_is_refused_before_it_is_decoded(item, annotator):
+    # 20 bytes declaring 20000x20000: decoded before its size was checked, it cost 400 MB (and more)
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(services.AnnotationError, match=r"mask is 20000x20000, image 1 is 640x360"):
+            _save(annotator, item, 1, instances={"masklet_target": [{"size": [20000, 20000], "counts": "0"}]})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 1024 * 1024, peak

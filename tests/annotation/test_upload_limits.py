@@ -105,3 +105,53 @@ def test_an_exif_rotated_upload_is_stored_upright_beside_the_original(curator_cl
         assert handle.read() == data
     with row.file.open("rb") as handle:
         assert handle.read() != data
+
+
+def _distinct_bmps(count: int, side: int) -> list[tuple[str, bytes]]:
+    """`count` flat BMPs of side x side, each a different colour (so none is stored once for another)."""
+    entries = []
+    for index in range(count):
+        buffer = io.BytesIO()
+        PILImage.new("RGB", (side, side), (index * 20, 90, 200 - index * 20)).save(buffer, format="BMP")
+        entries.append((f"scans/{index}.bmp", buffer.getvalue()))
+    return entries
+
+
+def _warm_up(client, project) -> None:
+    """One request without a file first, so the measured one does not also count what a first request imports."""
+    assert client.post("/api/annotation/images/", {"project": project.slug}).status_code == 400
+
+
+def test_a_zip_of_large_bmps_over_the_total_pixels_is_refused_before_any_is_decoded(curator_client, project_factory,
+                                                                                      settings):
+    # given a small zip of eight 1000x1000 BMPs (3 MB each, each within the per-image limits): 8 MP in all
+    settings.SAM_UPLOAD_MAX_TOTAL_PIXELS = 7_000_000
+    project = project_factory()
+    data = zip_with(_distinct_bmps(8, 1000))
+    assert len(data) < 1 * MiB
+    _warm_up(curator_client, project)
+    # when it is uploaded into a project
+    response, peak = peak_bytes(lambda: curator_client.post(
+        "/api/annotation/images/", {"file": SimpleUploadedFile("bmps.zip", data), "project": project.slug}))
+    # then a 400 names the upload, its total and the limit; nothing is stored; no entry was inflated whole
+    assert response.status_code == 400, response.content
+    assert response.json()["field"] == "file"
+    assert response.json()["detail"] == (
+        "bmps.zip: the zip's 8 images hold 8,000,000 pixels in total, over the limit of 7,000,000 pixels for one "
+        "upload; nothing was imported")
+    assert _nothing_stored()
+    assert peak < 2 * MiB, f"the refused upload allocated {peak / MiB:.1f} MiB"
+
+
+def test_a_zip_of_large_bmps_within_the_limits_is_read_one_image_at_a_time(curator_client, project_factory):
+    # given a small zip of eight 1000x1000 BMPs (3 MB each, 24 MB unpacked), within every limit
+    project = project_factory()
+    data = zip_with(_distinct_bmps(8, 1000))
+    _warm_up(curator_client, project)
+    # when it is uploaded into a project
+    response, peak = peak_bytes(lambda: curator_client.post(
+        "/api/annotation/images/", {"file": SimpleUploadedFile("bmps.zip", data), "project": project.slug}))
+    # then all eight are stored, and at no time were more than about two of them (3 MB each) held in memory
+    assert response.status_code == 201, response.content
+    assert len(response.json()["images"]) == 8 and Item.objects.count() == 8
+    assert peak < 8 * MiB, f"the upload of 24 MB of BMPs allocated {peak / MiB:.1f} MiB"

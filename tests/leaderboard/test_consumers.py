@@ -63,3 +63,18 @@ def test_a_board_page_reconnecting_after_a_score_landed_is_told_at_once(epic_spl
         await behind.disconnect()
 
     run_async(scenario)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("message", ["[" * 1500 + "]" * 1500, "not json"])
+def test_a_message_sent_to_the_board_socket_is_ignored_and_the_socket_stays_open(message):
+    # The board only listens: what a client sends (a deeply nested or broken JSON text too) is not decoded.
+    async def scenario():
+        socket = WebsocketCommunicator(application, "/ws/boards/7/", headers=ORIGIN)
+        assert (await socket.connect())[0]
+        await socket.send_to(text_data=message)
+        await get_channel_layer().group_send(board_group(7), {"type": "board.updated", "submission": 42})
+        assert (await socket.receive_json_from(timeout=2))["submission"] == 42
+        await socket.disconnect()
+
+    run_async(scenario)

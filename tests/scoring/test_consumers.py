@@ -146,3 +146,21 @@ def test_progress_is_sent_from_a_thread_that_runs_an_event_loop(caplog):
     run_async(scenario)
     assert "could not send" not in caplog.text
     assert received == [{"type": "submission.progress", "done": 1, "total": 2}]
+
+
+@pytest.mark.parametrize("message", ["[" * 1500 + "]" * 1500, "not json", '{"type": "anything"}'])
+def test_a_message_sent_to_the_listening_socket_is_ignored_and_the_socket_stays_open(submission, user, message):
+    # The page only listens: what a client sends (a deeply nested or broken JSON text too) is not decoded.
+    headers = headers_for(user)
+
+    async def scenario():
+        socket = WebsocketCommunicator(application, f"/ws/submissions/{submission.pk}/", headers=headers)
+        assert (await socket.connect(timeout=5))[0]
+        await socket.receive_json_from(timeout=3)
+        await socket.send_to(text_data=message)
+        await get_channel_layer().group_send(
+            submission_group(submission.pk), {"type": "submission.progress", "done": 1, "total": 2})
+        assert await socket.receive_json_from(timeout=3) == {"type": "progress", "done": 1, "total": 2}
+        await socket.disconnect()
+
+    run_async(scenario)

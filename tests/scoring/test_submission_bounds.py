@@ -89,3 +89,28 @@ def test_a_million_line_file_is_scored_in_bounded_memory(user, settings, tmp_pat
     assert probe["outcome"] == "failed" and submission.failure_is_site_error is False
     assert len(submission.error_report) <= 101
     assert probe["growth_mib"] < 300, probe
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("benchmark", BENCHMARKS)
+def test_one_very_long_line_is_refused_in_bounded_memory(user, settings, tmp_path, benchmark):
+    # Given a 30 MB file of one JSON line of 10,000,000 empty objects (decoded whole it grew a worker ~27x its size)
+    split = split_of(benchmark, tmp_path)
+    body = b'{"id": "x", "objects": [' + b"{}," * 10_000_000 + b"{}]}\n"
+    submission = upload(user, split, body, options=options_for(benchmark))
+
+    # When a fresh process scores it through the pipeline
+    env = dict(os.environ, DATABASE_URL=subprocess_database_url(), MEDIA_ROOT=str(settings.MEDIA_ROOT),
+               PYTHONPATH=str(ROOT))
+    run = subprocess.run([sys.executable, "-m", "tests.scoring.memory_probe", str(submission.pk)], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-3000:]
+    probe = json.loads(run.stdout.strip().splitlines()[-1])
+
+    # Then it failed as the file's fault at line 1, naming the limit, and the process grew by less than 100 MiB
+    assert probe["growth_mib"] < 100, probe
+    submission.refresh_from_db()
+    assert probe["outcome"] == "failed" and submission.failure_is_site_error is False
+    assert "line 1: a line of more than 4,194,304 bytes" in submission.error_message
+    assert submission.error_report[0]["line"] == 1

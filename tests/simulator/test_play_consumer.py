@@ -90,6 +90,7 @@ def test_each_step_is_stored_before_its_feedback_arrives(episode, user):
     (json.dumps({"type": "act", "action": "rotate", "coord": [10, 10], "params": [0]}), "params: expected 2 item(s)"),
     (json.dumps({"type": "act", "action": "switch_view", "params": ["front); Press(coord=[1,1]"]}), "params[0]: expected a view name"),
     (json.dumps([1, 2, 3]), "Unknown message type"),
+    ("[" * 1500 + "]" * 1500, "nests lists or objects more than 8 deep"),  # 3 KB; json.loads would recurse 1500 deep
 ])
 def test_messages_that_are_not_valid_actions_are_refused_and_cost_nothing(episode, user, message, reason):
     async def scenario():

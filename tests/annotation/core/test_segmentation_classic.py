@@ -89,3 +89,20 @@ def test_embedding_cache_round_trips_and_keys_by_hash_and_model(tmp_path):
     assert cache.get(digest, "sam-vit_l") is None
     path.write_bytes(b"truncated")
     assert cache.get(digest, "sam-vit_b") is None, "a damaged file is a miss, not a crash"
+
+
+def test_a_mask_input_of_another_size_is_refused_before_it_is_decoded(scene):
+    # {"size": [20000, 20000], "counts": "0"} is 20 bytes; decoded first, it cost 400 MB (and more) before the refusal
+    import tracemalloc
+
+    image, _ = scene
+    backend = ClassicBackend()
+    embedding = backend.embed(image)
+    tracemalloc.start()
+    try:
+        with pytest.raises(PromptError, match="mask_input: mask is 20000x20000, image is"):
+            backend.segment(embedding, points=[[10, 10, 1]], mask_input={"size": [20000, 20000], "counts": "0"})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 1024 * 1024, peak

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Mapping, Sequence
 
+from scoring.core.bounded import array_items
 from scoring.core.contract import FileProblem, SubmissionRejected
 from scoring.core.jsonl import JsonLine, json_error, json_lines, line_limit, too_many_lines
 
@@ -109,44 +110,23 @@ def _first_byte(handle: BinaryIO) -> bytes | None:
 
 
 def _array_items(text: str, samples: int | None) -> Iterator[JsonLine]:
-    """The items of a JSON array text one at a time (numbered from 1), so the bound on records applies before the
-    rest is decoded; a text that is not an array, or an item that cannot be read, rejects the file."""
-    decoder = json.JSONDecoder()
+    """The items of a JSON array text one at a time (numbered from 1; scoring.core.bounded.array_items, which refuses
+    an item longer than a line may be), so the bound on records applies before the rest is decoded; a text that is
+    not an array, or an item that cannot be read, rejects the file."""
     limit = line_limit(samples) if samples is not None else None
-    at = _skip_space(text, text.index("[") + 1)
     number = 0
     try:
-        if text[at : at + 1] == "]":
-            at = _skip_space(text, at + 1)
-        else:
-            while True:
-                number += 1
-                if limit is not None and number > limit:
-                    raise too_many_lines(samples or 0, number, unit="records")
-                value, at = decoder.raw_decode(text, at)
-                yield JsonLine(number, value)
-                at = _skip_space(text, at)
-                if text[at : at + 1] == ",":
-                    at = _skip_space(text, at + 1)
-                    continue
-                if text[at : at + 1] == "]":
-                    at = _skip_space(text, at + 1)
-                    break
-                raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
-        if at < len(text):
-            raise json.JSONDecodeError("Extra data", text, at)
+        for item in array_items(text):
+            number = item.number
+            if limit is not None and number > limit:
+                raise too_many_lines(samples or 0, number, unit="records")
+            yield JsonLine(number, item.value)
     except json.JSONDecodeError as exc:
         raise SubmissionRejected("The file starts with '[' but is not a JSON array.",
                                  [FileProblem(f"invalid JSON: {exc.msg}", line=exc.lineno)]) from None
     except (RecursionError, ValueError) as exc:
         raise SubmissionRejected("The file starts with '[' but an item of it cannot be read.",
-                                 [FileProblem(f"item {number}: {json_error(exc)}", line=number)]) from None
-
-
-def _skip_space(text: str, at: int) -> int:
-    while at < len(text) and text[at] in " \t\r\n":
-        at += 1
-    return at
+                                 [FileProblem(f"item {number + 1}: {json_error(exc)}", line=number + 1)]) from None
 
 
 def looks_raw(item: Mapping[str, Any]) -> bool:
