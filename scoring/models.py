@@ -242,3 +242,14 @@ class ChangeRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.subject} {self.object_id}: {', '.join(self.changes)}"
+
+    @property
+    def ordered_changes(self) -> list[tuple[str, object, object]]:
+        """(field, before, after) in one order on every database: "created" first, then the subject's fields as
+        the model declares them, then other keys alphabetically. PostgreSQL's jsonb keeps no key order (it sorts
+        keys by length), so the order the change was written in is not there to be read back."""
+        subject_model = {self.Subject.MODEL_ENTRY: ModelEntry, self.Subject.SUBMISSION: Submission}.get(self.subject)
+        declared = [field.name for field in subject_model._meta.get_fields()] if subject_model else []
+        rank = {name: position for position, name in enumerate(["created", *declared])}
+        keys = sorted(self.changes, key=lambda key: (rank.get(key, len(rank)), key))
+        return [(key, *self.changes[key]) for key in keys]

@@ -59,6 +59,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason=message))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _site_rows_survive_a_flush():
+    """A transactional test ends by flushing every table, the data migration's rows too (the three benchmarks, their
+    paper test splits, the roles). Run one at a time, pytest-django puts transactional tests last, so nothing after
+    them missed the rows; on pytest-xdist processes a later test in the same process would find no benchmark. A
+    flush sends post_migrate: the rows are made again then, by the migration's own (idempotent) function."""
+    import importlib
+
+    from django.apps import apps
+    from django.db.models.signals import post_migrate
+
+    seed = importlib.import_module("scoring.migrations.0002_benchmarks_and_roles").forwards
+    scoring_app = apps.get_app_config("scoring")
+
+    def seed_again(sender, **kwargs):
+        seed(apps, None)
+
+    post_migrate.connect(seed_again, sender=scoring_app, weak=False, dispatch_uid="tests-seed-again")
+    yield
+    post_migrate.disconnect(sender=scoring_app, dispatch_uid="tests-seed-again")
+
+
 @pytest.fixture(autouse=True)
 def _local_board_responses():
     """Each test starts without this process's copies of board responses and split lookups (leaderboard.selectors

@@ -74,6 +74,7 @@ TABLE: dict[str, Row] = {
     "accounts/token/": Row(fixed("/accounts/token/"), ALL_SAFE),
     "accounts/login/": Row(fixed("/accounts/login/"), ALL_SAFE),
     "accounts/logout/": Row(fixed("/accounts/logout/"), ALL_SAFE),
+    "accounts/lockouts/": Row(fixed("/accounts/lockouts/"), {**CURATORS_ONLY, "anonymous": LOGIN}),
     "accounts/password_change/": Row(fixed("/accounts/password_change/"), SIGNED_IN),
     "accounts/password_change/done/": Row(fixed("/accounts/password_change/done/"), SIGNED_IN),
     "accounts/password_reset/": Row(fixed("/accounts/password_reset/"), EVERYONE),
