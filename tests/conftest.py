@@ -83,10 +83,14 @@ def _site_rows_survive_a_flush():
 
 @pytest.fixture(autouse=True)
 def _local_board_responses():
-    """Each test starts without this process's copies of board responses and split lookups (leaderboard.selectors
-    keeps them in front of the shared cache; a test's database is not the previous test's)."""
+    """Each test starts without cached board responses and split lookups, this process's copies and the shared
+    cache's (a test's database is not the previous test's: on PostgreSQL a split made again gets a new id, so a
+    lookup cached by an earlier test pointed the board at a split of that test)."""
+    from django.core.cache import cache
+
     from leaderboard.selectors import board_local_responses_clear
 
+    cache.clear()
     board_local_responses_clear()
     yield
     board_local_responses_clear()
