@@ -103,6 +103,19 @@ class Process:
                 self.process.kill()
                 self.process.wait(timeout=20)
 
+    def wait_listening(self, *, timeout: float, what: str) -> None:
+        """Wait until something accepts connections on `self.port`; fail with the log if the process exited."""
+        def listening() -> bool:
+            if not self.alive():
+                raise RuntimeError(f"{what} exited:\n{self.log_tail()}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+            except OSError:
+                return False
+            return True
+
+        wait_for(listening, timeout=timeout, what=f"{what} to listen")
+
     def log_tail(self, chars: int = 4000) -> str:
         return self.log_path.read_text(errors="replace")[-chars:] if self.log_path.exists() else ""
 
@@ -121,17 +134,7 @@ class Server(Process):
 
     def start(self) -> Server:
         super().start()
-
-        def listening() -> bool:
-            if not self.alive():
-                raise RuntimeError(f"the server exited:\n{self.log_tail()}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-            except OSError:
-                return False
-            return True
-
-        wait_for(listening, timeout=60, what="the server to listen")
+        self.wait_listening(timeout=60, what="the server")
         return self
 
 
@@ -214,17 +217,7 @@ class EmbeddedSite(Process):
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(self.args, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
                                         start_new_session=True)
-
-        def listening() -> bool:
-            if not self.alive():
-                raise RuntimeError(f"serve.sh exited:\n{self.log_tail()}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-            except OSError:
-                return False
-            return True
-
-        wait_for(listening, timeout=90, what="the embedded site to listen")
+        self.wait_listening(timeout=90, what="serve.sh (the embedded site)")
         return self
 
     def web_pid(self) -> int:

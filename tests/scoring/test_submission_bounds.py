@@ -68,6 +68,16 @@ def test_stored_problems_are_the_first_hundred_and_the_total_shows(user, token_c
     assert "and 500 more problems" in client.get(f"/submissions/{submission.pk}/").content.decode()
 
 
+def scored_in_a_fresh_process(submission, settings) -> dict:
+    """Score `submission` through the pipeline in a new interpreter (tests.scoring.memory_probe); its figures."""
+    env = dict(os.environ, DATABASE_URL=subprocess_database_url(), MEDIA_ROOT=str(settings.MEDIA_ROOT),
+               PYTHONPATH=str(ROOT))
+    run = subprocess.run([sys.executable, "-m", "tests.scoring.memory_probe", str(submission.pk)], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("benchmark", BENCHMARKS)
@@ -77,12 +87,7 @@ def test_a_million_line_file_is_scored_in_bounded_memory(user, settings, tmp_pat
     submission = upload(user, split, b"{}\n" * 1_000_000, options=options_for(benchmark))
 
     # When a fresh process scores it through the pipeline
-    env = dict(os.environ, DATABASE_URL=subprocess_database_url(), MEDIA_ROOT=str(settings.MEDIA_ROOT),
-               PYTHONPATH=str(ROOT))
-    run = subprocess.run([sys.executable, "-m", "tests.scoring.memory_probe", str(submission.pk)], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=900)
-    assert run.returncode == 0, run.stderr[-3000:]
-    probe = json.loads(run.stdout.strip().splitlines()[-1])
+    probe = scored_in_a_fresh_process(submission, settings)
 
     # Then it failed as the file's fault, with a bounded report, and the process grew by far less than 300 MiB
     submission.refresh_from_db()
@@ -101,12 +106,7 @@ def test_one_very_long_line_is_refused_in_bounded_memory(user, settings, tmp_pat
     submission = upload(user, split, body, options=options_for(benchmark))
 
     # When a fresh process scores it through the pipeline
-    env = dict(os.environ, DATABASE_URL=subprocess_database_url(), MEDIA_ROOT=str(settings.MEDIA_ROOT),
-               PYTHONPATH=str(ROOT))
-    run = subprocess.run([sys.executable, "-m", "tests.scoring.memory_probe", str(submission.pk)], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=900)
-    assert run.returncode == 0, run.stderr[-3000:]
-    probe = json.loads(run.stdout.strip().splitlines()[-1])
+    probe = scored_in_a_fresh_process(submission, settings)
 
     # Then it failed as the file's fault at line 1, naming the limit, and the process grew by less than 100 MiB
     assert probe["growth_mib"] < 100, probe
