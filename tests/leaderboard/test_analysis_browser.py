@@ -10,6 +10,9 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def seeded_split(transactional_db):
     split = board_test_split("epic-bench")
+    # An open split: the count figures read ground truth, which a hidden split keeps out of every public figure
+    split.hidden_ground_truth = False
+    split.save(update_fields=["hidden_ground_truth"])
     for i in range(6):
         Sample.objects.create(split=split, key=f"a{i:03d}", position=i, category="TargetLocalization", task="Color")
     make_scored(split, make_entry("First-VL"), [1.0, 0.0] * 3)
