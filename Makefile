@@ -72,8 +72,9 @@ test: setup browser
 	$(BIN)/python -m pytest -m "$(PARALLEL)" -n $(TEST_WORKERS) --dist loadfile
 	@echo "== 2/6 browser and worker tests on the embedded default (SQLite, filesystem broker, real Chromium) =="
 	$(BIN)/python -m pytest -m "(browser or worker) and not integration and not faults"
-	@echo "== 3/6 the suite on PostgreSQL, $(TEST_WORKERS) processes =="
-	DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -m "$(PARALLEL)" -n $(TEST_WORKERS) --dist loadfile
+	@echo "== 3/6 the suite on PostgreSQL, $(TEST_WORKERS) processes (tests/**/core/ aside: pure, no database) =="
+	DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -m "$(PARALLEL)" -n $(TEST_WORKERS) --dist loadfile \
+	  --ignore-glob='tests/*/core/*'
 	@echo "== 4/6 integration and worker tests: PostgreSQL, Redis (broker and channel layer) =="
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_BROKER_URL) REDIS_URL=$(REDIS_LAYER_URL) \
 	  $(BIN)/python -m pytest -m "(integration or worker) and not faults"
