@@ -14,7 +14,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
-from scoring.benchmarks import plugins
+from scoring.benchmarks import UnknownBenchmark, plugin_for
 from scoring.core.disclosure import detail_keys
 from scoring.core.plugin import BenchmarkPlugin
 from scoring.models import Split, Submission
@@ -55,7 +55,10 @@ def sample_detail_keys(*, split: Split | None, user: User,
     """The keys of a sample's details, components and metrics this viewer may see on `split` (None: all): curators
     see all; others what the benchmark's plugin (`plugin`, else the split's) allows (scoring.core.disclosure)."""
     if plugin is None and split is not None:
-        plugin = next((p for p in plugins() if p.slug == split.benchmark.scorer), None)
+        try:
+            plugin = plugin_for(split.benchmark.scorer)
+        except UnknownBenchmark:
+            plugin = None
     hidden = split is not None and split.hidden_ground_truth
     return detail_keys(plugin, hidden=hidden, curator=is_curator(user))
 
