@@ -70,7 +70,7 @@ class UploadOption:
     default: str  # the choice meaning "not given": never sent by the client nor stored
     # A second client flag that picks the value by a name (EPIC: --family, the model family's usual coordinates);
     # the option's own flag wins over it.
-    preset_flag: str = ""
+    preset_flag: str = ""  # without the dashes, e.g. "family"
     preset_help: str = ""
     presets: tuple[tuple[str, str], ...] = ()  # (name, value)
 
@@ -119,13 +119,14 @@ class BenchmarkPlugin:
     format: FormatGuide = FormatGuide()  # the format page's content
     # -- site hooks (upload options, media, admin) --
     upload_options: tuple[UploadOption, ...] = ()  # the choices an upload makes for this benchmark's scorer
-    upload_hint: str = ""  # the upload page's few words on the files it takes, e.g. "std_format (JSONL)"
+    upload_hint: str = ""  # the upload page's few words (HTML) on the files it takes, e.g. "std_format (JSONL)"
     public_media: PublicMedia | None = None  # public splits' images, for the stale-media sweep
     # (link text, URL name taking the submission's id): the benchmark's own pages about one scored submission,
     # linked from the submission's page (PLAN: its verdicts and who decided them)
     submission_pages: tuple[tuple[str, str], ...] = ()
-    # The package's own Django app (its AppConfig's dotted path), put in INSTALLED_APPS by the settings: Django then
-    # loads its models (app label "scoring"), admin pages and checks, and finds its management commands.
+    # The package's own Django app (its AppConfig's dotted path), put in INSTALLED_APPS by the settings for the
+    # built-in benchmarks (an EXTRA_BENCHMARKS one lists its app in the deployment's settings): Django then loads its
+    # models (app label "scoring"), admin pages and checks, and finds its management commands.
     django_app: str = ""
     # What a non-curator may see of a scored sample (`SampleScore.details` and `.components`): the key names
     # allowed at any depth (scoring.core.disclosure). On a split with hidden ground truth only these, so a scorer
