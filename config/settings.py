@@ -10,6 +10,7 @@ from pathlib import Path
 
 import dj_database_url
 
+from scoring import benchmarks  # the registry: pure, imports nothing of Django
 from scoring.isolation import static_file_headers  # imports nothing of Django
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -59,6 +60,9 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc served from our static files, never a CDN
     "channels",
     "scoring",
+    # the benchmark packages with Django pieces of their own (models, admin pages, checks, commands): the registry
+    # is pure, so the settings may read it
+    *(plugin.django_app for plugin in benchmarks.plugins() if plugin.django_app),
     "leaderboard",
     "annotation",
     "simulator",
@@ -91,6 +95,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "config.context_processors.roles",
+                "config.context_processors.benchmark_nav",
             ],
         },
     },

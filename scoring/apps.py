@@ -12,7 +12,6 @@ class ScoringConfig(AppConfig):
         from rest_framework.authtoken.models import Token
 
         from scoring import auth, benchmarks, tasks  # noqa: F401 - tasks registers the worker_ready hook
-        from scoring.benchmarks.plan import checks  # noqa: F401 - registers the judge prompt file check
         from scoring.core import bounded
 
         benchmarks.register_targets(settings.EXTRA_BENCHMARKS)

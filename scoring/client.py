@@ -1,13 +1,14 @@
 """Command-line client: upload a prediction file with an API token and wait for its score.
 
-    python -m scoring.client submit --url http://127.0.0.1:8000 --token TOKEN --benchmark epic-bench \
-        [--split test] --model "My-VLM-7B" [--raw] [--coord-mode MODE | --family FAMILY] predictions.jsonl
+    python -m scoring.client submit --url http://127.0.0.1:8000 --token TOKEN --benchmark SLUG \
+        [--split test] --model "My-VLM-7B" [--raw] [--OPTION VALUE | --PRESET NAME] predictions.jsonl
 
-EPIC-Bench's coordinate mode: --coord-mode names it; --family takes it from the model families' table (the
-public toolkit's batch runner's); --coord-mode wins over --family.
+Each benchmark's upload options (its plugin's `upload_options`) are flags: --<option> names the value; an option
+with presets takes it from a named preset too (EPIC's --family: the model family's usual coordinates); the
+option's own flag wins over its preset.
 
-Uses httpx and the public API (POST /api/submissions/, GET /api/submissions/{id}/); no Django (the model families'
-coordinate table comes from the pure EPIC core).
+Uses httpx and the public API (POST /api/submissions/, GET /api/submissions/{id}/); no Django (the options come
+from the pure benchmark registry).
 Exit status: 0 scored, 1 failed or refused, 2 bad arguments, 3 timed out.
 """
 from __future__ import annotations
@@ -21,10 +22,10 @@ from typing import Any, Callable, TextIO
 
 import httpx
 
-from scoring.benchmarks.epic.core.fields import AUTO, COORDINATE_SYSTEMS, FAMILY_COORDINATES
+from scoring import benchmarks
+from scoring.core.plugin import UploadOption
 
 FINAL = ("scored", "failed")
-FAMILY_MODES = dict(FAMILY_COORDINATES)
 
 
 class ClientError(Exception):
@@ -46,13 +47,18 @@ def _detail(response: httpx.Response) -> str:
 
 def submit(
     client: httpx.Client, *, benchmark: str, model: str, file: Path, split: str | None = None,
-    thinking: str = "", raw: bool = False, note: str = "", coord_mode: str = "", private: bool = False,
+    thinking: str = "", raw: bool = False, note: str = "", options: dict[str, str] | None = None,
+    private: bool = False,
 ) -> dict[str, Any]:
+    """Upload a file; `options` are the upload options by name (an option at its default is not sent)."""
     data = {"benchmark": benchmark, "model": model}
     if private:
         data["visibility"] = "private"
-    if coord_mode and coord_mode != AUTO:
-        data["options"] = json.dumps({"coord_mode": coord_mode})
+    declared = benchmarks.upload_options()
+    sent = {name: value for name, value in (options or {}).items()
+            if value and not (name in declared and value == declared[name].default)}
+    if sent:
+        data["options"] = json.dumps(sent)
     if split:
         data["split"] = split
     if thinking:
@@ -89,6 +95,16 @@ def wait(
         sleep(interval)
 
 
+def _chosen(args: argparse.Namespace, options: dict[str, UploadOption]) -> dict[str, str]:
+    """The options the flags give: an option's own flag, else its preset's value."""
+    chosen = {}
+    for name, option in options.items():
+        value = getattr(args, f"option_{name}") or dict(option.presets).get(getattr(args, f"preset_{name}", None) or "")
+        if value:
+            chosen[name] = value
+    return chosen
+
+
 def _print_progress(out: TextIO) -> Callable[[dict[str, Any]], None]:
     last: list[Any] = [None]
 
@@ -115,11 +131,14 @@ def main(argv: list[str] | None = None, *, transport: httpx.BaseTransport | None
     s.add_argument("--model", required=True)
     s.add_argument("--thinking", choices=["yes", "no", ""], default="")
     s.add_argument("--raw", action="store_true", help="the file holds raw model responses")
-    s.add_argument("--coord-mode", choices=COORDINATE_SYSTEMS, default=None,
-                   help="EPIC-Bench: the coordinate system of boxes and points (default: auto, per sample)")
-    s.add_argument("--family", choices=sorted(FAMILY_MODES), default=None,
-                   help="EPIC-Bench: take the coordinate mode from this model family's usual one: "
-                        + ", ".join(f"{f} {m}" for f, m in FAMILY_COORDINATES))
+    options = benchmarks.upload_options()
+    for option in options.values():
+        s.add_argument(f"--{option.name.replace('_', '-')}", dest=f"option_{option.name}",
+                       choices=[value for value, _ in option.choices], default=None,
+                       help=f"{option.help} (default: {option.default})")
+        if option.preset_flag:
+            s.add_argument(f"--{option.preset_flag}", dest=f"preset_{option.name}",
+                           choices=sorted(name for name, _ in option.presets), default=None, help=option.preset_help)
     s.add_argument("--private", action="store_true", help="score it for you only: on no board until made public")
     s.add_argument("--note", default="")
     s.add_argument("--timeout", type=float, default=1800.0)
@@ -138,8 +157,7 @@ def main(argv: list[str] | None = None, *, transport: httpx.BaseTransport | None
         try:
             created = submit(client, benchmark=args.benchmark, model=args.model, file=args.file, split=args.split,
                              thinking=args.thinking, raw=args.raw, note=args.note,
-                             coord_mode=args.coord_mode or FAMILY_MODES.get(args.family or "", ""),
-                             private=args.private)
+                             options=_chosen(args, options), private=args.private)
             print(f"uploaded as submission #{created['id']}", file=out)
             if args.no_wait:
                 return 0

@@ -1,11 +1,7 @@
 from django import forms
 
-from scoring.benchmarks.epic.core.fields import AUTO, COORDINATE_SYSTEMS, FAMILY_COORDINATES
+from scoring import benchmarks
 from scoring.models import ModelEntry, Split, Submission
-
-COORD_MODE_HELP = ("EPIC-Bench only: how boxes and points are measured. Auto decides per sample from its numbers, "
-                   "and reads 0-1000 answers on images over 1000 px as pixels: choose the mode your model answers "
-                   "in. Usual: " + "; ".join(f"{family} {mode}" for family, mode in FAMILY_COORDINATES) + ".")
 
 
 class SplitChoiceField(forms.ModelChoiceField):
@@ -30,11 +26,9 @@ class SubmissionForm(forms.Form):
         help_text="You can make it public or private later, or withdraw it, on its page.")
     file = forms.FileField(label="Prediction file")
     raw_responses = forms.BooleanField(
-        required=False, label="The file holds raw model responses (EPIC-Bench: parse them first)"
+        required=False, label="The file holds raw model responses (the scorer parses them first)"
     )
-    coord_mode = forms.ChoiceField(
-        choices=[(mode, "auto (detect per sample)" if mode == AUTO else mode) for mode in COORDINATE_SYSTEMS],
-        required=False, initial=AUTO, label="Coordinate mode", help_text=COORD_MODE_HELP)
+    # then each benchmark's upload options (`BenchmarkPlugin.upload_options`), added in __init__
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False, label="Note (optional)")
     run_set = forms.CharField(
         max_length=60, required=False, label="Repeated run of (optional)",
@@ -47,13 +41,20 @@ class SubmissionForm(forms.Form):
         """The scorer options the form's choices stand for (the API's `raw` and `options`)."""
         data = self.cleaned_data
         options: dict = {"raw": True} if data.get("raw_responses") else {}
-        if data.get("coord_mode") and data["coord_mode"] != AUTO:
-            options["coord_mode"] = data["coord_mode"]
+        for name, option in benchmarks.upload_options().items():
+            if data.get(name) and data[name] != option.default:
+                options[name] = data[name]
         return options
 
     def __init__(self, *args, splits=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["split"].queryset = splits if splits is not None else Split.objects.all()
+        fields = list(self.fields.items())
+        at = next(i for i, (name, _) in enumerate(fields) if name == "note")
+        offered = [(name, forms.ChoiceField(choices=option.choices, required=False, initial=option.default,
+                                            label=option.label, help_text=option.help))
+                   for name, option in benchmarks.upload_options().items()]
+        self.fields = dict(fields[:at] + offered + fields[at:])
 
 
 

@@ -1,6 +1,7 @@
 from drf_spectacular.utils import OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 
+from scoring import benchmarks
 from scoring.models import Submission
 
 
@@ -37,15 +38,28 @@ def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
     return {status: OpenApiResponse(ErrorOutput, description=ERROR_MEANINGS[status]) for status in statuses}
 
 
+def _benchmarks_help() -> str:
+    slugs = [plugin.slug for plugin in benchmarks.plugins()]
+    return " or ".join(filter(None, (", ".join(slugs[:-1]), slugs[-1]))) if slugs else "a benchmark's slug"
+
+
+def _options_help() -> str:
+    """The upload options of every benchmark, as the upload form offers them (`BenchmarkPlugin.upload_options`)."""
+    declared = [f"{o.name}: one of {', '.join(v for v, _ in o.choices)} (default {o.default}); {o.help}"
+                for o in benchmarks.upload_options().values()]
+    return " ".join(["Extra scorer options.", *declared])
+
+
 class SubmissionCreateInput(serializers.Serializer):
-    benchmark = serializers.SlugField(help_text="epic-bench, plan-bench or vge-bench")
+    benchmark = serializers.SlugField(help_text=_benchmarks_help())
     split = serializers.SlugField(required=False, allow_blank=True, help_text="Split name; the default split if empty.")
     model = serializers.CharField(min_length=1, max_length=200,
                                   help_text="Model entry name; a new name creates an entry you own.")
     thinking = serializers.ChoiceField(choices=["", "yes", "no"], required=False, default="")
     file = serializers.FileField(allow_empty_file=True)
-    raw = serializers.BooleanField(required=False, default=False, help_text="EPIC-Bench: raw model responses.")
-    options = serializers.JSONField(required=False, default=dict, help_text="Extra scorer options.")
+    raw = serializers.BooleanField(required=False, default=False,
+                                   help_text="Raw model responses (the scorer parses them first).")
+    options = serializers.JSONField(required=False, default=dict, help_text=_options_help())
     note = serializers.CharField(required=False, allow_blank=True, default="")
     run_set = serializers.CharField(
         required=False, allow_blank=True, default="", max_length=60,

@@ -5,14 +5,20 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django.views.static import serve
 
-from scoring import access, selectors, services
+from scoring import access, benchmarks, selectors, services
 from scoring.forms import ModelEntryForm, SubmissionForm, VisibilityForm
 from scoring.models import ChangeRecord, ModelEntry, Submission
 from scoring.roles import is_curator
 from scoring.quota import quotas_for_user
+
+
+def upload_formats() -> list[tuple[str, str]]:
+    """(title, the files it takes) of each benchmark that says (`BenchmarkPlugin.upload_hint`), for the upload page."""
+    return [(plugin.title, plugin.upload_hint) for plugin in benchmarks.plugins() if plugin.upload_hint]
 
 
 @login_required
@@ -24,7 +30,8 @@ def submission_new(request: HttpRequest) -> HttpResponse:
             services.upload_request_check(user=request.user, content_length=request.META.get("CONTENT_LENGTH"))
         except services.SubmissionError as exc:
             # The body is never read, so the form stays unbound: the refusal is shown above it.
-            context = {"form": SubmissionForm(splits=splits), "upload_error": exc.message}
+            context = {"form": SubmissionForm(splits=splits), "upload_error": exc.message,
+                       "upload_formats": upload_formats()}
             return render(request, "scoring/submission_new.html", context, status=exc.status)
         form = SubmissionForm(request.POST, request.FILES, splits=splits)
         if form.is_valid():
@@ -56,7 +63,8 @@ def submission_new(request: HttpRequest) -> HttpResponse:
     else:
         form = SubmissionForm(splits=splits, initial={"split": request.GET.get("split")})
     quotas = quotas_for_user(user=request.user, splits=splits)
-    return render(request, "scoring/submission_new.html", {"form": form, "quotas": quotas}, status=status)
+    return render(request, "scoring/submission_new.html",
+                  {"form": form, "quotas": quotas, "upload_formats": upload_formats()}, status=status)
 
 
 @login_required
@@ -83,7 +91,8 @@ def options_shown(options: dict) -> list[tuple[str, str]]:
 
 
 def coordinates_shown(details: dict) -> dict | None:
-    """EPIC-Bench: the coordinate mode a score used and what decided it, from `Score.details["coordinates"]`."""
+    """The coordinate mode a score used and what decided it, from `Score.details["coordinates"]` (where a scorer
+    that reads boxes and points records it)."""
     found = details.get("coordinates") if isinstance(details, dict) else None
     if not isinstance(found, dict):
         return None
@@ -91,6 +100,15 @@ def coordinates_shown(details: dict) -> dict | None:
     return {"mode": found.get("mode"), "decided_by": found.get("decided_by"),
             "decided": decided.format(declared_by_lines=found.get("declared_by_lines", 0)),
             "resolved": sorted((found.get("resolved") or {}).items())}
+
+
+def benchmark_pages(submission: Submission) -> list[tuple[str, str]]:
+    """(link text, URL) of the benchmark's own pages about this submission (`BenchmarkPlugin.submission_pages`)."""
+    try:
+        pages = benchmarks.plugin_for(submission.split.benchmark.scorer).submission_pages
+    except benchmarks.UnknownBenchmark:
+        return []
+    return [(text, reverse(name, args=[submission.pk])) for text, name in pages]
 
 
 @login_required
@@ -107,6 +125,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "scoring/submission_detail.html", {
         "submission": submission, "score": score, "options": options_shown(submission.options or {}),
         "coordinates": coordinates_shown(score.details) if score else None,
+        "benchmark_pages": benchmark_pages(submission),
         "visibility_form": visibility_form if submission.source == Submission.Source.UPLOAD else None,
         "changes": selectors.change_records(subject=ChangeRecord.Subject.SUBMISSION, object_id=submission.pk),
         "model_editable": selectors.model_entry_editable_by(entry=submission.model_entry, user=request.user)})

@@ -1,10 +1,14 @@
-"""Who may import whom, checked on the source (ast), so the layout stays what docs/architecture.md says:
+"""Who may import whom, and who may name a benchmark, checked on the source (ast), so the layout stays what
+docs/architecture.md and docs/adding-a-benchmark.md say:
 
 - no import cycle between the project's modules (tests and migrations aside);
 - apps depend one way: scoring depends on no other app; leaderboard, annotation and simulator depend on scoring
   only; config (settings, URLs, ASGI) puts them together;
 - no star imports, no private name (`_x`) imported from another module, and no project import inside a function
-  except in an `AppConfig.ready()` (Django's place for start-up wiring).
+  except in an `AppConfig.ready()` (Django's place for start-up wiring);
+- no file outside a benchmark's own folders (scoring/benchmarks/<b>/, templates/benchmarks/<b>/,
+  static/benchmarks/<b>/) names it: no import of its package, no string of its slug, title or paths (MAY_NAME holds
+  the exceptions and why).
 """
 from __future__ import annotations
 
@@ -171,3 +175,132 @@ def test_no_star_imports_and_no_private_names_across_modules():
 
 def test_no_project_imports_inside_functions():
     assert [f"{m.name}:{s}" for m in MODULES.values() for s in m.in_functions] == []
+
+
+# -- a benchmark is named inside its own package only (docs/adding-a-benchmark.md) --
+
+# Who outside a benchmark's folders may name it: (file or folder, the benchmark packages it may name, why). The two
+# apps built for one benchmark (their code, templates and scripts), and the registry's line per built-in benchmark
+# (None: any benchmark).
+MAY_NAME: tuple[tuple[str, tuple[str, ...] | None, str], ...] = (
+    ("scoring/benchmarks/__init__.py", None, "the registry: one import per built-in benchmark in BUILT_IN"),
+    *((folder, ("vge",), "VGE's device simulator: plays VGEBench's devices in the browser and the agent API")
+      for folder in ("simulator", "templates/simulator", "static/simulator")),
+    *((folder, ("epic",), "EPIC's annotation tool: masks and items under EPIC-Bench's taxonomy")
+      for folder in ("annotation", "templates/annotation", "static/annotation")),
+)
+# Not scanned: the migrations (history), the tests, the speed scripts and the docs.
+NOT_SCANNED = ("migrations", "tests", "perf", "docs", "node_modules", "vendor")
+# Files still naming a benchmark on this branch while another change moves their naming into the plugins; emptied
+# when that change is merged.
+NOT_YET = {
+    "leaderboard/api.py", "leaderboard/board_views.py", "leaderboard/submit_views.py",
+    "leaderboard/core/overlay.py", "templates/leaderboard/precheck.html", "templates/leaderboard/samples.html",
+}
+
+
+@dataclass(frozen=True)
+class BenchmarkNames:
+    package: str  # the folder under scoring/benchmarks/
+    slug: str
+    title: str
+
+    def owns(self, relative: Path) -> bool:
+        """Whether a file lies in one of this benchmark's own folders."""
+        return any(relative.is_relative_to(folder) for folder in (
+            Path("scoring/benchmarks") / self.package, Path("templates/benchmarks") / self.package,
+            Path("static/benchmarks") / self.package))
+
+    def names_in_text(self, text: str) -> bool:
+        return (self.slug in text or self.title in text or f"benchmarks/{self.package}/" in text
+                or f"scoring.benchmarks.{self.package}." in text or text == f"scoring.benchmarks.{self.package}")
+
+
+def built_in_benchmarks() -> list[BenchmarkNames]:
+    from scoring.benchmarks import BUILT_IN
+
+    found = []
+    for plugin in BUILT_IN:
+        package = plugin.scorer.split(":")[0].split(".")[2]  # scoring.benchmarks.<package>.scorer:score
+        found.append(BenchmarkNames(package, plugin.slug, plugin.title))
+    return found
+
+
+def py_names(source: str, benchmark: BenchmarkNames) -> list[int]:
+    """Lines of a Python file naming a benchmark in code: an import of its package, or a string constant (a
+    docstring too) holding its slug, its title or its package path. Comments are not code."""
+    tree = ast.parse(source)
+    package = f"scoring.benchmarks.{benchmark.package}"
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            hit = any(a.name == package or a.name.startswith(package + ".") for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            hit = (module == package or module.startswith(package + ".")
+                   or (module == "scoring.benchmarks" and any(a.name == benchmark.package for a in node.names)))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            hit = benchmark.names_in_text(node.value)
+        else:
+            continue
+        if hit:
+            lines.append(node.lineno)
+    return sorted(set(lines))
+
+
+def text_names(source: str, benchmark: BenchmarkNames) -> list[int]:
+    """Lines of a template or a script naming a benchmark: its slug, its title or a path into its folders."""
+    return [number for number, line in enumerate(source.splitlines(), 1) if benchmark.names_in_text(line)]
+
+
+def scanned_files() -> list[Path]:
+    files = [p for package in PACKAGES for p in (ROOT / package).rglob("*.py")]
+    files += list((ROOT / "templates").rglob("*.html")) + list((ROOT / "static").rglob("*.js"))
+    return sorted(p for p in files if not set(p.relative_to(ROOT).parts) & set(NOT_SCANNED))
+
+
+def benchmark_namings(files: list[Path], benchmarks: list[BenchmarkNames], root: Path = ROOT) -> list[str]:
+    """'path:line: names <slug>' for each place outside a benchmark's own folders that names it."""
+    found = []
+    for path in files:
+        relative = path.relative_to(root)
+        source = path.read_text(encoding="utf-8")
+        for benchmark in benchmarks:
+            if benchmark.owns(relative) or any(
+                    relative.is_relative_to(place) and (packages is None or benchmark.package in packages)
+                    for place, packages, _ in MAY_NAME):
+                continue
+            lines = py_names(source, benchmark) if path.suffix == ".py" else text_names(source, benchmark)
+            found += [f"{relative}:{line}: names {benchmark.slug}" for line in lines]
+    return found
+
+
+def test_no_benchmark_named_outside_its_package():
+    found = [entry for entry in benchmark_namings(scanned_files(), built_in_benchmarks())
+             if entry.split(":")[0] not in NOT_YET]
+    print("\n".join(found))
+    assert found == []
+
+
+def test_not_yet_lists_only_files_still_naming_a_benchmark():
+    offending = {entry.split(":")[0] for entry in benchmark_namings(scanned_files(), built_in_benchmarks())}
+    assert NOT_YET - offending == set()
+
+
+def test_the_benchmark_naming_scan_finds_namings(tmp_path):
+    epic = next(b for b in built_in_benchmarks() if b.package == "epic")
+    (tmp_path / "scoring").mkdir()
+    (tmp_path / "scoring" / "generic.py").write_text(
+        '"""Nothing about that benchmark here."""\n# epic-bench in a comment is no code\n'
+        "from scoring.benchmarks.epic.core import fields\nLABEL = 'Scored as on EPIC-Bench'\n", encoding="utf-8")
+    (tmp_path / "scoring" / "epic.html").write_text("<p>\n<img src=\"/static/benchmarks/epic/x.png\">\n",
+                                                    encoding="utf-8")
+    (tmp_path / "annotation").mkdir()
+    (tmp_path / "annotation" / "tool.py").write_text("TITLE = 'EPIC-Bench'\nOTHER = 'vge-bench'\n", encoding="utf-8")
+    files = sorted(tmp_path.rglob("*.*"))
+    assert benchmark_namings(files, built_in_benchmarks(), root=tmp_path) == [
+        "annotation/tool.py:2: names vge-bench",
+        "scoring/epic.html:2: names epic-bench",
+        "scoring/generic.py:3: names epic-bench",
+        "scoring/generic.py:4: names epic-bench",
+    ]

@@ -9,7 +9,7 @@ from scoring.benchmarks.epic.plugin import PLUGIN as EPIC
 from scoring.benchmarks.plan.plugin import PLUGIN as PLAN
 from scoring.benchmarks.vge.plugin import PLUGIN as VGE
 from scoring.core.columns import BoardSpec, overall_only
-from scoring.core.plugin import BenchmarkPlugin, load_target
+from scoring.core.plugin import BenchmarkPlugin, UploadOption, load_target
 
 BUILT_IN: tuple[BenchmarkPlugin, ...] = (EPIC, PLAN, VGE)
 
@@ -37,6 +37,16 @@ def board_for(slug: str) -> BoardSpec:
 
 def plugins() -> tuple[BenchmarkPlugin, ...]:
     return tuple(_registry.values())
+
+
+def upload_options() -> dict[str, UploadOption]:
+    """Every benchmark's upload options by name, as the upload form, the API and the client offer them (the first
+    plugin declaring a name wins)."""
+    found: dict[str, UploadOption] = {}
+    for plugin in _registry.values():
+        for option in plugin.upload_options:
+            found.setdefault(option.name, option)
+    return found
 
 
 def register(plugin: BenchmarkPlugin) -> BenchmarkPlugin | None:

@@ -59,6 +59,40 @@ class FormatGuide:
 
 
 @dataclass(frozen=True)
+class UploadOption:
+    """A choice an upload makes for the benchmark's scorer, stored as `Submission.options[name]`. The upload form,
+    the API (its `options` object) and the command-line client offer every plugin's options, by the same name."""
+
+    name: str  # the key in the upload's options, the form's field name; the client's flag is --<name with dashes>
+    label: str
+    help: str  # names the benchmark: every benchmark's options are offered on the one upload form
+    choices: tuple[tuple[str, str], ...]  # (value, what the form shows)
+    default: str  # the choice meaning "not given": never sent by the client nor stored
+    # A second client flag that picks the value by a name (EPIC: --family, the model family's usual coordinates);
+    # the option's own flag wins over it.
+    preset_flag: str = ""  # without the dashes, e.g. "family"
+    preset_help: str = ""
+    presets: tuple[tuple[str, str], ...] = ()  # (name, value)
+
+
+@dataclass(frozen=True)
+class PublicMedia:
+    """Where the benchmark's importer puts public splits' images, for the sweep of stale public copies of hidden
+    splits' images (scoring/stale_media.py, `prune_public_media`); site-side targets (may use Django)."""
+
+    folder: str  # under MEDIA_ROOT/public/, e.g. "epic-bench"
+    # "module:function", (hidden_names: set[str], splits: list[(name, version, hidden)]) -> (name -> bool): from
+    # every media name (relative to MEDIA_ROOT) the samples of hidden splits hold and every split's name, version
+    # and hiddenness, whether a file of the folder (its name relative to the folder) is a hidden split's image.
+    hidden_copy: str
+    # "module:function", () -> iterable of JSON values: other records whose strings name images of the
+    # folder, kept while they do (PLAN: its open judgements, whose queue shows their images).
+    references: str = ""
+    references_name: str = ""  # who those records are, for the sweep's report ("the open PLAN judgements")
+    references_action: str = ""  # what to do so they name the images no more ("decide them")
+
+
+@dataclass(frozen=True)
 class BenchmarkPlugin:
     slug: str  # the name `Benchmark.scorer` holds, e.g. "epic-bench"
     title: str
@@ -83,6 +117,17 @@ class BenchmarkPlugin:
     # ground truth they are not computed, and the figures that are get no ground truth and no site-side reads.
     analysis_truth_figures: tuple[str, ...] = ()
     format: FormatGuide = FormatGuide()  # the format page's content
+    # -- site hooks (upload options, media, admin) --
+    upload_options: tuple[UploadOption, ...] = ()  # the choices an upload makes for this benchmark's scorer
+    upload_hint: str = ""  # the upload page's few words (HTML) on the files it takes, e.g. "std_format (JSONL)"
+    public_media: PublicMedia | None = None  # public splits' images, for the stale-media sweep
+    # (link text, URL name taking the submission's id): the benchmark's own pages about one scored submission,
+    # linked from the submission's page (PLAN: its verdicts and who decided them)
+    submission_pages: tuple[tuple[str, str], ...] = ()
+    # The package's own Django app (its AppConfig's dotted path), put in INSTALLED_APPS by the settings for the
+    # built-in benchmarks (an EXTRA_BENCHMARKS one lists its app in the deployment's settings): Django then loads its
+    # models (app label "scoring"), admin pages and checks, and finds its management commands.
+    django_app: str = ""
     # What a non-curator may see of a scored sample (`SampleScore.details` and `.components`): the key names
     # allowed at any depth (scoring.core.disclosure). On a split with hidden ground truth only these, so a scorer
     # key is secret until listed here; the default shows nothing. On a public split: None, everything.

@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from django.conf import settings
 from django.db import transaction
@@ -25,11 +25,23 @@ from scoring.benchmarks.epic.core.scorer import GroundTruth
 from scoring.benchmarks.epic.core.taxonomy import GT_FIELDS, LEAF_BY_NAME, OVERLAY_SUFFIX, PR, Leaf
 from scoring.benchmarks.epic.plugin import SLUG as EPIC_SLUG
 from scoring.models import Benchmark, Sample, Split
-from scoring.split_media import media_url, split_media_folder
+from scoring.split_media import HIDDEN_DIR, media_url, split_media_folder
 
 ROOT_FOLDER = "EPIC_Bench"
 MEDIA_SUBDIR = "public/epic-bench/img"
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
+
+
+# A hidden split's image as `epic_split_import` names it: hidden/<benchmark>/<split>/img/<xx>/<sha256>.<ext>.
+HIDDEN_IMAGE = re.compile(rf"{HIDDEN_DIR}/[-\w]+/[-\w]+/img/(?P<key>[^/]+/[^/]+)")
+
+
+def hidden_copy(hidden_names: set[str], splits: list[tuple[str, int, bool]]) -> Callable[[str], bool]:
+    """The stale-media sweep's test (`PublicMedia.hidden_copy`): images are content-addressed
+    (`img/<xx>/<sha256>.<ext>`), so a public file is a hidden split's image when a hidden split names the same file
+    under its hidden folder."""
+    keys = {match["key"] for name in hidden_names if (match := HIDDEN_IMAGE.fullmatch(name))}
+    return lambda name: name.startswith("img/") and name[len("img/"):] in keys
 
 
 class ImportError_(Exception):

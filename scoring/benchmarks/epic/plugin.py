@@ -1,10 +1,10 @@
 """EPIC-Bench, declared once: its board is built from the core's taxonomy (3 categories, 9 groups, 23 leaves)."""
 from __future__ import annotations
 
-from scoring.benchmarks.epic.core.fields import COORDINATE_MEANINGS, COORDINATE_SYSTEMS, FAMILY_COORDINATES
+from scoring.benchmarks.epic.core.fields import AUTO, COORDINATE_MEANINGS, COORDINATE_SYSTEMS, FAMILY_COORDINATES
 from scoring.benchmarks.epic.core.taxonomy import CATEGORIES, CATEGORY_CODES, CATEGORY_TITLES, GROUP_TITLES, LEAVES
 from scoring.core.columns import BoardSpec, Column, Level
-from scoring.core.plugin import BenchmarkPlugin, FormatGuide
+from scoring.core.plugin import BenchmarkPlugin, FormatGuide, PublicMedia, UploadOption
 from scoring.core.published import PublishedTable
 
 SLUG = "epic-bench"
@@ -97,6 +97,20 @@ FORMAT = FormatGuide(
     example_options=(("raw", True),),
 )
 
+COORD_MODE = UploadOption(
+    name="coord_mode",
+    label="Coordinate mode",
+    help=("EPIC-Bench only: how boxes and points are measured. Auto decides per sample from its numbers, and reads "
+          "0-1000 answers on images over 1000 px as pixels: choose the mode your model answers in. Usual: "
+          + "; ".join(f"{family} {mode}" for family, mode in FAMILY_COORDINATES) + "."),
+    choices=tuple((mode, "auto (detect per sample)" if mode == AUTO else mode) for mode in COORDINATE_SYSTEMS),
+    default=AUTO,
+    preset_flag="family",
+    preset_help=("EPIC-Bench: take the coordinate mode from this model family's usual one: "
+                 + ", ".join(f"{f} {m}" for f, m in FAMILY_COORDINATES)),
+    presets=FAMILY_COORDINATES,
+)
+
 PLUGIN = BenchmarkPlugin(
     slug=SLUG,
     title="EPIC-Bench",
@@ -112,4 +126,8 @@ PLUGIN = BenchmarkPlugin(
     analysis_truth_figures=("counting-exact", "counting-soft"),
     format=FORMAT,
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
+    upload_options=(COORD_MODE,),
+    upload_hint="std_format or raw responses (JSONL)",
+    public_media=PublicMedia(folder=SLUG, hidden_copy="scoring.benchmarks.epic.importer:hidden_copy"),
+    django_app="scoring.benchmarks.epic.apps.EpicBenchConfig",
 )

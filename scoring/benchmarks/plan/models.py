@@ -1,5 +1,6 @@
 """PLAN-Bench judge cascade records: decided verdicts (the cache every re-score reads), the human judgement
-queue, and the judge audit (people re-checking a stratified sample of rule and model verdicts)."""
+queue, and the judge audit (people re-checking a stratified sample of rule and model verdicts). Loaded by the
+package's own app (`apps.PlanBenchConfig`); they keep the app label "scoring", whose migrations hold them."""
 from django.conf import settings
 from django.db import models
 
@@ -35,6 +36,7 @@ class PlanVerdict(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        app_label = "scoring"
         constraints = [
             models.UniqueConstraint(
                 fields=["item_fingerprint", "output_hash", "judge", "prompt_version"], name="unique_plan_verdict"
@@ -68,6 +70,7 @@ class PlanJudgement(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        app_label = "scoring"
         ordering = ["created_at", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["item_fingerprint", "output_hash"], name="unique_plan_judgement")
@@ -108,6 +111,7 @@ class PlanAuditCheck(models.Model):
     reviewed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        app_label = "scoring"
         ordering = ["subtask", "pk"]
         constraints = [
             models.UniqueConstraint(

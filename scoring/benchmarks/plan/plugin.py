@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, DIMENSIONS, SUBTASK_NAMES, SUBTASKS
 from scoring.core.columns import BoardSpec, Column, Level
-from scoring.core.plugin import BenchmarkPlugin, FormatGuide
+from scoring.core.plugin import BenchmarkPlugin, FormatGuide, PublicMedia
 from scoring.core.published import PublishedTable
 
 SLUG = "plan-bench"
@@ -74,4 +74,10 @@ PLUGIN = BenchmarkPlugin(
     analysis_context="scoring.benchmarks.plan.selectors:plan_analysis_context",
     format=FORMAT,
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
+    upload_hint="<code>plan-pred/1</code> JSONL or a VLMEvalKit sheet",
+    public_media=PublicMedia(folder=SLUG, hidden_copy="scoring.benchmarks.plan.services:hidden_copy",
+                             references="scoring.benchmarks.plan.selectors:judgement_queue_images",
+                             references_name="the open PLAN judgements", references_action="decide them"),
+    submission_pages=(("Verdicts and who decided them", "plan-verdicts"),),
+    django_app="scoring.benchmarks.plan.apps.PlanBenchConfig",
 )

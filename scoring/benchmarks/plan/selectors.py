@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, Iterator
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import CharField, Q, QuerySet, Value
@@ -12,6 +12,12 @@ from django.db.models.fields.json import KeyTextTransform
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS
 from scoring.models import SampleScore, Split, Submission
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement
+
+
+def judgement_queue_images() -> Iterator[Any]:
+    """The item snapshots of the open judgements, whose queue shows their images (`PublicMedia.references`)."""
+    open_judgements = PlanJudgement.objects.filter(status=PlanJudgement.Status.OPEN)
+    return open_judgements.values_list("item", flat=True).iterator(chunk_size=1000)
 
 
 def _rate(agree: int, n: int) -> dict[str, Any]:

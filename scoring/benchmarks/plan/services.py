@@ -6,6 +6,7 @@ import base64
 import binascii
 import os
 import random
+import re
 from collections import defaultdict
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable, Sequence
@@ -42,6 +43,21 @@ from scoring.benchmarks.plan.selectors import plan_answers_not_own, plan_own_sub
 
 PERSON_PROMPT_VERSION = "person"
 PUBLIC_IMAGE_ROOT = PLAN_SLUG  # under MEDIA_ROOT/public, served at /media/public/
+# A public split's image folder as `plan_items_import` names it: <split name>-v<version>.
+PUBLIC_SPLIT_FOLDER = re.compile(r"(?P<name>[-\w]+)-v(?P<version>\d+)")
+
+
+def hidden_copy(hidden_names: set[str], splits: list[tuple[str, int, bool]]) -> Callable[[str], bool]:
+    """The stale-media sweep's test (`PublicMedia.hidden_copy`): a public file is a hidden split's image when its
+    folder (`<split>-v<version>`) is that of a hidden split's name and version that no public split has."""
+    hidden = {(name, version) for name, version, is_hidden in splits if is_hidden}
+    public = {(name, version) for name, version, is_hidden in splits if not is_hidden}
+
+    def is_hidden_copy(name: str) -> bool:
+        match = PUBLIC_SPLIT_FOLDER.fullmatch(name.split("/", 1)[0])
+        return bool(match) and (match["name"], int(match["version"])) in hidden - public
+
+    return is_hidden_copy
 
 
 # --- roles ------------------------------------------------------------------------------------------------

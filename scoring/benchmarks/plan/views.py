@@ -38,14 +38,14 @@ def plan_queue(request: HttpRequest) -> HttpResponse:
     total = mine.count()
     return render(
         request,
-        "scoring/plan_queue.html",
+        "benchmarks/plan/queue.html",
         {"judgements": judgements, "total": total, "subtask_names": SUBTASK_NAMES,
          "own": plan_selectors.plan_judgements_open().count() - total},
     )
 
 
 def _refused(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
-    return render(request, "scoring/plan_refused.html", {"message": str(exc)}, status=403)
+    return render(request, "benchmarks/plan/refused.html", {"message": str(exc)}, status=403)
 
 
 @login_required
@@ -70,7 +70,7 @@ def plan_audit_index(request: HttpRequest) -> HttpResponse:
     plan_services.plan_reviewer_check(request.user)
     splits = Split.objects.filter(benchmark__slug=PLAN_SLUG).select_related("benchmark")
     rows = [(split, plan_selectors.plan_judge_agreement(split)) for split in splits]
-    return render(request, "scoring/plan_audit_index.html", {"rows": rows})
+    return render(request, "benchmarks/plan/audit_index.html", {"rows": rows})
 
 
 @login_required
@@ -89,7 +89,7 @@ def plan_audit(request: HttpRequest, split_id: int) -> HttpResponse:
         return redirect("plan-audit", split_id=split.pk)
     return render(
         request,
-        "scoring/plan_audit.html",
+        "benchmarks/plan/audit.html",
         {
             "split": split,
             "checks": plan_selectors.plan_audit_pending(split, user=request.user)[:100],
@@ -132,7 +132,7 @@ def plan_submission_verdicts(request: HttpRequest, pk: int) -> HttpResponse:
                                                        hidden=hidden)
     return render(
         request,
-        "scoring/plan_verdicts.html",
+        "benchmarks/plan/verdicts.html",
         {
             "submission": submission,
             "state": plan_selectors.plan_submission_state(submission),

@@ -81,4 +81,5 @@ PLUGIN = BenchmarkPlugin(
     analysis_context="scoring.benchmarks.vge.selectors:vge_analysis_context",
     format=FORMAT,
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
+    upload_hint="<code>vge-log/1</code> JSONL",
 )

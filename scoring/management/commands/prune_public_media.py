@@ -1,11 +1,11 @@
 """`python manage.py prune_public_media [--apply] [--orphans]`: list (by default) or remove the stale public copies
-of hidden splits' images under MEDIA_ROOT/public/epic-bench/ and MEDIA_ROOT/public/plan-bench/ (the rules are in
+of hidden splits' images under the benchmarks' public image folders, MEDIA_ROOT/public/<folder>/ (the rules are in
 `scoring/stale_media.py`). Run it when no import or publishing is under way."""
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from scoring.stale_media import JUDGEMENT_QUEUE, stale_public_media, stale_public_media_remove
+from scoring.stale_media import stale_public_media, stale_public_media_remove
 
 
 class Command(BaseCommand):
@@ -21,10 +21,8 @@ class Command(BaseCommand):
     def handle(self, *args, apply: bool, orphans: bool, **kw):
         found = stale_public_media(orphans=orphans)
         for who, names in sorted(found.still_named.items()):
-            then = ("decide them" if who == JUDGEMENT_QUEUE
-                    else "re-import that split so its images move under hidden/")
             self.stdout.write(f"kept: {len(names)} file(s) under public/ still named by {who}, e.g. {names[0]}; "
-                              f"{then}, then run this again")
+                              f"{found.actions[who]}, then run this again")
         if found.orphans_left:
             size = sum(f.size for f in found.orphans_left)
             self.stdout.write(f"left: {len(found.orphans_left)} file(s) ({size} bytes) that nothing names but are not "
