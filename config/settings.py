@@ -177,6 +177,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["scoring.parsers.BoundedJSONParser", "rest_framework.parsers.FormParser",
                                "rest_framework.parsers.MultiPartParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Every API error in one shape: a service's refusal and DRF's own errors (scoring/api_errors.py)
+    "EXCEPTION_HANDLER": "scoring.api_errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Embodied Bench Hub API",
