@@ -73,6 +73,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "scoring.error_pages.RefusalPageMiddleware",  # a refusal an HTML view lets out: the error page, its status
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
