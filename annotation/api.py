@@ -27,19 +27,9 @@ from annotation.serializers import (
     SegmentInput,
     SegmentOutput,
 )
+from scoring.errors import ServiceRefusal
 from scoring.parsers import BoundedJSONParser
 from scoring.serializers import error_responses
-
-
-def _error(exc: services.AnnotationError) -> Response:
-    body = {"detail": exc.message, **exc.extra}
-    if exc.field:
-        body["field"] = exc.field
-    return Response(body, status=exc.status)
-
-
-def _invalid(serializer) -> Response:
-    return Response({"detail": "Invalid request.", "errors": serializer.errors}, status=400)
 
 
 def _image_for(request: Request, pk: int) -> Image:
@@ -63,21 +53,17 @@ class ImageUploadApi(APIView):
     @extend_schema(request=ImageUploadInput, responses={201: ImageUploadOutput, **error_responses(400, 401, 403, 413)})
     def post(self, request: Request) -> Response:
         data = ImageUploadInput(data=request.data)
-        if not data.is_valid():
-            return _invalid(data)
+        data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         if upload.size > settings.SAM_UPLOAD_MAX_BYTES:  # refuse before reading it into memory
-            return Response({"detail": f"{upload.name}: the upload is {upload.size} bytes, over the limit of "
-                                       f"{settings.SAM_UPLOAD_MAX_BYTES}", "field": "file"}, status=413)
+            raise ServiceRefusal(f"{upload.name}: the upload is {upload.size} bytes, over the limit of "
+                                 f"{settings.SAM_UPLOAD_MAX_BYTES}", status=413, field="file")
         project = None
         if slug := data.validated_data.get("project"):
             project = Project.objects.filter(slug=slug).first()
             if project is None:
-                return Response({"detail": f"No project {slug!r}.", "field": "project"}, status=400)
-        try:
-            result = services.images_upload(user=request.user, name=upload.name, data=upload, project=project)
-        except services.AnnotationError as exc:
-            return _error(exc)
+                raise ServiceRefusal(f"No project {slug!r}.", field="project")
+        result = services.images_upload(user=request.user, name=upload.name, data=upload, project=project)
         return Response(
             {"images": ImageOutput(result.images, many=True).data, "items": [item.pk for item in result.items]},
             status=status.HTTP_201_CREATED,
@@ -104,15 +90,11 @@ class SegmentApi(APIView):
     def post(self, request: Request, pk: int) -> Response:
         image = _image_for(request, pk)
         data = SegmentInput(data=request.data)
-        if not data.is_valid():
-            return _invalid(data)
+        data.is_valid(raise_exception=True)
         v = data.validated_data
-        try:
-            result = services.image_segment(
-                image=image, points=v["points"], box=v["box"], multimask=v["multimask"], mask_input=v["mask_input"]
-            )
-        except services.AnnotationError as exc:
-            return _error(exc)
+        result = services.image_segment(
+            image=image, points=v["points"], box=v["box"], multimask=v["multimask"], mask_input=v["mask_input"]
+        )
         if isinstance(result, Embedding):
             status_url = f"/api/annotation/images/{image.pk}/embedding/"
             body = {**EmbeddingOutput(result).data, "status_url": status_url,
@@ -143,10 +125,7 @@ class EmbeddingFeaturesApi(APIView):
     @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, **error_responses(401, 404)})
     def get(self, request: Request, pk: int):
         image = _image_for(request, pk)
-        try:
-            found = services.browser_embedding(image=image)
-        except services.AnnotationError as exc:
-            return _error(exc)
+        found = services.browser_embedding(image=image)
         response = HttpResponse(found.features, content_type="application/octet-stream")
         response["X-Embedding-Dtype"] = "float16"
         response["X-Embedding-Shape"] = ",".join(str(v) for v in found.shape)
@@ -164,10 +143,7 @@ class BrowserDecoderApi(APIView):
 
     @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, **error_responses(401, 404)})
     def get(self, request: Request, model_key: str, fingerprint: str):
-        try:
-            path = services.browser_decoder(model_key=model_key, fingerprint=fingerprint)
-        except services.AnnotationError as exc:
-            return _error(exc)
+        path = services.browser_decoder(model_key=model_key, fingerprint=fingerprint)
         response = FileResponse(path.open("rb"), content_type="application/octet-stream")
         response["Cache-Control"] = "private, max-age=31536000, immutable"
         return response
@@ -185,12 +161,8 @@ class ItemApi(APIView):
     def put(self, request: Request, pk: int) -> Response:
         _item_for(request, pk)
         data = ItemSaveInput(data=request.data)
-        if not data.is_valid():
-            return _invalid(data)
-        try:
-            item = services.item_save(user=request.user, item_id=pk, **data.validated_data)
-        except services.AnnotationError as exc:
-            return _error(exc)
+        data.is_valid(raise_exception=True)
+        item = services.item_save(user=request.user, item_id=pk, **data.validated_data)
         return Response(ItemOutput(item).data)
 
 
@@ -202,12 +174,8 @@ class ItemSubmitApi(APIView):
     def post(self, request: Request, pk: int) -> Response:
         _item_for(request, pk)
         data = ItemSubmitInput(data=request.data)
-        if not data.is_valid():
-            return _invalid(data)
-        try:
-            item = services.item_submit(user=request.user, item_id=pk, **data.validated_data)
-        except services.AnnotationError as exc:
-            return _error(exc)
+        data.is_valid(raise_exception=True)
+        item = services.item_submit(user=request.user, item_id=pk, **data.validated_data)
         return Response(ItemOutput(item).data)
 
 
@@ -220,9 +188,6 @@ class ItemOverlayApi(APIView):
         _item_for(request, pk)
         upload = request.FILES.get("file")
         if upload is None:
-            return Response({"detail": "Attach the overlay PNG as 'file'.", "field": "file"}, status=400)
-        try:
-            item = services.item_overlay_set(user=request.user, item_id=pk, name=upload.name, data=upload.read())
-        except services.AnnotationError as exc:
-            return _error(exc)
+            raise ServiceRefusal("Attach the overlay PNG as 'file'.", field="file")
+        item = services.item_overlay_set(user=request.user, item_id=pk, name=upload.name, data=upload.read())
         return Response(ItemOutput(item).data)

@@ -41,16 +41,12 @@ from annotation.embeddings import (
 )
 from annotation.models import AuditEvent, Embedding, Image, Item, ItemImage, ItemRevision, Project
 from annotation.selectors import can_use_image_for_review
+from scoring.errors import ServiceRefusal
 from scoring.roles import ANNOTATOR, REVIEWER, is_annotator, is_curator
 
 
-class AnnotationError(Exception):
-    def __init__(self, message: str, *, status: int = 400, field: str = "", extra: dict[str, Any] | None = None):
-        super().__init__(message)
-        self.message = message
-        self.status = status
-        self.field = field
-        self.extra = extra or {}
+class AnnotationError(ServiceRefusal):
+    """A refusal of the annotation services (the editor's socket and the review pages catch these)."""
 
 
 # --- permissions ----------------------------------------------------------------------------------

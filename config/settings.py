@@ -77,6 +77,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "scoring.error_pages.RefusalPageMiddleware",  # a refusal an HTML view lets out: the error page, its status
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -182,6 +183,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["scoring.parsers.BoundedJSONParser", "rest_framework.parsers.FormParser",
                                "rest_framework.parsers.MultiPartParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Every API error in one shape: a service's refusal and DRF's own errors (scoring/api_errors.py)
+    "EXCEPTION_HANDLER": "scoring.api_errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Embodied Bench Hub API",

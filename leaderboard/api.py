@@ -16,6 +16,7 @@ from leaderboard.board_views import cached_response
 from leaderboard.core.board import BadBoardQuery, board_build, parse_query
 from scoring.benchmarks import board_for
 from scoring import services
+from scoring.errors import ServiceRefusal
 from scoring.quota import submission_precheck
 from scoring.serializers import error_responses
 
@@ -97,12 +98,12 @@ class LeaderboardApi(APIView):
         try:
             bench, split = selectors.benchmark_split_cached(slug=benchmark, split_name=request.GET.get("split") or None)
         except selectors.BoardNotFound as exc:
-            return Response({"detail": str(exc)}, status=404)
+            raise ServiceRefusal(str(exc), status=404) from None
         spec = board_for(bench.slug)
         try:
             query = parse_query(request.GET, spec)
         except BadBoardQuery as exc:
-            return Response({"detail": exc.message, "field": exc.parameter}, status=400)
+            raise ServiceRefusal(exc.message, field=exc.parameter) from None
         if request.accepted_renderer.format != "json":  # the browsable page of a browser: not cached
             return Response(_board_body(bench, split, spec, query))
         found = selectors.board_response_cached(
@@ -187,15 +188,11 @@ class PrecheckApi(APIView):
     @extend_schema(request=PrecheckInput, responses={200: PrecheckOutput, **error_responses(400, 404, 413)})
     def post(self, request: Request) -> Response:
         data = PrecheckInput(data=request.data)
-        if not data.is_valid():
-            return Response({"detail": "Invalid request.", "errors": data.errors}, status=400)
+        data.is_valid(raise_exception=True)
         v = data.validated_data
-        try:
-            split = services.split_resolve(benchmark_slug=v["benchmark"], split_name=v.get("split") or None)
-        except services.SubmissionError as exc:
-            return Response({"detail": exc.message, "field": exc.field}, status=exc.status)
+        split = services.split_resolve(benchmark_slug=v["benchmark"], split_name=v.get("split") or None)
         if v["file"].size > services.settings.SUBMISSION_MAX_BYTES:
-            return Response({"detail": "The file is over the size limit."}, status=413)
+            raise ServiceRefusal("The file is over the size limit.", status=413)
         options = dict(v["options"])
         if v["raw"]:
             options["raw"] = True

@@ -11,15 +11,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from scoring import access, selectors, services
+from scoring.errors import ServiceRefusal
 from scoring.models import Submission
 from scoring.serializers import SubmissionCreateInput, SubmissionOutput, SubmissionVisibilityInput, error_responses
-
-
-def _error(exc: services.SubmissionError) -> Response:
-    body = {"detail": exc.message}
-    if exc.field:
-        body["field"] = exc.field
-    return Response(body, status=exc.status)
 
 
 class SubmissionCreateApi(APIView):
@@ -30,33 +24,29 @@ class SubmissionCreateApi(APIView):
                    responses={201: SubmissionOutput, **error_responses(400, 401, 403, 404, 409, 413, 429)})
     def post(self, request: Request) -> Response:
         user = request.user if request.user.is_authenticated else None
-        try:
-            services.upload_request_check(user=user, content_length=request.META.get("CONTENT_LENGTH"))
-            data = SubmissionCreateInput(data=request.data)
-            if not data.is_valid():
-                return Response({"detail": "Invalid request.", "errors": data.errors}, status=400)
-            v = data.validated_data
-            split = services.split_resolve(benchmark_slug=v["benchmark"], split_name=v.get("split") or None)
-            entry = services.model_entry_for_upload(
-                user=user,
-                name=v["model"],
-                fields={
-                    "thinking": v["thinking"],
-                    "organisation": v["organisation"],
-                    "kind": v["kind"],
-                    "parameters_b": v["parameters_b"],
-                },
-            )
-            options = dict(v["options"])
-            if v["raw"]:
-                options["raw"] = True
-            submission = services.submission_create(
-                user=user, split=split, model_entry=entry, uploaded_file=v["file"], options=options, note=v["note"],
-                run_set=v["run_set"],
-                visibility=v["visibility"],
-            )
-        except services.SubmissionError as exc:
-            return _error(exc)
+        services.upload_request_check(user=user, content_length=request.META.get("CONTENT_LENGTH"))
+        data = SubmissionCreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        split = services.split_resolve(benchmark_slug=v["benchmark"], split_name=v.get("split") or None)
+        entry = services.model_entry_for_upload(
+            user=user,
+            name=v["model"],
+            fields={
+                "thinking": v["thinking"],
+                "organisation": v["organisation"],
+                "kind": v["kind"],
+                "parameters_b": v["parameters_b"],
+            },
+        )
+        options = dict(v["options"])
+        if v["raw"]:
+            options["raw"] = True
+        submission = services.submission_create(
+            user=user, split=split, model_entry=entry, uploaded_file=v["file"], options=options, note=v["note"],
+            run_set=v["run_set"],
+            visibility=v["visibility"],
+        )
         return Response(SubmissionOutput(submission).data, status=status.HTTP_201_CREATED)
 
 
@@ -76,7 +66,7 @@ class SubmissionDetailApi(APIView):
     def get(self, request: Request, pk: int) -> Response:
         submission = get_object_or_404(Submission.objects.select_related("split__benchmark", "model_entry"), pk=pk)
         if not access.submission_own_page_visible_to(submission=submission, user=request.user):
-            return Response({"detail": "Not your submission."}, status=404)
+            raise ServiceRefusal("Not your submission.", status=404)
         return Response(SubmissionOutput(submission).data)
 
     @extend_schema(request=SubmissionVisibilityInput,
@@ -85,15 +75,11 @@ class SubmissionDetailApi(APIView):
         """Make a submission public, private or withdrawn (its submitter, or a curator); the change is recorded."""
         submission = get_object_or_404(Submission.objects.select_related("split__benchmark", "model_entry"), pk=pk)
         if not access.submission_own_page_visible_to(submission=submission, user=request.user):
-            return Response({"detail": "Not your submission."}, status=404)
+            raise ServiceRefusal("Not your submission.", status=404)
         data = SubmissionVisibilityInput(data=request.data)
-        if not data.is_valid():
-            return Response({"detail": "Invalid request.", "errors": data.errors}, status=400)
-        try:
-            services.submission_visibility_set(user=request.user, submission=submission,
-                                               visibility=data.validated_data["visibility"])
-        except services.SubmissionError as exc:
-            return _error(exc)
+        data.is_valid(raise_exception=True)
+        services.submission_visibility_set(user=request.user, submission=submission,
+                                           visibility=data.validated_data["visibility"])
         return Response(SubmissionOutput(submission).data)
 
 class ApiNotFound(APIView):

@@ -1,12 +1,47 @@
-"""Errors of the submission intake, shared by the services that check an upload and the views that answer."""
+"""The one error model: a service's refusal carries the HTTP status to answer with and what it is about. The API
+renders it (and DRF's own errors) through scoring.api_errors, the HTML pages through scoring.error_pages; every app
+raises these, none builds an error body of its own."""
 from __future__ import annotations
 
+from typing import Any
 
-class SubmissionError(Exception):
-    """An upload that is refused before anything is stored. `status` is the HTTP status to answer with."""
+INVALID_REQUEST = "Invalid request."
 
-    def __init__(self, message: str, *, status: int = 400, field: str | None = None):
+
+class ServiceRefusal(Exception):
+    """A request a service refuses before anything is changed: `message` for people, `status` for HTTP, and where
+    it applies the request `field` or the file `line` at fault; `extra` adds keys to the body (an item's current
+    `version` on a stale save)."""
+
+    def __init__(self, message: str, *, status: int = 400, field: str | None = None, line: int | None = None,
+                 extra: dict[str, Any] | None = None):
         super().__init__(message)
         self.message = message
         self.status = status
-        self.field = field
+        self.field = field or None
+        self.line = line
+        self.extra = extra or {}
+
+    def body(self) -> dict[str, Any]:
+        """The API's one error shape: {"detail", "field"?, "line"?, "errors"?, ...extra}."""
+        body: dict[str, Any] = {"detail": self.message, **self.extra}
+        if self.field:
+            body["field"] = self.field
+        if self.line is not None:
+            body["line"] = self.line
+        return body
+
+
+class InvalidRequest(ServiceRefusal):
+    """A request whose input did not validate: `errors` maps each field to its messages (a serializer's errors)."""
+
+    def __init__(self, errors: dict[str, Any]):
+        super().__init__(INVALID_REQUEST, status=400)
+        self.errors = errors
+
+    def body(self) -> dict[str, Any]:
+        return {**super().body(), "errors": self.errors}
+
+
+class SubmissionError(ServiceRefusal):
+    """An upload (or a change to a submission or model entry) refused before anything is stored."""

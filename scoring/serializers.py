@@ -1,4 +1,4 @@
-from drf_spectacular.utils import OpenApiResponse, extend_schema_field
+from drf_spectacular.utils import OpenApiResponse, extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from scoring import benchmarks
@@ -11,12 +11,15 @@ class ErrorProblemOutput(serializers.Serializer):
     message = serializers.CharField()
 
 
+@extend_schema_serializer(component_name="Error")
 class ErrorOutput(serializers.Serializer):
-    """Every refusal of the API has this shape: a readable `detail`, and where it applies the form `field` at fault,
-    the serializer's `errors` per field, or a file's `problems` per line."""
+    """Every refusal of the API has this shape (scoring.errors.ServiceRefusal.body, rendered by scoring.api_errors):
+    a readable `detail`, and where it applies the request `field` or the file `line` at fault, the serializer's
+    `errors` per field, or a file's `problems` per line."""
 
     detail = serializers.CharField()
-    field = serializers.CharField(required=False, allow_null=True, help_text="The request field at fault, if one.")
+    field = serializers.CharField(required=False, help_text="The request field at fault, if one.")
+    line = serializers.IntegerField(required=False, help_text="The line of the uploaded file at fault, if one.")
     errors = serializers.DictField(required=False, help_text="Field -> messages, when the request did not validate.")
     problems = ErrorProblemOutput(many=True, required=False, help_text="A file's problems, by line and field.")
 

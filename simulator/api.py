@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from scoring import services as scoring_services
 from scoring.benchmarks import plugin_for
 from scoring.core.disclosure import detail_keys, disclosed
+from scoring.errors import InvalidRequest, ServiceRefusal
 from scoring.roles import is_curator
 from scoring.serializers import error_responses
 from simulator import selectors, services
@@ -25,24 +26,16 @@ from simulator.serializers import (
     EpisodeCreateInput, EpisodeOutput, ObservationOutput, plain_act_output,
 )
 
-def _error(exc: services.EpisodeError) -> Response:
-    return Response({"detail": exc.message}, status=exc.status)
-
-
-def _invalid(serializer) -> Response:
-    return Response({"detail": "Invalid request.", "errors": serializer.errors}, status=400)
-
-
 def start_answer(*, user, data) -> tuple[int, dict]:
     """Status and body of a start request (the view below and the ASGI fast path, simulator.asgi)."""
     serializer = EpisodeCreateInput(data=data)
-    if not serializer.is_valid():
-        return 400, {"detail": "Invalid request.", "errors": serializer.errors}
     try:
+        if not serializer.is_valid():
+            raise InvalidRequest(serializer.errors)
         episode, obs = services.episode_start(user=user, task_id=serializer.validated_data["task"],
                                               perturbation=serializer.validated_data["perturbation"])
-    except services.EpisodeError as exc:
-        return exc.status, {"detail": exc.message}
+    except ServiceRefusal as exc:
+        return exc.status, exc.body()
     return 201, {"episode": episode.pk, "observation": obs, **obs}
 
 
@@ -50,8 +43,8 @@ def step_answer(*, user, episode_id: int, output: str) -> tuple[int, dict]:
     """Status and body of an act request whose output is checked (the view below and the ASGI fast path)."""
     try:
         outcome, obs = services.episode_step(episode_id=episode_id, user=user, output=output)
-    except services.EpisodeError as exc:
-        return exc.status, {"detail": exc.message}
+    except ServiceRefusal as exc:
+        return exc.status, exc.body()
     return 200, act_answer(outcome, obs)
 
 
@@ -72,8 +65,7 @@ class EpisodeActApi(APIView):
         output = plain_act_output(request.data)
         if output is None:
             data = ActInput(data=request.data)
-            if not data.is_valid():
-                return _invalid(data)
+            data.is_valid(raise_exception=True)
             output = data.validated_data["output"]
         status, body = step_answer(user=request.user, episode_id=pk, output=output)
         return Response(body, status=status)
@@ -101,13 +93,11 @@ class EpisodeActBatchApi(APIView):
                    responses={200: ActBatchOutput, **error_responses(400, 401)})
     def post(self, request: Request) -> Response:
         data = ActBatchInput(data=request.data)
-        if not data.is_valid():
-            return _invalid(data)
+        data.is_valid(raise_exception=True)
         actions = data.validated_data["actions"]
         episodes = [a["episode"] for a in actions]
         if len(set(episodes)) != len(episodes):
-            return Response({"detail": "Invalid request.",
-                             "errors": {"actions": ["At most one action per episode in a batch."]}}, status=400)
+            raise InvalidRequest({"actions": ["At most one action per episode in a batch."]})
         results = []
         for action in actions:
             status, body = step_answer(user=request.user, episode_id=action["episode"], output=action["output"])
@@ -122,9 +112,9 @@ class EpisodeDetailApi(APIView):
     def get(self, request: Request, pk: int) -> Response:
         episode = Episode.objects.select_related("task__device", "task__sample__split").filter(pk=pk).first()
         if episode is None:
-            return Response({"detail": f"Unknown episode {pk}."}, status=404)
+            raise services.EpisodeError(f"Unknown episode {pk}.", status=404)
         if episode.owner_id not in (None, request.user.pk) and not request.user.is_staff:
-            return Response({"detail": "This episode belongs to someone else."}, status=403)
+            raise services.EpisodeError("This episode belongs to someone else.", status=403)
         engine, _ = engine_with_task(episode.task)
         state = EpisodeState.from_dict(episode.state)
         trace = selectors.episode_trace(episode=episode)
@@ -162,9 +152,7 @@ class EpisodeViewImageApi(APIView):
                 episode_id=pk, user=request.user, turn=int(turn) if turn not in (None, "") else None
             )
         except ValueError:
-            return Response({"detail": "turn must be an integer"}, status=400)
-        except services.EpisodeError as exc:
-            return _error(exc)
+            raise ServiceRefusal("turn must be an integer") from None
         if isinstance(image, bytes):  # perturbed for this episode and turn
             response = HttpResponse(image, content_type="image/png")
         else:
@@ -182,17 +170,11 @@ class EpisodeBundleApi(APIView):
                    responses={201: BundleOutput, **error_responses(400, 401, 403, 404, 409, 413, 429)})
     def post(self, request: Request) -> Response:
         data = BundleInput(data=request.data)
-        if not data.is_valid():
-            return _invalid(data)
+        data.is_valid(raise_exception=True)
         v = data.validated_data
-        try:
-            split = scoring_services.split_resolve(benchmark_slug=services.BENCHMARK_SLUG, split_name=v.get("split") or None)
-            entry = scoring_services.model_entry_for_upload(user=request.user, name=v["model"], fields={"kind": "embodied"})
-            submission = services.episodes_submission_create(user=request.user, split=split, model_entry=entry,
-                                                             note=v["note"], perturbation=v["perturbation"])
-        except scoring_services.SubmissionError as exc:
-            return Response({"detail": exc.message, "field": exc.field}, status=exc.status)
-        except services.EpisodeError as exc:
-            return _error(exc)
+        split = scoring_services.split_resolve(benchmark_slug=services.BENCHMARK_SLUG, split_name=v.get("split") or None)
+        entry = scoring_services.model_entry_for_upload(user=request.user, name=v["model"], fields={"kind": "embodied"})
+        submission = services.episodes_submission_create(user=request.user, split=split, model_entry=entry,
+                                                         note=v["note"], perturbation=v["perturbation"])
         return Response({"submission": submission.pk, "status": submission.status,
                          "url": f"/api/submissions/{submission.pk}/"}, status=201)

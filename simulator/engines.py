@@ -15,16 +15,12 @@ from scoring.benchmarks.vge.core.engine import Engine, EpisodeState
 from scoring.benchmarks.vge.core.play import budget_maxima
 from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
 from scoring.benchmarks.vge.core.task_defs import load_task
+from scoring.errors import ServiceRefusal
 from simulator.models import Device, Episode, Task
 
 
-class EpisodeError(Exception):
-    """A request about an episode that cannot be served; `status` is the HTTP status to answer with."""
-
-    def __init__(self, message: str, *, status: int = 400):
-        super().__init__(message)
-        self.message = message
-        self.status = status
+class EpisodeError(ServiceRefusal):
+    """A request about an episode that cannot be served (the play socket and the replay list catch these)."""
 
 
 _engines: dict[str, Engine] = {}

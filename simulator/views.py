@@ -14,14 +14,15 @@ from scoring.benchmarks import plugin_for
 from scoring.benchmarks.vge.core import practice
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.core.disclosure import detail_keys, disclosed
+from scoring.error_pages import ErrorPage, refusals_shown
 from scoring.models import Submission
 from scoring.roles import is_curator
 from simulator import human_board, selectors, services
 from simulator.models import Device, Episode, Task
 
 
-def _error(request: HttpRequest, exc: services.EpisodeError) -> HttpResponse:
-    return render(request, "simulator/error.html", {"message": exc.message}, status=exc.status)
+# A refusal on a simulator page: the error page titled "Simulator", back to the simulator's home.
+refusals_shown_here = refusals_shown(ErrorPage("Simulator", "simulator-home", "Back to the simulator"))
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -47,23 +48,22 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+@refusals_shown_here
 def play_task(request: HttpRequest, task_id: str) -> HttpResponse:
     """Resume the player's running episode on this task, or start one."""
-    try:
-        episode = services.episode_open_for_player(user=request.user, task_id=task_id.strip("/"))
-    except services.EpisodeError as exc:
-        return _error(request, exc)
+    episode = services.episode_open_for_player(user=request.user, task_id=task_id.strip("/"))
     return redirect("simulator-episode-play", pk=episode.pk)
 
 
 @login_required
+@refusals_shown_here
 def episode_play(request: HttpRequest, pk: int) -> HttpResponse:
     episode = Episode.objects.select_related("task__device").filter(pk=pk).first()
     if episode is None:
         raise Http404(f"Unknown episode {pk}.")
     if episode.owner_id != request.user.pk:
-        return _error(request, services.EpisodeError(
-            "This episode belongs to someone else; you can watch its replay once it is over.", status=403))
+        raise services.EpisodeError(
+            "This episode belongs to someone else; you can watch its replay once it is over.", status=403)
     return render(request, "simulator/play.html", {
         "episode": episode, "task": episode.task, "baseline": episode.task.baseline_rank is not None,
         "practice_hints": list(practice.HINTS) if episode.task.task_id == practice.TASK_ID else None,
@@ -71,11 +71,9 @@ def episode_play(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
+@refusals_shown_here
 def baseline_next(request: HttpRequest) -> HttpResponse:
-    try:
-        episode = services.baseline_next_episode(user=request.user)
-    except services.EpisodeError as exc:
-        return _error(request, exc)
+    episode = services.baseline_next_episode(user=request.user)
     if episode is None:
         progress = selectors.player_baseline_progress(user=request.user)
         if progress["total"]:
@@ -88,9 +86,10 @@ def baseline_next(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@refusals_shown_here
 def baseline_curate(request: HttpRequest) -> HttpResponse:
     if not is_curator(request.user):
-        return _error(request, services.EpisodeError("Only curators choose the baseline set.", status=403))
+        raise services.EpisodeError("Only curators choose the baseline set.", status=403)
     if request.method == "POST":
         try:
             per_stratum = int(request.POST.get("per_stratum", "1"))
@@ -110,9 +109,10 @@ def baseline_curate(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
+@refusals_shown_here
 def baseline_refresh(request: HttpRequest) -> HttpResponse:
     if not is_curator(request.user):
-        return _error(request, services.EpisodeError("Only curators recompute the Human row.", status=403))
+        raise services.EpisodeError("Only curators recompute the Human row.", status=403)
     submission = human_board.human_board_refresh()
     messages.success(request, "Human row recomputed." if submission else "No finished baseline episode yet.")
     return redirect("simulator-baseline")
@@ -136,11 +136,9 @@ def _replay_shown(request: HttpRequest, replay: dict, *, hidden: bool) -> dict:
     }
 
 
+@refusals_shown_here
 def replay_episode(request: HttpRequest, pk: int) -> HttpResponse:
-    try:
-        replay = selectors.replay_episode(episode_id=pk, user=request.user)
-    except services.EpisodeError as exc:
-        return _error(request, exc)
+    replay = selectors.replay_episode(episode_id=pk, user=request.user)
     hidden = bool(Episode.objects.filter(pk=pk).values_list("task__sample__split__hidden_ground_truth", flat=True)
                   .first())
     compare = []
@@ -152,11 +150,9 @@ def replay_episode(request: HttpRequest, pk: int) -> HttpResponse:
                   {"replay": _replay_shown(request, replay, hidden=hidden), "compare": compare})
 
 
+@refusals_shown_here
 def replay_submission(request: HttpRequest, submission_id: int, index: int) -> HttpResponse:
-    try:
-        replay = selectors.replay_submission(submission_id=submission_id, index=index, user=request.user)
-    except services.EpisodeError as exc:
-        return _error(request, exc)
+    replay = selectors.replay_submission(submission_id=submission_id, index=index, user=request.user)
     hidden = bool(Submission.objects.filter(pk=submission_id).values_list("split__hidden_ground_truth", flat=True)
                   .first())
     return render(request, "simulator/replay.html",

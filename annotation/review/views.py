@@ -178,11 +178,6 @@ def second_opinion_editor(request: HttpRequest, pk: int) -> HttpResponse:
                                                       "blind_description": description})
 
 
-def _api_error(exc: AnnotationError) -> JsonResponse:
-    return JsonResponse({"detail": exc.message, **exc.extra, **({"field": exc.field} if exc.field else {})},
-                        status=exc.status)
-
-
 @login_required
 @require_http_methods(["GET", "PUT"])
 def second_opinion_api(request: HttpRequest, pk: int) -> JsonResponse:
@@ -195,7 +190,7 @@ def second_opinion_api(request: HttpRequest, pk: int) -> JsonResponse:
         except (json.JSONDecodeError, TypeError, ValueError):
             return JsonResponse({"detail": "The body must be JSON with version, count and instances."}, status=400)
         except AnnotationError as exc:
-            return _api_error(exc)
+            return JsonResponse(exc.body(), status=exc.status)
     return JsonResponse(_opinion_json(opinion))
 
 
@@ -209,7 +204,7 @@ def second_opinion_submit_api(request: HttpRequest, pk: int) -> JsonResponse:
     except (json.JSONDecodeError, TypeError, ValueError):
         return JsonResponse({"detail": "The body must be JSON with the version."}, status=400)
     except AnnotationError as exc:
-        return _api_error(exc)
+        return JsonResponse(exc.body(), status=exc.status)
     return JsonResponse(_opinion_json(opinion))
 
 
