@@ -4,7 +4,7 @@ from __future__ import annotations
 from scoring.benchmarks.epic.core.fields import COORDINATE_MEANINGS, COORDINATE_SYSTEMS, FAMILY_COORDINATES
 from scoring.benchmarks.epic.core.taxonomy import CATEGORIES, CATEGORY_CODES, CATEGORY_TITLES, GROUP_TITLES, LEAVES
 from scoring.core.columns import BoardSpec, Column, Level
-from scoring.core.plugin import BenchmarkPlugin, FormatGuide
+from scoring.core.plugin import BenchmarkPlugin, Drilldown, FormatGuide
 from scoring.core.published import PublishedTable
 
 SLUG = "epic-bench"
@@ -112,4 +112,13 @@ PLUGIN = BenchmarkPlugin(
     analysis_truth_figures=("counting-exact", "counting-soft"),
     format=FORMAT,
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
+    headline_key="overall",
+    drilldown=Drilldown(
+        question_keys=("prompt",),
+        template="benchmarks/epic/sample.html",
+        page="scoring.benchmarks.epic.drilldown:page",
+        page_template="benchmarks/epic/samples_legend.html",
+        image="scoring.benchmarks.epic.drilldown:sample_image",
+    ),
+    sample_details="scoring.benchmarks.epic.core.overlay:EpicSampleDetails",
 )

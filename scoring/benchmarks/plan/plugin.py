@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, DIMENSIONS, SUBTASK_NAMES, SUBTASKS
 from scoring.core.columns import BoardSpec, Column, Level
-from scoring.core.plugin import BenchmarkPlugin, FormatGuide
+from scoring.core.plugin import BenchmarkPlugin, BoardExtras, Drilldown, FormatGuide
 from scoring.core.published import PublishedTable
 
 SLUG = "plan-bench"
@@ -74,4 +74,10 @@ PLUGIN = BenchmarkPlugin(
     analysis_context="scoring.benchmarks.plan.selectors:plan_analysis_context",
     format=FORMAT,
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
+    headline_key="overall",
+    board_extras=BoardExtras(context="scoring.benchmarks.plan.board:board_extras",
+                             template="benchmarks/plan/board_extras.html"),
+    drilldown=Drilldown(question_label="Question", question_keys=("question",),
+                        sample="scoring.benchmarks.plan.board:sample_view", template="benchmarks/plan/sample.html"),
+    sample_details="scoring.benchmarks.plan.core.details:PlanSampleDetails",
 )

@@ -2,7 +2,7 @@ import cv2
 import numpy as np
 from pycocotools import mask as mask_utils
 
-from leaderboard.core.overlay import decode_rle, find_rles, find_shapes, render_overlay
+from scoring.benchmarks.epic.core.overlay import decode_rle, find_rles, find_shapes, render_overlay
 
 
 def _rle(mask):
