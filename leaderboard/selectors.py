@@ -123,7 +123,7 @@ def board_page_key_cached(*, slug: str, split_name: str | None, full_path: str) 
 
 def board_fingerprint(*, split_id: int) -> str:
     """What changes when a board's data changes: scored submissions (count, newest, last finish) and their
-    headline figures (a PLAN score recomputed in place after human judgement changes only these)."""
+    headline figures (a score recomputed in place after a human judgement changes only these)."""
     agg = Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED,
                                     visibility=Submission.Visibility.PUBLIC).aggregate(
         n=Count("id"), last=Max("finished_at"), top=Max("id"), known=Count("score__overall"),
@@ -336,7 +336,7 @@ def analysis_models(*, rows: Sequence[BoardRow], truth_keys: Sequence[str] = (),
                     detail_keys: frozenset[str] | None = None) -> list[ModelSamples]:
     """The per-sample rows the hub scored for the given board rows (reported rows have none and are left out), in
     the rows' order, for the Analysis tab, with the named keys of each sample's ground truth (read one by one, so a
-    large ground truth, e.g. EPIC's masks, is never loaded). Labels are unique: a second entry of the same model
+    large ground truth, e.g. masks, is never loaded). Labels are unique: a second entry of the same model
     gets its id. `detail_keys`: only these keys of details and components (None: all; scoring.core.disclosure)."""
     scored = [r for r in rows if r.source == "scored"]
     by_submission: dict[int, list[SampleRow]] = {r.submission_id: [] for r in scored}
