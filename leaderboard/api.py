@@ -150,7 +150,8 @@ class PrecheckInput(serializers.Serializer):
     split = serializers.CharField(required=False, allow_blank=True)
     file = serializers.FileField()
     raw = serializers.BooleanField(required=False, default=False,
-                                   help_text="EPIC-Bench: raw model responses (as for the upload).")
+                                   help_text=f"{selectors.benchmarks_with_option('raw')}: raw model responses "
+                                             "(as for the upload).")
     options = serializers.JSONField(required=False, default=dict, help_text="Scorer options, as for the upload.")
 
     def validate_options(self, value):

@@ -9,13 +9,9 @@ import csv
 import io
 import json
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-import cv2
-import numpy as np
-from django.conf import settings
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
@@ -27,7 +23,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from leaderboard import selectors
-from leaderboard.core import labels, overlay, svg
+from leaderboard.core import labels, svg
 from leaderboard.core.board import (
     BadBoardQuery,
     active_parameters_from_name,
@@ -43,21 +39,25 @@ from leaderboard.core.board import (
     top_marks,
 )
 from scoring import access, roles
-from scoring.benchmarks import board_for
-from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
+from scoring.benchmarks import UnknownBenchmark, board_for, plugin_for
 from scoring.core.columns import Level
 from scoring.core.disclosure import sample_disclosed
+from scoring.core.plugin import BenchmarkPlugin, Drilldown, DrilldownSample
 from scoring.models import ModelEntry, Sample, SampleScore, Submission
-from scoring.benchmarks.plan import services as plan_services
-from scoring.benchmarks.plan.core.protocol import BUILT_IN_LABEL, PromptFileError
 from scoring.selectors import model_entry_editable_by
-from scoring.benchmarks.plan.selectors import plan_judge_agreement
 
 PLOT_TOP_MODELS = 6
 
 
 def error_page(request: HttpRequest, status: int, message: str) -> HttpResponse:
     return render(request, "leaderboard/error.html", {"message": message, "status": status}, status=status)
+
+
+def _plugin(slug: str) -> BenchmarkPlugin | None:
+    try:
+        return plugin_for(slug)
+    except UnknownBenchmark:
+        return None
 
 
 def resolve_board(request: HttpRequest, slug: str):
@@ -99,7 +99,7 @@ def _cell(view: BoardView, row, column, headline: str) -> dict[str, Any]:
 
 def _header_group_label(column, spec) -> str:
     """The group a column sits under in the header row. A task (leaf) column sits under its parent's group when
-    its parent's group differs (PLAN: a dimension's subtasks under "Dimensions", once, not once per dimension)."""
+    its parent's group differs (a dimension's subtasks under "Dimensions", once, not once per dimension)."""
     if column.level is Level.LEAF and column.parent:
         parent = spec.column(column.parent)
         if parent is not None and parent.group:
@@ -218,23 +218,15 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "extra_labels": [c.label for c in spec.columns if c.level is Level.EXTRA],
         "board_ws": f"/ws/boards/{split.pk}/",
         "board_fingerprint": selectors.board_fingerprint_of_key(data_key),
-        "judge_agreement": plan_judge_agreement(split) if benchmark.slug == PLAN_SLUG else None,
-        "plan_prompts": _plan_prompts() if benchmark.slug == PLAN_SLUG else None,
-        "built_in_label": BUILT_IN_LABEL,
     }
+    plugin = _plugin(benchmark.slug)
+    if plugin is not None and (extras := plugin.board_extras.context_function()) is not None:
+        context["board_extras"] = extras(benchmark, split)
+        context["board_extras_template"] = plugin.board_extras.template
     response = render(request, "leaderboard/board.html", context)
     if page_key is not None:
         selectors.board_response_set(page_key, response.content)
     return response
-
-
-def _plan_prompts() -> dict[str, Any]:
-    """What PLAN models are asked and which judge prompts verdicts are given under (a broken file says so)."""
-    try:
-        return {"model": plan_services.model_prompts_from_settings(),
-                "judge": plan_services.judge_prompts_from_settings(), "problem": ""}
-    except PromptFileError as exc:
-        return {"model": None, "judge": None, "problem": str(exc)}
 
 
 def _export_name(benchmark, split, ext: str) -> str:
@@ -315,7 +307,7 @@ def board_plot(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
             series = [svg.Series(r.model_name + (" (thinking)" if r.thinking == "yes" else ""),
                                  [r.value(c.key) for c in cats], href=reverse("model-page", args=[r.model_slug]))
                       for r in top]
-            # Each metric on its own axis: VGE's VSPS and GVPE (about 1) are invisible on a 0-100 one.
+            # Each metric on its own axis: a metric of about 1 is invisible on a 0-100 one.
             body = svg.metric_panels([_plot_label(c) for c in cats], series,
                                      title=f"{benchmark.name}: top {len(top)} models by category")
         cache.set(key, body, selectors.ROWS_TIMEOUT)
@@ -422,6 +414,9 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
         return error_page(request, 400, f"Bad parameter 'page': '{raw_page[:20]}' is not a page number.")
     page = paginator.get_page(int(raw_page))
     benchmark = submission.split.benchmark.slug
+    plugin = _plugin(benchmark)
+    drilldown = plugin.drilldown if plugin else Drilldown()
+    sample_view = drilldown.sample_function()
     sample_ids = [s.sample_id for s in page.object_list if s.sample_id]
     samples = {s.pk: s for s in Sample.objects.filter(pk__in=sample_ids)}
     # Only what the benchmark's plugin allows this viewer (on a hidden split: the submitter's own outputs and scores).
@@ -434,16 +429,14 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
         items.append({
             "s": s,
             "inputs": sample.inputs if sample else {},
-            "gt": (_first(sample.ground_truth, "answer", "gt_answer") or sample.ground_truth)
-            if (sample and show_gt and benchmark == PLAN_SLUG) else None,
             "details": details,
             "details_json": json.dumps(details, indent=1, ensure_ascii=False)[:4000],
             "components": [(labels.humanize(k), labels.value_text(v)) for k, v in components.items()],
             "task_label": task_names.get(s.task) or s.task,
             "outcome_label": labels.outcome_label(s.outcome),
-            "plan": _plan_fields(details, s.outcome) if benchmark == PLAN_SLUG else None,
-            "question": _question(sample.inputs) if sample else None,
-            "options": _options(sample.inputs) if sample else [],
+            "view": sample_view(_drilldown_sample(plugin, sample, details, s.outcome, show_gt=show_gt))
+            if sample_view else {},
+            "question": _question(sample.inputs, drilldown.question_keys) if sample else None,
         })
     filters = urlencode({k: v for k, v in (("task", task), ("outcome", outcome)) if v})
     return render(request, "leaderboard/samples.html", {
@@ -451,109 +444,44 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
         "tasks": [(t, task_names.get(t) or t) for t in tasks],
         "outcomes": [(o, labels.outcome_label(o)) for o in outcomes],
         "task": task, "outcome": outcome, "show_gt": show_gt, "filters": filters,
-        "overlay_legend": _overlay_legend(show_gt),
+        "drilldown": drilldown,
+        "drilldown_page": page_extras(show_gt=show_gt) if (page_extras := drilldown.page_function()) else {},
     })
 
 
-def _question(inputs: Any) -> str | None:
-    """What the model was asked: PLAN's question, EPIC's prompt lines, VGE's instruction (inputs, never answers)."""
-    value = _first(inputs, "question", "prompt", "instruction")
+def _question(inputs: Any, keys: tuple[str, ...]) -> str | None:
+    """What the model was asked, from the inputs keys its benchmark names (inputs, never answers)."""
+    value = next((inputs[k] for k in keys if inputs.get(k) not in (None, "")), None) \
+        if isinstance(inputs, dict) else None
     if isinstance(value, list):
         value = "\n".join(str(v) for v in value if v not in (None, ""))
     return str(value) if value not in (None, "") else None
 
 
-def _overlay_legend(show_gt: bool) -> list[tuple[str, str]]:
-    """The overlay's colours as (CSS colour, meaning), from the colours the overlay is drawn with."""
-    def css(bgr: tuple[int, int, int]) -> str:
-        return f"#{bgr[2]:02x}{bgr[1]:02x}{bgr[0]:02x}"
-
-    legend = [(css(overlay.BOX_COLOUR), "predicted boxes"), (css(overlay.POINT_COLOUR), "predicted path points")]
-    if show_gt:
-        legend.insert(0, (css(overlay.GT_COLOUR), "ground-truth mask"))
-    return legend
-
-
-def _first(mapping: Any, *keys: str) -> Any:
-    if not isinstance(mapping, dict):
-        return None
-    return next((mapping[k] for k in keys if mapping.get(k) not in (None, "")), None)
-
-
-def _options(inputs: Any) -> list[tuple[str, Any]]:
-    options = _first(inputs, "options", "choices")
-    if isinstance(options, dict):
-        return list(options.items())
-    if isinstance(options, list):
-        return [(chr(ord("A") + i), v) for i, v in enumerate(options[:26])]
-    return []
-
-
-def _plan_fields(details: Any, outcome: str) -> dict[str, Any]:
-    """What a PLAN-Bench row shows, under the names its scorer may use."""
-    return {
-        "output": _first(details, "output", "response", "prediction", "raw"),
-        "extracted": _first(details, "extracted", "extracted_answer", "answer_extracted", "pred"),
-        "verdict": _first(details, "verdict", "judgement", "judgment") or outcome,
-        "decided_by": _first(details, "decided_by", "judge", "decider", "source"),
-        "reasoning": _first(details, "reasoning_stripped"),
-    }
-
-
-def _image_path(inputs: Any, *, private_ok: bool) -> Path | None:
-    """The first image an EPIC sample's inputs name, found under MEDIA_ROOT (never outside it; never under
-    MEDIA_ROOT/private unless the viewer is a curator)."""
-    root = Path(settings.MEDIA_ROOT).resolve()
-    private = root / "private"
-    candidates: list[str] = []
-
-    def walk(v: Any) -> None:
-        if isinstance(v, str) and v.lower().endswith((".jpg", ".jpeg", ".png", ".webp")):
-            candidates.append(v)
-        elif isinstance(v, dict):
-            for item in v.values():
-                walk(item)
-        elif isinstance(v, list):
-            for item in v:
-                walk(item)
-
-    walk(inputs)
-    media_url = settings.MEDIA_URL or "/media/"
-    for name in candidates:
-        # A served URL (/media/public/...) maps back to its file; other names are relative to MEDIA_ROOT.
-        name = name[len(media_url):] if name.startswith(media_url) else name
-        for base in (root, root / "public"):
-            path = (base / name.lstrip("/")).resolve()
-            if not path.is_relative_to(root) or (path.is_relative_to(private) and not private_ok):
-                continue
-            if path.is_file():
-                return path
-    return None
+def _drilldown_sample(plugin: BenchmarkPlugin, sample: Sample | None, details: Any, outcome: str, *,
+                      show_gt: bool, private_media: bool = False) -> DrilldownSample:
+    """One sample as a benchmark's drill-down hooks read it: disclosed details through the plugin's typed reading;
+    ground truth for shapes, with whether this viewer may see it (scoring.access decided)."""
+    return DrilldownSample(
+        details=plugin.sample_details_of(details), outcome=outcome,
+        inputs=sample.inputs if sample else {}, ground_truth=sample.ground_truth if sample else None,
+        ground_truth_visible=show_gt, private_media_visible=private_media,
+    )
 
 
 def sample_overlay(request: HttpRequest, pk: int, index: int) -> HttpResponse:
     submission, show_gt = _drilldown_submission(request, pk)
+    plugin = _plugin(submission.split.benchmark.slug)
+    image = plugin.drilldown.image_function() if plugin else None
+    if image is None:
+        raise Http404("This benchmark's samples have no image.")
     row = get_object_or_404(SampleScore, submission=submission, index=index)
     sample = Sample.objects.filter(pk=row.sample_id).first()
-    image = None
-    private_ok = roles.is_curator(request.user)
-    if sample is not None and (path := _image_path(sample.inputs, private_ok=private_ok)) is not None:
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    masks: list[np.ndarray] = []
-    size = None
-    if sample is not None:
-        rles = overlay.find_rles(sample.ground_truth)
-        if rles:
-            size = tuple(int(v) for v in rles[0]["size"])
-            if show_gt:
-                masks = [overlay.decode_rle(r) for r in rles]
     details, _ = sample_disclosed(row.details, row.components, outcome=row.outcome,
                                   keys=selectors.sample_detail_keys(user=request.user, split=submission.split),
                                   hidden=submission.split.hidden_ground_truth)
-    # Only shapes the scorer stored in pixels: raw boxes may be in 0-1 or 0-1000 coordinates.
-    boxes = overlay.find_shapes(details, keys=("boxes_px", "pred_boxes_px"), arity=4)
-    points = overlay.find_shapes(details, keys=("points_px", "path_points_px"), arity=2)
-    png = overlay.render_overlay(image, masks=masks, boxes=boxes, points=points, size=size)
+    png = image(_drilldown_sample(plugin, sample, details, row.outcome, show_gt=show_gt,
+                                  private_media=roles.is_curator(request.user)))
     response = HttpResponse(png, content_type="image/png")
     response["Cache-Control"] = "private, max-age=300"
     return response

@@ -51,8 +51,8 @@ def _media_path(image: Any) -> tuple[str, str] | None:
 
 
 def _media_file(media: Path, relative: str) -> Path | None:
-    """The file a media-relative image path names: under MEDIA_ROOT, or MEDIA_ROOT/public (PLAN stores its paths
-    relative to the public folder); never one under MEDIA_ROOT/private (uploads)."""
+    """The file a media-relative image path names: under MEDIA_ROOT, or MEDIA_ROOT/public (a benchmark may store
+    its paths relative to the public folder); never one under MEDIA_ROOT/private (uploads)."""
     private = media / "private"
     for base in (media, media / "public"):
         path = (base / relative.lstrip("/")).resolve()

@@ -16,13 +16,12 @@ from django.db.models import Count, Max, Q, QuerySet, Sum
 from leaderboard.core.board import BoardRow, PairSignificance, combine_runs, parameters_from_name
 from leaderboard.models import BoardComparison
 from scoring import access
+from scoring.benchmarks import UnknownBenchmark, plugin_for, plugins
 from scoring.core.analysis import ModelSamples, SampleRow
 from scoring.core.disclosure import disclosed
 from scoring.models import Benchmark, ModelEntry, SampleScore, Split, Submission
 from scoring.selectors import board_cache_version, board_version_key
 
-# Keys under which scorers may have put the headline figure's interval.
-OVERALL_INTERVAL_KEYS = ("overall", "average", "Average", "SR")
 ROWS_TIMEOUT = 300
 SPLIT_TIMEOUT = 300  # splits change rarely; the fast path reads this entry on every request
 FINGERPRINT_TIMEOUT = 1
@@ -124,7 +123,7 @@ def board_page_key_cached(*, slug: str, split_name: str | None, full_path: str) 
 
 def board_fingerprint(*, split_id: int) -> str:
     """What changes when a board's data changes: scored submissions (count, newest, last finish) and their
-    headline figures (a PLAN score recomputed in place after human judgement changes only these)."""
+    headline figures (a score recomputed in place after a human judgement changes only these)."""
     agg = Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED,
                                     visibility=Submission.Visibility.PUBLIC).aggregate(
         n=Count("id"), last=Max("finished_at"), top=Max("id"), known=Count("score__overall"),
@@ -219,16 +218,28 @@ def board_response_cached(*, split_id: int, full_path: str, build) -> CachedResp
     return found
 
 
-def _row(sub: Submission) -> BoardRow:
+def benchmarks_with_option(option: str) -> str:
+    """The titles of the benchmarks whose format guide offers an upload option (e.g. "raw"), for a form's help."""
+    return ", ".join(p.title for p in plugins() if any(name == option for name, _ in p.format.options))
+
+
+def headline_key(benchmark_slug: str) -> str:
+    """The key of a score's intervals that its benchmark's plugin names as the headline figure's ("overall" for a
+    benchmark without one)."""
+    try:
+        return plugin_for(benchmark_slug).headline_key
+    except UnknownBenchmark:
+        return "overall"
+
+
+def _row(sub: Submission, headline: str) -> BoardRow:
     score = sub.score
     entry = sub.model_entry
     breakdown = {k: v for k, v in (score.breakdown or {}).items() if isinstance(v, (int, float)) or v is None}
     intervals = {k: (float(v[0]), float(v[1])) for k, v in (score.intervals or {}).items()
                  if isinstance(v, (list, tuple)) and len(v) == 2 and None not in v}
-    for key in OVERALL_INTERVAL_KEYS:
-        if key in intervals:
-            intervals.setdefault("overall", intervals[key])
-            break
+    if headline in intervals:
+        intervals.setdefault("overall", intervals[headline])
     overall = score.overall if score.overall is not None else breakdown.get("overall")
     details = score.details if isinstance(score.details, dict) else {}
     pending = (str(details.get("status_text") or "awaiting judgement")[:80]) if details.get("final") is False else ""
@@ -262,8 +273,10 @@ def _load_rows(split_id: int) -> list[BoardRow]:
         .select_related("model_entry", "score")
         .order_by("id")
     )
+    slug = Split.objects.filter(pk=split_id).values_list("benchmark__slug", flat=True).first()
+    headline = headline_key(slug) if slug else "overall"
     # Repeated runs of one variant (same model entry and run label) are one row: their mean, spread and interval.
-    return combine_runs([_row(s) for s in subs])
+    return combine_runs([_row(s, headline) for s in subs])
 
 
 def _load_pairs(split_id: int) -> dict[frozenset[int], PairSignificance]:
@@ -323,7 +336,7 @@ def analysis_models(*, rows: Sequence[BoardRow], truth_keys: Sequence[str] = (),
                     detail_keys: frozenset[str] | None = None) -> list[ModelSamples]:
     """The per-sample rows the hub scored for the given board rows (reported rows have none and are left out), in
     the rows' order, for the Analysis tab, with the named keys of each sample's ground truth (read one by one, so a
-    large ground truth, e.g. EPIC's masks, is never loaded). Labels are unique: a second entry of the same model
+    large ground truth, e.g. masks, is never loaded). Labels are unique: a second entry of the same model
     gets its id. `detail_keys`: only these keys of details and components (None: all; scoring.core.disclosure)."""
     scored = [r for r in rows if r.source == "scored"]
     by_submission: dict[int, list[SampleRow]] = {r.submission_id: [] for r in scored}

@@ -6,6 +6,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from leaderboard.selectors import benchmarks_with_option
+from scoring.benchmarks import plugins
 from scoring.models import Split
 from scoring.quota import submission_precheck
 from scoring.selectors import splits_open_for_submission
@@ -15,7 +17,7 @@ class PrecheckForm(forms.Form):
     split = forms.ModelChoiceField(queryset=Split.objects.none(), help_text="Benchmark and split the file is for.")
     file = forms.FileField(help_text="The prediction file; it is checked, not stored and not scored.")
     raw_responses = forms.BooleanField(
-        required=False, label="The file holds raw model responses (EPIC-Bench: parse them first)",
+        required=False, label=f"The file holds raw model responses ({benchmarks_with_option('raw')}: parse them first)",
         help_text="Tick it as you will on the upload form: the file is read the way it will be scored.")
 
     def __init__(self, *args, **kwargs):
@@ -42,4 +44,5 @@ def precheck(request: HttpRequest) -> HttpResponse:
             status = 400
     else:
         form = PrecheckForm(initial={"split": request.GET.get("split")})
-    return render(request, "leaderboard/precheck.html", {"form": form, "result": result}, status=status)
+    return render(request, "leaderboard/precheck.html", {
+        "form": form, "result": result, "benchmarks": [(p.slug, p.title) for p in plugins()]}, status=status)

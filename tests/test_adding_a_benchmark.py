@@ -49,6 +49,14 @@ def test_a_registered_benchmark_is_scored_and_shown_on_its_board(tiny_split, tok
     assert "Tiny-VLM" in page and "Colour" in page and "Shape" in page
     board = client.get(f"/api/leaderboards/{SLUG}/").json()
     assert [c["key"] for c in board["columns"]] == ["overall", "colour", "shape"]
+    assert board["rows"][0]["intervals"].get("overall") == score.intervals.get("overall")  # headline_key's default
+
+    # A plugin that sets none of the board hooks gets the generic drill-down: each sample's row, no image.
+    client.force_login(submission.submitter)
+    samples = client.get(f"/submissions/{submission.pk}/samples/")
+    assert samples.status_code == 200 and samples.context["items"][0]["view"] == {}
+    assert 'id="overlay-legend"' not in samples.content.decode()
+    assert client.get(f"/submissions/{submission.pk}/samples/0/overlay.png").status_code == 404
 
 
 @pytest.mark.django_db

@@ -191,12 +191,6 @@ MAY_NAME: tuple[tuple[str, tuple[str, ...] | None, str], ...] = (
 )
 # Not scanned: the migrations (history), the tests, the speed scripts and the docs.
 NOT_SCANNED = ("migrations", "tests", "perf", "docs", "node_modules", "vendor")
-# Files still naming a benchmark on this branch while another change moves their naming into the plugins; emptied
-# when that change is merged.
-NOT_YET = {
-    "leaderboard/api.py", "leaderboard/board_views.py", "leaderboard/submit_views.py",
-    "leaderboard/core/overlay.py", "templates/leaderboard/precheck.html", "templates/leaderboard/samples.html",
-}
 
 
 @dataclass(frozen=True)
@@ -276,15 +270,9 @@ def benchmark_namings(files: list[Path], benchmarks: list[BenchmarkNames], root:
 
 
 def test_no_benchmark_named_outside_its_package():
-    found = [entry for entry in benchmark_namings(scanned_files(), built_in_benchmarks())
-             if entry.split(":")[0] not in NOT_YET]
+    found = benchmark_namings(scanned_files(), built_in_benchmarks())
     print("\n".join(found))
     assert found == []
-
-
-def test_not_yet_lists_only_files_still_naming_a_benchmark():
-    offending = {entry.split(":")[0] for entry in benchmark_namings(scanned_files(), built_in_benchmarks())}
-    assert NOT_YET - offending == set()
 
 
 def test_the_benchmark_naming_scan_finds_namings(tmp_path):

@@ -37,7 +37,7 @@ class BoardRow:
     note: str = ""
     finished_at: str = ""
     parameters_from_name: bool = False  # the size was read from the model's name, not stated on its entry
-    pending: str = ""  # why the figures are not final yet (e.g. PLAN answers awaiting human judgement)
+    pending: str = ""  # why the figures are not final yet (e.g. answers awaiting human judgement)
     run_set: str = ""  # the uploader's label for repeated runs of one variant ("" for a single run)
     run_ids: tuple[int, ...] = ()  # the submissions averaged into this row (repeated runs); () for a single one
     run_spread: Mapping[str, float] = field(default_factory=dict)  # per column: run-to-run standard deviation

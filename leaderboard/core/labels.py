@@ -37,7 +37,8 @@ def outcome_label(outcome: str) -> str:
 
 
 def task_labels(spec: BoardSpec | None, tasks: list[str]) -> dict[str, str]:
-    """Each task key with its board label: "Occlusion Order (OO)" for PLAN, "FP · FP-Ego" for EPIC's leaves."""
+    """Each task key with its board label: "Occlusion Order (OO)" for a task titled by its code, "FP · FP-Ego" for
+    a leaf under its group."""
     out: dict[str, str] = {}
     for task in tasks:
         column = spec.column(task) if spec is not None else None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from scoring.core.analysis import Analyses
 from scoring.core.columns import BoardSpec
@@ -56,6 +56,73 @@ class FormatGuide:
 
     def prompts_function(self) -> Callable[[], Sequence[tuple[str, str]]] | None:
         return load_target(self.prompts) if self.prompts else None
+
+
+class SampleDetails(Protocol):
+    """A benchmark's typed reading of one sample's `SampleScore.details` (a frozen dataclass in its core): what its
+    drill-down hook reads, instead of guessing keys of an untyped mapping."""
+
+    @classmethod
+    def from_details(cls, details: Mapping[str, Any]) -> "SampleDetails": ...
+
+
+@dataclass(frozen=True)
+class DrilldownSample:
+    """One scored sample as the drill-down hands it to a benchmark's hooks. `details` is what this viewer may see
+    (already disclosed), read through the plugin's `sample_details` type when it declares one (else the mapping).
+    `ground_truth` is the sample's, for shapes only: a hook shows or draws it only when `ground_truth_visible`
+    (scoring.access decided); `private_media_visible` says whether files under MEDIA_ROOT/private may be read."""
+
+    details: Any
+    outcome: str
+    inputs: Mapping[str, Any]
+    ground_truth: Any = None
+    ground_truth_visible: bool = False
+    private_media_visible: bool = False
+
+
+SampleView = Callable[[DrilldownSample], Mapping[str, Any]]
+SampleImage = Callable[[DrilldownSample], bytes]
+
+
+@dataclass(frozen=True)
+class Drilldown:
+    """What the per-sample results page (`/submissions/<pk>/samples/`) shows of a benchmark beyond the generic row.
+    Templates live under `templates/benchmarks/<b>/`; targets are site-side (may use Django)."""
+
+    question_label: str = "Prompt"  # the label of what the model was asked
+    question_keys: tuple[str, ...] = ()  # the inputs keys that hold it (the first set wins; a list is one per line)
+    # "module:function", a `SampleView`: a `DrilldownSample` -> the fields `template` shows as `item.view`
+    sample: str = ""
+    template: str = ""  # included inside each sample's body (with `item`, `submission`, `show_gt`)
+    # "module:function", (*, show_gt: bool) -> mapping: what `page_template` shows once above the samples, as
+    # `drilldown_page`
+    page: str = ""
+    page_template: str = ""
+    # "module:function", a `SampleImage`: a `DrilldownSample` -> PNG bytes, served at .../samples/<index>/overlay.png
+    # (a 404 where the benchmark declares none)
+    image: str = ""
+
+    def sample_function(self) -> SampleView | None:
+        return load_target(self.sample) if self.sample else None
+
+    def page_function(self) -> Callable[..., Mapping[str, Any]] | None:
+        return load_target(self.page) if self.page else None
+
+    def image_function(self) -> SampleImage | None:
+        return load_target(self.image) if self.image else None
+
+
+@dataclass(frozen=True)
+class BoardExtras:
+    """What a board page shows above its table for a benchmark: site-side reads (may use Django) rendered by a
+    template of the benchmark's own (`templates/benchmarks/<b>/...html`, given the mapping as `extras`)."""
+
+    context: str = ""  # "module:function", (benchmark, split) -> mapping
+    template: str = ""
+
+    def context_function(self) -> Callable[[Any, Any], Mapping[str, Any]] | None:
+        return load_target(self.context) if self.context else None
 
 
 @dataclass(frozen=True)
@@ -133,6 +200,13 @@ class BenchmarkPlugin:
     # key is secret until listed here; the default shows nothing. On a public split: None, everything.
     hidden_split_detail_keys: frozenset[str] = frozenset()
     public_split_detail_keys: frozenset[str] | None = None
+    # -- board hooks (drill-down, extras, headline) --
+    # The key of the scorer's intervals that belong to the headline figure (the board's "overall" column).
+    headline_key: str = "overall"
+    board_extras: BoardExtras = BoardExtras()  # shown above the board's table
+    drilldown: Drilldown = Drilldown()  # the per-sample results page and its image
+    # "module:Class", a `SampleDetails` in its core: the typed reading of a sample's details its drill-down hooks get
+    sample_details: str = ""
 
     def score_function(self) -> Scorer:
         return load_target(self.scorer)
@@ -148,3 +222,10 @@ class BenchmarkPlugin:
 
     def sniff_function(self) -> Sniff | None:
         return load_target(self.sniff) if self.sniff else None
+
+    def sample_details_of(self, details: Mapping[str, Any]) -> Any:
+        """A sample's details as the drill-down hooks read them: the plugin's typed reading, else the mapping."""
+        if not self.sample_details:
+            return details
+        details_type: type[SampleDetails] = load_target(self.sample_details)
+        return details_type.from_details(details)

@@ -88,11 +88,14 @@ def test_plan_and_vge_drilldowns_show_answers_and_replay_links(client):
     html = client.get(f"/submissions/{sub.pk}/samples/").content.decode()
     assert "the answer part: &lt;think&gt;…&lt;/think&gt; removed" in html
     assert "Which is &lt;b&gt;front&lt;/b&gt;?" in html and "I think A" in html and "rules" in html
+    assert "<strong>Question:</strong> Which is" in html and '<span class="opt">A. cup</span>' in html
     vge = benchmark("vge-bench")
     vsplit = Split.objects.create(benchmark=vge, name="demo", hidden_ground_truth=False)
-    Sample.objects.create(split=vsplit, key="ep1", position=0)
+    Sample.objects.create(split=vsplit, key="ep1", position=0, inputs={"instruction": "Start the oven"})
     vsub = make_scored(vsplit, make_entry("V"), [1.0])
-    assert f"/simulator/replay/submission/{vsub.pk}/0/" in client.get(f"/submissions/{vsub.pk}/samples/").content.decode()
+    vhtml = client.get(f"/submissions/{vsub.pk}/samples/").content.decode()
+    assert f"/simulator/replay/submission/{vsub.pk}/0/" in vhtml
+    assert "<strong>Instruction:</strong> Start the oven" in vhtml
 
 
 @pytest.mark.django_db

@@ -4,7 +4,7 @@ from __future__ import annotations
 from scoring.benchmarks.epic.core.fields import AUTO, COORDINATE_MEANINGS, COORDINATE_SYSTEMS, FAMILY_COORDINATES
 from scoring.benchmarks.epic.core.taxonomy import CATEGORIES, CATEGORY_CODES, CATEGORY_TITLES, GROUP_TITLES, LEAVES
 from scoring.core.columns import BoardSpec, Column, Level
-from scoring.core.plugin import BenchmarkPlugin, FormatGuide, PublicMedia, UploadOption
+from scoring.core.plugin import BenchmarkPlugin, Drilldown, FormatGuide, PublicMedia, UploadOption
 from scoring.core.published import PublishedTable
 
 SLUG = "epic-bench"
@@ -130,4 +130,13 @@ PLUGIN = BenchmarkPlugin(
     upload_hint="std_format or raw responses (JSONL)",
     public_media=PublicMedia(folder=SLUG, hidden_copy="scoring.benchmarks.epic.importer:hidden_copy"),
     django_app="scoring.benchmarks.epic.apps.EpicBenchConfig",
+    headline_key="overall",
+    drilldown=Drilldown(
+        question_keys=("prompt",),
+        template="benchmarks/epic/sample.html",
+        page="scoring.benchmarks.epic.drilldown:page",
+        page_template="benchmarks/epic/samples_legend.html",
+        image="scoring.benchmarks.epic.drilldown:sample_image",
+    ),
+    sample_details="scoring.benchmarks.epic.core.overlay:EpicSampleDetails",
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, DIMENSIONS, SUBTASK_NAMES, SUBTASKS
 from scoring.core.columns import BoardSpec, Column, Level
-from scoring.core.plugin import BenchmarkPlugin, FormatGuide, PublicMedia
+from scoring.core.plugin import BenchmarkPlugin, BoardExtras, Drilldown, FormatGuide, PublicMedia
 from scoring.core.published import PublishedTable
 
 SLUG = "plan-bench"
@@ -80,4 +80,10 @@ PLUGIN = BenchmarkPlugin(
                              references_name="the open PLAN judgements", references_action="decide them"),
     submission_pages=(("Verdicts and who decided them", "plan-verdicts"),),
     django_app="scoring.benchmarks.plan.apps.PlanBenchConfig",
+    headline_key="overall",
+    board_extras=BoardExtras(context="scoring.benchmarks.plan.board:board_extras",
+                             template="benchmarks/plan/board_extras.html"),
+    drilldown=Drilldown(question_label="Question", question_keys=("question",),
+                        sample="scoring.benchmarks.plan.board:sample_view", template="benchmarks/plan/sample.html"),
+    sample_details="scoring.benchmarks.plan.core.details:PlanSampleDetails",
 )

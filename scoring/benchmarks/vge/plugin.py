@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scoring.benchmarks.vge.core.metrics import METRICS
 from scoring.core.columns import BoardSpec, Column, Direction, Level
-from scoring.core.plugin import BenchmarkPlugin, FormatGuide
+from scoring.core.plugin import BenchmarkPlugin, Drilldown, FormatGuide
 from scoring.core.published import PublishedTable
 
 SLUG = "vge-bench"
@@ -82,4 +82,7 @@ PLUGIN = BenchmarkPlugin(
     format=FORMAT,
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
     upload_hint="<code>vge-log/1</code> JSONL",
+    headline_key="SR",  # the scorer's intervals name it by its metric; the board shows it as "overall"
+    drilldown=Drilldown(question_label="Instruction", question_keys=("instruction",),
+                        template="benchmarks/vge/sample.html"),
 )

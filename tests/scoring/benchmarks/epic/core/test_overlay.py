@@ -2,7 +2,15 @@ import cv2
 import numpy as np
 from pycocotools import mask as mask_utils
 
-from leaderboard.core.overlay import decode_rle, find_rles, find_shapes, render_overlay
+from scoring.benchmarks.epic.core.overlay import (
+    EpicSampleDetails,
+    decode_rle,
+    find_rles,
+    find_shapes,
+    image_names,
+    legend,
+    render_overlay,
+)
 
 
 def _rle(mask):
@@ -36,3 +44,22 @@ def test_overlay_draws_mask_and_box_pixels():
     edge = img[50, 125].astype(int)  # top edge of the box: red in BGR
     assert edge[2] > 150 and edge[0] < 100
     assert (img[95, 5] == 235).all()  # untouched canvas
+
+
+def test_sample_details_keep_only_shapes_stored_in_pixels():
+    details = EpicSampleDetails.from_details({"pred_boxes": [[0.1, 0.2, 0.3, 0.4]],
+                                              "localization": {"boxes_px": [[1, 2, 3, 4]]},
+                                              "path": {"path_points_px": [[5, 6], [7, 8]]}})
+    assert details.boxes == ((1.0, 2.0, 3.0, 4.0),) and details.points == ((5.0, 6.0), (7.0, 8.0))
+    assert EpicSampleDetails.from_details({}) == EpicSampleDetails()
+
+
+def test_image_names_are_found_at_any_depth_in_order():
+    inputs = {"images": [{"url": "/media/public/a.PNG"}, "b.jpg"], "prompt": ["look.txt"], "n": 3}
+    assert image_names(inputs) == ["/media/public/a.PNG", "b.jpg"]
+
+
+def test_the_legend_names_the_ground_truth_colour_only_when_it_is_drawn():
+    assert [meaning for _, meaning in legend(ground_truth=False)] == ["predicted boxes", "predicted path points"]
+    shown = legend(ground_truth=True)
+    assert shown[0] == ("#4bb43c", "ground-truth mask")

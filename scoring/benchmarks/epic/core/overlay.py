@@ -2,9 +2,11 @@
 
 Masks arrive as COCO RLE dicts and are decoded with pycocotools; drawing uses OpenCV; the result is PNG bytes.
 Coordinates passed in are pixels. The caller decides whether ground truth may be drawn at all.
+`EpicSampleDetails` is the typed reading of a scored sample's details the drill-down draws from.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 import cv2
@@ -15,6 +17,7 @@ GT_COLOUR = (60, 180, 75)  # BGR green
 BOX_COLOUR = (40, 40, 220)  # BGR red
 POINT_COLOUR = (220, 120, 20)  # BGR blue
 MAX_SIDE = 1024
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 
 
 def decode_rle(rle: Mapping[str, Any]) -> np.ndarray:
@@ -116,3 +119,46 @@ def render_overlay(
     if not ok:
         raise ValueError("could not encode the overlay as PNG")
     return png.tobytes()
+
+
+@dataclass(frozen=True)
+class EpicSampleDetails:
+    """What the drill-down draws of a scored EPIC sample: only shapes the scorer stored in pixels (raw boxes may be
+    in 0-1 or 0-1000 coordinates), found at any depth of its details."""
+
+    boxes: tuple[tuple[float, ...], ...] = ()
+    points: tuple[tuple[float, ...], ...] = ()
+
+    @classmethod
+    def from_details(cls, details: Mapping[str, Any]) -> "EpicSampleDetails":
+        return cls(boxes=tuple(find_shapes(details, keys=("boxes_px", "pred_boxes_px"), arity=4)),
+                   points=tuple(find_shapes(details, keys=("points_px", "path_points_px"), arity=2)))
+
+
+def image_names(inputs: Any) -> list[str]:
+    """Every string of a sample's inputs (at any depth) that names an image file, in order."""
+    found: list[str] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, str) and v.lower().endswith(IMAGE_SUFFIXES):
+            found.append(v)
+        elif isinstance(v, dict):
+            for item in v.values():
+                walk(item)
+        elif isinstance(v, list):
+            for item in v:
+                walk(item)
+
+    walk(inputs)
+    return found
+
+
+def legend(*, ground_truth: bool) -> list[tuple[str, str]]:
+    """The overlay's colours as (CSS colour, meaning), from the colours it is drawn with."""
+    def css(bgr: tuple[int, int, int]) -> str:
+        return f"#{bgr[2]:02x}{bgr[1]:02x}{bgr[0]:02x}"
+
+    entries = [(css(BOX_COLOUR), "predicted boxes"), (css(POINT_COLOUR), "predicted path points")]
+    if ground_truth:
+        entries.insert(0, (css(GT_COLOUR), "ground-truth mask"))
+    return entries

@@ -1,0 +1,38 @@
+"""PLAN-Bench on the board and the per-sample results page: judge-human agreement and the prompts in use above the
+board; a sample's output, extracted answer, verdict and (where the viewer may see it) ground truth. Site-side."""
+from __future__ import annotations
+
+from typing import Any
+
+from scoring.benchmarks.plan import services
+from scoring.benchmarks.plan.core.details import PlanSampleDetails, first_set, options_of
+from scoring.benchmarks.plan.core.protocol import BUILT_IN_LABEL, PromptFileError
+from scoring.benchmarks.plan.selectors import plan_judge_agreement
+from scoring.core.plugin import DrilldownSample
+
+
+def _prompts() -> dict[str, Any]:
+    """What PLAN models are asked and which judge prompts verdicts are given under (a broken file says so)."""
+    try:
+        return {"model": services.model_prompts_from_settings(),
+                "judge": services.judge_prompts_from_settings(), "problem": ""}
+    except PromptFileError as exc:
+        return {"model": None, "judge": None, "problem": str(exc)}
+
+
+def board_extras(benchmark, split) -> dict[str, Any]:
+    return {"judge_agreement": plan_judge_agreement(split), "prompts": _prompts(), "built_in_label": BUILT_IN_LABEL}
+
+
+def sample_view(sample: DrilldownSample) -> dict[str, Any]:
+    details: PlanSampleDetails = sample.details
+    truth = sample.ground_truth
+    return {
+        "output": details.output,
+        "extracted": details.extracted,
+        "verdict": details.verdict or sample.outcome,
+        "decided_by": details.decided_by,
+        "reasoning": details.reasoning,
+        "options": options_of(sample.inputs),
+        "gt": (first_set(truth, "answer", "gt_answer") or truth) if sample.ground_truth_visible else None,
+    }
