@@ -43,6 +43,8 @@ from scoring.benchmarks import UnknownBenchmark, board_for, plugin_for
 from scoring.core.columns import Level
 from scoring.core.disclosure import sample_disclosed
 from scoring.core.plugin import BenchmarkPlugin, Drilldown, DrilldownSample
+from scoring.error_pages import refusal_page
+from scoring.errors import ServiceRefusal
 from scoring.models import ModelEntry, Sample, SampleScore, Submission
 from scoring.selectors import model_entry_editable_by
 
@@ -50,7 +52,7 @@ PLOT_TOP_MODELS = 6
 
 
 def error_page(request: HttpRequest, status: int, message: str) -> HttpResponse:
-    return render(request, "leaderboard/error.html", {"message": message, "status": status}, status=status)
+    return refusal_page(request, ServiceRefusal(message, status=status))
 
 
 def _plugin(slug: str) -> BenchmarkPlugin | None:
