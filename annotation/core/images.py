@@ -290,7 +290,7 @@ def read_zip(name: str, upload: Upload, *, max_pixels: int, max_files: int = 200
             raise UploadError(name, f"the zip's {len(members)} images hold {pixels:,} pixels in total, over the limit "
                                     f"of {max_total_pixels:,} pixels for one upload; nothing was imported")
         # One file for all the checked images (kept open by them until they are stored), in memory while small.
-        store = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115
+        store = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)
         inflated = 0
         for info in members:
             entry = f"{name}:{info.filename}"

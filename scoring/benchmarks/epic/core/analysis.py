@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, mean, share
 from scoring.benchmarks.epic.core.taxonomy import LEAVES, Leaf, resolve_leaf
+from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, mean, share
 
 # True-count buckets of the counting figure: (label, lowest, highest) with both ends included.
 COUNT_BUCKETS: tuple[tuple[str, int, float], ...] = (

@@ -279,7 +279,10 @@ def write_layout(root: Path, samples: Sequence[DemoSample]) -> list[Path]:
 def _answer(sample: DemoSample, boxes: list[list[float]], count: int | None, points: list[list[float]] | None,
             feasible: bool | None) -> str:
     fam = sample.leaf.group_code
-    fmt = lambda bs: "[" + ", ".join("(" + ", ".join(f"{v:g}" for v in b) + ")" for b in bs) + "]"  # noqa: E731
+
+    def fmt(bs: Sequence[Sequence[float]]) -> str:
+        return "[" + ", ".join("(" + ", ".join(f"{v:g}" for v in b) + ")" for b in bs) + "]"
+
     if fam == "FP":
         body = '{"points": ' + fmt(points or []) + "}"
     elif sample.leaf.category == "TargetLocalization":

@@ -47,12 +47,12 @@ class ParsedFile:
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SubmissionRejected(f"The file {path} does not exist.", [FileProblem(f"{path} does not exist")])
+    except FileNotFoundError as exc:
+        raise SubmissionRejected(f"The file {path} does not exist.", [FileProblem(f"{path} does not exist")]) from exc
     except UnicodeDecodeError as exc:
-        raise SubmissionRejected("The file is not UTF-8 text.", [FileProblem(f"not UTF-8 text at byte {exc.start}")])
+        raise SubmissionRejected("The file is not UTF-8 text.", [FileProblem(f"not UTF-8 text at byte {exc.start}")]) from exc
     except OSError as exc:
-        raise SubmissionRejected(f"The file cannot be read: {exc}", [FileProblem(str(exc))])
+        raise SubmissionRejected(f"The file cannot be read: {exc}", [FileProblem(str(exc))]) from exc
 
 
 _EMPTY = "The file is empty."
@@ -92,10 +92,10 @@ def read_file(path: Path | str, *, raw: bool | None = False, coordinate_system: 
                 handle.seek(0)
                 return _records(json_lines(handle, samples=samples), raw=raw, coordinate_system=coordinate_system,
                                 read_answers=read_answers)
-    except FileNotFoundError:
-        raise SubmissionRejected(f"The file {path} does not exist.", [FileProblem(f"{path} does not exist")])
+    except FileNotFoundError as exc:
+        raise SubmissionRejected(f"The file {path} does not exist.", [FileProblem(f"{path} does not exist")]) from exc
     except OSError as exc:
-        raise SubmissionRejected(f"The file cannot be read: {exc}", [FileProblem(str(exc))])
+        raise SubmissionRejected(f"The file cannot be read: {exc}", [FileProblem(str(exc))]) from exc
     return parse_text(_read_text(path), raw=raw, coordinate_system=coordinate_system, samples=samples,
                       read_answers=read_answers)
 

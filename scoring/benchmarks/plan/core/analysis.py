@@ -11,8 +11,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from scipy.stats import binomtest
 
-from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, share
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, DIMENSION_OF, SUBTASKS
+from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, share
 
 DIMENSIONS = tuple(DIMENSION_KEYS.values())
 # The paper reports a navigation and a manipulation score (sec 4.3, Figure 6) without listing which subtasks make

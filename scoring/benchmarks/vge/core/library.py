@@ -170,7 +170,7 @@ def _finish_looks(current: dict[str, Any]) -> None:
         components: dict[str, Any] = {}
         effect = None
         given = dict(p.split("=", 1) for p in pairs)
-        for name, (value, rest_where) in current["rest"].items():
+        for name, (value, _rest_where) in current["rest"].items():
             given.setdefault(name, value)
         for name, value in given.items():
             if name == "fx":

@@ -12,7 +12,15 @@ from typing import Callable, Sequence
 import numpy as np
 
 from scoring.benchmarks.vge.core.engine import (
-    NO_EFFECT, PHYSICAL, SUCCESS, SWITCH, UNLOCKED, WAIT, WRONG_OPERATION, Engine, StepOutcome,
+    NO_EFFECT,
+    PHYSICAL,
+    SUCCESS,
+    SWITCH,
+    UNLOCKED,
+    WAIT,
+    WRONG_OPERATION,
+    Engine,
+    StepOutcome,
 )
 from scoring.benchmarks.vge.core.graphs import INF, box_contains, box_distance
 from scoring.benchmarks.vge.core.task_defs import Task
