@@ -18,7 +18,12 @@ from scoring.benchmarks.epic.core.geometry import (
     split_two_regions,
     union_of_instances,
 )
-from scoring.benchmarks.epic.core.helpers_dense import dense_iou, dense_pair_distance, dense_point_distance, dense_split
+from tests.scoring.benchmarks.epic.core.dense_reference import (
+    dense_iou,
+    dense_pair_distance,
+    dense_point_distance,
+    dense_split,
+)
 
 from .helpers import rle
 
