@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
 from scoring.core.columns import BoardSpec, Column, Direction, Level
+from scoring.core.numbers import finite
 
 KINDS = ("proprietary", "open-source", "embodied", "human", "baseline")
 THINKING = ("yes", "no", "unknown")
@@ -47,10 +48,8 @@ class BoardRow:
         return max(1, len(self.run_ids))
 
     def value(self, key: str) -> float | None:
-        raw = self.overall if key == "overall" else self.values.get(key)
-        if raw is None or (isinstance(raw, float) and not math.isfinite(raw)):
-            return None
-        return float(raw)
+        value = finite(self.overall if key == "overall" else self.values.get(key))
+        return None if value is None else float(value)
 
     def interval(self, key: str) -> tuple[float, float] | None:
         if self.source != "scored":

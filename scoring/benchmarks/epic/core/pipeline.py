@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import multiprocessing
 import os
 import re
@@ -370,8 +369,3 @@ def score_with_gt(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | N
     if batch:
         flush()
     return out
-
-
-
-def finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
