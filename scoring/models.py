@@ -3,7 +3,7 @@ from django.conf import settings
 from django.db import models
 
 # PLAN-Bench's judge records live in its benchmark package; importing them registers them with this app.
-from scoring.benchmarks.plan.models import PlanAuditCheck, PlanDecider, PlanJudgement, PlanVerdict  # noqa: F401 - registers them
+from scoring.benchmarks.plan.models import PlanAuditCheck, PlanDecider, PlanJudgement, PlanVerdict  # noqa: F401 - importing registers them
 
 
 class Benchmark(models.Model):

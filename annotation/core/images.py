@@ -143,14 +143,16 @@ def read_image(name: str, data: bytes, *, max_pixels: int) -> ImageFile:
 def _keep(store: IO[bytes], image: ImageFile) -> ImageFile:
     """The checked image with its bytes appended to the upload's temporary file instead of held in memory."""
 
-    def put(data: bytes | Kept | None) -> Kept | None:
+    def put(data: bytes | Kept) -> Kept:
         if not isinstance(data, bytes):
             return data
         offset = store.seek(0, io.SEEK_END)
         store.write(data)
         return Kept(store, offset, len(data))
 
-    return dataclasses.replace(image, content=put(image.content), original_content=put(image.original_content))
+    original = image.original_content
+    return dataclasses.replace(image, content=put(image.content),
+                               original_content=None if original is None else put(original))
 
 
 EXIF_ORIENTATION = 0x0112

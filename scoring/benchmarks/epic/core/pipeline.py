@@ -69,7 +69,8 @@ def parse_text(text: str, *, raw: bool | None = False, coordinate_system: str = 
         raise SubmissionRejected(_EMPTY, [FileProblem("the file holds no record")])
     if text.startswith("\ufeff"):
         text = text[1:]
-    start = _LEADING_SPACE.match(text).end()
+    leading = _LEADING_SPACE.match(text)  # always a match (of no characters, at worst)
+    start = leading.end() if leading else 0
     if raw is not True and text[start : start + 1] == "[":
         entries = _array_items(text, samples)
     else:

@@ -215,7 +215,7 @@ def summarise(episodes: Sequence[EpisodeMetrics]) -> dict[str, float | None]:
     """The twelve metrics over episodes: macro means where defined, pooled ratios."""
     out: dict[str, float | None] = {}
     for name in MACRO:
-        values = [e.values[name] for e in episodes if e.values[name] is not None]
+        values = [v for e in episodes if (v := e.values[name]) is not None]
         out[name] = float(sum(values) / len(values)) if values else None
     for name, (num, den, scale) in POOLED.items():
         n = sum(getattr(e, num) for e in episodes)
