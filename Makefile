@@ -12,7 +12,7 @@ REDIS_BROKER_URL ?= redis://127.0.0.1:6379/14
 REDIS_LAYER_URL ?= redis://127.0.0.1:6379/13
 AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
 
-.PHONY: run serve test setup venv browser demo check-core clean static-vendor
+.PHONY: run serve test lint setup venv browser demo check-core clean static-vendor
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -59,6 +59,12 @@ run: demo
 serve: setup
 	@scripts/serve.sh --prod $(HOST) $(PORT)
 
+# The lint and type gate (pyproject.toml): ruff on the whole tree, mypy on every pure core/ package, the registry
+# and the plugins. A few seconds; `make test` runs it first.
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
 # Tests keep their files (SQLite test database, broker folder) in var/test, away from the running site's.
 # The suite runs twice: on the embedded default (SQLite) and on PostgreSQL, so a query or a column that only
 # SQLite accepts fails here and not in production. Tests that start no processes of their own run on
@@ -68,20 +74,22 @@ TEST_WORKERS ?= 2
 PARALLEL := not browser and not worker and not integration and not faults
 test: export EBH_VAR_DIR = $(CURDIR)/var/test
 test: setup browser
-	@echo "== 1/6 the suite on the embedded default (SQLite), $(TEST_WORKERS) processes =="
+	@echo "== 1/7 lint: ruff, and mypy on the cores and plugins (make lint) =="
+	@$(MAKE) --no-print-directory lint
+	@echo "== 2/7 the suite on the embedded default (SQLite), $(TEST_WORKERS) processes =="
 	$(BIN)/python -m pytest -m "$(PARALLEL)" -n $(TEST_WORKERS) --dist loadfile
-	@echo "== 2/6 browser and worker tests on the embedded default (SQLite, filesystem broker, real Chromium) =="
+	@echo "== 3/7 browser and worker tests on the embedded default (SQLite, filesystem broker, real Chromium) =="
 	$(BIN)/python -m pytest -m "(browser or worker) and not integration and not faults"
-	@echo "== 3/6 the suite on PostgreSQL, $(TEST_WORKERS) processes (tests/**/core/ aside: pure, no database) =="
+	@echo "== 4/7 the suite on PostgreSQL, $(TEST_WORKERS) processes (tests/**/core/ aside: pure, no database) =="
 	DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -m "$(PARALLEL)" -n $(TEST_WORKERS) --dist loadfile \
 	  --ignore-glob='tests/*/core/*'
-	@echo "== 4/6 integration and worker tests: PostgreSQL, Redis (broker and channel layer) =="
+	@echo "== 5/7 integration and worker tests: PostgreSQL, Redis (broker and channel layer) =="
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_BROKER_URL) REDIS_URL=$(REDIS_LAYER_URL) \
 	  $(BIN)/python -m pytest -m "(integration or worker) and not faults"
-	@echo "== 5/6 worker tests: PostgreSQL, RabbitMQ =="
+	@echo "== 6/7 worker tests: PostgreSQL, RabbitMQ =="
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(AMQP_URL) \
 	  $(BIN)/python -m pytest -m "worker and not faults"
-	@echo "== 6/6 fault suite and schema fuzz (tests/faults/): PostgreSQL, Redis, RabbitMQ =="
+	@echo "== 7/7 fault suite and schema fuzz (tests/faults/): PostgreSQL, Redis, RabbitMQ =="
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_BROKER_URL) REDIS_URL=$(REDIS_LAYER_URL) AMQP_BROKER_URL=$(AMQP_URL) \
 	  $(BIN)/python -m pytest -m "faults" -s
 

@@ -114,7 +114,7 @@ def embedding_compute(*, embedding_id: int) -> str:
         cache.put(row.image.sha256, embedding)
         if settings.SAM_BROWSER_DECODER:
             browser_decoder_file()  # once per checkpoint: the editor downloads it with the embedding
-    except Exception as exc:  # noqa: BLE001 - any failure is shown to the annotator as the embedding's error
+    except Exception as exc:  # any failure is shown to the annotator as the embedding's error
         Embedding.objects.filter(pk=row.pk).update(
             status=Embedding.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now()
         )

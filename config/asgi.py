@@ -6,13 +6,13 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from channels.auth import AuthMiddlewareStack
+from channels.routing import ProtocolTypeRouter, URLRouter
+from channels.security.websocket import AllowedHostsOriginValidator
 
-from config.routing import websocket_urlpatterns  # noqa: E402
-from leaderboard.asgi import board_fast_path  # noqa: E402
-from simulator.asgi import agent_admission  # noqa: E402
+from config.routing import websocket_urlpatterns
+from leaderboard.asgi import board_fast_path
+from simulator.asgi import agent_admission
 
 application = ProtocolTypeRouter(
     {

@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from scoring import benchmarks  # the registry: pure, imports nothing of Django
 from scoring.isolation import static_file_headers  # imports nothing of Django
@@ -21,15 +22,31 @@ def env_str(name: str, default: str = "") -> str:
 
 
 def env_int(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    return int(value) if value not in (None, "") else default
+    """An integer; unset or empty is the default, anything else that is not a whole number stops the start."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a whole number") from None
+
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
 
 
 def env_bool(name: str, default: bool = False) -> bool:
-    value = os.environ.get(name)
-    if value in (None, ""):
+    """A switch: 1/0, true/false, yes/no, on/off (any case); unset or empty is the default. Anything else (a typo
+    such as "ture") stops the start rather than quietly reading as off."""
+    value = os.environ.get(name, "").strip()
+    if not value:
         return default
-    return value.strip().lower() in ("1", "true", "yes", "on")
+    if value.lower() in _TRUE:
+        return True
+    if value.lower() in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={value!r} is not a switch: use one of 1/0, true/false, yes/no, on/off")
 
 
 def env_path(name: str, default: Path) -> Path:

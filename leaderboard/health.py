@@ -26,7 +26,7 @@ def check_broker() -> tuple[bool, str]:
         with celery_app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
             return True, conn.transport_cls if isinstance(conn.transport_cls, str) else conn.transport.driver_type
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - report, never raise, from a health check
         return False, f"{type(exc).__name__}: {exc}"
 
 
@@ -44,5 +44,5 @@ def check_channel_layer() -> tuple[bool, str]:
     try:
         received = async_to_sync(asyncio.wait_for)(round_trip(), timeout=3)
         return received.get("nonce") == message["nonce"], type(layer).__name__
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - report, never raise, from a health check
         return False, f"{type(exc).__name__}: {exc}"

@@ -34,6 +34,7 @@ def main() -> None:
     import django
 
     django.setup()
+    from django.contrib.auth.models import User
     from django.core.management import call_command
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
@@ -41,7 +42,6 @@ def main() -> None:
     from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
-    from django.contrib.auth.models import User
     from simulator.models import Task
 
     call_command("migrate", verbosity=0)

@@ -87,9 +87,9 @@ def start_daphne(var_dir: Path, port: int, app: str) -> subprocess.Popen:
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
             proc.port = port  # type: ignore[attr-defined]
             return proc
-        except OSError:
+        except OSError as exc:
             if proc.poll() is not None:
-                raise RuntimeError(f"daphne exited: {proc.stderr.read().decode()[-2000:]}")
+                raise RuntimeError(f"daphne exited: {proc.stderr.read().decode()[-2000:]}") from exc
             time.sleep(0.2)
     raise RuntimeError("daphne did not start within 30 s")
 

@@ -24,9 +24,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scoring.benchmarks.epic.core import demo  # noqa: E402
-from scoring.benchmarks.epic.core.raw import to_std_record  # noqa: E402
-from scoring.benchmarks.epic.core.taxonomy import LEAVES  # noqa: E402
+from scoring.benchmarks.epic.core import demo
+from scoring.benchmarks.epic.core.raw import to_std_record
+from scoring.benchmarks.epic.core.taxonomy import LEAVES
 
 PY = sys.executable
 # Paper group sizes (spec: ~1616/1525/1261/395/499/355/316/294/396 = 6657; +4 to BA gives 6661).

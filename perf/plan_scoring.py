@@ -14,13 +14,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scoring.benchmarks.plan.core.aggregate import summarise  # noqa: E402
-from scoring.benchmarks.plan.core.cli import rows_of  # noqa: E402
-from scoring.benchmarks.plan.core.engine import MemoryCache, judge_submission  # noqa: E402
-from scoring.benchmarks.plan.core.judge_client import OpenAIJudgeClient  # noqa: E402
-from scoring.benchmarks.plan.core.local_judge import LocalJudgeServer  # noqa: E402
-from scoring.benchmarks.plan.core.readers import check_prediction_ids, read_items, read_predictions  # noqa: E402
-from scoring.benchmarks.plan.core.types import DIMENSIONS  # noqa: E402
+from scoring.benchmarks.plan.core.aggregate import summarise
+from scoring.benchmarks.plan.core.cli import rows_of
+from scoring.benchmarks.plan.core.engine import MemoryCache, judge_submission
+from scoring.benchmarks.plan.core.judge_client import OpenAIJudgeClient
+from scoring.benchmarks.plan.core.local_judge import LocalJudgeServer
+from scoring.benchmarks.plan.core.readers import check_prediction_ids, read_items, read_predictions
+from scoring.benchmarks.plan.core.types import DIMENSIONS
 
 SIZES = {"Spatial Cognition": 259, "Temporal Reasoning": 210, "Multi-Step Planning": 230}
 SINGLE, OPEN_WITH_HINT = 183, 486

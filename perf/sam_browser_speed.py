@@ -33,7 +33,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from perf.sam_latency import drawn_image, png  # noqa: E402 - the same scene and encoding as the server-path script
+from perf.sam_latency import drawn_image, png  # the same scene and encoding as the server-path script
+
 CHROMIUM = "/usr/bin/chromium"
 
 

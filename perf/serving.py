@@ -42,13 +42,13 @@ from urllib.parse import urlparse
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import psycopg  # noqa: E402
-import redis  # noqa: E402
+import psycopg
+import redis
 
-from perf.board_load import build_site  # noqa: E402
-from scoring.benchmarks.vge.core.device import load_device  # noqa: E402
-from scoring.benchmarks.vge.core.engine import Engine  # noqa: E402
-from scoring.benchmarks.vge.core.library import build_library  # noqa: E402
+from perf.board_load import build_site
+from scoring.benchmarks.vge.core.device import load_device
+from scoring.benchmarks.vge.core.engine import Engine
+from scoring.benchmarks.vge.core.library import build_library
 
 BOARD_PAGE = "/leaderboard/epic-bench/"
 BOARD_API = "/api/leaderboards/epic-bench/"
@@ -135,7 +135,10 @@ class Figures:
 
     def summary(self) -> dict[str, float]:
         done = sorted(self.latencies)
-        pick = lambda q: 1000 * done[min(len(done) - 1, int(q * len(done)))] if done else float("nan")  # noqa: E731
+
+        def pick(q: float) -> float:
+            return 1000 * done[min(len(done) - 1, int(q * len(done)))] if done else float("nan")
+
         return {"requests": len(done), "per_s": len(done) / self.elapsed if self.elapsed else 0.0,
                 "p50_ms": pick(0.5), "p99_ms": pick(0.99), "errors": self.errors}
 

@@ -24,12 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scoring.benchmarks.vge.core.device import load_device  # noqa: E402
-from scoring.benchmarks.vge.core.engine import Engine  # noqa: E402
-from scoring.benchmarks.vge.core.library import build_library  # noqa: E402
-from scoring.benchmarks.vge.core.metrics import summarise  # noqa: E402
-from scoring.benchmarks.vge.core.replay import Library, replay  # noqa: E402
-from scoring.benchmarks.vge.core.task_defs import Task  # noqa: E402
+from scoring.benchmarks.vge.core.device import load_device
+from scoring.benchmarks.vge.core.engine import Engine
+from scoring.benchmarks.vge.core.library import build_library
+from scoring.benchmarks.vge.core.metrics import summarise
+from scoring.benchmarks.vge.core.replay import Library, replay
+from scoring.benchmarks.vge.core.task_defs import Task
 
 
 def forty_state_device() -> dict:
@@ -172,7 +172,10 @@ def bench_http(agents: int, turns: int) -> None:
         env = dict(os.environ, EBH_VAR_DIR=var, DJANGO_SETTINGS_MODULE="config.settings")
         env.pop("DATABASE_URL", None)
         py = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv").exists() else sys.executable
-        run = lambda *a: subprocess.run([py, "manage.py", *a], cwd=ROOT, env=env, check=True, capture_output=True, text=True)  # noqa: E731
+
+        def run(*a: str) -> subprocess.CompletedProcess:
+            return subprocess.run([py, "manage.py", *a], cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+
         run("migrate", "--noinput")
         run("make_demo_vge")
         token = run("shell", "-c", (
@@ -197,7 +200,7 @@ def bench_http(agents: int, turns: int) -> None:
             server.terminate()
             _, stderr = server.communicate(timeout=20)
         if errors:
-            tail = [l for l in stderr.decode(errors="replace").splitlines() if "Error" in l or "error" in l]
+            tail = [line for line in stderr.decode(errors="replace").splitlines() if "Error" in line or "error" in line]
             print("    server log:", *tail[-8:], sep="\n      ")
         latencies.sort()
         p99 = latencies[int(0.99 * (len(latencies) - 1))] if latencies else float("nan")

@@ -193,7 +193,10 @@ def main() -> None:
         if args.database_url:
             env["DATABASE_URL"] = args.database_url
             _ensure_postgres_database(args.database_url)
-        run = lambda *a: subprocess.run([PY, *a], cwd=ROOT, env=env, check=True, capture_output=True, text=True)  # noqa: E731
+
+        def run(*a: str) -> subprocess.CompletedProcess:
+            return subprocess.run([PY, *a], cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+
         run("manage.py", "migrate", "--noinput")
         if args.database_url:
             run("manage.py", "flush", "--noinput")
@@ -210,9 +213,9 @@ def main() -> None:
                 try:
                     socket.create_connection(("127.0.0.1", port), timeout=1).close()
                     break
-                except OSError:
+                except OSError as exc:
                     if server.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError(server.stderr.read().decode()[-2000:] if server.stderr else "daphne died")
+                        raise RuntimeError(server.stderr.read().decode()[-2000:] if server.stderr else "daphne died") from exc
                     time.sleep(0.2)
             database = "PostgreSQL" if args.database_url else "SQLite (embedded default)"
             print(f"VGE browser play: {args.players} players over websockets, daphne on 127.0.0.1:{port}, {database}, "

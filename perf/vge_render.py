@@ -18,9 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scoring.benchmarks.vge.core.device import load_device  # noqa: E402
-from scoring.benchmarks.vge.core.library import build_library  # noqa: E402
-from scoring.benchmarks.vge.core.render import render_view  # noqa: E402
+from scoring.benchmarks.vge.core.device import load_device
+from scoring.benchmarks.vge.core.library import build_library
+from scoring.benchmarks.vge.core.render import render_view
 
 
 def _p95(values: list[float]) -> float:

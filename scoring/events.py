@@ -47,7 +47,7 @@ def _send(group: str, message: dict) -> None:
                 pool.submit(async_to_sync(layer.group_send), group, message).result()
         else:
             async_to_sync(layer.group_send)(group, message)
-    except Exception:  # noqa: BLE001 - a live update must never fail the scoring it reports on
+    except Exception:  # a live update must never fail the scoring it reports on
         log.exception("could not send %s to %s", message.get("type"), group)
 
 

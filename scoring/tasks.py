@@ -19,12 +19,12 @@ def score_submission(self, submission_id: int) -> str:
     except (OperationalError, InterfaceError) as exc:
         # The database went away mid-job: the attempt is released and tried again.
         pipeline.submission_release(submission_id=submission_id)
-        raise self.retry(exc=exc, countdown=5 * (self.request.retries + 1))
-    except Exception as exc:  # noqa: BLE001 - an unexpected scorer crash is the site's fault, not the file's
+        raise self.retry(exc=exc, countdown=5 * (self.request.retries + 1)) from exc
+    except Exception as exc:  # an unexpected scorer crash is the site's fault, not the file's
         log.exception("scoring submission %s failed", submission_id)
         if self.request.retries < self.max_retries:
             pipeline.submission_release(submission_id=submission_id)
-            raise self.retry(exc=exc, countdown=2 * (self.request.retries + 1))
+            raise self.retry(exc=exc, countdown=2 * (self.request.retries + 1)) from exc
         pipeline.submission_fail_internal(submission_id=submission_id, message=f"{type(exc).__name__}: {exc}")
         return "failed"
 

@@ -113,7 +113,7 @@ def agent_admission(app, limit: int | None = None):
             try:
                 status, answer, extra = await asyncio.get_running_loop().run_in_executor(
                     threads, fast_played, key, operation)
-            except Exception:  # noqa: BLE001 - logged as Django logs a failed request; the agent gets a 500
+            except Exception:  # logged as Django logs a failed request; the agent gets a 500
                 log.exception("Internal Server Error: %s", path)
                 status, answer, extra = 500, {"detail": "A server error occurred."}, ()
         body = json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from simulator import api
+from simulator import api, views
 
 urlpatterns = [
     path("api/vge/episodes/", api.EpisodeCreateApi.as_view(), name="api-vge-episode-create"),
@@ -10,8 +10,6 @@ urlpatterns = [
     path("api/vge/episodes/<int:pk>/view.png", api.EpisodeViewImageApi.as_view(), name="api-vge-episode-view"),
     path("api/vge/submissions/", api.EpisodeBundleApi.as_view(), name="api-vge-bundle"),
 ]
-
-from simulator import views  # noqa: E402
 
 urlpatterns += [
     path("simulator/", views.home, name="simulator-home"),

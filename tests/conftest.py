@@ -294,9 +294,9 @@ def _asgi_server(settings, tmp_path, *, eager: bool):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
             break
-        except OSError:
+        except OSError as exc:
             if process.poll() is not None:
-                raise RuntimeError((tmp_path / "daphne.log").read_text())
+                raise RuntimeError((tmp_path / "daphne.log").read_text()) from exc
             time.sleep(0.2)
     yield f"http://127.0.0.1:{port}"
     # daphne's graceful stop waits for open connections (a page's websocket, a keep-alive image request): give it

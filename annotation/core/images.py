@@ -143,14 +143,16 @@ def read_image(name: str, data: bytes, *, max_pixels: int) -> ImageFile:
 def _keep(store: IO[bytes], image: ImageFile) -> ImageFile:
     """The checked image with its bytes appended to the upload's temporary file instead of held in memory."""
 
-    def put(data: bytes | Kept | None) -> Kept | None:
+    def put(data: bytes | Kept) -> Kept:
         if not isinstance(data, bytes):
             return data
         offset = store.seek(0, io.SEEK_END)
         store.write(data)
         return Kept(store, offset, len(data))
 
-    return dataclasses.replace(image, content=put(image.content), original_content=put(image.original_content))
+    original = image.original_content
+    return dataclasses.replace(image, content=put(image.content),
+                               original_content=None if original is None else put(original))
 
 
 EXIF_ORIENTATION = 0x0112
@@ -290,7 +292,7 @@ def read_zip(name: str, upload: Upload, *, max_pixels: int, max_files: int = 200
             raise UploadError(name, f"the zip's {len(members)} images hold {pixels:,} pixels in total, over the limit "
                                     f"of {max_total_pixels:,} pixels for one upload; nothing was imported")
         # One file for all the checked images (kept open by them until they are stored), in memory while small.
-        store = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115
+        store = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)
         inflated = 0
         for info in members:
             entry = f"{name}:{info.filename}"

@@ -190,7 +190,8 @@ def check_markers(markers: Any, image_sizes: Sequence[tuple[int, int]]) -> list[
         if not isinstance(image, int) or not 0 <= image < len(image_sizes):
             raise ValueError(f"{where}.image: {image!r} is not an image of this item (0..{len(image_sizes) - 1})")
         x, y = marker.get("x"), marker.get("y")
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (x, y)):
+        if (isinstance(x, bool) or isinstance(y, bool)
+                or not isinstance(x, (int, float)) or not isinstance(y, (int, float))):
             raise ValueError(f"{where}: x and y must be numbers")
         height, width = image_sizes[image]
         if not (0 <= x < width and 0 <= y < height):
@@ -344,8 +345,8 @@ class AgreementRow:
 @dataclass
 class Dashboard:
     by_state: dict[str, int] = field(default_factory=dict)  # ordered buckets
-    annotators: dict[str, dict[str, float]] = field(default_factory=dict)
-    reviewers: dict[str, dict[str, float]] = field(default_factory=dict)
+    annotators: dict[str, dict[str, float | str | None]] = field(default_factory=dict)  # counts, seconds, time, rate
+    reviewers: dict[str, dict[str, float | str | None]] = field(default_factory=dict)
     reasons: dict[str, int] = field(default_factory=dict)
     agreement: dict[str, float] = field(default_factory=dict)
     agreement_by_annotator: dict[str, dict[str, float]] = field(default_factory=dict)

@@ -169,11 +169,11 @@ def low_res_decoder(sam: Any, *, tanh_gelu: bool = False) -> Any:
         """GELU(x + bias), tanh form; one com.microsoft FastGelu node in the export."""
 
         @staticmethod
-        def forward(ctx, x, bias):  # noqa: D102
+        def forward(ctx, x, bias):
             return torch.nn.functional.gelu(x + bias, approximate="tanh")
 
         @staticmethod
-        def symbolic(graph, x, bias):  # noqa: D102
+        def symbolic(graph, x, bias):
             out = graph.op("com.microsoft::FastGelu", x, bias)
             out.setType(x.type())  # elementwise: the input's shape and type
             return out
@@ -181,7 +181,7 @@ def low_res_decoder(sam: Any, *, tanh_gelu: bool = False) -> Any:
     class Product(torch.nn.Module):
         """a @ b in a module of its own, so its ONNX node carries the module's name."""
 
-        def forward(self, a, b):  # noqa: D102
+        def forward(self, a, b):
             return a @ b
 
     class Swapped(torch.nn.Module):
@@ -194,7 +194,7 @@ def low_res_decoder(sam: Any, *, tanh_gelu: bool = False) -> Any:
             for name in products:
                 self.add_module(QUANTIZABLE + name, Product())
 
-        def forward(self, *args, **kwargs):  # noqa: D102 - SAM's blocks call attention with q=, k=, v=
+        def forward(self, *args, **kwargs):  # SAM's blocks call attention with q=, k=, v=
             named = {name: getattr(self, QUANTIZABLE + name) for name in self.products}
             return self.function(self.inner, *args, **kwargs, **named)
 
@@ -218,7 +218,7 @@ def low_res_decoder(sam: Any, *, tanh_gelu: bool = False) -> Any:
             self.upscaling = Swapped(upscaling, partial(upscaled_masks, gelu=gelu))
 
         @torch.no_grad()
-        def forward(self, image_embeddings, point_coords, point_labels, mask_input, has_mask_input):  # noqa: D102
+        def forward(self, image_embeddings, point_coords, point_labels, mask_input, has_mask_input):
             decoder = self.model.mask_decoder
             sparse = self._embed_points(point_coords, point_labels)
             dense = self._embed_masks(mask_input, has_mask_input)

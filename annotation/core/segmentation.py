@@ -437,7 +437,8 @@ class ClassicBackend:
             labels[:, [0, -1]] = cv2.GC_PR_BGD
         bgd_model = np.zeros((1, 65), np.float64)
         fgd_model = np.zeros((1, 65), np.float64)
-        cv2.grabCut(work_bgr, labels, None, bgd_model, fgd_model, self.iterations, cv2.GC_INIT_WITH_MASK)
+        no_rect = (0, 0, 0, 0)  # what OpenCV makes of None: the mask alone starts the models
+        cv2.grabCut(work_bgr, labels, no_rect, bgd_model, fgd_model, self.iterations, cv2.GC_INIT_WITH_MASK)
         foreground = np.isin(labels, (cv2.GC_FGD, cv2.GC_PR_FGD)).astype(np.uint8)
         candidates = self._candidates(foreground, prompt, to_work)
         proposals: list[MaskProposal] = []

@@ -4,20 +4,16 @@ Same rules as leaderboard.core.svg: plain strings, every label escaped, fixed si
 """
 from __future__ import annotations
 
-import math
 from html import escape
 from typing import Sequence
 
 from leaderboard.core import svg
 from scoring.core.analysis import Chart, Series
+from scoring.core.numbers import finite
 
 
 def _open(width: int, height: int, title: str) -> list[str]:
     return svg.header(width, height, title, font_size=11, title_y=18)
-
-
-def _finite(v: float | None) -> bool:
-    return v is not None and math.isfinite(v)
 
 
 def _cell_colour(v: float, top: float) -> str:
@@ -36,7 +32,7 @@ def heatmap(x: Sequence[str], series: Sequence[Series], *, title: str, y_max: fl
     top = 30 + 6 * longest  # column labels rotated by -60°: they rise about 0.87 and lean right 0.5 of their length
     width = max(360, label_w + cell_w * len(x) + 20 + int(3.5 * longest))
     height = top + cell_h * max(len(series), 1) + 30
-    values = [v for s in series for v in s.values if _finite(v)]
+    values = [f for s in series for v in s.values if (f := finite(v)) is not None]
     upper = y_max if y_max is not None else max([v for v in values if v > 0], default=1.0)
     out = _open(width, height, title)
     for ci, name in enumerate(x):
@@ -47,9 +43,9 @@ def heatmap(x: Sequence[str], series: Sequence[Series], *, title: str, y_max: fl
         y = top + cell_h * ri
         out.append(f'<text x="{label_w - 6}" y="{y + 14}" text-anchor="end">{escape(s.name[:40])}</text>')
         for ci, name in enumerate(x):
-            v = s.values[ci] if ci < len(s.values) else None
+            v = finite(s.values[ci]) if ci < len(s.values) else None
             cx = label_w + cell_w * ci
-            if not _finite(v):
+            if v is None:
                 out.append(f'<rect x="{cx}" y="{y}" width="{cell_w - 1}" height="{cell_h - 1}" fill="#f3f4f6"/>')
                 continue
             fill = _cell_colour(v, upper)
@@ -68,7 +64,7 @@ def lines(x: Sequence[str], series: Sequence[Series], *, title: str, y_label: st
     """One line per series over evenly spaced x labels, with markers and a legend."""
     left, right, top, bottom = 52, 16, 36, 78
     plot_w, plot_h = width - left - right, height - top - bottom
-    values = [v for s in series for v in s.values if _finite(v)]
+    values = [f for s in series for v in s.values if (f := finite(v)) is not None]
     upper = y_max if y_max is not None else (max(values, default=1.0) or 1.0)
     out = _open(width, height, title)
     for i in range(6):
@@ -83,12 +79,12 @@ def lines(x: Sequence[str], series: Sequence[Series], *, title: str, y_label: st
                    f"{escape(name)}</text>")
     for si, s in enumerate(series):
         colour = svg.PALETTE[si % len(svg.PALETTE)]
-        pts = [(left + step * i, top + plot_h - plot_h * max(0.0, min(v, upper)) / upper)
-               for i, v in enumerate(s.values) if _finite(v)]
+        kept = [(i, f) for i, v in enumerate(s.values) if (f := finite(v)) is not None]
+        pts = [(left + step * i, top + plot_h - plot_h * max(0.0, min(v, upper)) / upper) for i, v in kept]
         if len(pts) > 1:
             path = " ".join(f"{px:.1f},{py:.1f}" for px, py in pts)
             out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
-        for (px, py), v in zip(pts, [v for v in s.values if _finite(v)]):
+        for (px, py), (_, v) in zip(pts, kept):
             out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{colour}"><title>{escape(s.name)}: '
                        f"{v:.2f}</title></circle>")
     out.extend(svg.legend([s.name for s in series], left=left, right_edge=width - right, y=top + plot_h + 36))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
 from scoring.core.columns import BoardSpec, Column, Direction, Level
+from scoring.core.numbers import finite
 
 KINDS = ("proprietary", "open-source", "embodied", "human", "baseline")
 THINKING = ("yes", "no", "unknown")
@@ -47,10 +48,8 @@ class BoardRow:
         return max(1, len(self.run_ids))
 
     def value(self, key: str) -> float | None:
-        raw = self.overall if key == "overall" else self.values.get(key)
-        if raw is None or (isinstance(raw, float) and not math.isfinite(raw)):
-            return None
-        return float(raw)
+        value = finite(self.overall if key == "overall" else self.values.get(key))
+        return None if value is None else float(value)
 
     def interval(self, key: str) -> tuple[float, float] | None:
         if self.source != "scored":
@@ -215,12 +214,12 @@ def _better_first(column: Column, descending: bool | None) -> bool:
 def sort_rows(rows: Iterable[BoardRow], column: Column, *, descending: bool | None = None) -> list[BoardRow]:
     """Sort by one column; rows without a value always go last; ties broken by name, then submission."""
     desc = _better_first(column, descending)
-    present = [r for r in rows if r.value(column.key) is not None]
+    present = [(v, r) for r in rows if (v := r.value(column.key)) is not None]
     missing = [r for r in rows if r.value(column.key) is None]
-    present.sort(key=lambda r: (r.model_name.casefold(), r.submission_id))
-    present.sort(key=lambda r: r.value(column.key), reverse=desc)  # stable: ties keep name order
+    present.sort(key=lambda vr: (vr[1].model_name.casefold(), vr[1].submission_id))
+    present.sort(key=lambda vr: vr[0], reverse=desc)  # stable: ties keep name order
     missing.sort(key=lambda r: (r.model_name.casefold(), r.submission_id))
-    return present + missing
+    return [r for _, r in present] + missing
 
 
 def best_per_model(rows: Iterable[BoardRow], column: Column) -> list[BoardRow]:
@@ -259,8 +258,8 @@ def column_marks(rows: Sequence[BoardRow], columns: Iterable[Column], *,
     if within_kind:
         out: dict[str, dict[int, str]] = {c.key: {} for c in columns}
         for kind in dict.fromkeys(r.kind for r in rows):
-            for key, col in column_marks([r for r in rows if r.kind == kind], columns).items():
-                out[key].update(col)
+            for key, kind_marks in column_marks([r for r in rows if r.kind == kind], columns).items():
+                out[key].update(kind_marks)
         return out
     marks: dict[str, dict[int, str]] = {}
     for column in columns:

@@ -42,7 +42,7 @@ def task_labels(spec: BoardSpec | None, tasks: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for task in tasks:
         column = spec.column(task) if spec is not None else None
-        if column is None:
+        if column is None or spec is None:
             out[task] = task.rsplit("/", 1)[-1].replace("_", " ")
             continue
         parent = spec.column(column.parent) if column.parent else None

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Sequence
 
+from scoring.core.numbers import finite
+
 PALETTE = ("#0b5cad", "#d1495b", "#2a9d8f", "#e9a23b", "#6a4c93", "#57606a", "#8ab17d", "#b5838d")
 
 
@@ -83,10 +85,10 @@ def grouped_bars(
     top_value = y_max if y_max is not None else _nice_max(max(values, default=1.0))
     out = header(width, height, title)
     for i in range(6):
-        v = top_value * i / 5
+        tick = top_value * i / 5
         y = top + plot_h - plot_h * i / 5
         out.append(f'<line x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e5e7eb"/>')
-        out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#57606a">{v:g}</text>')
+        out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#57606a">{tick:g}</text>')
     out.append(
         f'<text transform="translate(14 {top + plot_h / 2:.0f}) rotate(-90)" text-anchor="middle" fill="#57606a">'
         f"{escape(y_label)}</text>"
@@ -241,18 +243,17 @@ def metric_panels(
         x0, y0 = c * pw, 36 + r * (panel_h + 34)
         left, right, top = x0 + 44, x0 + pw - 10, y0 + 18
         plot_w, plot_h = right - left, panel_h - 24
-        values = [s.values[mi] for s in series if mi < len(s.values)]
-        values = [v for v in values if v is not None and math.isfinite(v)]
+        values = [f for s in series if mi < len(s.values) and (f := finite(s.values[mi])) is not None]
         fixed = scales[mi] if scales and mi < len(scales) else None
         top_value = fixed if fixed is not None else _nice_max(max((abs(v) for v in values), default=1.0))
         out.append(f'<text x="{x0 + pw / 2:.1f}" y="{y0 + 10:.1f}" text-anchor="middle" font-weight="600">'
                    f"{escape(metric)}</text>")
         for i in range(3):
-            v = top_value * i / 2
+            tick = top_value * i / 2
             y = top + plot_h - plot_h * i / 2
             out.append(f'<line x1="{left:.1f}" x2="{right:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e5e7eb"/>')
             out.append(f'<text x="{left - 4:.1f}" y="{y + 4:.1f}" text-anchor="end" font-size="10" fill="#57606a">'
-                       f"{v:g}</text>")
+                       f"{tick:g}</text>")
         bar_w = plot_w / max(len(series), 1)
         for si, s in enumerate(series):
             v = s.values[mi] if mi < len(s.values) else None

@@ -86,9 +86,9 @@ def bounded_lines(source: Iterable[str | bytes] | Any, *, max_bytes: int | None 
         pieces = (_ENDS_TEXT if isinstance(block, str) else _ENDS_BYTES).split(block)
         if len(pieces) > 1:
             first = pieces[0]
-            line = first[:0].join(pending + [first]) if pending else first
+            completed = first[:0].join(pending + [first]) if pending else first
             pending, held = [], 0
-            for line in [line, *pieces[1:-1]]:
+            for line in [completed, *pieces[1:-1]]:
                 number += 1
                 if len(line) > limit:
                     raise line_too_long(number, limit, name=name)

@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from annotation.core import edits as core_edits
 from annotation.core import rle
@@ -28,7 +29,7 @@ def _saved_puts(page, item_id: int) -> list[tuple[int, dict]]:
 def _wait_saved(page) -> None:
     try:
         page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Saved')")
-    except Exception:
+    except PlaywrightTimeoutError:
         raise AssertionError(f"not saved: {page.text_content('#save-status')!r}") from None
 
 

@@ -5,10 +5,10 @@ import os
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from annotation import services
 from annotation.models import Item
-
 from tests.annotation.browser_helpers import instance_areas, to_client
 from tests.conftest import login_page
 
@@ -20,7 +20,7 @@ SCREENSHOT_DIR = Path(os.environ.get("ANNOTATION_SCREENSHOTS", "/tmp"))
 def _wait_saved(page) -> None:
     try:
         page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Saved')")
-    except Exception:
+    except PlaywrightTimeoutError:
         raise AssertionError(f"not saved: {page.text_content('#save-status')!r}") from None
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from annotation.models import AuditEvent, Item, Review
 from scoring.models import Sample
@@ -179,8 +180,8 @@ def test_revise_shows_comments_and_marker_in_the_editor_the_new_version_shows_it
     page.click("#btn-submit")
     try:
         page.wait_for_function("() => document.getElementById('save-status').textContent === 'Submitted for review.'")
-    except Exception:
-        raise AssertionError(f"not submitted: {page.text_content('#save-status')!r} {page.text_content('#findings')!r}")
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"not submitted: {page.text_content('#save-status')!r} {page.text_content('#findings')!r}") from None
     _switch(page, base, "rob")
     page.goto(f"{base}/annotation/review/items/{item.pk}/")
     page.wait_for_function("() => window.reviewPage.ready === 1")
@@ -195,9 +196,9 @@ def test_blind_second_annotation_in_the_editor_flags_a_disagreeing_item_for_the_
 ):
 
     from annotation import services
-    from annotation.review import services as review_services
     from annotation.core import rle
     from annotation.models import SecondOpinion
+    from annotation.review import services as review_services
 
     django_user_model.objects.create_user("ben", password="pw-ben-123").groups.add(
         Group.objects.get_or_create(name="annotator")[0])

@@ -82,7 +82,7 @@ def _long_line_to_each(server, token: str, splits) -> None:
                               data={**form, "model": "Long"}, files={"file": ("long.jsonl", LONG_LINE)})
         assert response.status_code == 201, response.text[:500]
         submission_id = response.json()["id"]
-        wait_for(lambda: Submission.objects.get(pk=submission_id).is_final, timeout=300, what="the scoring run")
+        wait_for(lambda pk=submission_id: Submission.objects.get(pk=pk).is_final, timeout=300, what="the scoring run")
         # Then it failed as the file's fault, at line 1
         submission = Submission.objects.get(pk=submission_id)
         assert submission.status == "failed" and submission.failure_is_site_error is False

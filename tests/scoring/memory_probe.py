@@ -15,8 +15,8 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup()
 
-from scoring import pipeline  # noqa: E402  (the models need the app registry set up above)
-from scoring.benchmarks import plugins  # noqa: E402
+from scoring import pipeline  # the models need the app registry set up above
+from scoring.benchmarks import plugins
 
 
 def _status_kib(field: str) -> int:

@@ -121,7 +121,7 @@ def test_finished_baseline_episodes_make_the_human_row_with_the_same_metric_code
 
     # the same figures as replaying the same outputs through the engine and the core metrics
     expected = []
-    for (player, task_id), outs in outputs.items():
+    for (_player, task_id), outs in outputs.items():
         task = Task.objects.get(task_id=task_id)
         engine, core = engines.engine_with_task(task)
         expected.append(replay(engine, core, outs).metrics)

@@ -6,7 +6,6 @@ import onnxruntime
 import pytest
 
 from annotation.core import sam_onnx
-from tests.annotation.conftest import sam_random  # noqa: F401 - the session's random vit_b and its export
 from tests.annotation.core.conftest import drawn_scene
 
 
@@ -15,14 +14,14 @@ def _session(path):
 
 
 @pytest.fixture(scope="module")
-def decoder(sam_random):  # noqa: F811
+def decoder(sam_random):
     """The float32 export: the same arithmetic as the server's decoder, to rounding."""
     backend, root = sam_random
     return backend, _session(backend.onnx_decoder(root, quantized=False))
 
 
 @pytest.fixture(scope="module")
-def quantized_decoder(sam_random):  # noqa: F811
+def quantized_decoder(sam_random):
     """The 8-bit export the editor loads by default (SAM_DECODER_QUANTIZED)."""
     backend, root = sam_random
     return _session(backend.onnx_decoder(root, quantized=True))
@@ -112,7 +111,7 @@ def test_the_quantized_decoder_draws_the_float_decoders_masks(decoder, quantized
     np.testing.assert_allclose(q_scores, scores, atol=1e-3)
 
 
-def test_the_quantized_decoder_computes_in_integers_where_the_multiply_adds_are(sam_random):  # noqa: F811
+def test_the_quantized_decoder_computes_in_integers_where_the_multiply_adds_are(sam_random):
     """The upscaling's two products with weights; the image-to-token attentions' logits and mixes (4 products whose
     operands both change per click); the token-to-image attentions' logits (3), each layer's image tokens quantized
     once for both its attentions' logits. The token-to-image mixes and the token side stay float. Its GELUs are
@@ -149,7 +148,7 @@ def test_the_quantized_decoder_computes_in_integers_where_the_multiply_adds_are(
     assert {"FusedMatMul", "FusedGemm"} <= float_ops, float_ops
 
 
-def test_the_decoder_file_is_named_by_the_weights_and_exported_once(sam_random, tmp_path):  # noqa: F811
+def test_the_decoder_file_is_named_by_the_weights_and_exported_once(sam_random, tmp_path):
     backend, _ = sam_random
     model = backend._predictor.model
     path = backend.onnx_decoder(tmp_path)
@@ -162,7 +161,7 @@ def test_the_decoder_file_is_named_by_the_weights_and_exported_once(sam_random, 
         sam_onnx.decoder_path(tmp_path, "sam-vit_b", "../x")
 
 
-def test_an_export_removes_the_models_older_decoder_files(sam_random, tmp_path):  # noqa: F811
+def test_an_export_removes_the_models_older_decoder_files(sam_random, tmp_path):
     """A new export format or checkpoint leaves the old file unused: the next export removes it; the model's other
     current file (float beside 8-bit), other models' folders, an export under way and links are left alone."""
     backend, _ = sam_random

@@ -6,10 +6,18 @@ import io
 import json
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from scoring.core.bounded import (ArrayItem, TooDeep, array_items, bounded_lines, document_error, loads,
-                                  nested_deeper_than)
+from scoring.core.bounded import (
+    ArrayItem,
+    TooDeep,
+    array_items,
+    bounded_lines,
+    document_error,
+    loads,
+    nested_deeper_than,
+)
 from scoring.core.contract import SubmissionRejected
 
 

@@ -6,7 +6,8 @@ import json
 import sys
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scoring.core.contract import SubmissionRejected
 from scoring.core.jsonl import decode_json, json_lines, line_limit, text_lines

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, mean, share
 from scoring.benchmarks.epic.core.taxonomy import LEAVES, Leaf, resolve_leaf
+from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, mean, share
 
 # True-count buckets of the counting figure: (label, lowest, highest) with both ends included.
 COUNT_BUCKETS: tuple[tuple[str, int, float], ...] = (
@@ -73,7 +73,9 @@ def counting(models: Sequence[ModelSamples]) -> list[Figure]:
                 continue
             gt, pred = found
             exact = 1.0 if isinstance(pred, (int, float)) and not isinstance(pred, bool) and int(pred) == gt else 0.0
-            by_bucket[count_bucket(gt)].append((exact, soft_count(pred, gt)))
+            bucket = count_bucket(gt)
+            if bucket is not None:  # always, for a true count >= 1: the buckets run from 1 to infinity
+                by_bucket[bucket].append((exact, soft_count(pred, gt)))
         exact_values, soft_values = [], []
         for label, _, _ in COUNT_BUCKETS:
             pairs = by_bucket[label]
@@ -101,7 +103,7 @@ def _component_means(samples: Sequence[SampleRow]) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for name, key, weight in COMPONENTS:
         values = [float(s.components.get(key) or 0.0) for s in samples
-                  if isinstance(s.components.get(weight), (int, float)) and s.components.get(weight) > 0]
+                  if isinstance(w := s.components.get(weight), (int, float)) and w > 0]
         out[name] = mean(values)
     return out
 
@@ -121,7 +123,8 @@ def leaves(models: Sequence[ModelSamples]) -> list[Figure]:
     total = 0
     for m in models:
         grouped = _by_leaf(m)
-        scores, comps = [], {name: [] for name, _, _ in COMPONENTS}
+        scores: list[float | None] = []
+        comps: dict[str, list[float | None]] = {name: [] for name, _, _ in COMPONENTS}
         for leaf in LEAVES:
             samples = grouped.get(leaf.by_type, [])
             total += len(samples)

@@ -130,8 +130,8 @@ def make_sample(leaf: Leaf, index: int, rng: np.random.Generator, size: tuple[in
         boxes = [_bbox(m) for m in targets]
         truth.update(boxes=boxes, count=n)
         if fam == "CR":
-            ref = _objects(rng, h, w, 1)
-            ref_mask = ref[0] if ref else np.zeros((h, w), np.uint8)
+            refs = _objects(rng, h, w, 1)
+            ref_mask = refs[0] if refs else np.zeros((h, w), np.uint8)
             masks["masklet_reference_object"] = [encode(ref_mask)]
             masks["masklet_contact_target"] = [encode(m) for m in targets]
             text.update(text_label=[f"the {shape} on the table"], count_contact_target=[n], precise_count=[precise],
@@ -279,7 +279,10 @@ def write_layout(root: Path, samples: Sequence[DemoSample]) -> list[Path]:
 def _answer(sample: DemoSample, boxes: list[list[float]], count: int | None, points: list[list[float]] | None,
             feasible: bool | None) -> str:
     fam = sample.leaf.group_code
-    fmt = lambda bs: "[" + ", ".join("(" + ", ".join(f"{v:g}" for v in b) + ")" for b in bs) + "]"  # noqa: E731
+
+    def fmt(bs: Sequence[Sequence[float]]) -> str:
+        return "[" + ", ".join("(" + ", ".join(f"{v:g}" for v in b) + ")" for b in bs) + "]"
+
     if fam == "FP":
         body = '{"points": ' + fmt(points or []) + "}"
     elif sample.leaf.category == "TargetLocalization":
@@ -322,12 +325,13 @@ def noisy_response(sample: DemoSample, rng: np.random.Generator) -> str:
 def random_response(sample: DemoSample, rng: np.random.Generator) -> str:
     h, w = sample.height, sample.width
     n = int(rng.integers(0, 3))
-    boxes = []
+    boxes: list[list[float]] = []
     for _ in range(n):
         x = np.sort(rng.uniform(0, w, 2))
         y = np.sort(rng.uniform(0, h, 2))
         boxes.append([round(float(x[0])), round(float(y[0])), round(float(x[1])), round(float(y[1]))])
-    points = [[round(float(rng.uniform(0, w - 1))), round(float(rng.uniform(0, h - 1)))] for _ in range(4)]
+    points: list[list[float]] = [[round(float(rng.uniform(0, w - 1))), round(float(rng.uniform(0, h - 1)))]
+                                 for _ in range(4)]
     return _answer(sample, boxes, n, points, bool(rng.random() < 0.5))
 
 

@@ -86,6 +86,7 @@ def render_overlay(
     size: tuple[int, int] | None = None,
 ) -> bytes:
     """PNG bytes: the image (or a grey canvas of `size` = (h, w)) with masks tinted, boxes and points drawn."""
+    canvas: np.ndarray
     if image is None:
         h, w = size or (masks[0].shape if masks else (480, 640))
         canvas = np.full((h, w, 3), 235, dtype=np.uint8)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import multiprocessing
 import os
 import re
@@ -47,12 +46,12 @@ class ParsedFile:
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SubmissionRejected(f"The file {path} does not exist.", [FileProblem(f"{path} does not exist")])
+    except FileNotFoundError as exc:
+        raise SubmissionRejected(f"The file {path} does not exist.", [FileProblem(f"{path} does not exist")]) from exc
     except UnicodeDecodeError as exc:
-        raise SubmissionRejected("The file is not UTF-8 text.", [FileProblem(f"not UTF-8 text at byte {exc.start}")])
+        raise SubmissionRejected("The file is not UTF-8 text.", [FileProblem(f"not UTF-8 text at byte {exc.start}")]) from exc
     except OSError as exc:
-        raise SubmissionRejected(f"The file cannot be read: {exc}", [FileProblem(str(exc))])
+        raise SubmissionRejected(f"The file cannot be read: {exc}", [FileProblem(str(exc))]) from exc
 
 
 _EMPTY = "The file is empty."
@@ -70,7 +69,8 @@ def parse_text(text: str, *, raw: bool | None = False, coordinate_system: str = 
         raise SubmissionRejected(_EMPTY, [FileProblem("the file holds no record")])
     if text.startswith("\ufeff"):
         text = text[1:]
-    start = _LEADING_SPACE.match(text).end()
+    leading = _LEADING_SPACE.match(text)  # always a match (of no characters, at worst)
+    start = leading.end() if leading else 0
     if raw is not True and text[start : start + 1] == "[":
         entries = _array_items(text, samples)
     else:
@@ -92,10 +92,10 @@ def read_file(path: Path | str, *, raw: bool | None = False, coordinate_system: 
                 handle.seek(0)
                 return _records(json_lines(handle, samples=samples), raw=raw, coordinate_system=coordinate_system,
                                 read_answers=read_answers)
-    except FileNotFoundError:
-        raise SubmissionRejected(f"The file {path} does not exist.", [FileProblem(f"{path} does not exist")])
+    except FileNotFoundError as exc:
+        raise SubmissionRejected(f"The file {path} does not exist.", [FileProblem(f"{path} does not exist")]) from exc
     except OSError as exc:
-        raise SubmissionRejected(f"The file cannot be read: {exc}", [FileProblem(str(exc))])
+        raise SubmissionRejected(f"The file cannot be read: {exc}", [FileProblem(str(exc))]) from exc
     return parse_text(_read_text(path), raw=raw, coordinate_system=coordinate_system, samples=samples,
                       read_answers=read_answers)
 
@@ -370,8 +370,3 @@ def score_with_gt(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | N
     if batch:
         flush()
     return out
-
-
-
-def finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None

@@ -334,7 +334,7 @@ def extract(response: Any, category: str | None, task_type: str | None) -> dict[
     must, any_of, list_key, normalise = extractor
     if not response or not isinstance(response, str):
         return None
-    text = response.strip()
+    text: str | None = response.strip()
     if not text:
         return None
     text = strip_think(text)  # the shared rule (PLAN's reader uses it too)

@@ -17,11 +17,11 @@ from .taxonomy import (
     BY_GROUP_ORDER,
     BY_TYPE_ORDER,
     CATEGORIES,
+    CR,
     FP,
     GT_FIELDS,
     PR,
     TL,
-    CR,
     VM,
     Leaf,
     family,
@@ -49,7 +49,7 @@ class SampleScore:
     task_type: str
     leaf: Leaf | None
     score: float
-    components: Mapping[str, float]
+    components: Mapping[str, float | str]  # the toolkit's score_details: parts and weights, or an unknown task's message
     error: str | None = None
     invalid: bool = False
     gt_error: bool = False
@@ -92,10 +92,10 @@ class GroundTruth:
 
     def __init__(self, raw: Mapping[str, Any] | None, inline: Mapping[str, Any] | None):
         raw = raw if isinstance(raw, dict) and raw else None
-        self.text = raw.get("text_annotation") if raw else None
-        self.masks = raw.get("mask_annotation") if raw else None
-        self.text = self.text if isinstance(self.text, dict) else {}
-        self.masks = self.masks if isinstance(self.masks, dict) else {}
+        text = raw.get("text_annotation") if raw else None
+        masks = raw.get("mask_annotation") if raw else None
+        self.text: dict[str, Any] = text if isinstance(text, dict) else {}
+        self.masks: dict[str, Any] = masks if isinstance(masks, dict) else {}
         self.inline = inline if isinstance(inline, dict) else {}
 
     def get(self, name: str | None) -> Any:
@@ -211,7 +211,7 @@ def _score_family(fam: str, record: Mapping[str, Any], raw_gt: Mapping[str, Any]
     errors = [m.error for m in metrics.values() if m.error]
     error = "; ".join(errors) or None
     if compat:
-        invalid = bool(error) and any(marker in error for marker in _INVALID_MARKERS)
+        invalid = error is not None and any(marker in error for marker in _INVALID_MARKERS)
     else:
         invalid = any(m.error and not m.gt_error and any(k in m.error for k in _INVALID_MARKERS) for m in metrics.values())
     gt_error = any(m.gt_error for m in metrics.values()) or gt_problem is not None

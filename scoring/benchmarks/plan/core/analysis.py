@@ -11,8 +11,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from scipy.stats import binomtest
 
-from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, share
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, DIMENSION_OF, SUBTASKS
+from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, share
 
 DIMENSIONS = tuple(DIMENSION_KEYS.values())
 # The paper reports a navigation and a manipulation score (sec 4.3, Figure 6) without listing which subtasks make
@@ -59,7 +59,8 @@ def _paper_value(row: Any, column: str) -> float | None:
 
 def subtasks(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
     columns = ("overall", *DIMENSIONS, *SUBTASKS)
-    rows, series = [], []
+    rows: list[tuple[Any, ...]] = []  # a figure's table: one tuple per row, of its columns
+    series = []
     total = 0
     for m in models:
         values = []
@@ -90,7 +91,8 @@ def thinking_pairs(models: Sequence[ModelSamples], context: AnalysisContext) -> 
     for m in models:
         if m.thinking in ("yes", "no"):
             by_name.setdefault(m.model_name, {}).setdefault(m.thinking, m)
-    rows, series = [], []
+    rows: list[tuple[Any, ...]] = []  # a figure's table: one tuple per row, of its columns
+    series = []
     total = 0
     for name, pair in by_name.items():
         if set(pair) != {"yes", "no"}:
@@ -123,7 +125,8 @@ def thinking_pairs(models: Sequence[ModelSamples], context: AnalysisContext) -> 
 
 def item_groups(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
     names = [g for g, _ in GROUPS]
-    rows, series = [], []
+    rows: list[tuple[Any, ...]] = []  # a figure's table: one tuple per row, of its columns
+    series = []
     total = 0
     for m in models:
         total += len(m.samples)
@@ -157,7 +160,7 @@ def wilson(agree: int, n: int) -> tuple[float | None, float | None]:
 
 def judge_cascade(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
     agreement: Mapping[str, Any] = (context.extra.get("agreement") or {}).get("by_subtask") or {}
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     shares: dict[str, list[float | None]] = {d: [] for d in (*DECIDERS, "agreement")}
     total = 0
     for code in SUBTASKS:

@@ -12,13 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scoring.core.contract import SubmissionRejected
 from scoring.benchmarks.plan.core.aggregate import Row, Summary, summarise
 from scoring.benchmarks.plan.core.engine import MemoryCache, judge_submission
 from scoring.benchmarks.plan.core.judge_client import OpenAIJudgeClient
 from scoring.benchmarks.plan.core.protocol import BUILT_IN_PROMPTS, PromptFileError, load_prompt_file
 from scoring.benchmarks.plan.core.readers import check_prediction_ids, read_items, read_predictions
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, SUBTASKS, Outcome
+from scoring.core.contract import SubmissionRejected
 
 
 def _parser() -> argparse.ArgumentParser:

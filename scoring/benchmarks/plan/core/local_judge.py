@@ -64,7 +64,7 @@ class LocalJudgeServer:
             def log_message(self, *args: object) -> None:  # quiet
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            def do_POST(self) -> None:  # http.server's naming
                 length = int(self.headers.get("content-length") or 0)
                 try:
                     payload = json.loads(self.rfile.read(length) or b"{}")

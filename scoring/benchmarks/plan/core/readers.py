@@ -14,9 +14,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from scoring.benchmarks.plan.core.types import DIMENSION_OF, DIMENSIONS, SUBTASK_NAMES, Item, ItemType, Prediction
 from scoring.core.contract import FileProblem, SubmissionRejected
 from scoring.core.jsonl import json_lines, line_limit, too_many_lines
-from scoring.benchmarks.plan.core.types import DIMENSION_OF, DIMENSIONS, SUBTASK_NAMES, Item, ItemType, Prediction
 
 MAX_PROBLEMS = 20
 _SUBTASK_BY_NAME = {name.lower(): code for code, name in SUBTASK_NAMES.items()}

@@ -48,7 +48,7 @@ class Action:
     @classmethod
     def from_dict(cls, data: dict) -> "Action":
         coord = data.get("coord")
-        return cls(data["name"], tuple(coord) if coord else None, tuple(data.get("params", ())))  # type: ignore[arg-type]
+        return cls(data["name"], tuple(coord) if coord else None, tuple(data.get("params", ())))
 
 
 @dataclass(frozen=True)

@@ -227,11 +227,13 @@ def classify_switches(s: SampleRow, visible: Mapping[str, Mapping[str, Sequence[
             continue
         nxt = next((u for u in trace[i + 1:] if u.get("turn_class") != "wait"), None)
         component = nxt.get("component") if nxt else None
+        on_new = views.get(new, ()) if isinstance(new, str) else ()
+        on_old = views.get(old, ()) if isinstance(old, str) else ()
         if nxt is None or nxt.get("turn_class") != "physical" or not component or nxt.get("view_before") != new:
             out.append("NN")
-        elif component in views.get(new, ()) and component not in views.get(old, ()):
+        elif component in on_new and component not in on_old:
             out.append("NP")
-        elif component in views.get(new, ()):
+        elif component in on_new:
             out.append("PN")
         else:
             out.append("NN")
@@ -289,7 +291,7 @@ def robustness(models: Sequence[ModelSamples], context: AnalysisContext) -> list
             sr = share(hits, n)
             total += n
             if p in settings:
-                rows.append((label, p or "none", n, sr, round(sr - clean, 2) if None not in (sr, clean) else None))
+                rows.append((label, p or "none", n, sr, round(sr - clean, 2) if sr is not None and clean is not None else None))
             values.append(sr)
         series.append(Series(label, values))
     return [Figure(

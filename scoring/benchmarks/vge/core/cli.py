@@ -9,6 +9,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from scoring.benchmarks.vge.core.device import DeviceInvalid
 from scoring.benchmarks.vge.core.metrics import EPISODE_METRICS, summarise
@@ -44,7 +45,7 @@ def main(argv: list[str]) -> int:
     results = [replay(library.engine_for(e.task), library.tasks[e.task], e.outputs) for e in episodes]
     metrics = [r.metrics for r in results]
     played = {e.task for e in episodes}
-    out = {
+    out: dict[str, Any] = {
         "summary": summarise(metrics),
         "episodes": [
             {

@@ -537,7 +537,7 @@ def _build_view(name: str, spec: Mapping[str, Any]) -> View:
     if spec["kind"] != DASHBOARD:
         return View(name, spec["kind"], spec.get("image"))
     unlock = spec["unlock"]
-    return View(name, DASHBOARD, spec.get("image"), unlock["view"], tuple(unlock["box"]))  # type: ignore[arg-type]
+    return View(name, DASHBOARD, spec.get("image"), unlock["view"], tuple(unlock["box"]))
 
 
 def _build_state(name: str, spec: Mapping[str, Any]) -> State:

@@ -7,7 +7,6 @@ Check order, feedback kinds and texts, budgets and goal rules follow docs/format
 """
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, replace
 from typing import Any, NamedTuple
 
@@ -15,6 +14,7 @@ from scoring.benchmarks.vge.core.actions import CANONICAL, Action, ParseResult, 
 from scoring.benchmarks.vge.core.device import DASHBOARD, TIMED_WAIT, Device, Transition
 from scoring.benchmarks.vge.core.graphs import INF, DeviceGraphs, box_contains
 from scoring.benchmarks.vge.core.task_defs import Task, check_task
+from scoring.core.numbers import finite
 
 # Feedback kinds.
 INVALID = "invalid"
@@ -54,8 +54,7 @@ class EpisodeState:
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         for key in ("goal_c_opt", "l_opt"):
-            if data[key] == INF:
-                data[key] = None  # JSON has no infinity
+            data[key] = finite(data[key])  # an unreachable goal's infinite cost: JSON has no infinity
         return data
 
     @classmethod
@@ -394,7 +393,3 @@ def _matches(transition: Transition, action: Action) -> bool:
     if len(wanted) != len(action.params):
         return False
     return all(w == "*" or w == p for w, p in zip(wanted, action.params))
-
-
-def finite(value: float) -> float | None:
-    return None if value is None or (isinstance(value, float) and math.isinf(value)) else value

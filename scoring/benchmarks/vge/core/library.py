@@ -170,7 +170,7 @@ def _finish_looks(current: dict[str, Any]) -> None:
         components: dict[str, Any] = {}
         effect = None
         given = dict(p.split("=", 1) for p in pairs)
-        for name, (value, rest_where) in current["rest"].items():
+        for name, (value, _rest_where) in current["rest"].items():
             given.setdefault(name, value)
         for name, value in given.items():
             if name == "fx":
@@ -182,7 +182,7 @@ def _finish_looks(current: dict[str, Any]) -> None:
             position = components[name].get("position")
             if looks[name]["shape"] == "dial" and position is not None and position >= looks[name]["detents"]:
                 raise SpecError(f"{where}: dial '{name}' has {looks[name]['detents']} detents, not position {position}")
-        look: dict[str, Any] = {"dark": dark, "components": components}
+        look = {"dark": dark, "components": components}
         if effect:
             look["effect"] = effect
         ucsm["states"][state]["look"] = look
@@ -249,11 +249,12 @@ def layout_variant(spec: CategorySpec, index: int, *, seed: int) -> dict[str, An
     panel_taken: list = []
     for name, shape, face, _ in order:
         if face == "panel":
-            region = panel
-            room = min(panel[2] - panel[0], panel[3] - panel[1])  # type: ignore[index]
+            if panel is None:
+                raise SpecError(f"{spec.name}: component '{name}' is on the panel, but the device has no dashboard")
+            room: float = min(panel[2] - panel[0], panel[3] - panel[1])
             sw, sh = SHAPE_SIZE[shape]
-            box = _place(rng, region, (sw * room * 1.3, sh * room * 1.3), panel_taken)  # type: ignore[arg-type]
-            dash_box = _to_dashboard(box, panel)  # type: ignore[arg-type]
+            box = _place(rng, panel, (sw * room * 1.3, sh * room * 1.3), panel_taken)
+            dash_box = _to_dashboard(box, panel)
             components[name] = {"boxes": {"front": list(box), "dashboard": list(dash_box)},
                                 "look": {**spec.looks.get(name, {"shape": shape}), "face": "front"}}
             continue

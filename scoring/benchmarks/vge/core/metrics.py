@@ -12,7 +12,15 @@ from typing import Callable, Sequence
 import numpy as np
 
 from scoring.benchmarks.vge.core.engine import (
-    NO_EFFECT, PHYSICAL, SUCCESS, SWITCH, UNLOCKED, WAIT, WRONG_OPERATION, Engine, StepOutcome,
+    NO_EFFECT,
+    PHYSICAL,
+    SUCCESS,
+    SWITCH,
+    UNLOCKED,
+    WAIT,
+    WRONG_OPERATION,
+    Engine,
+    StepOutcome,
 )
 from scoring.benchmarks.vge.core.graphs import INF, box_contains, box_distance
 from scoring.benchmarks.vge.core.task_defs import Task
@@ -207,7 +215,7 @@ def summarise(episodes: Sequence[EpisodeMetrics]) -> dict[str, float | None]:
     """The twelve metrics over episodes: macro means where defined, pooled ratios."""
     out: dict[str, float | None] = {}
     for name in MACRO:
-        values = [e.values[name] for e in episodes if e.values[name] is not None]
+        values = [v for e in episodes if (v := e.values[name]) is not None]
         out[name] = float(sum(values) / len(values)) if values else None
     for name, (num, den, scale) in POOLED.items():
         n = sum(getattr(e, num) for e in episodes)

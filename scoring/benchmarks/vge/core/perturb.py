@@ -68,7 +68,10 @@ def apply_array(image: np.ndarray, p: Perturbation, *, key: str) -> np.ndarray:
         ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(p.value)])
         if not ok:
             raise PerturbationInvalid("the image could not be JPEG-encoded")
-        return cv2.imdecode(encoded, cv2.IMREAD_UNCHANGED)
+        decoded = cv2.imdecode(encoded, cv2.IMREAD_UNCHANGED)
+        if decoded is None:  # never for what imencode just wrote; said rather than returned as no image
+            raise PerturbationInvalid("the JPEG-encoded image could not be decoded")
+        return decoded
     height, width = image.shape[:2]
     # A rectangle of the image's aspect ratio covering `share` of its area, at a position drawn from the key.
     h = max(1, min(height, round(height * math.sqrt(p.value))))

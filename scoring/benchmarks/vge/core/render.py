@@ -104,7 +104,8 @@ def resolve_looks(device: Device, state: str) -> dict[str, Any]:
     look = device.states[state].look if state in device.states else {}
     dark = bool(look.get("dark", False))
     legacy_text = str(look.get("display", "")) if not dark else ""
-    given = look.get("components") if isinstance(look.get("components"), Mapping) else {}
+    components = look.get("components")
+    given: Mapping[str, Any] = components if isinstance(components, Mapping) else {}
     out: dict[str, Any] = {}
     for name in device.components:
         shape = shape_of(device, name)
@@ -112,7 +113,7 @@ def resolve_looks(device: Device, state: str) -> dict[str, Any]:
         if shape in DIALS:
             detents = detents_of(device, name)
             angle = own.get("angle")
-            resolved = {"angle": float(angle) if angle is not None else dial_angle(float(own.get("position", 0)), detents)}
+            resolved: dict[str, Any] = {"angle": float(angle) if angle is not None else dial_angle(float(own.get("position", 0)), detents)}
         elif shape in SWITCHES:
             stops = detents_of(device, name)
             resolved = {"position": min(float(own.get("position", 0)), stops - 1) / (stops - 1)}
@@ -148,7 +149,7 @@ def visual_key(device: Device, state: str) -> str:
 
 
 @functools.cache
-def _font(size: int) -> ImageFont.ImageFont:
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     for path in ("/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf", "DejaVuSansMono-Bold.ttf"):
         try:
             return ImageFont.truetype(path, size)
@@ -423,8 +424,8 @@ def _draw_effect(draw: ImageDraw.ImageDraw, effect: Mapping[str, Any] | None, re
         c = color or (255, 230, 40)
         cy = (y1 + y2) / 2
         for i in range(5 + int(6 * level)):
-            a = i * 47.0
-            sx, sy = _polar(cx, cy, min(w, h) * 0.12 * (1 + i % 3), a)
+            angle = i * 47.0
+            sx, sy = _polar(cx, cy, min(w, h) * 0.12 * (1 + i % 3), angle)
             draw.line((sx - 9, sy, sx + 9, sy), fill=c, width=3)
             draw.line((sx, sy - 9, sx, sy + 9), fill=c, width=3)
     elif kind == "water":
@@ -563,8 +564,8 @@ def _render_axonometric(device: Device, view: str, looks: Mapping[str, Any]) -> 
 
     def paste(img: np.ndarray, dst: tuple, shade: float) -> None:
         h, w = img.shape[:2]
-        src = np.float32([[0, 0], [w, 0], [0, h]])
-        target = np.float32([np.asarray(p) * scale + shift for p in dst])
+        src = np.array([[0, 0], [w, 0], [0, h]], dtype=np.float32)
+        target = np.array([np.asarray(p) * scale + shift for p in dst], dtype=np.float32)
         m = cv2.getAffineTransform(src, target)
         if shade != 1.0:
             img = cv2.convertScaleAbs(img, alpha=shade)

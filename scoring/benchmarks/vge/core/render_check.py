@@ -12,7 +12,7 @@ import argparse
 import itertools
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,7 +95,7 @@ def demo_devices(only: Iterable[str] = ()) -> list[tuple[Device, tuple[tuple[str
     return out
 
 
-def render_states(devices: list[tuple[Device, Iterable[tuple[str, str, str]]]], out_dir: Path) -> list[DeviceReport]:
+def render_states(devices: Sequence[tuple[Device, Iterable[tuple[str, str, str]]]], out_dir: Path) -> list[DeviceReport]:
     """Render and check every device; write the PNGs and `index.json` (files and per-device figures)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     index: list[dict] = []

@@ -28,7 +28,7 @@ class Command(BaseCommand):
             split, report = epic_split_import(path=Path(opts["path"]), split_name=opts["split"], hidden=opts["hidden"],
                                               version=opts["split_version"], description=opts["description"])
         except ImportError_ as exc:
-            raise CommandError(str(exc))
+            raise CommandError(str(exc)) from exc
         for problem in report.problems[:200]:
             self.stderr.write(f"problem: {problem}")
         if len(report.problems) > 200:

@@ -4,14 +4,26 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pycocotools import mask as mask_utils
 
 from scoring.benchmarks.epic.core.geometry import (
-    PixelLookup, boxes_mask, counts_from_string, counts_from_strings, iou, region_of, split_two_regions,
+    PixelLookup,
+    boxes_mask,
+    counts_from_string,
+    counts_from_strings,
+    iou,
+    region_of,
+    split_two_regions,
     union_of_instances,
 )
-from scoring.benchmarks.epic.core.helpers_dense import dense_iou, dense_point_distance, dense_split, dense_pair_distance
+from tests.scoring.benchmarks.epic.core.dense_reference import (
+    dense_iou,
+    dense_pair_distance,
+    dense_point_distance,
+    dense_split,
+)
 
 from .helpers import rle
 

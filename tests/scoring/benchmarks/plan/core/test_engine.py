@@ -59,7 +59,10 @@ def test_identical_outputs_for_the_same_item_are_asked_once() -> None:
 def test_judge_outage_leaves_items_undecided_never_wrong() -> None:
     items = [open_item("mug", item_id="sr-1", subtask="SR"), open_item("cup", item_id="sr-2", subtask="SR")]
     preds = [Prediction("sr-1", "a ceramic mug"), Prediction("sr-2", "some cup thing")]
-    script = lambda n, _: Reply(status=500) if n <= 2 else Reply(content="Perhaps")
+
+    def script(n, _):
+        return Reply(status=500) if n <= 2 else Reply(content="Perhaps")
+
     cache = MemoryCache()
     with LocalJudgeServer(script=script) as server, _judge(server, max_in_flight=1) as judge:
         outcomes = judge_submission(items, preds, judge=judge, cache=cache)

@@ -25,7 +25,10 @@ def test_request_is_a_temperature_zero_chat_completion() -> None:
 
 
 def test_429_and_500_are_retried_until_an_answer_comes() -> None:
-    script = lambda n, _: Reply(status=429, headers={"retry-after": "0"}) if n == 1 else Reply(status=503) if n == 2 else None
+
+    def script(n, _):
+        return Reply(status=429, headers={"retry-after": "0"}) if n == 1 else Reply(status=503) if n == 2 else None
+
     with LocalJudgeServer(script=script) as server, client(server) as judge:
         reply = judge.complete(MESSAGES)
     assert reply.content == "True" and reply.attempts == 3 and len(server.requests) == 3

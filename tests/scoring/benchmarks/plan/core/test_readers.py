@@ -6,9 +6,9 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from scoring.core.contract import SubmissionRejected
 from scoring.benchmarks.plan.core.readers import check_prediction_ids, parse_items, parse_predictions, read_items
 from scoring.benchmarks.plan.core.types import ItemType
+from scoring.core.contract import SubmissionRejected
 
 
 def _xlsx(rows: list[list]) -> bytes:

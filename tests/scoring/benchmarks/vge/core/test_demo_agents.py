@@ -1,10 +1,10 @@
 import random
 
-from scoring.benchmarks.vge.core.demo_agents import careless_agent, demo_log, optimal_agent, random_action, random_agent
 from scoring.benchmarks.vge.core.actions import parse_action
-from scoring.benchmarks.vge.core.library import build_library
+from scoring.benchmarks.vge.core.demo_agents import careless_agent, demo_log, optimal_agent, random_action, random_agent
 from scoring.benchmarks.vge.core.device import load_device
 from scoring.benchmarks.vge.core.engine import Engine
+from scoring.benchmarks.vge.core.library import build_library
 
 
 def _episodes(n: int = 6):

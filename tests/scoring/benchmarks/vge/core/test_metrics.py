@@ -5,9 +5,9 @@ import math
 
 import pytest
 
-from scoring.core.stats import resample_indices
 from scoring.benchmarks.vge.core.metrics import bootstrap_intervals, summarise
 from scoring.benchmarks.vge.core.replay import replay
+from scoring.core.stats import resample_indices
 from tests.scoring.benchmarks.vge.core.conftest import make_task
 
 OUTPUTS = [

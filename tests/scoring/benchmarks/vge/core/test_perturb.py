@@ -7,8 +7,14 @@ import cv2
 import numpy as np
 import pytest
 
-from scoring.benchmarks.vge.core.perturb import OCCLUDER_GREY, Perturbation, PerturbationInvalid, apply_array, \
-    apply_png, parse
+from scoring.benchmarks.vge.core.perturb import (
+    OCCLUDER_GREY,
+    Perturbation,
+    PerturbationInvalid,
+    apply_array,
+    apply_png,
+    parse,
+)
 
 
 def image() -> np.ndarray:
@@ -49,7 +55,10 @@ def test_blur_softens_edges_and_keeps_the_mean():
 def test_jpeg_at_low_quality_changes_pixels_and_high_quality_barely():
     low = apply_array(image(), Perturbation("jpeg", 5), key="e:1")
     high = apply_array(image(), Perturbation("jpeg", 100), key="e:1")
-    err = lambda a: float(np.abs(a.astype(int) - image().astype(int)).mean())  # noqa: E731
+
+    def err(a):
+        return float(np.abs(a.astype(int) - image().astype(int)).mean())
+
     assert err(low) > err(high) and err(high) < 1.0
 
 

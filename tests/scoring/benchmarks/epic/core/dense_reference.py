@@ -1,4 +1,4 @@
-"""Dense (decoded) reference geometry, written the slow, obvious way, for tests and audits of the fast paths.
+"""Dense (decoded) reference geometry, written the slow, obvious way: the test oracle for the fast paths.
 
 Rules: the formulas of spec sections 5.1 and 5.3 over every pixel, with no sampling; used only to check
 scoring.benchmarks.epic.core.geometry, never on the scoring path.
