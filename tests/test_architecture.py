@@ -276,7 +276,6 @@ def test_no_benchmark_named_outside_its_package():
 
 
 def test_the_benchmark_naming_scan_finds_namings(tmp_path):
-    epic = next(b for b in built_in_benchmarks() if b.package == "epic")
     (tmp_path / "scoring").mkdir()
     (tmp_path / "scoring" / "generic.py").write_text(
         '"""Nothing about that benchmark here."""\n# epic-bench in a comment is no code\n'
