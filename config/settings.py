@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc served from our static files, never a CDN
     "channels",
+    "accounts",
     "scoring",
     "leaderboard",
     "annotation",
@@ -300,7 +301,7 @@ AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_CALLABLE = "leaderboard.views.sign_in_locked_out"
+AXES_LOCKOUT_CALLABLE = "accounts.views.sign_in_locked_out"
 AXES_VERBOSE = False
 # Mail (password reset): SMTP when EMAIL_HOST is set; else each mail is written to a file under var/mail/ (read it
 # there: the reset link is in it), never an SMTP connection to a server that is not there.

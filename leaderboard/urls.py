@@ -1,9 +1,10 @@
-"""Boards, exports, plots, model pages, drill-down, the board API and the format pre-check."""
+"""The home page, boards, exports, plots, model pages, drill-down, the board API and the format pre-check."""
 from django.urls import path
 
-from leaderboard import analysis_views, api, board_views, format_views, submit_views
+from leaderboard import analysis_views, api, board_views, format_views, submit_views, views
 
 urlpatterns = [
+    path("", views.home, name="home"),
     path("leaderboard/<slug:slug>/", board_views.board, name="board"),
     path("leaderboard/<slug:slug>/export.<str:fmt>", board_views.board_export, name="board-export"),
     path("leaderboard/<slug:slug>/format/", format_views.format_page, name="board-format"),
