@@ -14,7 +14,6 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
-    path("", include("scoring.urls")),
     path("", include("annotation.urls")),
     # Each benchmark's own pages (PLAN's judge queue and audit), as its plugin declares them.
     *(path(plugin.url_prefix, include(plugin.urls)) for plugin in plugins() if plugin.urls),
