@@ -12,8 +12,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from rest_framework.authtoken.models import Token
 
+from accounts.roles import is_curator
 from accounts.sign_in import cool_off_minutes, sign_in_lock_lift, sign_in_locks
-from scoring.roles import is_curator
 
 
 def signup(request: HttpRequest) -> HttpResponse:

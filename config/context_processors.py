@@ -1,7 +1,7 @@
 """Template context shared by every page."""
 from django.http import HttpRequest
 
-from scoring.roles import role_names
+from accounts.roles import role_names
 
 
 def roles(request: HttpRequest) -> dict:

@@ -170,7 +170,7 @@ USE_TZ = True
 # --- API ------------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "scoring.auth.CachedTokenAuthentication",  # DRF's token auth, its user cached (scoring/auth.py)
+        "accounts.auth.CachedTokenAuthentication",  # DRF's token auth, its user cached (accounts/auth.py)
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],

@@ -26,6 +26,7 @@ from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
+from accounts import roles
 from leaderboard import selectors
 from leaderboard.core import labels, overlay, svg
 from leaderboard.core.board import (
@@ -42,7 +43,7 @@ from leaderboard.core.board import (
     parse_query,
     top_marks,
 )
-from scoring import access, roles
+from scoring import access
 from scoring.benchmarks import board_for
 from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
 from scoring.core.columns import Level

@@ -8,10 +8,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django.views.static import serve
 
+from accounts.roles import is_curator
 from scoring import access, selectors, services
 from scoring.forms import ModelEntryForm, SubmissionForm, VisibilityForm
 from scoring.models import ChangeRecord, ModelEntry, Submission
-from scoring.roles import is_curator
 from scoring.quota import quotas_for_user
 
 

@@ -25,8 +25,8 @@ from django.conf import settings
 from django.db import close_old_connections
 from rest_framework.exceptions import AuthenticationFailed
 
+from accounts.auth import CachedTokenAuthentication
 from scoring.asgi_http import ViewRoutes, header, read_body, replaying, respond
-from scoring.auth import CachedTokenAuthentication
 from simulator import api
 from simulator.serializers import plain_act_output
 

@@ -1,8 +1,8 @@
 """Who may import whom, checked on the source (ast), so the layout stays what docs/architecture.md says:
 
 - no import cycle between the project's modules (tests and migrations aside);
-- apps depend one way: scoring depends on no other app; accounts, leaderboard, annotation and simulator depend on
-  scoring only; config (settings, URLs, ASGI) puts them together;
+- apps depend one way: accounts (users, roles, token auth) depends on no other app, scoring on accounts only;
+  leaderboard, annotation and simulator on scoring and accounts only; config (settings, URLs, ASGI) puts them together;
 - no star imports, no private name (`_x`) imported from another module, and no project import inside a function
   except in an `AppConfig.ready()` (Django's place for start-up wiring).
 """
@@ -15,11 +15,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("config", "accounts", "scoring", "leaderboard", "annotation", "simulator")
 MAY_IMPORT = {
-    "scoring": {"scoring"},
-    "accounts": {"accounts", "scoring"},  # scoring.roles: only a curator lifts a sign-in lock
-    "leaderboard": {"leaderboard", "scoring"},
-    "annotation": {"annotation", "scoring"},
-    "simulator": {"simulator", "scoring"},
+    "accounts": {"accounts"},
+    "scoring": {"scoring", "accounts"},  # accounts.roles, accounts.auth
+    "leaderboard": {"leaderboard", "scoring", "accounts"},
+    "annotation": {"annotation", "scoring", "accounts"},
+    "simulator": {"simulator", "scoring", "accounts"},
     "config": set(PACKAGES),
 }
 
