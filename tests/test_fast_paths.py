@@ -7,6 +7,7 @@ The routes come from the URLconf: `reverse()` by name here, the views' own route
 (scoring.asgi_http.ViewRoutes), so a route renamed in urls.py keeps this table and its fast path in step."""
 from __future__ import annotations
 
+import gc
 import json
 
 import pytest
@@ -39,6 +40,8 @@ def fresh_cache_and_closed_connections(monkeypatch):
     cache.clear()
     # The fast path's threads outlive a test: their connections close at each request's end.
     monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", 0)
+    yield
+    gc.collect()  # and those of the request threads Django's ASGI handler ended, so the test database can be dropped
 
 
 async def declined(scope, receive, send):
