@@ -4,8 +4,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import get_user_model
 
+from accounts.roles import annotators_q, curators_q
 from annotation.models import LEAF_CHOICES
-from scoring.roles import annotators_q, curators_q
 
 
 class ProjectForm(forms.Form):

@@ -5,8 +5,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q, QuerySet
 
+from accounts.roles import ANNOTATOR, CURATOR, REVIEWER, is_curator, is_reviewer
 from annotation.models import Image, Item, Project, SecondOpinion
-from scoring.roles import ANNOTATOR, CURATOR, REVIEWER, is_curator, is_reviewer
 
 
 def projects_for_user(*, user: AbstractBaseUser) -> QuerySet[Project]:

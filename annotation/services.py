@@ -22,6 +22,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from accounts.roles import ANNOTATOR, REVIEWER, is_annotator, is_curator
 from annotation import tasks
 from annotation.core import edits as edit_core
 from annotation.core import export as export_core
@@ -42,7 +43,6 @@ from annotation.embeddings import (
 from annotation.models import AuditEvent, Embedding, Image, Item, ItemImage, ItemRevision, Project
 from annotation.selectors import can_use_image_for_review
 from scoring.errors import ServiceRefusal
-from scoring.roles import ANNOTATOR, REVIEWER, is_annotator, is_curator
 
 
 class AnnotationError(ServiceRefusal):

@@ -14,13 +14,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.templatetags.static import static
 
+from accounts.roles import is_curator
 from annotation import selectors, services
 from annotation.core.epic import field_label, leaf_for
 from annotation.forms import AssignForm, ProjectForm, UploadForm
 from annotation.models import Item, Project
 from annotation.serializers import ItemOutput
 from scoring.isolation import cross_origin_isolated
-from scoring.roles import is_curator
 
 
 @login_required

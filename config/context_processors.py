@@ -1,8 +1,8 @@
 """Template context shared by every page."""
 from django.http import HttpRequest
 
+from accounts.roles import role_names
 from scoring import benchmarks
-from scoring.roles import role_names
 
 
 def roles(request: HttpRequest) -> dict:

@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc served from our static files, never a CDN
     "channels",
+    "accounts",
     "scoring",
     # the benchmark packages with Django pieces of their own (models, admin pages, checks, commands): the registry
     # is pure, so the settings may read it
@@ -192,7 +193,7 @@ USE_TZ = True
 # --- API ------------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "scoring.auth.CachedTokenAuthentication",  # DRF's token auth, its user cached (scoring/auth.py)
+        "accounts.auth.CachedTokenAuthentication",  # DRF's token auth, its user cached (accounts/auth.py)
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -325,7 +326,7 @@ AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_CALLABLE = "leaderboard.views.sign_in_locked_out"
+AXES_LOCKOUT_CALLABLE = "accounts.views.sign_in_locked_out"
 AXES_VERBOSE = False
 # Mail (password reset): SMTP when EMAIL_HOST is set; else each mail is written to a file under var/mail/ (read it
 # there: the reset link is in it), never an SMTP connection to a server that is not there.

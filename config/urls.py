@@ -5,15 +5,15 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config.api_docs import LocalRedocView
+from config.health import healthz
 from scoring.api import ApiNotFound
 from scoring.benchmarks import plugins
 from scoring.views import media_file
 
 urlpatterns = [
-    path("", include("leaderboard.site_urls")),
+    path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
-    path("accounts/", include("django.contrib.auth.urls")),
-    path("", include("scoring.urls")),
+    path("accounts/", include("accounts.urls")),
     path("", include("annotation.urls")),
     # Each benchmark's own pages (PLAN's judge queue and audit), as its plugin declares them.
     *(path(plugin.url_prefix, include(plugin.urls)) for plugin in plugins() if plugin.urls),

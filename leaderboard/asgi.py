@@ -2,23 +2,41 @@
 
 config/asgi.py wraps the site's HTTP side with it. A GET whose response is in the cache (same key as the view:
 split, scoring cache version, data fingerprint, full path) is sent at once, with the headers Django's middleware
-would add; anything else goes to Django unchanged. That is: /leaderboard/<slug>/ without session or message
-cookies (the page of an anonymous reader), and, for anyone, the board API /api/leaderboards/<slug>/ (JSON; not a
-browser asking for the browsable page) and the exports /leaderboard/<slug>/export.csv|json.
+would add; anything else goes to Django unchanged. It answers for the views that cache their whole response
+(FAST_READS), on their routes as the URLconf has them (scoring.asgi_http.ViewRoutes: a route renamed or moved in
+urls.py takes the fast path with it): the board page of an anonymous reader (no session or message cookie), and,
+for anyone, the board API (JSON; not a browser asking for the browsable page) and the exports.
 """
 from __future__ import annotations
 
-import re
+from typing import Any
 from urllib.parse import parse_qs
 
+from leaderboard import api, board_views
 from leaderboard.selectors import CachedResponse, board_page_key_cached, board_response_get
-from scoring.asgi_http import respond
+from scoring.asgi_http import ViewRoutes, respond
 
-BOARD_PATH = re.compile(r"^/leaderboard/([-a-zA-Z0-9_]+)/$")
-# Reads that are the same for every reader (cached as a CachedResponse by their views).
-SHARED_PATHS = (re.compile(r"^/api/leaderboards/([-a-zA-Z0-9_]+)/$"),
-                re.compile(r"^/leaderboard/([-a-zA-Z0-9_]+)/export\.(?:csv|json)$"))
 PAGE_TYPE = "text/html; charset=utf-8"
+# The views whose whole response is cached, by what the fast path finds in the cache for them: the view's keyword
+# argument naming the benchmark, and the cached value's type (a page's bytes, or a CachedResponse).
+FAST_READS: dict[Any, tuple[str, type]] = {
+    board_views.board: ("slug", bytes),
+    board_views.board_export: ("slug", CachedResponse),
+    api.LeaderboardApi: ("benchmark", CachedResponse),
+}
+
+
+FAST_ROUTES = ViewRoutes(FAST_READS)
+
+
+def _fast_read(path: str) -> tuple[Any, str, type] | None:
+    """The fast-path view the URLconf routes this path to, with the benchmark's slug and the cached value's type."""
+    match = FAST_ROUTES.match(path)
+    if match is None:
+        return None
+    view, kwargs = match
+    argument, expected = FAST_READS[view]
+    return view, kwargs[argument], expected
 
 
 def _cached_page(scope) -> bytes | None:
@@ -31,24 +49,21 @@ def _cached(scope) -> bytes | CachedResponse | None:
     if scope.get("type") != "http" or scope.get("method") != "GET":
         return None
     path = scope.get("path", "")
-    match = BOARD_PATH.match(path)
-    if match is not None:
+    read = _fast_read(path)
+    if read is None:
+        return None
+    view, slug, expected = read
+    if view is board_views.board:
         for name, value in scope.get("headers", ()):
             if name == b"cookie" and (b"sessionid=" in value or b"messages=" in value):
                 return None
-        expected: type = bytes
-    else:
-        match = next((m for pattern in SHARED_PATHS if (m := pattern.match(path))), None)
-        if match is None:
-            return None
-        if path.startswith("/api/") and any(name == b"accept" and b"text/html" in value
-                                            for name, value in scope.get("headers", ())):
-            return None  # a browser: DRF's browsable page
-        expected = CachedResponse
+    if view is api.LeaderboardApi and any(name == b"accept" and b"text/html" in value
+                                          for name, value in scope.get("headers", ())):
+        return None  # a browser: DRF's browsable page
     query = scope.get("query_string", b"").decode("latin-1")
     split = (parse_qs(query).get("split") or [""])[0] or None
     full_path = path + (f"?{query}" if query else "")
-    key = board_page_key_cached(slug=match.group(1), split_name=split, full_path=full_path)
+    key = board_page_key_cached(slug=slug, split_name=split, full_path=full_path)
     found = board_response_get(key) if key else None
     return found if isinstance(found, expected) else None
 
@@ -64,4 +79,3 @@ def board_fast_path(app):
             await respond(send, 200, found, PAGE_TYPE)
 
     return application
-

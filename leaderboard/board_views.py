@@ -22,6 +22,7 @@ from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
+from accounts import roles
 from leaderboard import selectors
 from leaderboard.core import labels, svg
 from leaderboard.core.board import (
@@ -38,7 +39,7 @@ from leaderboard.core.board import (
     parse_query,
     top_marks,
 )
-from scoring import access, roles
+from scoring import access
 from scoring.benchmarks import UnknownBenchmark, board_for, plugin_for
 from scoring.core.columns import Level
 from scoring.core.disclosure import sample_disclosed

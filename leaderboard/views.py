@@ -1,80 +1,12 @@
-"""Site pages: home, sign-up, API token, sign-in locks, health."""
+"""The site's home page: the benchmarks and their splits."""
 from __future__ import annotations
 
-from django.conf import settings
-from django.contrib import messages
-from django.contrib.auth import login
-from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import redirect, render
-from django.views.decorators.cache import never_cache
-from rest_framework.authtoken.models import Token
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 
-from leaderboard import health
-from leaderboard.sign_in import cool_off_minutes, sign_in_lock_lift, sign_in_locks
 from scoring.models import Benchmark
-from scoring.roles import is_curator
 
 
 def home(request: HttpRequest) -> HttpResponse:
     benchmarks = Benchmark.objects.prefetch_related("splits").all()
     return render(request, "home.html", {"benchmarks": benchmarks})
-
-
-def signup(request: HttpRequest) -> HttpResponse:
-    if request.method == "POST":
-        form = UserCreationForm(request.POST)
-        if form.is_valid():
-            user = form.save()
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            return redirect("home")
-    else:
-        form = UserCreationForm()
-    return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
-
-
-@login_required
-def api_token(request: HttpRequest) -> HttpResponse:
-    if request.method == "POST":
-        Token.objects.filter(user=request.user).delete()
-        token = Token.objects.create(user=request.user)
-    else:
-        token = Token.objects.filter(user=request.user).first()
-    return render(request, "registration/token.html", {"token": token})
-
-
-def sign_in_locked_out(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:
-    """What a locked-out sign-in gets (django-axes' AXES_LOCKOUT_CALLABLE): 429 and why, never the form again."""
-    minutes = cool_off_minutes()
-    context = {"minutes": minutes, "unit": "minute" if minutes == 1 else "minutes"}
-    return render(request, "registration/locked_out.html", context, status=429)
-
-
-@login_required
-def sign_in_lockouts(request: HttpRequest) -> HttpResponse:
-    """The sign-in locks in force, each with a button for a curator to lift it."""
-    if not is_curator(request.user):
-        raise Http404("No such page.")
-    if request.method == "POST":
-        attempt_id = request.POST.get("attempt", "")
-        lifted = sign_in_lock_lift(user=request.user, attempt_id=int(attempt_id)) if attempt_id.isdigit() else None
-        if lifted is None:
-            messages.error(request, f"No sign-in lock #{attempt_id} (lifted already, or ended).")
-        else:
-            messages.success(request, f"The lock of '{lifted.username}' from {lifted.ip_address} is lifted.")
-        return redirect("sign-in-lockouts")
-    return render(request, "registration/lockouts.html", {"locks": sign_in_locks(), "minutes": cool_off_minutes(),
-                                                          "limit": settings.AXES_FAILURE_LIMIT})
-
-
-@never_cache
-def healthz(request: HttpRequest) -> JsonResponse:
-    checks = {
-        "database": health.check_database(),
-        "broker": health.check_broker(),
-        "channel_layer": health.check_channel_layer(),
-    }
-    ok = all(result for result, _ in checks.values())
-    body = {"status": "ok" if ok else "degraded", "checks": {k: {"ok": r, "detail": d} for k, (r, d) in checks.items()}}
-    return JsonResponse(body, status=200 if ok else 503)

@@ -47,7 +47,7 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     call_command("make_demo_vge", verbosity=0)
     user = User.objects.create_user("prof", password="x")
-    from simulator.asgi import fast_operation, fast_played
+    from simulator.asgi import fast_operation, fast_played, fast_route
 
     key = Token.objects.create(user=user).key
     client = APIClient()
@@ -62,7 +62,7 @@ def main() -> None:
         x, y = rng.randint(0, 1000), rng.randint(0, 1000)
         output = f"Action: Press(coord=[{x}, {y}], params=[0])"
         if args.path == "fast":
-            operation = fast_operation(f"/api/vge/episodes/{pk}/act/", {"output": output})
+            operation = fast_operation(fast_route(f"/api/vge/episodes/{pk}/act/"), {"output": output})
             status, answer, _ = fast_played(key, operation)
             json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode()
             return status, answer

@@ -38,7 +38,7 @@ def main() -> None:
     from rest_framework.authentication import TokenAuthentication
     from rest_framework.authtoken.models import Token
 
-    from scoring.auth import ACCESS_FLAGS, CachedTokenAuthentication, token_cache_key
+    from accounts.auth import ACCESS_FLAGS, CachedTokenAuthentication, token_cache_key
 
     call_command("migrate", verbosity=0)
     User.objects.filter(username="perf-token-auth").delete()

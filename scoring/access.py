@@ -3,7 +3,7 @@
 A split with hidden ground truth keeps it from everyone but curators; its per-sample results are for the
 submitter and curators; its images for reviewers, curators and whoever has an accepted submission on it; its tasks'
 difficulty (optimal turns, goals) and any figure read from its ground truth for curators only. Every app asks these
-functions (roles come from `scoring.roles`); a media file is judged on the folder its path resolved to
+functions (roles come from `accounts.roles`); a media file is judged on the folder its path resolved to
 (`media_file_for`), never on the words of the URL.
 """
 from __future__ import annotations
@@ -14,11 +14,11 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
+from accounts.roles import is_curator, is_reviewer
 from scoring.benchmarks import UnknownBenchmark, plugin_for
 from scoring.core.disclosure import detail_keys
 from scoring.core.plugin import BenchmarkPlugin
 from scoring.models import Split, Submission
-from scoring.roles import is_curator, is_reviewer
 from scoring.split_media import HIDDEN_DIR, PUBLIC_DIR
 
 User = AbstractBaseUser | AnonymousUser | None

@@ -4,9 +4,9 @@ from __future__ import annotations
 from django.core.cache import cache
 from django.db.models import QuerySet
 
+from accounts.roles import is_curator
 from scoring.core.contract import SampleRecord
 from scoring.models import ChangeRecord, ModelEntry, Sample, Split, Submission
-from scoring.roles import is_curator
 
 
 def board_version_key(split_id: int) -> str:

@@ -12,6 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile, UploadedFile
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
+from accounts.roles import is_curator
 from scoring.benchmarks import UnknownBenchmark, plugin_for
 from scoring.core.contract import SubmissionRejected
 from scoring.core.names import name_invisible_characters, names_look_alike
@@ -20,7 +21,6 @@ from scoring.errors import SubmissionError
 from scoring.models import Benchmark, ChangeRecord, ModelEntry, Split, Submission
 from scoring.pipeline import submission_score
 from scoring.quota import submission_quota_check, submission_quota_claim
-from scoring.roles import is_curator
 from scoring.selectors import board_cache_invalidate, model_entry_editable_by
 from scoring.tasks import submission_enqueue
 

@@ -9,10 +9,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django.views.static import serve
 
+from accounts.roles import is_curator
 from scoring import access, benchmarks, selectors, services
 from scoring.forms import ModelEntryForm, SubmissionForm, VisibilityForm
 from scoring.models import ChangeRecord, ModelEntry, Submission
-from scoring.roles import is_curator
 from scoring.quota import quotas_for_user
 
 

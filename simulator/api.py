@@ -11,11 +11,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.roles import is_curator
 from scoring import services as scoring_services
 from scoring.benchmarks import plugin_for
 from scoring.core.disclosure import detail_keys, disclosed
 from scoring.errors import InvalidRequest, ServiceRefusal
-from scoring.roles import is_curator
 from scoring.serializers import error_responses
 from simulator import selectors, services
 from scoring.benchmarks.vge.core.engine import EpisodeState

@@ -5,9 +5,9 @@ agents stepping at once meant two hundred threads taking turns at the GIL and at
 of the one that held the lock waited behind all the others. Requests to /api/vge/ wait here instead, in the event
 loop and at no cost, until one of AGENT_API_CONCURRENCY places is free; every request is served, in arrival order.
 
-The fast path: the two requests a harness sends hundreds of times a second, `POST /api/vge/episodes/<id>/act/`
-with a plain text output and `POST /api/vge/episodes/` (start), with a token and a JSON object body, are played
-here, on AGENT_API_CONCURRENCY threads: the same token check (`CachedTokenAuthentication`) and the same answers
+The fast path: the two requests a harness sends hundreds of times a second, an act (`api.EpisodeActApi`, `POST
+/api/vge/episodes/<id>/act/`) with a plain text output and a start (`api.EpisodeCreateApi`, `POST /api/vge/episodes/`),
+with a token and a JSON object body, are played here (their routes as the URLconf has them, scoring.asgi_http.ViewRoutes), on AGENT_API_CONCURRENCY threads: the same token check (`CachedTokenAuthentication`) and the same answers
 (`api.step_answer`, `api.start_answer`) as the DRF views, without the middleware stack, Django's request and DRF's
 dispatch around them (more CPU than the step itself). Anything else (a session instead of a token, a form body,
 an output the serializer must coerce or refuse) goes to the DRF view with its body unread, which words every error.
@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -26,14 +25,16 @@ from django.conf import settings
 from django.db import close_old_connections
 from rest_framework.exceptions import AuthenticationFailed
 
-from scoring.asgi_http import header, read_body, replaying, respond
-from scoring.auth import CachedTokenAuthentication
+from accounts.auth import CachedTokenAuthentication
+from scoring.asgi_http import ViewRoutes, header, read_body, replaying, respond
 from simulator import api
 from simulator.serializers import plain_act_output
 
+# Admission covers the whole agent API (every route to simulator.api's views lies under it: tests/simulator).
 AGENT_PREFIX = "/api/vge/"
-ACT_PATH = re.compile(r"^/api/vge/episodes/([0-9]{1,18})/act/$")
-START_PATH = "/api/vge/episodes/"
+FAST_ROUTES = ViewRoutes([api.EpisodeCreateApi, api.EpisodeActApi])
+# An episode id of more than 18 digits goes to the DRF view, as it always has.
+LARGEST_ID = 10**18 - 1
 JSON_TYPE = "application/json"
 
 log = logging.getLogger("django.request")
@@ -56,17 +57,25 @@ def _is_json(scope) -> bool:
     return content_type == JSON_TYPE.encode()
 
 
-def fast_operation(path: str, data) -> Callable[[Any], tuple[int, dict]] | None:
-    """What the fast path plays for this path and parsed body, given the user (None: the DRF view answers)."""
+def fast_route(path: str) -> tuple[type, dict[str, Any]] | None:
+    """The fast-path view this path is routed to, with its arguments (None: not one the fast path plays)."""
+    match = FAST_ROUTES.match(path)
+    if match is None or match[1].get("pk", 0) > LARGEST_ID:
+        return None
+    return match
+
+
+def fast_operation(route: tuple[type, dict[str, Any]], data) -> Callable[[Any], tuple[int, dict]] | None:
+    """What the fast path plays for this route and parsed body, given the user (None: the DRF view answers)."""
     if not isinstance(data, dict):
         return None
-    if path == START_PATH:
+    view, kwargs = route
+    if view is api.EpisodeCreateApi:
         return lambda user: api.start_answer(user=user, data=data)
-    act = ACT_PATH.match(path)
-    output = plain_act_output(data) if act else None
+    output = plain_act_output(data)
     if output is None:
         return None
-    return lambda user: api.step_answer(user=user, episode_id=int(act.group(1)), output=output)
+    return lambda user: api.step_answer(user=user, episode_id=kwargs["pk"], output=output)
 
 
 def fast_played(key: str, operation: Callable[[Any], tuple[int, dict]]) -> Answer:
@@ -97,14 +106,14 @@ def agent_admission(app, limit: int | None = None):
             places = asyncio.Semaphore(size)
             threads = ThreadPoolExecutor(size, thread_name_prefix="agent-act")
         path = scope["path"]
-        fast = scope.get("method") == "POST" and (path == START_PATH or ACT_PATH.match(path) is not None)
-        key = _token_key(scope) if fast else None
+        route = fast_route(path) if scope.get("method") == "POST" else None
+        key = _token_key(scope) if route else None
         if key is None or not _is_json(scope):
             async with places:
                 return await app(scope, receive, send)
         body, messages, whole = await read_body(receive, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
         try:
-            operation = fast_operation(path, json.loads(body)) if whole else None
+            operation = fast_operation(route, json.loads(body)) if whole else None
         except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested past the parser's depth
             operation = None
         async with places:

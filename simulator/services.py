@@ -20,6 +20,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection, transaction
 from django.utils import timezone
 
+from accounts.roles import is_curator
 from scoring.benchmarks.vge.core import practice
 from scoring.benchmarks.vge.core.baseline import Candidate, stratified_pick
 from scoring.benchmarks.vge.core.demo_agents import DEMO_AGENTS, demo_log
@@ -34,7 +35,6 @@ from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
 from scoring.benchmarks.vge.core.task_defs import TaskInvalid, load_task
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.models import Benchmark, ModelEntry, Sample, Split, Submission
-from scoring.roles import is_curator
 from scoring.services import demo_submission_ensure, submission_create
 from simulator.engines import (
     EpisodeError, core_task, engine_cached, engine_for, engine_with_task, episode_owner_check, observation,

@@ -10,13 +10,13 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts.roles import is_curator
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.vge.core import practice
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.core.disclosure import detail_keys, disclosed
 from scoring.error_pages import ErrorPage, refusals_shown
 from scoring.models import Submission
-from scoring.roles import is_curator
 from simulator import human_board, selectors, services
 from simulator.models import Device, Episode, Task
 

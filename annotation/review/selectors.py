@@ -8,12 +8,12 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
+from accounts.roles import is_curator
 from annotation.core import review as core
 from annotation.core.epic import leaf_for
 from annotation.models import AuditEvent, Item, ItemRevision, Project, PublishedSample, Review, SecondOpinion
 from annotation.review import services as rs
 from scoring.models import Split
-from scoring.roles import is_curator
 
 
 @dataclass(frozen=True)

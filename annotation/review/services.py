@@ -16,6 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.roles import is_annotator, is_curator, is_reviewer
 from annotation.core import review as core
 from annotation.core.epic import leaf_for
 from annotation.core.export import write_files
@@ -41,7 +42,6 @@ from annotation.services import (
 from scoring.benchmarks.epic.importer import epic_split_import
 from scoring.benchmarks.epic.plugin import SLUG as EPIC_SLUG
 from scoring.models import Benchmark, Sample, Split
-from scoring.roles import is_annotator, is_curator, is_reviewer
 
 # --- reads used by the checks ----------------------------------------------------------------------------
 

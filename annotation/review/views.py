@@ -11,6 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from accounts.roles import annotators_q, is_curator, is_reviewer
 from annotation.review import selectors
 from annotation.review import services as rs
 from annotation.core.epic import leaf_for
@@ -19,7 +20,6 @@ from annotation.serializers import ImageOutput
 from annotation.services import AnnotationError
 from scoring.benchmarks.epic.plugin import SLUG as EPIC_SLUG
 from scoring.models import Split
-from scoring.roles import annotators_q, is_curator, is_reviewer
 
 
 @login_required

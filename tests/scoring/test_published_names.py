@@ -4,8 +4,8 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from accounts.roles import CURATOR
 from scoring.models import ModelEntry, Submission
-from scoring.roles import CURATOR
 from tests.scoring.factories import SampleFactory, SplitFactory
 
 

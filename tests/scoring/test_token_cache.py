@@ -17,8 +17,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.test import APIClient
 
+from accounts.auth import CachedTokenAuthentication
 from scoring.models import Submission
-from scoring.auth import CachedTokenAuthentication
 from tests.scoring.factories import SampleFactory, SplitFactory
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -48,7 +48,7 @@ def test_a_batch_costs_each_step_what_one_call_does(token_client, tiny_split):
         response = token_client.post(BATCH, {"actions": [{"episode": e, "output": PRESS_POWER} for e in episodes]},
                                      format="json")
     assert [r["feedback"]["kind"] for r in response.json()["results"]] == ["success"] * 3
-    # The token's check once for the batch (scoring.auth), then each step as one call costs.
+    # The token's check once for the batch (accounts.auth), then each step as one call costs.
     assert statements(captured) == ["SELECT authtoken_token"] + [
         "SELECT simulator_episode", "INSERT simulator_step", "UPDATE simulator_episode"] * 3
 

@@ -1,6 +1,6 @@
 """What one agent step costs the database, held so it cannot regrow: a turn is one SELECT (the locked episode), one
 INSERT (the step) and one UPDATE (the episode's state), after the API token's check (one SELECT of the token joined
-to its user's access flags: the cached user never outlives its row, scoring.auth); the token and its user are not
+to its user's access flags: the cached user never outlives its row, accounts.auth); the token and its user are not
 loaded again on every request."""
 from __future__ import annotations
 

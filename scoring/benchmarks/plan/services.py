@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.roles import is_reviewer
 from scoring.benchmarks.plan.core.aggregate import Row, score_fields, summarise
 from scoring.benchmarks.plan.core.engine import CacheEntry, CacheKey
 from scoring.benchmarks.plan.core.judge_client import OpenAIJudgeClient
@@ -34,7 +35,6 @@ from scoring.benchmarks.plan.core.protocol import (
 from scoring.benchmarks.plan.core.types import DecidedBy, Item, ItemType, Outcome, Verdict
 from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
 from scoring.models import ChangeRecord, Sample, SampleScore, Score, Split, Submission
-from scoring.roles import is_reviewer
 from scoring.split_media import PUBLIC_DIR, split_media_folder
 from scoring.events import score_landed_event
 from scoring.selectors import board_cache_invalidate

@@ -9,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from accounts.roles import is_reviewer
 from scoring.benchmarks.plan import selectors as plan_selectors
 from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.types import SUBTASK_NAMES
@@ -16,7 +17,6 @@ from scoring.benchmarks.plan.plugin import PLUGIN as PLAN
 from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
 from scoring.core.disclosure import detail_keys, sample_disclosed
 from scoring.models import Split, Submission
-from scoring.roles import is_reviewer
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement
 
 

@@ -11,7 +11,7 @@ from axes.models import AccessAttempt
 from django.contrib.auth.models import Group
 from django.utils import timezone
 
-from scoring.roles import CURATOR
+from accounts.roles import CURATOR
 
 LOCKED = "Too many failed sign-ins for this account; try again in 15 minutes or ask a curator"
 

@@ -1,4 +1,5 @@
-"""Reachability checks for /healthz: database, broker, channel layer. Each returns (ok, detail)."""
+"""/healthz: can the site reach its database, broker and channel layer? Each check returns (ok, detail); the page
+answers 200 when all are reachable, else 503, with each check's detail."""
 from __future__ import annotations
 
 import asyncio
@@ -7,6 +8,8 @@ import uuid
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
 
 from config.celery import app as celery_app
 
@@ -46,3 +49,15 @@ def check_channel_layer() -> tuple[bool, str]:
         return received.get("nonce") == message["nonce"], type(layer).__name__
     except Exception as exc:  # noqa: BLE001 - report, never raise, from a health check
         return False, f"{type(exc).__name__}: {exc}"
+
+
+@never_cache
+def healthz(request: HttpRequest) -> JsonResponse:
+    checks = {
+        "database": check_database(),
+        "broker": check_broker(),
+        "channel_layer": check_channel_layer(),
+    }
+    ok = all(result for result, _ in checks.values())
+    body = {"status": "ok" if ok else "degraded", "checks": {k: {"ok": r, "detail": d} for k, (r, d) in checks.items()}}
+    return JsonResponse(body, status=200 if ok else 503)

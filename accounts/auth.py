@@ -6,7 +6,7 @@ token, never the token itself. It never outlives the rows it stands for: every r
 the token still exists and what its user's access flags are now (one query on the token's primary key joined to the
 user's), so a user deactivated, deleted or made staff by another process, a raw SQL update or `QuerySet.update()`
 (none of which this process's signals hear) is seen by the next request. The cached user is loaded again when its
-flags changed. The signals (`token_cache_forget_*`, connected in `ScoringConfig.ready()`) still drop an entry at
+flags changed. The signals (`token_cache_forget_*`, connected in `AccountsConfig.ready()`) still drop an entry at
 once when the token or its user changes in this process, or everywhere on a shared cache.
 """
 from __future__ import annotations
