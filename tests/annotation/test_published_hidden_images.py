@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.parametrize("hidden", [True, False])
-def test_published_images_follow_the_splits_disclosure(item_factory, annotator, reviewers, curator,  # noqa: F811 - reviewers is the fixture imported above
+def test_published_images_follow_the_splits_disclosure(item_factory, annotator, reviewers, curator,
                                                         scene_png, hidden):
     [item] = item_factory(scene_png[0], assignee=annotator)
     _accepted(item, annotator, reviewers)

@@ -155,7 +155,7 @@ def production_site(settings, tmp_path):
 
 
 def test_production_profile_serves_the_board_scores_an_upload_and_plays_an_episode(
-    production_site, tiny_split, user  # noqa: F811 - tiny_split is the fixture imported above
+    production_site, tiny_split, user
 ):
     base, process, env = production_site
     programs = program_pids(env)

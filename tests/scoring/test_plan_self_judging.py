@@ -77,7 +77,7 @@ def test_an_answer_shared_with_another_users_submission_is_refused_and_left_for_
         [alices.pk, ritas.pk])
 
 
-def test_the_submissions_of_a_model_entry_the_reviewer_owns_are_their_own(user, rita, split) -> None:  # noqa: F811 - split is the fixture imported above
+def test_the_submissions_of_a_model_entry_the_reviewer_owns_are_their_own(user, rita, split) -> None:
     entry = ModelEntry.objects.create(name="Rita-Owned", slug="rita-owned", owner=rita)
     submit(user, split, predictions(random_predictions), name=entry.name)  # uploaded by alice, to rita's entry
     judgement = PlanJudgement.objects.filter(status="open").first()
@@ -86,7 +86,7 @@ def test_the_submissions_of_a_model_entry_the_reviewer_owns_are_their_own(user, 
 
 
 def test_the_queue_does_not_offer_a_reviewer_their_own_answers(
-        client, user, rita, ruth, hidden_split, split) -> None:  # noqa: F811 - split is the fixture imported above
+        client, user, rita, ruth, hidden_split, split) -> None:
     submit(rita, hidden_split, predictions(random_predictions), name="Rita-Model")
     open_ = list(PlanJudgement.objects.filter(status="open"))
     assert plan_selectors.plan_judgements_open(user=rita).count() == 0
@@ -117,7 +117,7 @@ def test_deciding_an_own_answer_through_the_page_answers_403_with_the_reason(cli
     assert judgement.status == "open" and Score.objects.get(submission=ritas).overall is None
 
 
-def test_a_verdict_never_settles_its_deciders_own_answer_saved_meanwhile(user, rita, ruth, split) -> None:  # noqa: F811 - split is the fixture imported above
+def test_a_verdict_never_settles_its_deciders_own_answer_saved_meanwhile(user, rita, ruth, split) -> None:
     # Given: rita decides an answer that only alice's submission has...
     submit(user, split, predictions(random_predictions), name="Alice-Model")
     judgement = PlanJudgement.objects.filter(status="open").first()
@@ -142,7 +142,7 @@ def test_a_verdict_never_settles_its_deciders_own_answer_saved_meanwhile(user, r
 
 
 def test_every_decision_keeps_who_when_what_and_the_scores_it_changed(
-        user, other_user, ruth, split) -> None:  # noqa: F811 - split is the fixture imported above
+        user, other_user, ruth, split) -> None:
     a = submit(user, split, predictions(random_predictions), name="A")
     b = submit(other_user, split, predictions(random_predictions), name="B")
     judgement = PlanJudgement.objects.filter(status="open").first()
@@ -161,7 +161,7 @@ def test_every_decision_keeps_who_when_what_and_the_scores_it_changed(
         assert record.changes["undecided"] == [before, before - 1]
 
 
-def test_a_reviewer_does_not_audit_verdicts_on_their_own_answers(rita, ruth, split) -> None:  # noqa: F811 - split is the fixture imported above
+def test_a_reviewer_does_not_audit_verdicts_on_their_own_answers(rita, ruth, split) -> None:
     submit(rita, split, predictions(oracle_predictions), name="Rita-Model")
     plan_services.plan_audit_draw(split=split, per_subtask=1, seed=0, user=ruth)
     check = PlanAuditCheck.objects.filter(split=split).first()
@@ -173,7 +173,7 @@ def test_a_reviewer_does_not_audit_verdicts_on_their_own_answers(rita, ruth, spl
     plan_services.plan_audit_record(check_id=check.pk, user=ruth, correct=True)
 
 
-def test_the_admin_shows_judge_records_but_changes_none(client, user, split, django_user_model) -> None:  # noqa: F811 - split is the fixture imported above
+def test_the_admin_shows_judge_records_but_changes_none(client, user, split, django_user_model) -> None:
     """Decisions go through the service (the rule and the audit); the admin cannot re-open or flip one."""
     submit(user, split, predictions(random_predictions))
     judgement = PlanJudgement.objects.filter(status="open").first()

@@ -25,14 +25,14 @@ def reviewer_client(client, django_user_model):
     return client
 
 
-def test_queue_is_for_reviewers_only(client, user, split) -> None:  # noqa: F811 - split is the fixture imported above
+def test_queue_is_for_reviewers_only(client, user, split) -> None:
     client.force_login(user)
     assert client.get(reverse("plan-queue")).status_code == 403
     assert client.get(reverse("plan-audit", args=[split.pk])).status_code == 403
     assert client.post(reverse("plan-audit-record", args=[999]), {"correct": "true"}).status_code == 404
 
 
-def test_reviewer_judges_from_the_queue_and_the_last_decision_finalises(reviewer_client, user, split) -> None:  # noqa: F811 - split is the fixture imported above
+def test_reviewer_judges_from_the_queue_and_the_last_decision_finalises(reviewer_client, user, split) -> None:
     submission = submit(user, split, predictions(random_predictions))
     page = reviewer_client.get(reverse("plan-queue"))
     open_ = list(PlanJudgement.objects.filter(status="open"))
@@ -46,7 +46,7 @@ def test_reviewer_judges_from_the_queue_and_the_last_decision_finalises(reviewer
     assert PlanJudgement.objects.get(pk=open_[0].pk).verdict.correct is False  # a decided answer is not re-decided
 
 
-def test_verdict_drill_down_shows_who_decided_and_the_state(client, user, split) -> None:  # noqa: F811 - split is the fixture imported above
+def test_verdict_drill_down_shows_who_decided_and_the_state(client, user, split) -> None:
     submission = submit(user, split, predictions(random_predictions))
     client.force_login(user)
     html = client.get(reverse("plan-verdicts", args=[submission.pk])).content.decode()
@@ -55,7 +55,7 @@ def test_verdict_drill_down_shows_who_decided_and_the_state(client, user, split)
     assert "rule/1" in html and "extracted by option letter" in html
 
 
-def test_audit_page_draws_and_records(reviewer_client, user, split) -> None:  # noqa: F811 - split is the fixture imported above
+def test_audit_page_draws_and_records(reviewer_client, user, split) -> None:
     submit(user, split, predictions(oracle_predictions))
     url = reverse("plan-audit", args=[split.pk])
     assert reviewer_client.post(url, {"per_subtask": "1", "seed": "3"}).status_code == 302
