@@ -12,7 +12,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import services
 from annotation.models import Embedding, Image, Item, Project
 from annotation.serializers import (
     EmbeddingOutput,
@@ -27,11 +26,22 @@ from annotation.serializers import (
     SegmentInput,
     SegmentOutput,
 )
+from annotation.services.editing import item_overlay_set, item_save, item_submit
+from annotation.services.errors import AnnotationError
+from annotation.services.permissions import can_edit_item, can_use_image
+from annotation.services.projects import images_upload
+from annotation.services.segmentation import (
+    browser_decoder,
+    browser_decoder_info,
+    browser_embedding,
+    embedding_request,
+    image_segment,
+)
 from scoring.parsers import BoundedJSONParser
 from scoring.serializers import error_responses
 
 
-def _error(exc: services.AnnotationError) -> Response:
+def _error(exc: AnnotationError) -> Response:
     body = {"detail": exc.message, **exc.extra}
     if exc.field:
         body["field"] = exc.field
@@ -44,14 +54,14 @@ def _invalid(serializer) -> Response:
 
 def _image_for(request: Request, pk: int) -> Image:
     image = get_object_or_404(Image, pk=pk)
-    if not services.can_use_image(request.user, image):
+    if not can_use_image(request.user, image):
         raise Http404("No such image.")  # do not reveal images of other people's items
     return image
 
 
 def _item_for(request: Request, pk: int) -> Item:
     item = get_object_or_404(Item.objects.select_related("project", "assignee"), pk=pk)
-    if not services.can_edit_item(request.user, item):
+    if not can_edit_item(request.user, item):
         raise Http404("No such item.")
     return item
 
@@ -75,8 +85,8 @@ class ImageUploadApi(APIView):
             if project is None:
                 return Response({"detail": f"No project {slug!r}.", "field": "project"}, status=400)
         try:
-            result = services.images_upload(user=request.user, name=upload.name, data=upload, project=project)
-        except services.AnnotationError as exc:
+            result = images_upload(user=request.user, name=upload.name, data=upload, project=project)
+        except AnnotationError as exc:
             return _error(exc)
         return Response(
             {"images": ImageOutput(result.images, many=True).data, "items": [item.pk for item in result.items]},
@@ -108,10 +118,10 @@ class SegmentApi(APIView):
             return _invalid(data)
         v = data.validated_data
         try:
-            result = services.image_segment(
+            result = image_segment(
                 image=image, points=v["points"], box=v["box"], multimask=v["multimask"], mask_input=v["mask_input"]
             )
-        except services.AnnotationError as exc:
+        except AnnotationError as exc:
             return _error(exc)
         if isinstance(result, Embedding):
             status_url = f"/api/annotation/images/{image.pk}/embedding/"
@@ -131,8 +141,8 @@ class EmbeddingStatusApi(APIView):
     @extend_schema(responses={200: EmbeddingStatusOutput, **error_responses(401, 404)})
     def get(self, request: Request, pk: int) -> Response:
         image = _image_for(request, pk)
-        row = services.embedding_request(image=image)
-        return Response({**EmbeddingOutput(row).data, "browser": services.browser_decoder_info(image=image, row=row)})
+        row = embedding_request(image=image)
+        return Response({**EmbeddingOutput(row).data, "browser": browser_decoder_info(image=image, row=row)})
 
 
 class EmbeddingFeaturesApi(APIView):
@@ -144,8 +154,8 @@ class EmbeddingFeaturesApi(APIView):
     def get(self, request: Request, pk: int):
         image = _image_for(request, pk)
         try:
-            found = services.browser_embedding(image=image)
-        except services.AnnotationError as exc:
+            found = browser_embedding(image=image)
+        except AnnotationError as exc:
             return _error(exc)
         response = HttpResponse(found.features, content_type="application/octet-stream")
         response["X-Embedding-Dtype"] = "float16"
@@ -165,8 +175,8 @@ class BrowserDecoderApi(APIView):
     @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, **error_responses(401, 404)})
     def get(self, request: Request, model_key: str, fingerprint: str):
         try:
-            path = services.browser_decoder(model_key=model_key, fingerprint=fingerprint)
-        except services.AnnotationError as exc:
+            path = browser_decoder(model_key=model_key, fingerprint=fingerprint)
+        except AnnotationError as exc:
             return _error(exc)
         response = FileResponse(path.open("rb"), content_type="application/octet-stream")
         response["Cache-Control"] = "private, max-age=31536000, immutable"
@@ -188,8 +198,8 @@ class ItemApi(APIView):
         if not data.is_valid():
             return _invalid(data)
         try:
-            item = services.item_save(user=request.user, item_id=pk, **data.validated_data)
-        except services.AnnotationError as exc:
+            item = item_save(user=request.user, item_id=pk, **data.validated_data)
+        except AnnotationError as exc:
             return _error(exc)
         return Response(ItemOutput(item).data)
 
@@ -205,8 +215,8 @@ class ItemSubmitApi(APIView):
         if not data.is_valid():
             return _invalid(data)
         try:
-            item = services.item_submit(user=request.user, item_id=pk, **data.validated_data)
-        except services.AnnotationError as exc:
+            item = item_submit(user=request.user, item_id=pk, **data.validated_data)
+        except AnnotationError as exc:
             return _error(exc)
         return Response(ItemOutput(item).data)
 
@@ -222,7 +232,7 @@ class ItemOverlayApi(APIView):
         if upload is None:
             return Response({"detail": "Attach the overlay PNG as 'file'.", "field": "file"}, status=400)
         try:
-            item = services.item_overlay_set(user=request.user, item_id=pk, name=upload.name, data=upload.read())
-        except services.AnnotationError as exc:
+            item = item_overlay_set(user=request.user, item_id=pk, name=upload.name, data=upload.read())
+        except AnnotationError as exc:
             return _error(exc)
         return Response(ItemOutput(item).data)

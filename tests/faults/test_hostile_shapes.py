@@ -18,8 +18,8 @@ from rest_framework.authtoken.models import Token
 from websockets.sync.client import connect
 
 from annotation import embeddings
-from annotation import services as annotation_services
 from annotation.models import Embedding, Image, Item
+from annotation.services.projects import images_upload, items_assign, project_create
 from scoring.models import Submission
 from simulator import services as simulator_services
 from simulator.models import Episode
@@ -145,8 +145,8 @@ def curator(django_user_model):
 
 @pytest.fixture
 def project(curator):
-    return annotation_services.project_create(user=curator, name="Colors", slug="colors",
-                                              leaf="TargetLocalization/BasicAttributes/Color")
+    return project_create(user=curator, name="Colors", slug="colors",
+                          leaf="TargetLocalization/BasicAttributes/Color")
 
 
 def test_a_huge_declared_rle_to_the_segment_api_and_an_item_save(site, django_user_model, curator, project, settings,
@@ -155,9 +155,9 @@ def test_a_huge_declared_rle_to_the_segment_api_and_an_item_save(site, django_us
     settings.SAM_EMBEDDING_DIR = tmp_path / "embeddings"
     annotator = _user_in(django_user_model, "anna-s", "annotator")
     token = Token.objects.get_or_create(user=annotator)[0].key
-    [item] = annotation_services.images_upload(user=curator, name="scene.png", data=_png(640, 360),
-                                               project=project).items
-    annotation_services.items_assign(user=curator, items=[item], assignee=annotator)
+    [item] = images_upload(user=curator, name="scene.png", data=_png(640, 360),
+                           project=project).items
+    items_assign(user=curator, items=[item], assignee=annotator)
     image = item.item_images.get().image
     server = site.server(SAM_EMBEDDING_DIR=str(settings.SAM_EMBEDDING_DIR))
     segment = f"{server.url}/api/annotation/images/{image.pk}/segment/"
