@@ -1,6 +1,6 @@
 """VGE agent API (token auth): start an episode, act, read the trace, fetch the view image, bundle episodes.
 
-One DRF view per operation; each calls a service in simulator.services and answers with explicit serializers.
+One DRF view per operation; each calls a service in simulator.services.* and answers with explicit serializers.
 """
 from __future__ import annotations
 
@@ -13,19 +13,23 @@ from rest_framework.views import APIView
 
 from scoring import services as scoring_services
 from scoring.benchmarks import plugin_for
+from scoring.benchmarks.vge.core.engine import EpisodeState
 from scoring.core.disclosure import detail_keys, disclosed
 from scoring.roles import is_curator
 from scoring.serializers import error_responses
-from simulator import selectors, services
-from scoring.benchmarks.vge.core.engine import EpisodeState
-from simulator.engines import engine_with_task, observation
+from simulator import selectors
+from simulator.engines import EpisodeError, engine_with_task, observation
 from simulator.models import Episode
 from simulator.serializers import (
     ActBatchInput, ActBatchOutput, ActInput, ActOutput, BundleInput, BundleOutput,
     EpisodeCreateInput, EpisodeOutput, ObservationOutput, plain_act_output,
 )
+from simulator.services.bundles import episodes_submission_create
+from simulator.services.episodes import episode_start, episode_step
+from simulator.services.library import BENCHMARK_SLUG
+from simulator.services.view_images import episode_view_png
 
-def _error(exc: services.EpisodeError) -> Response:
+def _error(exc: EpisodeError) -> Response:
     return Response({"detail": exc.message}, status=exc.status)
 
 
@@ -39,9 +43,9 @@ def start_answer(*, user, data) -> tuple[int, dict]:
     if not serializer.is_valid():
         return 400, {"detail": "Invalid request.", "errors": serializer.errors}
     try:
-        episode, obs = services.episode_start(user=user, task_id=serializer.validated_data["task"],
-                                              perturbation=serializer.validated_data["perturbation"])
-    except services.EpisodeError as exc:
+        episode, obs = episode_start(user=user, task_id=serializer.validated_data["task"],
+                                     perturbation=serializer.validated_data["perturbation"])
+    except EpisodeError as exc:
         return exc.status, {"detail": exc.message}
     return 201, {"episode": episode.pk, "observation": obs, **obs}
 
@@ -49,8 +53,8 @@ def start_answer(*, user, data) -> tuple[int, dict]:
 def step_answer(*, user, episode_id: int, output: str) -> tuple[int, dict]:
     """Status and body of an act request whose output is checked (the view below and the ASGI fast path)."""
     try:
-        outcome, obs = services.episode_step(episode_id=episode_id, user=user, output=output)
-    except services.EpisodeError as exc:
+        outcome, obs = episode_step(episode_id=episode_id, user=user, output=output)
+    except EpisodeError as exc:
         return exc.status, {"detail": exc.message}
     return 200, act_answer(outcome, obs)
 
@@ -131,7 +135,7 @@ class EpisodeDetailApi(APIView):
         metrics = episode.metrics
         split = episode.task.sample.split if episode.task.sample_id else None
         # A task of a hidden split: even once over, the player sees what it saw while playing, no states or l_opt.
-        keys = detail_keys(plugin_for(services.BENCHMARK_SLUG), hidden=bool(split and split.hidden_ground_truth),
+        keys = detail_keys(plugin_for(BENCHMARK_SLUG), hidden=bool(split and split.hidden_ground_truth),
                            curator=is_curator(request.user))
         if not episode.finished or keys is not None:
             trace = [selectors.public_step(s) for s in trace]
@@ -158,12 +162,12 @@ class EpisodeViewImageApi(APIView):
     def get(self, request: Request, pk: int):
         turn = request.query_params.get("turn")
         try:
-            image = services.episode_view_png(
+            image = episode_view_png(
                 episode_id=pk, user=request.user, turn=int(turn) if turn not in (None, "") else None
             )
         except ValueError:
             return Response({"detail": "turn must be an integer"}, status=400)
-        except services.EpisodeError as exc:
+        except EpisodeError as exc:
             return _error(exc)
         if isinstance(image, bytes):  # perturbed for this episode and turn
             response = HttpResponse(image, content_type="image/png")
@@ -186,13 +190,13 @@ class EpisodeBundleApi(APIView):
             return _invalid(data)
         v = data.validated_data
         try:
-            split = scoring_services.split_resolve(benchmark_slug=services.BENCHMARK_SLUG, split_name=v.get("split") or None)
+            split = scoring_services.split_resolve(benchmark_slug=BENCHMARK_SLUG, split_name=v.get("split") or None)
             entry = scoring_services.model_entry_for_upload(user=request.user, name=v["model"], fields={"kind": "embodied"})
-            submission = services.episodes_submission_create(user=request.user, split=split, model_entry=entry,
-                                                             note=v["note"], perturbation=v["perturbation"])
+            submission = episodes_submission_create(user=request.user, split=split, model_entry=entry,
+                                                    note=v["note"], perturbation=v["perturbation"])
         except scoring_services.SubmissionError as exc:
             return Response({"detail": exc.message, "field": exc.field}, status=exc.status)
-        except services.EpisodeError as exc:
+        except EpisodeError as exc:
             return _error(exc)
         return Response({"submission": submission.pk, "status": submission.status,
                          "url": f"/api/submissions/{submission.pk}/"}, status=201)

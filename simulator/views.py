@@ -16,11 +16,15 @@ from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.core.disclosure import detail_keys, disclosed
 from scoring.models import Submission
 from scoring.roles import is_curator
-from simulator import human_board, selectors, services
+from simulator import human_board, selectors
+from simulator.engines import EpisodeError
 from simulator.models import Device, Episode, Task
+from simulator.services.baseline import baseline_mark, baseline_next_episode
+from simulator.services.episodes import episode_open_for_player
+from simulator.services.view_images import device_view_image
 
 
-def _error(request: HttpRequest, exc: services.EpisodeError) -> HttpResponse:
+def _error(request: HttpRequest, exc: EpisodeError) -> HttpResponse:
     return render(request, "simulator/error.html", {"message": exc.message}, status=exc.status)
 
 
@@ -50,8 +54,8 @@ def home(request: HttpRequest) -> HttpResponse:
 def play_task(request: HttpRequest, task_id: str) -> HttpResponse:
     """Resume the player's running episode on this task, or start one."""
     try:
-        episode = services.episode_open_for_player(user=request.user, task_id=task_id.strip("/"))
-    except services.EpisodeError as exc:
+        episode = episode_open_for_player(user=request.user, task_id=task_id.strip("/"))
+    except EpisodeError as exc:
         return _error(request, exc)
     return redirect("simulator-episode-play", pk=episode.pk)
 
@@ -62,7 +66,7 @@ def episode_play(request: HttpRequest, pk: int) -> HttpResponse:
     if episode is None:
         raise Http404(f"Unknown episode {pk}.")
     if episode.owner_id != request.user.pk:
-        return _error(request, services.EpisodeError(
+        return _error(request, EpisodeError(
             "This episode belongs to someone else; you can watch its replay once it is over.", status=403))
     return render(request, "simulator/play.html", {
         "episode": episode, "task": episode.task, "baseline": episode.task.baseline_rank is not None,
@@ -73,8 +77,8 @@ def episode_play(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def baseline_next(request: HttpRequest) -> HttpResponse:
     try:
-        episode = services.baseline_next_episode(user=request.user)
-    except services.EpisodeError as exc:
+        episode = baseline_next_episode(user=request.user)
+    except EpisodeError as exc:
         return _error(request, exc)
     if episode is None:
         progress = selectors.player_baseline_progress(user=request.user)
@@ -90,7 +94,7 @@ def baseline_next(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def baseline_curate(request: HttpRequest) -> HttpResponse:
     if not is_curator(request.user):
-        return _error(request, services.EpisodeError("Only curators choose the baseline set.", status=403))
+        return _error(request, EpisodeError("Only curators choose the baseline set.", status=403))
     if request.method == "POST":
         try:
             per_stratum = int(request.POST.get("per_stratum", "1"))
@@ -99,8 +103,8 @@ def baseline_curate(request: HttpRequest) -> HttpResponse:
             messages.error(request, "per_stratum and seed must be whole numbers.")
             return redirect("simulator-baseline")
         try:
-            tasks = services.baseline_mark(user=request.user, per_stratum=per_stratum, seed=seed)
-        except services.EpisodeError as exc:
+            tasks = baseline_mark(user=request.user, per_stratum=per_stratum, seed=seed)
+        except EpisodeError as exc:
             messages.error(request, exc.message)
         else:
             messages.success(request, f"The baseline set now has {len(tasks)} tasks ({per_stratum} per stratum, seed {seed}).")
@@ -112,7 +116,7 @@ def baseline_curate(request: HttpRequest) -> HttpResponse:
 @require_POST
 def baseline_refresh(request: HttpRequest) -> HttpResponse:
     if not is_curator(request.user):
-        return _error(request, services.EpisodeError("Only curators recompute the Human row.", status=403))
+        return _error(request, EpisodeError("Only curators recompute the Human row.", status=403))
     submission = human_board.human_board_refresh()
     messages.success(request, "Human row recomputed." if submission else "No finished baseline episode yet.")
     return redirect("simulator-baseline")
@@ -139,7 +143,7 @@ def _replay_shown(request: HttpRequest, replay: dict, *, hidden: bool) -> dict:
 def replay_episode(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         replay = selectors.replay_episode(episode_id=pk, user=request.user)
-    except services.EpisodeError as exc:
+    except EpisodeError as exc:
         return _error(request, exc)
     hidden = bool(Episode.objects.filter(pk=pk).values_list("task__sample__split__hidden_ground_truth", flat=True)
                   .first())
@@ -155,7 +159,7 @@ def replay_episode(request: HttpRequest, pk: int) -> HttpResponse:
 def replay_submission(request: HttpRequest, submission_id: int, index: int) -> HttpResponse:
     try:
         replay = selectors.replay_submission(submission_id=submission_id, index=index, user=request.user)
-    except services.EpisodeError as exc:
+    except EpisodeError as exc:
         return _error(request, exc)
     hidden = bool(Submission.objects.filter(pk=submission_id).values_list("split__hidden_ground_truth", flat=True)
                   .first())
@@ -165,7 +169,7 @@ def replay_submission(request: HttpRequest, submission_id: int, index: int) -> H
 
 def _png(replay: dict, turn: int, device_id: str) -> HttpResponse:
     view, state = selectors.replay_image_state(replay=replay, turn=turn)
-    path = services.device_view_image(device_row=Device.objects.get(device_id=device_id), view=view, state=state)
+    path = device_view_image(device_row=Device.objects.get(device_id=device_id), view=view, state=state)
     response = FileResponse(open(path, "rb"), content_type="image/png")
     response["Cache-Control"] = "private, max-age=3600"
     return response
@@ -175,7 +179,7 @@ def replay_episode_image(request: HttpRequest, pk: int, turn: int) -> HttpRespon
     try:
         replay = selectors.replay_episode(episode_id=pk, user=request.user)
         return _png(replay, turn, replay["device"])
-    except services.EpisodeError as exc:
+    except EpisodeError as exc:
         return HttpResponse(exc.message, status=exc.status, content_type="text/plain")
 
 
@@ -183,5 +187,5 @@ def replay_submission_image(request: HttpRequest, submission_id: int, index: int
     try:
         replay = selectors.replay_submission(submission_id=submission_id, index=index, user=request.user)
         return _png(replay, turn, replay["device"])
-    except services.EpisodeError as exc:
+    except EpisodeError as exc:
         return HttpResponse(exc.message, status=exc.status, content_type="text/plain")

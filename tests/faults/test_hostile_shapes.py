@@ -21,8 +21,9 @@ from annotation import embeddings
 from annotation.models import Embedding, Image, Item
 from annotation.services.projects import images_upload, items_assign, project_create
 from scoring.models import Submission
-from simulator import services as simulator_services
 from simulator.models import Episode
+from simulator.services.episodes import episode_start
+from simulator.services.library import device_upsert, split_ensure, tasks_into_split
 from tests.annotation.zip_helpers import MiB
 from tests.faults.conftest import assert_within_memory_bound
 from tests.faults.processes import wait_for
@@ -91,11 +92,11 @@ def _long_line_to_each(server, token: str, splits) -> None:
 
 @pytest.fixture
 def tiny_episode(user) -> Episode:
-    simulator_services.device_upsert(data=copy.deepcopy(TINY), source="test")
-    split = simulator_services.split_ensure(name="dev", public=True)
+    device_upsert(data=copy.deepcopy(TINY), source="test")
+    split = split_ensure(name="dev", public=True)
     tasks = [make_task(("idle",), "tiny/t1"), make_task(("idle", "heating"), "tiny/t2")]
-    simulator_services.tasks_into_split(tasks=tasks, split=split)
-    return simulator_services.episode_start(user=user, task_id="tiny/t2", kind=Episode.Kind.HUMAN)[0]
+    tasks_into_split(tasks=tasks, split=split)
+    return episode_start(user=user, task_id="tiny/t2", kind=Episode.Kind.HUMAN)[0]
 
 
 def test_deep_json_to_the_api_and_the_play_socket(site, user, token, tiny_episode):
