@@ -48,10 +48,10 @@ from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
 from scoring.core.columns import Level
 from scoring.core.disclosure import sample_disclosed
 from scoring.models import ModelEntry, Sample, SampleScore, Submission
-from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.protocol import BUILT_IN_LABEL, PromptFileError
 from scoring.selectors import model_entry_editable_by
 from scoring.benchmarks.plan.selectors import plan_judge_agreement
+from scoring.benchmarks.plan.services.judge import judge_prompts_from_settings, model_prompts_from_settings
 
 PLOT_TOP_MODELS = 6
 
@@ -231,8 +231,8 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
 def _plan_prompts() -> dict[str, Any]:
     """What PLAN models are asked and which judge prompts verdicts are given under (a broken file says so)."""
     try:
-        return {"model": plan_services.model_prompts_from_settings(),
-                "judge": plan_services.judge_prompts_from_settings(), "problem": ""}
+        return {"model": model_prompts_from_settings(),
+                "judge": judge_prompts_from_settings(), "problem": ""}
     except PromptFileError as exc:
         return {"model": None, "judge": None, "problem": str(exc)}
 

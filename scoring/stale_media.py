@@ -26,7 +26,7 @@ from django.conf import settings
 from scoring.benchmarks.epic.importer import MEDIA_SUBDIR as EPIC_PUBLIC_IMAGES
 from scoring.benchmarks.epic.plugin import SLUG as EPIC_SLUG
 from scoring.benchmarks.plan.models import PlanJudgement
-from scoring.benchmarks.plan.services import PUBLIC_IMAGE_ROOT as PLAN_PUBLIC_ROOT
+from scoring.benchmarks.plan.services.importing import PUBLIC_IMAGE_ROOT as PLAN_PUBLIC_ROOT
 from scoring.models import Sample, Split
 from scoring.split_media import HIDDEN_DIR, PUBLIC_DIR
 

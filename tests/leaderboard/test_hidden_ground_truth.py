@@ -18,9 +18,9 @@ from scoring import services as scoring_services
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.epic.core import demo as epic_demo
 from scoring.benchmarks.epic.importer import epic_split_import
-from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.demo import demo_items, random_predictions
 from scoring.benchmarks.plan.core.local_judge import LocalJudgeServer, Reply, default_policy
+from scoring.benchmarks.plan.services.importing import plan_items_import
 from scoring.benchmarks.vge.core.task_defs import Task
 from scoring.core.contract import SampleRecord, ScorerInput, SubmissionRejected
 from scoring.models import Benchmark, ModelEntry, Sample, SampleScore, Split, Submission
@@ -259,7 +259,7 @@ def test_plan_drilldown_of_a_hidden_split_shows_no_answer_or_judge_reply(client,
     split = Split.objects.create(benchmark=benchmark, name="hidden-plan", hidden_ground_truth=True)
     demo = demo_items()
     images = {name: png for d in demo for name, png in d.images.items()}
-    plan_services.plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
+    plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
     predictions = [{"id": p.id, "prediction": p.text} for p in random_predictions([d.item for d in demo])][:-3]
     with LocalJudgeServer(script=echoing_judge) as server:
         settings.JUDGE_BASE_URL, settings.JUDGE_MODEL = server.base_url, "echo-judge"

@@ -12,8 +12,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from scoring import services
 from scoring.benchmarks.epic.core import demo as epic_demo
 from scoring.benchmarks.epic.importer import epic_split_import
-from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.demo import demo_items
+from scoring.benchmarks.plan.services.importing import plan_items_import
 from scoring.models import Benchmark, ModelEntry, Split, Submission
 from simulator.services.library import device_upsert, split_ensure, tasks_into_split
 from tests.scoring.benchmarks.vge.core.conftest import TINY, make_task
@@ -46,7 +46,7 @@ def plan_split() -> Split:
     split = Split.objects.create(benchmark=benchmark, name="t", hidden_ground_truth=True)
     demo = _plan_demo()
     images = {name: png for d in demo for name, png in d.images.items()}
-    plan_services.plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
+    plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
     return split
 
 

@@ -17,9 +17,9 @@ from django.test import Client
 
 from scoring.benchmarks.epic.core import demo as epic_demo
 from scoring.benchmarks.epic.importer import epic_split_import
-from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.demo import demo_items
 from scoring.benchmarks.plan.models import PlanJudgement
+from scoring.benchmarks.plan.services.importing import plan_items_import
 from scoring.models import Benchmark, Sample, Split
 from simulator.services.library import vge_import
 from tests.scoring.bench_splits import epic_split, plan_split
@@ -167,8 +167,8 @@ def test_a_hidden_plan_splits_old_public_copies_go_and_a_public_plan_splits_stay
     public = Split.objects.create(benchmark=Benchmark.objects.get(slug="plan-bench"), name="open",
                                   hidden_ground_truth=False)
     demo = demo_items()[:3]
-    plan_services.plan_items_import(split=public, items=[d.item for d in demo],
-                                    read_image={n: png for d in demo for n, png in d.images.items()}.get)
+    plan_items_import(split=public, items=[d.item for d in demo],
+                      read_image={n: png for d in demo for n, png in d.images.items()}.get)
     kept = _names(public)
     assert kept and all(n.startswith("public/plan-bench/open-v1/") for n in kept)
 

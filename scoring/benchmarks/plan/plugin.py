@@ -48,7 +48,7 @@ FORMAT = FormatGuide(
     notes=("The questions file of a split has the item ids, questions, options and image names; a VLMEvalKit input "
            "sheet (no prediction column) is not a result sheet.",),
     example_record="scoring.benchmarks.plan.core.readers:example_prediction",
-    prompts="scoring.benchmarks.plan.services:format_prompts",
+    prompts="scoring.benchmarks.plan.services.judge:format_prompts",
 )
 
 PLUGIN = BenchmarkPlugin(
