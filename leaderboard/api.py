@@ -16,7 +16,7 @@ from leaderboard.board_views import cached_response
 from leaderboard.core.board import BadBoardQuery, board_build, parse_query
 from scoring.benchmarks import board_for
 from scoring import services
-from scoring.quota import submission_precheck
+from scoring.precheck import submission_precheck
 from scoring.serializers import error_responses
 
 

@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from scoring.models import Split
-from scoring.quota import submission_precheck
+from scoring.precheck import submission_precheck
 from scoring.selectors import splits_open_for_submission
 
 
