@@ -8,13 +8,14 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
+from django.db.models.sql.subqueries import InsertQuery, UpdateQuery
 from django.utils import timezone
 
 from scoring.benchmarks.vge.core.engine import Engine, EpisodeState, StepOutcome
 from scoring.benchmarks.vge.core.metrics import episode_metrics
 from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
 from simulator.engines import EpisodeError, engine_cached, engine_with_task, episode_owner_check, observation
-from simulator.models import Device, Episode, Step, Task
+from simulator.models import Episode, Step, Task
 from simulator.tasks import human_board_refresh_task
 
 
@@ -35,38 +36,40 @@ def episode_start(*, user: AbstractBaseUser | None, task_id: str, kind: str = Ep
 
 
 class _StepStatements:
-    """The three statements of a step (SELECT the locked episode, INSERT the step, UPDATE the episode), written once
-    per process from the models' metadata and run on a plain cursor: building them through the ORM on every step
-    cost more CPU than the engine and the database together (perf/agent_step_profile.py). Values go through the
-    fields' own conversions (JSON, time zones), so the rows are the ones the ORM writes and reads back.
+    """The three statements of a step (SELECT the locked episode, INSERT the step, UPDATE the episode), compiled once
+    per process by the ORM's own compilers and run on a plain cursor: building them through the ORM on every step
+    cost more CPU than the engine and the database together (perf/agent_step_profile.py). The SQL is the ORM's, so a
+    renamed column or table follows the models; values go through the fields' own conversions (JSON, time zones),
+    as the compilers put them, so the rows are the ones the ORM writes and reads back.
 
     The SELECT reads no model instance and never a definition (the engine of a device digest, with its tasks, is
-    cached per process; the task row is read in full only when the engine misses)."""
+    cached per process; the task row is read in full only when the engine misses). Compiled inside the step's
+    transaction: the compiler refuses a locking SELECT outside one."""
+
+    STAND_IN_PK = 0  # compiled with this pk, then run with the episode's
 
     def __init__(self, conn) -> None:
-        qn = conn.ops.quote_name
-        episode, step, task, device = (m._meta for m in (Episode, Step, Task, Device))
+        locked = Episode.objects.using(conn.alias).filter(pk=self.STAND_IN_PK).order_by().values_list(
+            "owner", "finished", "state", "task", "task__task_id", "task__device__digest")
+        if conn.features.has_select_for_update_of:
+            locked = locked.select_for_update(of=("self",))
+        self.select, params = locked.query.get_compiler(using=conn.alias).as_sql()
+        assert list(params) == [self.STAND_IN_PK], params
 
-        def col(meta, name: str) -> str:
-            return qn(meta.get_field(name).column)
+        self.insert_fields = [Step._meta.get_field(n) for n in ("episode", "index", "raw_output", "parsed_action",
+                                                                 "outcome", "created_at")]
+        insert = InsertQuery(Step)
+        insert.insert_values(self.insert_fields, [Step(episode_id=self.STAND_IN_PK, index=0, raw_output="",
+                                                       parsed_action=None, outcome={})])
+        [(self.insert, params)] = insert.get_compiler(using=conn.alias).as_sql()
+        assert len(params) == len(self.insert_fields), params
 
-        lock = " FOR UPDATE OF e" if conn.features.has_select_for_update_of else ""
-        self.select = (
-            f"SELECT e.{col(episode, 'owner')}, e.{col(episode, 'finished')}, e.{col(episode, 'state')}, "
-            f"e.{col(episode, 'task')}, t.{col(task, 'task_id')}, d.{col(device, 'digest')} "
-            f"FROM {qn(episode.db_table)} e "
-            f"JOIN {qn(task.db_table)} t ON t.{qn(task.pk.column)} = e.{col(episode, 'task')} "
-            f"JOIN {qn(device.db_table)} d ON d.{qn(device.pk.column)} = t.{col(task, 'device')} "
-            f"WHERE e.{qn(episode.pk.column)} = %s{lock}"
-        )
-        self.insert_fields = [step.get_field(n) for n in ("episode", "index", "raw_output", "parsed_action", "outcome",
-                                                           "created_at")]
-        self.insert = (f"INSERT INTO {qn(step.db_table)} ({', '.join(qn(f.column) for f in self.insert_fields)}) "
-                       f"VALUES ({', '.join(['%s'] * len(self.insert_fields))})")
-        self.update_fields = [episode.get_field(n) for n in ("state", "updated_at")]
-        assignments = ", ".join(f"{qn(f.column)} = %s" for f in self.update_fields)
-        self.update = f"UPDATE {qn(episode.db_table)} SET {assignments} WHERE {qn(episode.pk.column)} = %s"
-        self.state_field = episode.get_field("state")
+        self.update_fields = [Episode._meta.get_field(n) for n in ("state", "updated_at")]
+        update = Episode.objects.using(conn.alias).filter(pk=self.STAND_IN_PK).query.chain(UpdateQuery)
+        update.add_update_values({"state": {}, "updated_at": timezone.now()})  # stand-ins: None would compile to NULL
+        self.update, params = update.get_compiler(using=conn.alias).as_sql()
+        assert len(params) == 3 and params[-1] == self.STAND_IN_PK, params  # SET state, updated_at WHERE pk
+        self.state_field = Episode._meta.get_field("state")
 
     @staticmethod
     def prepared(fields, values, conn) -> list:
@@ -101,8 +104,8 @@ def episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str)
 
 
 def _episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str) -> tuple[StepOutcome, dict]:
-    sql = _statements(connection)
     with transaction.atomic(), connection.cursor() as cursor:
+        sql = _statements(connection)
         cursor.execute(sql.select, [episode_id])
         row = cursor.fetchone()
         if row is None:
