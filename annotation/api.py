@@ -12,7 +12,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import services
 from annotation.models import Embedding, Image, Item, Project
 from annotation.serializers import (
     EmbeddingOutput,
@@ -27,6 +26,16 @@ from annotation.serializers import (
     SegmentInput,
     SegmentOutput,
 )
+from annotation.services.editing import item_overlay_set, item_save, item_submit
+from annotation.services.permissions import can_edit_item, can_use_image
+from annotation.services.projects import images_upload
+from annotation.services.segmentation import (
+    browser_decoder,
+    browser_decoder_info,
+    browser_embedding,
+    embedding_request,
+    image_segment,
+)
 from scoring.errors import ServiceRefusal
 from scoring.parsers import BoundedJSONParser
 from scoring.serializers import error_responses
@@ -34,14 +43,14 @@ from scoring.serializers import error_responses
 
 def _image_for(request: Request, pk: int) -> Image:
     image = get_object_or_404(Image, pk=pk)
-    if not services.can_use_image(request.user, image):
+    if not can_use_image(request.user, image):
         raise Http404("No such image.")  # do not reveal images of other people's items
     return image
 
 
 def _item_for(request: Request, pk: int) -> Item:
     item = get_object_or_404(Item.objects.select_related("project", "assignee"), pk=pk)
-    if not services.can_edit_item(request.user, item):
+    if not can_edit_item(request.user, item):
         raise Http404("No such item.")
     return item
 
@@ -63,7 +72,7 @@ class ImageUploadApi(APIView):
             project = Project.objects.filter(slug=slug).first()
             if project is None:
                 raise ServiceRefusal(f"No project {slug!r}.", field="project")
-        result = services.images_upload(user=request.user, name=upload.name, data=upload, project=project)
+        result = images_upload(user=request.user, name=upload.name, data=upload, project=project)
         return Response(
             {"images": ImageOutput(result.images, many=True).data, "items": [item.pk for item in result.items]},
             status=status.HTTP_201_CREATED,
@@ -92,7 +101,7 @@ class SegmentApi(APIView):
         data = SegmentInput(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        result = services.image_segment(
+        result = image_segment(
             image=image, points=v["points"], box=v["box"], multimask=v["multimask"], mask_input=v["mask_input"]
         )
         if isinstance(result, Embedding):
@@ -113,8 +122,8 @@ class EmbeddingStatusApi(APIView):
     @extend_schema(responses={200: EmbeddingStatusOutput, **error_responses(401, 404)})
     def get(self, request: Request, pk: int) -> Response:
         image = _image_for(request, pk)
-        row = services.embedding_request(image=image)
-        return Response({**EmbeddingOutput(row).data, "browser": services.browser_decoder_info(image=image, row=row)})
+        row = embedding_request(image=image)
+        return Response({**EmbeddingOutput(row).data, "browser": browser_decoder_info(image=image, row=row)})
 
 
 class EmbeddingFeaturesApi(APIView):
@@ -125,7 +134,7 @@ class EmbeddingFeaturesApi(APIView):
     @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, **error_responses(401, 404)})
     def get(self, request: Request, pk: int):
         image = _image_for(request, pk)
-        found = services.browser_embedding(image=image)
+        found = browser_embedding(image=image)
         response = HttpResponse(found.features, content_type="application/octet-stream")
         response["X-Embedding-Dtype"] = "float16"
         response["X-Embedding-Shape"] = ",".join(str(v) for v in found.shape)
@@ -143,7 +152,7 @@ class BrowserDecoderApi(APIView):
 
     @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, **error_responses(401, 404)})
     def get(self, request: Request, model_key: str, fingerprint: str):
-        path = services.browser_decoder(model_key=model_key, fingerprint=fingerprint)
+        path = browser_decoder(model_key=model_key, fingerprint=fingerprint)
         response = FileResponse(path.open("rb"), content_type="application/octet-stream")
         response["Cache-Control"] = "private, max-age=31536000, immutable"
         return response
@@ -162,7 +171,7 @@ class ItemApi(APIView):
         _item_for(request, pk)
         data = ItemSaveInput(data=request.data)
         data.is_valid(raise_exception=True)
-        item = services.item_save(user=request.user, item_id=pk, **data.validated_data)
+        item = item_save(user=request.user, item_id=pk, **data.validated_data)
         return Response(ItemOutput(item).data)
 
 
@@ -175,7 +184,7 @@ class ItemSubmitApi(APIView):
         _item_for(request, pk)
         data = ItemSubmitInput(data=request.data)
         data.is_valid(raise_exception=True)
-        item = services.item_submit(user=request.user, item_id=pk, **data.validated_data)
+        item = item_submit(user=request.user, item_id=pk, **data.validated_data)
         return Response(ItemOutput(item).data)
 
 
@@ -189,5 +198,5 @@ class ItemOverlayApi(APIView):
         upload = request.FILES.get("file")
         if upload is None:
             raise ServiceRefusal("Attach the overlay PNG as 'file'.", field="file")
-        item = services.item_overlay_set(user=request.user, item_id=pk, name=upload.name, data=upload.read())
+        item = item_overlay_set(user=request.user, item_id=pk, name=upload.name, data=upload.read())
         return Response(ItemOutput(item).data)

@@ -15,11 +15,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.templatetags.static import static
 
 from accounts.roles import is_curator
-from annotation import selectors, services
+from annotation import selectors
 from annotation.core.epic import field_label, leaf_for
 from annotation.forms import AssignForm, ProjectForm, UploadForm
 from annotation.models import Item, Project
 from annotation.serializers import ItemOutput
+from annotation.services import export
+from annotation.services.errors import AnnotationError
+from annotation.services.permissions import can_edit_item
+from annotation.services.projects import images_upload, items_assign, project_create, role_set
+from annotation.services.segmentation import browser_decoder_url, item_open
 from scoring.isolation import cross_origin_isolated
 
 
@@ -30,8 +35,8 @@ def project_list(request: HttpRequest) -> HttpResponse:
         form = ProjectForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
             try:
-                project = services.project_create(user=request.user, **form.cleaned_data)
-            except services.AnnotationError as exc:
+                project = project_create(user=request.user, **form.cleaned_data)
+            except AnnotationError as exc:
                 form.add_error(exc.field or None, exc.message)
             else:
                 return redirect("annotation-project", slug=project.slug)
@@ -60,9 +65,9 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
             if upload_form.is_valid():
                 upload = upload_form.cleaned_data["file"]
                 try:
-                    result = services.images_upload(user=request.user, name=upload.name, data=upload,
-                                                    project=project)
-                except services.AnnotationError as exc:
+                    result = images_upload(user=request.user, name=upload.name, data=upload,
+                                           project=project)
+                except AnnotationError as exc:
                     upload_form.add_error("file", exc.message)
                     status = exc.status
                 else:
@@ -70,10 +75,10 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
                     return redirect("annotation-project", slug=slug)
         elif "role" in request.POST:
             try:
-                person = services.role_set(user=request.user, project=project,
-                                           username=request.POST.get("username", ""), role=request.POST["role"],
-                                           give=request.POST.get("give") == "1")
-            except services.AnnotationError as exc:
+                person = role_set(user=request.user, project=project,
+                                  username=request.POST.get("username", ""), role=request.POST["role"],
+                                  give=request.POST.get("give") == "1")
+            except AnnotationError as exc:
                 messages.error(request, exc.message)
                 status = exc.status
             else:
@@ -87,9 +92,9 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
                 chosen = project.items.filter(assignee__isnull=True) if "unassigned" in ticked else project.items.filter(
                     pk__in=[int(p) for p in ticked])
                 try:
-                    count = services.items_assign(user=request.user, items=list(chosen),
-                                                  assignee=assign_form.cleaned_data["assignee"])
-                except services.AnnotationError as exc:
+                    count = items_assign(user=request.user, items=list(chosen),
+                                         assignee=assign_form.cleaned_data["assignee"])
+                except AnnotationError as exc:
                     assign_form.add_error("assignee", exc.message)
                 else:
                     messages.success(request, f"Assigned {count} item(s).")
@@ -111,7 +116,7 @@ def project_export(request: HttpRequest, slug: str) -> HttpResponse:
     buffer = io.BytesIO()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        paths = services.project_export(project=project, root=root, states=request.GET.getlist("state") or None)
+        paths = export.project_export(project=project, root=root, states=request.GET.getlist("state") or None)
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             for path in paths:
                 archive.write(path, path.relative_to(root).as_posix())
@@ -131,10 +136,10 @@ def _ort_static() -> dict[str, str] | None:
 @cross_origin_isolated  # SAM's decoder runs on several WebAssembly threads
 def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
     item = get_object_or_404(Item.objects.select_related("project", "assignee"), pk=pk)
-    if not services.can_edit_item(request.user, item):
+    if not can_edit_item(request.user, item):
         raise Http404("No such item.")
     # Opening the item starts its embedding (and the next items') on the worker; idempotent.
-    services.item_open(user=request.user, item=item)
+    item_open(user=request.user, item=item)
     leaf = leaf_for(item.project.leaf)
     config = {
         "item": ItemOutput(item).data,
@@ -150,6 +155,6 @@ def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
         "next_item": (n.pk if (n := selectors.next_item(item=item)) else None),
         # onnxruntime-web (npm, copied by `make setup`): SAM's decoder runs in the browser when it is there.
         "ort": _ort_static(),
-        "decoder_url": services.browser_decoder_url(),  # downloaded at once, while the embedding status is polled
+        "decoder_url": browser_decoder_url(),  # downloaded at once, while the embedding status is polled
     }
     return render(request, "annotation/editor.html", {"item": item, "config": config, "leaf": leaf})

@@ -17,7 +17,7 @@ from leaderboard.core.board import BadBoardQuery, board_build, parse_query
 from scoring.benchmarks import board_for
 from scoring import services
 from scoring.errors import ServiceRefusal
-from scoring.quota import submission_precheck
+from scoring.precheck import submission_precheck
 from scoring.serializers import error_responses
 
 

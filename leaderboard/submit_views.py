@@ -9,7 +9,7 @@ from django.shortcuts import render
 from leaderboard.selectors import benchmarks_with_option
 from scoring.benchmarks import plugins
 from scoring.models import Split
-from scoring.quota import submission_precheck
+from scoring.precheck import submission_precheck
 from scoring.selectors import splits_open_for_submission
 
 

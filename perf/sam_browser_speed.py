@@ -168,8 +168,9 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
     from segment_anything import sam_model_registry
 
-    from annotation import embeddings, services
+    from annotation import embeddings
     from annotation.core.segmentation import EmbeddingCache, SamBackend
+    from annotation.services.projects import images_upload, items_assign, project_create
 
     if not (ROOT / "static/vendor/onnxruntime-web/ort.wasm.bundle.min.mjs").exists():
         print("static/vendor/onnxruntime-web is missing: run `make setup` (npm ci + copy) first", file=sys.stderr)
@@ -189,8 +190,8 @@ def main() -> int:
     print(f"ONNX export of the prompt encoder + mask decoder: {time.perf_counter() - started:.1f} s, "
           f"{decoder.stat().st_size / 2**20:.1f} MiB")
     print(native_reference(model, decoder))
-    project = services.project_create(user=curator, name="Speed", slug="speed",
-                                      leaf="TargetLocalization/BasicAttributes/Color")
+    project = project_create(user=curator, name="Speed", slug="speed",
+                             leaf="TargetLocalization/BasicAttributes/Color")
     items = []
     # The random encoder's output is kept between runs of this script (it is seeded, so always the same).
     kept = EmbeddingCache(Path(tempfile.gettempdir()) / "sam-browser-speed-embeddings")
@@ -202,9 +203,9 @@ def main() -> int:
         kept.put(digest, embedding)
         print(f"embedding ({args.width}x{args.height}): {time.perf_counter() - started:.1f} s")
     for seed in range(4):  # one item per measured page, so no page starts with another's browser cache
-        result = services.images_upload(user=curator, name=f"speed{seed}.png",
-                                        data=png(drawn_image(args.height, args.width, seed)), project=project)
-        services.items_assign(user=curator, items=result.items, assignee=anna)
+        result = images_upload(user=curator, name=f"speed{seed}.png",
+                               data=png(drawn_image(args.height, args.width, seed)), project=project)
+        items_assign(user=curator, items=result.items, assignee=anna)
         # The encoder runs once: the decoder's cost does not depend on the features' values.
         embeddings.embedding_cache().put(result.images[0].sha256, embedding)
         items.append(result.items[0])

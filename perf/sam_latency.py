@@ -125,7 +125,9 @@ def main() -> int:
     from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
-    from annotation import embeddings, services
+    from annotation import embeddings
+    from annotation.services.projects import images_upload
+    from annotation.services.segmentation import embedding_request
 
     call_command("migrate", verbosity=0)
     user = User.objects.create_user("bench", password="bench-pw-123")
@@ -135,8 +137,8 @@ def main() -> int:
 
     def api_round_trips(backend, image: np.ndarray, prompts: list[dict], n: int) -> list[float]:
         embeddings.segmentation_backend_install(backend)
-        result = services.images_upload(user=user, name="bench.png", data=png(image))
-        row = services.embedding_request(image=result.images[0])
+        result = images_upload(user=user, name="bench.png", data=png(image))
+        row = embedding_request(image=result.images[0])
         embeddings.embedding_compute(embedding_id=row.pk)
         url = f"/api/annotation/images/{result.images[0].pk}/segment/"
         assert client.post(url, prompts[0], format="json").status_code == 200  # warm the in-memory cache

@@ -95,10 +95,11 @@ def setup(players: int, episodes: int) -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from simulator import services
     from simulator.models import Episode, Task
+    from simulator.services.episodes import episode_start
+    from simulator.services.library import demo_library_install
 
-    services.demo_library_install()
+    demo_library_install()
     task_ids = list(Task.objects.values_list("task_id", flat=True))
     rng = random.Random(7)
     out = []
@@ -106,7 +107,7 @@ def setup(players: int, episodes: int) -> None:
         user = get_user_model().objects.create_user(f"player{i}", password="x")
         client = Client()
         client.force_login(user)
-        mine = [services.episode_start(user=user, task_id=rng.choice(task_ids), kind=Episode.Kind.HUMAN)[0].pk
+        mine = [episode_start(user=user, task_id=rng.choice(task_ids), kind=Episode.Kind.HUMAN)[0].pk
                 for _ in range(episodes)]
         out.append({"cookie": f"sessionid={client.cookies['sessionid'].value}", "episodes": mine})
     print(json.dumps(out))

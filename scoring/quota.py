@@ -1,29 +1,18 @@
-"""Daily submission quotas per user and split, and the free format pre-check that uses none.
+"""Daily submission quotas per user and split (the free format pre-check, which uses none: scoring.precheck).
 
 A split's `daily_quota` (None: unlimited) counts the user's uploads to that split since midnight UTC.
 Failures caused by the file count; failures the site caused (`failure_is_site_error`) do not.
 """
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta, timezone as dt_timezone
-from pathlib import Path
-from typing import Any, Mapping
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.files.uploadedfile import UploadedFile
 from django.utils import timezone
 
-from scoring.benchmarks import UnknownBenchmark, plugin_for
-from scoring.core.bounded import document_error
-from scoring.core.contract import FileProblem, PrecheckReport, ScorerInput, SubmissionRejected
-from scoring.core.jsonl import json_lines, text_lines
 from scoring.errors import SubmissionError
 from scoring.models import Split, Submission, UploadQuotaDay
-from scoring.selectors import split_samples
-
 
 @dataclass(frozen=True)
 class QuotaState:
@@ -93,80 +82,3 @@ def quota_days_prune(*, now: datetime | None = None) -> int:
 
 def quotas_for_user(*, user: AbstractBaseUser, splits) -> list[tuple[Split, QuotaState]]:
     return [(split, submission_quota(user=user, split=split)) for split in splits]
-
-
-def _generic_problems(path: Path, name: str, *, samples: int) -> list[FileProblem]:
-    """The checks every file gets when its benchmark has no pre-check of its own: it is UTF-8 text read with the
-    readers' shared decoding (scoring.core.jsonl), no longer than the split's line bound, and a .jsonl / .json
-    file's lines or document are JSON. Stops at the 20th problem."""
-    suffix = name.lower().rsplit(".", 1)[-1] if "." in name else ""
-    if suffix == "json":
-        error = document_error(path.read_bytes())
-        return [FileProblem(error)] if error else []
-    problems: list[FileProblem] = []
-    try:
-        with path.open("rb") as handle:
-            lines = json_lines(handle, samples=samples) if suffix in ("jsonl", "ndjson") else text_lines(
-                handle, samples=samples)
-            for line in lines:
-                if line.error:
-                    problems.append(FileProblem(line.error, line=line.number))
-                    if len(problems) >= 20:
-                        break
-    except SubmissionRejected as exc:
-        problems += exc.problems
-    return problems
-
-
-@dataclass(frozen=True)
-class PrecheckResult:
-    problems: list[FileProblem]
-    checked_by: str  # "scorer" when the benchmark's scorer has a pre-check, else "generic"
-    report: PrecheckReport = PrecheckReport()  # what the scorer's pre-check found beyond the problems
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-def submission_precheck(*, split: Split, uploaded_file: UploadedFile,
-                        options: Mapping[str, Any] | None = None) -> PrecheckResult:
-    """Validate a file's format without scoring it and without using quota.
-
-    The benchmark's plugin may declare a `precheck(ScorerInput) -> PrecheckReport` (the built-in ones read the file
-    with the upload's `options`, e.g. EPIC's raw flag, and match it to the split as their scorer does, saying which
-    samples no line answers); else the generic check reads every line. The work is bounded, for this runs on the
-    request of anyone: files over PRECHECK_MAX_BYTES are not read, reading stops at the split's line bound, and the
-    samples are given as keys and labels only (matching lines to samples needs no inputs and no ground truth, and
-    the pre-check must not load hidden ground truth either). Nothing is stored: the file goes to a temporary file
-    that is removed at once.
-    """
-    limit = settings.PRECHECK_MAX_BYTES
-    if uploaded_file.size > limit:
-        return PrecheckResult([FileProblem(
-            f"the pre-check reads files of up to {limit:,} bytes and this one has {uploaded_file.size:,}: upload it "
-            "to have it checked and scored, or check a part of it here")], "generic")
-    try:
-        precheck = plugin_for(split.benchmark.scorer).precheck_function()
-    except UnknownBenchmark:
-        precheck = None
-    with tempfile.NamedTemporaryFile(suffix="-" + Path(uploaded_file.name).name[-80:]) as tmp:
-        for chunk in uploaded_file.chunks():
-            tmp.write(chunk)
-        tmp.flush()
-        path = Path(tmp.name)
-        if precheck is None:
-            return PrecheckResult(_generic_problems(path, uploaded_file.name, samples=split.samples.count()), "generic")
-        samples = split_samples(split=split, labels_only=True)
-        try:
-            found = precheck(ScorerInput(file_path=path, samples=samples, options=dict(options or {})))
-        except SubmissionRejected as exc:
-            found = exc if exc.problems else SubmissionRejected(exc.message, [FileProblem(exc.message)])
-    if isinstance(found, SubmissionRejected):  # the file cannot be read far enough to be matched
-        report = PrecheckReport(samples=len(samples))
-        rejection = found
-    else:
-        report = found if isinstance(found, PrecheckReport) else PrecheckReport(problems=tuple(found))
-        rejection = SubmissionRejected("", report.problems)
-    left_out = rejection.left_out_problem()
-    return PrecheckResult(rejection.problems + ([left_out] if left_out else []), "scorer", report)

@@ -13,14 +13,12 @@ from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
 from accounts.roles import is_curator
-from scoring.benchmarks import UnknownBenchmark, plugin_for
-from scoring.core.contract import SubmissionRejected
 from scoring.core.names import name_invisible_characters, names_look_alike
-from scoring.core.plugin import SNIFF_BYTES
 from scoring.errors import SubmissionError
 from scoring.models import Benchmark, ChangeRecord, ModelEntry, Split, Submission
 from scoring.pipeline import submission_score
-from scoring.quota import submission_quota_check, submission_quota_claim
+from scoring.precheck import submission_check, submission_format_check, submitter_check
+from scoring.quota import submission_quota_claim
 from scoring.selectors import board_cache_invalidate, model_entry_editable_by
 from scoring.tasks import submission_enqueue
 
@@ -218,15 +216,10 @@ def submission_visibility_set(*, user: AbstractBaseUser, submission: Submission,
     return True
 
 
-def _refuse_anonymous(user: AbstractBaseUser | None) -> None:
-    if user is None or not user.is_authenticated:
-        raise SubmissionError("Sign in to submit (use an API token for scripts).", status=401)
-
-
 def upload_request_check(*, user: AbstractBaseUser | None, content_length: str | None) -> None:
     """Refuse an upload request before its body is read: anonymous, or declaring more than the file limit
     (plus room for the form's other fields)."""
-    _refuse_anonymous(user)
+    submitter_check(user)
     try:
         declared = int(content_length or "")
     except ValueError:
@@ -234,45 +227,6 @@ def upload_request_check(*, user: AbstractBaseUser | None, content_length: str |
     limit = settings.SUBMISSION_MAX_BYTES
     if declared > limit + 1024 * 1024:
         raise SubmissionError(f"The upload is larger than the limit of {limit} bytes.", status=413, field="file")
-
-
-def submission_check(*, user: AbstractBaseUser | None, split: Split | None, uploaded_file: UploadedFile | None) -> None:
-    """Refuse an upload that must not be stored: anonymous, over quota, missing, empty or too large."""
-    _refuse_anonymous(user)
-    if split is not None:
-        submission_quota_check(user=user, split=split)
-    limit = settings.SUBMISSION_MAX_BYTES
-    if uploaded_file is None:
-        raise SubmissionError("No file was uploaded (form field 'file').", field="file")
-    if uploaded_file.size == 0:
-        raise SubmissionError(f"The file '{uploaded_file.name}' is empty.", field="file")
-    if uploaded_file.size > limit:
-        raise SubmissionError(
-            f"The file '{uploaded_file.name}' is {uploaded_file.size} bytes, over the limit of {limit} bytes.",
-            status=413,
-            field="file",
-        )
-
-
-def submission_format_check(*, split: Split, uploaded_file: UploadedFile, options: dict[str, Any]) -> None:
-    """Refuse, before it is stored (no quota used), an upload whose start shows it is in a format its options do not
-    read: the benchmark plugin's `sniff` (EPIC: raw responses without the raw option). The scorer says the same of
-    a file it is given anyway, for every line."""
-    try:
-        sniff = plugin_for(split.benchmark.scorer).sniff_function()
-    except UnknownBenchmark:
-        return
-    if sniff is None:
-        return
-    uploaded_file.seek(0)
-    head = uploaded_file.read(SNIFF_BYTES)
-    uploaded_file.seek(0)
-    try:
-        message = sniff(head, options, complete=len(head) >= uploaded_file.size)
-    except SubmissionRejected as exc:  # the options themselves are wrong
-        raise SubmissionError(exc.message, field="options") from None
-    if message:
-        raise SubmissionError(f"{message} Nothing was stored and no quota was used.", field="file")
 
 
 def _sha256(uploaded_file: UploadedFile) -> str:

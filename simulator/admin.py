@@ -1,7 +1,8 @@
 from django.contrib import admin
 
+from simulator.engines import EpisodeError
 from simulator.models import Device, Episode, Step, Task
-from simulator.services import EpisodeError, baseline_mark
+from simulator.services.baseline import baseline_mark
 
 
 @admin.register(Device)

@@ -1,6 +1,6 @@
 """VGE agent API (token auth): start an episode, act, read the trace, fetch the view image, bundle episodes.
 
-One DRF view per operation; each calls a service in simulator.services and answers with explicit serializers.
+One DRF view per operation; each calls a service in simulator.services.* and answers with explicit serializers.
 """
 from __future__ import annotations
 
@@ -14,17 +14,21 @@ from rest_framework.views import APIView
 from accounts.roles import is_curator
 from scoring import services as scoring_services
 from scoring.benchmarks import plugin_for
+from scoring.benchmarks.vge.core.engine import EpisodeState
 from scoring.core.disclosure import detail_keys, disclosed
 from scoring.errors import InvalidRequest, ServiceRefusal
 from scoring.serializers import error_responses
-from simulator import selectors, services
-from scoring.benchmarks.vge.core.engine import EpisodeState
-from simulator.engines import engine_with_task, observation
+from simulator import selectors
+from simulator.engines import EpisodeError, engine_with_task, observation
 from simulator.models import Episode
 from simulator.serializers import (
     ActBatchInput, ActBatchOutput, ActInput, ActOutput, BundleInput, BundleOutput,
     EpisodeCreateInput, EpisodeOutput, ObservationOutput, plain_act_output,
 )
+from simulator.services.bundles import episodes_submission_create
+from simulator.services.episodes import episode_start, episode_step
+from simulator.services.library import BENCHMARK_SLUG
+from simulator.services.view_images import episode_view_png
 
 def start_answer(*, user, data) -> tuple[int, dict]:
     """Status and body of a start request (the view below and the ASGI fast path, simulator.asgi)."""
@@ -32,7 +36,7 @@ def start_answer(*, user, data) -> tuple[int, dict]:
     try:
         if not serializer.is_valid():
             raise InvalidRequest(serializer.errors)
-        episode, obs = services.episode_start(user=user, task_id=serializer.validated_data["task"],
+        episode, obs = episode_start(user=user, task_id=serializer.validated_data["task"],
                                               perturbation=serializer.validated_data["perturbation"])
     except ServiceRefusal as exc:
         return exc.status, exc.body()
@@ -42,7 +46,7 @@ def start_answer(*, user, data) -> tuple[int, dict]:
 def step_answer(*, user, episode_id: int, output: str) -> tuple[int, dict]:
     """Status and body of an act request whose output is checked (the view below and the ASGI fast path)."""
     try:
-        outcome, obs = services.episode_step(episode_id=episode_id, user=user, output=output)
+        outcome, obs = episode_step(episode_id=episode_id, user=user, output=output)
     except ServiceRefusal as exc:
         return exc.status, exc.body()
     return 200, act_answer(outcome, obs)
@@ -112,16 +116,16 @@ class EpisodeDetailApi(APIView):
     def get(self, request: Request, pk: int) -> Response:
         episode = Episode.objects.select_related("task__device", "task__sample__split").filter(pk=pk).first()
         if episode is None:
-            raise services.EpisodeError(f"Unknown episode {pk}.", status=404)
+            raise EpisodeError(f"Unknown episode {pk}.", status=404)
         if episode.owner_id not in (None, request.user.pk) and not request.user.is_staff:
-            raise services.EpisodeError("This episode belongs to someone else.", status=403)
+            raise EpisodeError("This episode belongs to someone else.", status=403)
         engine, _ = engine_with_task(episode.task)
         state = EpisodeState.from_dict(episode.state)
         trace = selectors.episode_trace(episode=episode)
         metrics = episode.metrics
         split = episode.task.sample.split if episode.task.sample_id else None
         # A task of a hidden split: even once over, the player sees what it saw while playing, no states or l_opt.
-        keys = detail_keys(plugin_for(services.BENCHMARK_SLUG), hidden=bool(split and split.hidden_ground_truth),
+        keys = detail_keys(plugin_for(BENCHMARK_SLUG), hidden=bool(split and split.hidden_ground_truth),
                            curator=is_curator(request.user))
         if not episode.finished or keys is not None:
             trace = [selectors.public_step(s) for s in trace]
@@ -148,7 +152,7 @@ class EpisodeViewImageApi(APIView):
     def get(self, request: Request, pk: int):
         turn = request.query_params.get("turn")
         try:
-            image = services.episode_view_png(
+            image = episode_view_png(
                 episode_id=pk, user=request.user, turn=int(turn) if turn not in (None, "") else None
             )
         except ValueError:
@@ -172,9 +176,9 @@ class EpisodeBundleApi(APIView):
         data = BundleInput(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        split = scoring_services.split_resolve(benchmark_slug=services.BENCHMARK_SLUG, split_name=v.get("split") or None)
+        split = scoring_services.split_resolve(benchmark_slug=BENCHMARK_SLUG, split_name=v.get("split") or None)
         entry = scoring_services.model_entry_for_upload(user=request.user, name=v["model"], fields={"kind": "embodied"})
-        submission = services.episodes_submission_create(user=request.user, split=split, model_entry=entry,
+        submission = episodes_submission_create(user=request.user, split=split, model_entry=entry,
                                                          note=v["note"], perturbation=v["perturbation"])
         return Response({"submission": submission.pk, "status": submission.status,
                          "url": f"/api/submissions/{submission.pk}/"}, status=201)

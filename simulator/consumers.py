@@ -13,9 +13,11 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from simulator import selectors, services
 from scoring.benchmarks.vge.core.play import PlayInputError, action_text
 from scoring.core import bounded
+from simulator import selectors
+from simulator.engines import EpisodeError
+from simulator.services.episodes import episode_give_up, episode_step
 
 MAX_MESSAGE = 4096
 MAX_DEPTH = 8  # an action message nests 2 deep: {"type": "act", "coord": [x, y], ...}
@@ -36,7 +38,7 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
         await self.accept()
         try:
             state = await database_sync_to_async(selectors.play_state)(episode_id=self.episode_id, user=self.user)
-        except services.EpisodeError as exc:
+        except EpisodeError as exc:
             await self.send_json({"type": "refused", "message": exc.message, "fatal": True})
             await self.close(code=4000 + exc.status)
             return
@@ -86,8 +88,8 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
             return
         if kind == "give_up":
             try:
-                await database_sync_to_async(services.episode_give_up)(episode_id=self.episode_id, user=self.user)
-            except services.EpisodeError as exc:
+                await database_sync_to_async(episode_give_up)(episode_id=self.episode_id, user=self.user)
+            except EpisodeError as exc:
                 await self._refuse(exc.message)
                 return
             await self.send_json(await database_sync_to_async(selectors.play_state)(
@@ -99,9 +101,9 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
             await self._refuse(f"Not a valid action ({exc.field}: {exc.message}); nothing was played.")
             return
         try:
-            outcome, obs = await database_sync_to_async(services.episode_step)(
+            outcome, obs = await database_sync_to_async(episode_step)(
                 episode_id=self.episode_id, user=self.user, output=text)
-        except services.EpisodeError as exc:
+        except EpisodeError as exc:
             await self._refuse(exc.message)
             return
         await self.send_json({"type": "step", "step": selectors.public_step(outcome.as_dict()), "observation": obs,

@@ -17,8 +17,12 @@ from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.core.disclosure import detail_keys, disclosed
 from scoring.error_pages import ErrorPage, refusals_shown
 from scoring.models import Submission
-from simulator import human_board, selectors, services
+from simulator import human_board, selectors
+from simulator.engines import EpisodeError
 from simulator.models import Device, Episode, Task
+from simulator.services.baseline import baseline_mark, baseline_next_episode
+from simulator.services.episodes import episode_open_for_player
+from simulator.services.view_images import device_view_image
 
 
 # A refusal on a simulator page: the error page titled "Simulator", back to the simulator's home.
@@ -51,7 +55,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @refusals_shown_here
 def play_task(request: HttpRequest, task_id: str) -> HttpResponse:
     """Resume the player's running episode on this task, or start one."""
-    episode = services.episode_open_for_player(user=request.user, task_id=task_id.strip("/"))
+    episode = episode_open_for_player(user=request.user, task_id=task_id.strip("/"))
     return redirect("simulator-episode-play", pk=episode.pk)
 
 
@@ -62,7 +66,7 @@ def episode_play(request: HttpRequest, pk: int) -> HttpResponse:
     if episode is None:
         raise Http404(f"Unknown episode {pk}.")
     if episode.owner_id != request.user.pk:
-        raise services.EpisodeError(
+        raise EpisodeError(
             "This episode belongs to someone else; you can watch its replay once it is over.", status=403)
     return render(request, "simulator/play.html", {
         "episode": episode, "task": episode.task, "baseline": episode.task.baseline_rank is not None,
@@ -73,7 +77,7 @@ def episode_play(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @refusals_shown_here
 def baseline_next(request: HttpRequest) -> HttpResponse:
-    episode = services.baseline_next_episode(user=request.user)
+    episode = baseline_next_episode(user=request.user)
     if episode is None:
         progress = selectors.player_baseline_progress(user=request.user)
         if progress["total"]:
@@ -89,7 +93,7 @@ def baseline_next(request: HttpRequest) -> HttpResponse:
 @refusals_shown_here
 def baseline_curate(request: HttpRequest) -> HttpResponse:
     if not is_curator(request.user):
-        raise services.EpisodeError("Only curators choose the baseline set.", status=403)
+        raise EpisodeError("Only curators choose the baseline set.", status=403)
     if request.method == "POST":
         try:
             per_stratum = int(request.POST.get("per_stratum", "1"))
@@ -98,8 +102,8 @@ def baseline_curate(request: HttpRequest) -> HttpResponse:
             messages.error(request, "per_stratum and seed must be whole numbers.")
             return redirect("simulator-baseline")
         try:
-            tasks = services.baseline_mark(user=request.user, per_stratum=per_stratum, seed=seed)
-        except services.EpisodeError as exc:
+            tasks = baseline_mark(user=request.user, per_stratum=per_stratum, seed=seed)
+        except EpisodeError as exc:
             messages.error(request, exc.message)
         else:
             messages.success(request, f"The baseline set now has {len(tasks)} tasks ({per_stratum} per stratum, seed {seed}).")
@@ -112,7 +116,7 @@ def baseline_curate(request: HttpRequest) -> HttpResponse:
 @refusals_shown_here
 def baseline_refresh(request: HttpRequest) -> HttpResponse:
     if not is_curator(request.user):
-        raise services.EpisodeError("Only curators recompute the Human row.", status=403)
+        raise EpisodeError("Only curators recompute the Human row.", status=403)
     submission = human_board.human_board_refresh()
     messages.success(request, "Human row recomputed." if submission else "No finished baseline episode yet.")
     return redirect("simulator-baseline")
@@ -161,7 +165,7 @@ def replay_submission(request: HttpRequest, submission_id: int, index: int) -> H
 
 def _png(replay: dict, turn: int, device_id: str) -> HttpResponse:
     view, state = selectors.replay_image_state(replay=replay, turn=turn)
-    path = services.device_view_image(device_row=Device.objects.get(device_id=device_id), view=view, state=state)
+    path = device_view_image(device_row=Device.objects.get(device_id=device_id), view=view, state=state)
     response = FileResponse(open(path, "rb"), content_type="image/png")
     response["Cache-Control"] = "private, max-age=3600"
     return response
@@ -171,7 +175,7 @@ def replay_episode_image(request: HttpRequest, pk: int, turn: int) -> HttpRespon
     try:
         replay = selectors.replay_episode(episode_id=pk, user=request.user)
         return _png(replay, turn, replay["device"])
-    except services.EpisodeError as exc:
+    except EpisodeError as exc:
         return HttpResponse(exc.message, status=exc.status, content_type="text/plain")
 
 
@@ -179,5 +183,5 @@ def replay_submission_image(request: HttpRequest, submission_id: int, index: int
     try:
         replay = selectors.replay_submission(submission_id=submission_id, index=index, user=request.user)
         return _png(replay, turn, replay["device"])
-    except services.EpisodeError as exc:
+    except EpisodeError as exc:
         return HttpResponse(exc.message, status=exc.status, content_type="text/plain")

@@ -21,7 +21,7 @@ from config.asgi import django_asgi_app
 from leaderboard.asgi import FAST_READS, board_fast_path
 from scoring.asgi_http import view_of
 from simulator import api as simulator_api
-from simulator import services
+from simulator.services.episodes import episode_start
 from simulator.asgi import AGENT_PREFIX, FAST_ROUTES, agent_admission
 from tests.leaderboard.conftest import epic_dev, epic_split, make_entry, make_reported  # noqa: F401 - fixtures
 from tests.simulator.conftest import OPEN_DASH, PRESS_POWER, tiny_split  # noqa: F401 - a fixture
@@ -183,9 +183,9 @@ def test_each_agent_start_answers_as_its_view(tiny_split, user):
 
 def test_each_agent_step_answers_as_its_view(tiny_split, user, other_user):
     fast_path = agent_admission(declined, limit=2)
-    theirs, _ = services.episode_start(user=other_user, task_id="tiny/t1")
+    theirs, _ = episode_start(user=other_user, task_id="tiny/t1")
     wrong_token = [(b"authorization", b"Token not-a-real-token"), (b"content-type", b"application/json")]
-    twins = [services.episode_start(user=user, task_id="tiny/t1")[0] for _ in range(2)]  # Django's, the fast path's
+    twins = [episode_start(user=user, task_id="tiny/t1")[0] for _ in range(2)]  # Django's, the fast path's
     plain = [json.dumps({"output": output}).encode() for output in (OPEN_DASH, "no action here", PRESS_POWER)]
     # (episode ids for Django and the fast path, body, headers, played by the fast path)
     requests = [

@@ -1,8 +1,8 @@
 """Review writes: verdicts in rounds, reopening, blind second opinions and their agreement, publishing into a split.
 
 Every state change is checked here (role, eligibility, pinned version) before anything is written, then made by
-`annotation.services.item_transition` (the state machine), which records it twice: an ItemRevision (the item's
-history) and an AuditEvent (who, when, what). Refusals raise issue 7's `AnnotationError` with an HTTP status and
+`annotation.services.transitions.item_transition` (the state machine), which records it twice: an ItemRevision (the
+item's history) and an AuditEvent (who, when, what). Refusals raise issue 7's `AnnotationError` with an HTTP status and
 the field.
 """
 from __future__ import annotations
@@ -31,14 +31,10 @@ from annotation.models import (
     ReviewOpening,
     SecondOpinion,
 )
-from annotation.services import (
-    AnnotationError,
-    audit_record,
-    instances_check,
-    item_export_files,
-    item_images,
-    item_transition,
-)
+from annotation.services.editing import instances_check, item_images
+from annotation.services.errors import AnnotationError
+from annotation.services.export import item_export_files
+from annotation.services.transitions import audit_record, item_transition
 from scoring.benchmarks.epic.importer import epic_split_import
 from scoring.benchmarks.epic.plugin import SLUG as EPIC_SLUG
 from scoring.models import Benchmark, Sample, Split

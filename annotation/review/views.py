@@ -12,12 +12,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from accounts.roles import annotators_q, is_curator, is_reviewer
-from annotation.review import selectors
-from annotation.review import services as rs
 from annotation.core.epic import leaf_for
 from annotation.models import Item, Project, ReviewConfig, SecondOpinion
+from annotation.review import selectors
+from annotation.review import services as rs
 from annotation.serializers import ImageOutput
-from annotation.services import AnnotationError
+from annotation.services.errors import AnnotationError
 from scoring.benchmarks.epic.plugin import SLUG as EPIC_SLUG
 from scoring.models import Split
 

@@ -84,10 +84,10 @@ def annotator_client(annotator):
 
 @pytest.fixture
 def project_factory(curator):
-    from annotation import services
+    from annotation.services.projects import project_create
 
     def make(leaf: str = "TargetLocalization/BasicAttributes/Color", slug: str = "colors", **kwargs):
-        return services.project_create(user=curator, name=slug.title(), slug=slug, leaf=leaf, **kwargs)
+        return project_create(user=curator, name=slug.title(), slug=slug, leaf=leaf, **kwargs)
 
     return make
 
@@ -95,13 +95,13 @@ def project_factory(curator):
 @pytest.fixture
 def item_factory(curator, project_factory):
     """Items uploaded into a project (through the upload service) and assigned."""
-    from annotation import services
+    from annotation.services.projects import images_upload, items_assign
 
     def make(data: bytes, *, name: str = "scene.png", project=None, assignee=None):
         project = project or project_factory()
-        result = services.images_upload(user=curator, name=name, data=data, project=project)
+        result = images_upload(user=curator, name=name, data=data, project=project)
         if assignee is not None:
-            services.items_assign(user=curator, items=result.items, assignee=assignee)
+            items_assign(user=curator, items=result.items, assignee=assignee)
         return result.items
 
     return make

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from annotation import services
 from annotation.models import Item
+from annotation.services.projects import images_upload
 
 from tests.annotation.conftest import png_bytes, zip_bytes
 from tests.conftest import login_page
@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_a_curator_ticks_items_and_assigns_them_in_bulk(live_server, page, curator, annotator, project_factory):
     project = project_factory()
     shots = [(f"batch/{k}.png", png_bytes(np.full((30, 40, 3), 40 * k, np.uint8))) for k in range(4)]
-    services.images_upload(user=curator, name="batch.zip", data=zip_bytes(shots), project=project)
+    images_upload(user=curator, name="batch.zip", data=zip_bytes(shots), project=project)
     items = list(project.items.order_by("position"))
     Item.objects.filter(pk=items[3].pk).update(state=Item.State.ACCEPTED)
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from annotation import services
 from annotation.core import edits as core_edits
 from annotation.core import rle
+from annotation.services.editing import item_save
+from annotation.services.errors import AnnotationError
 from tests.annotation.conftest import client_for
 
 pytestmark = pytest.mark.django_db
@@ -63,9 +64,9 @@ def test_a_mask_that_differs_from_its_edits_is_refused_with_where(item, annotato
 def test_bad_edits_are_refused_naming_the_edit(item, annotator, ops, message):
     mask = np.zeros((30, 40), bool)
     mask[0, 0] = True
-    with pytest.raises(services.AnnotationError) as info:
-        services.item_save(user=annotator, item_id=item.pk, version=item.version,
-                           **{k: v for k, v in _body(item, mask, ops).items() if k != "version"})
+    with pytest.raises(AnnotationError) as info:
+        item_save(user=annotator, item_id=item.pk, version=item.version,
+                  **{k: v for k, v in _body(item, mask, ops).items() if k != "version"})
     assert info.value.field == "edits.masklet_target[0]" and message in info.value.message
 
 

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from annotation import services
 from annotation.models import Item
+from annotation.services.editing import item_save
+
 from tests.annotation.browser_helpers import instance_areas, to_client
 from tests.conftest import login_page
 
@@ -153,7 +154,7 @@ def test_editor_stays_responsive_with_50_instances_on_a_1920x1080_image(
         y, x = divmod(k, 10)
         mask[40 + y * 200 : 40 + y * 200 + 150, 20 + x * 190 : 20 + x * 190 + 160] = True
         masks.append(rle.encode(mask))
-    services.item_save(user=curator, item_id=item.pk, version=1, count=50, instances={"masklet_target": masks})
+    item_save(user=curator, item_id=item.pk, version=1, count=50, instances={"masklet_target": masks})
     login_page(page, live_server.url, "anna", "pw-anna-123")
     page.goto(f"{live_server.url}/annotation/items/{item.pk}/")
     page.wait_for_function("() => window.annotationEditor.state.instances['masklet_target'].length === 50")

@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from annotation import services
 from annotation.core import rle
 from annotation.core.epic import LEAVES
+from annotation.services.editing import item_save
+from annotation.services.export import project_export
+from annotation.services.projects import images_upload
 from scoring.models import Sample
 
 from .conftest import png_bytes, zip_bytes
@@ -54,20 +56,20 @@ def test_exported_items_import_identically_through_the_epic_importer(tmp_path, c
     expected = {}
     for number, (leaf, labels) in enumerate(CASES.items()):
         project = project_factory(leaf=leaf, slug=f"p{number}")
-        [item] = services.images_upload(user=curator, name="a.png", data=image, project=project).items
-        item = services.item_save(user=curator, item_id=item.pk, version=1, **labels)
+        [item] = images_upload(user=curator, name="a.png", data=image, project=project).items
+        item = item_save(user=curator, item_id=item.pk, version=1, **labels)
         assert item.findings == [], item.findings
         expected[leaf] = item
     vm = project_factory(leaf="Navigation/VisualMatching", slug="vm")
-    [vm_item] = services.images_upload(user=curator, name="vm.zip", data=zip_bytes([("s/a.png", image), ("s/b.png", other)]),
-                                       project=vm).items
-    expected["Navigation/VisualMatching"] = services.item_save(
+    [vm_item] = images_upload(user=curator, name="vm.zip", data=zip_bytes([("s/a.png", image), ("s/b.png", other)]),
+                              project=vm).items
+    expected["Navigation/VisualMatching"] = item_save(
         user=curator, item_id=vm_item.pk, version=1, texts={"reference_area_description_en": "blue chairs"}, count=1,
         instances={"masklet_reference_area": [_box(0, 10, 0, 10)], "masklet_matching_area": [_box(30, 40, 30, 40)]})
 
     exported = {}
     for item in expected.values():
-        services.project_export(project=item.project, root=tmp_path)
+        project_export(project=item.project, root=tmp_path)
     for gt_file in sorted((tmp_path / "EPIC_Bench").rglob("*_mask_rle.json")):
         exported[gt_file.relative_to(tmp_path).as_posix()] = json.loads(gt_file.read_text())
 

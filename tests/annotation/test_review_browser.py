@@ -122,17 +122,17 @@ def test_revise_shows_comments_and_marker_in_the_editor_the_new_version_shows_it
 ):
     import numpy as np
 
-    from annotation import services
     from annotation.core import rle
+    from annotation.services.editing import item_save, item_submit
 
     django_user_model.objects.create_user("rob", password="pw-rob-123").groups.add(
         Group.objects.get_or_create(name="reviewer")[0])
     [item] = item_factory(scene_png[0], assignee=annotator)
     mask = np.zeros((360, 640), bool)
     mask[120:240, 140:250] = True
-    saved = services.item_save(user=annotator, item_id=item.pk, version=item.version, count=1, precise_count=True,
-                               texts={"text_label": "the red disc"}, instances={"masklet_target": [rle.encode(mask)]})
-    services.item_submit(user=annotator, item_id=item.pk, version=saved.version)
+    saved = item_save(user=annotator, item_id=item.pk, version=item.version, count=1, precise_count=True,
+                      texts={"text_label": "the red disc"}, instances={"masklet_target": [rle.encode(mask)]})
+    item_submit(user=annotator, item_id=item.pk, version=saved.version)
     base = live_server.url
 
     login_page(page, base, "rob", "pw-rob-123")
@@ -195,10 +195,10 @@ def test_blind_second_annotation_in_the_editor_flags_a_disagreeing_item_for_the_
     live_server, page, celery_eager, item_factory, annotator, curator, django_user_model, scene_png
 ):
 
-    from annotation import services
     from annotation.core import rle
     from annotation.models import SecondOpinion
     from annotation.review import services as review_services
+    from annotation.services.editing import item_save, item_submit
 
     django_user_model.objects.create_user("ben", password="pw-ben-123").groups.add(
         Group.objects.get_or_create(name="annotator")[0])
@@ -206,10 +206,10 @@ def test_blind_second_annotation_in_the_editor_flags_a_disagreeing_item_for_the_
         Group.objects.get_or_create(name="reviewer")[0])
     data, truth = scene_png
     [item] = item_factory(data, assignee=annotator)
-    saved = services.item_save(user=annotator, item_id=item.pk, version=item.version, count=1, precise_count=True,
-                               texts={"text_label": "the red shape"},
-                               instances={"masklet_target": [rle.encode(truth["disc"])]})
-    services.item_submit(user=annotator, item_id=item.pk, version=saved.version)
+    saved = item_save(user=annotator, item_id=item.pk, version=item.version, count=1, precise_count=True,
+                      texts={"text_label": "the red shape"},
+                      instances={"masklet_target": [rle.encode(truth["disc"])]})
+    item_submit(user=annotator, item_id=item.pk, version=saved.version)
     base = live_server.url
 
     # The curator sends it to a blind second annotation on the dashboard.

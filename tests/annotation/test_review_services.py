@@ -3,12 +3,13 @@ import numpy as np
 import pytest
 from django.contrib.auth.models import Group
 
-from annotation.review import selectors as review_selectors
-from annotation.review import services as rs
-from annotation import services
 from annotation.core import rle
 from annotation.core.review import diff_snapshots
 from annotation.models import AuditEvent, Item, PublishedSample, Review, ReviewConfig, SecondOpinion
+from annotation.review import selectors as review_selectors
+from annotation.review import services as rs
+from annotation.services.editing import item_save, item_submit
+from annotation.services.errors import AnnotationError
 from scoring.models import ModelEntry, Sample, Split, Submission
 
 pytestmark = pytest.mark.django_db
@@ -42,8 +43,8 @@ def _submit(user, item, **kwargs):
     labels = dict(texts={"text_label": "the red disc"}, count=1, precise_count=True,
                   instances={"masklet_target": [_box(100, 200, 100, 200)]})
     labels.update(kwargs)
-    saved = services.item_save(user=user, item_id=item.pk, version=item.version, **labels)
-    return services.item_submit(user=user, item_id=item.pk, version=saved.version)
+    saved = item_save(user=user, item_id=item.pk, version=item.version, **labels)
+    return item_submit(user=user, item_id=item.pk, version=saved.version)
 
 
 def _review(user, item, verdict="accept", **kwargs):
@@ -59,7 +60,7 @@ def test_two_rounds_by_two_reviewers_accept_and_every_change_is_audited(item, an
     first = _review(rob, item)
     item.refresh_from_db()
     assert first.round == 1 and item.state == Item.State.SUBMITTED and rs.item_progress(item).current_round == 2
-    with pytest.raises(services.AnnotationError, match="round 2 needs a different reviewer"):
+    with pytest.raises(AnnotationError, match="round 2 needs a different reviewer"):
         _review(rob, item)
     second = _review(rita, item)
     item.refresh_from_db()
@@ -74,14 +75,14 @@ def test_two_rounds_by_two_reviewers_accept_and_every_change_is_audited(item, an
 def test_the_annotator_never_reviews_their_item_even_as_a_reviewer(item, annotator, reviewers):
     annotator.groups.add(Group.objects.get(name="reviewer"))
     _submit(annotator, item)
-    with pytest.raises(services.AnnotationError, match="annotator never reviews their own item") as info:
+    with pytest.raises(AnnotationError, match="annotator never reviews their own item") as info:
         _review(annotator, item)
     assert info.value.status == 403 and not Review.objects.exists()
 
 
 def test_only_reviewers_review(item, annotator, other_user):
     _submit(annotator, item)
-    with pytest.raises(services.AnnotationError, match="Only reviewers"):
+    with pytest.raises(AnnotationError, match="Only reviewers"):
         _review(other_user, item)
 
 
@@ -116,28 +117,28 @@ def test_a_stale_review_is_refused(item, annotator, reviewers):
     rs.review_open(user=rob, item=item)
     rs.review_open(user=rita, item=item)
     rs.review_submit(user=rob, item_id=item.pk, version=item.version, round=1, verdict="accept")
-    with pytest.raises(services.AnnotationError, match="Round 1 was already decided") as info:
+    with pytest.raises(AnnotationError, match="Round 1 was already decided") as info:
         rs.review_submit(user=rita, item_id=item.pk, version=item.version, round=1, verdict="accept")
     assert info.value.status == 409
-    with pytest.raises(services.AnnotationError, match="changed since you opened it"):
+    with pytest.raises(AnnotationError, match="changed since you opened it"):
         rs.review_submit(user=rita, item_id=item.pk, version=item.version - 1, round=2, verdict="accept")
 
 
 def test_bad_review_forms_name_the_field(item, annotator, reviewers):
     _submit(annotator, item)
-    with pytest.raises(services.AnnotationError, match="reasons: a revise verdict needs at least one reason") as info:
+    with pytest.raises(AnnotationError, match="reasons: a revise verdict needs at least one reason") as info:
         _review(reviewers[0], item, "revise", comment="fix")
     assert info.value.field == "reasons"
-    with pytest.raises(services.AnnotationError, match=r"markers\[0\]: \(700, 5\) is outside image 1 \(640x360\)"):
+    with pytest.raises(AnnotationError, match=r"markers\[0\]: \(700, 5\) is outside image 1 \(640x360\)"):
         _review(reviewers[0], item, "revise", reasons=["label_error"], comment="x", markers=[{"x": 700, "y": 5}])
 
 
 def test_concurrent_saves_of_one_item_the_second_is_refused_not_overwritten(item, annotator, curator):
     item.refresh_from_db()
     version = item.version
-    services.item_save(user=annotator, item_id=item.pk, version=version, count=1, texts={"text_label": "tab one"})
-    with pytest.raises(services.AnnotationError, match="changed since you loaded it") as info:
-        services.item_save(user=curator, item_id=item.pk, version=version, count=5, texts={"text_label": "tab two"})
+    item_save(user=annotator, item_id=item.pk, version=version, count=1, texts={"text_label": "tab one"})
+    with pytest.raises(AnnotationError, match="changed since you loaded it") as info:
+        item_save(user=curator, item_id=item.pk, version=version, count=5, texts={"text_label": "tab two"})
     assert info.value.status == 409
     assert Item.objects.get(pk=item.pk).texts == {"text_label": "tab one"}
 
@@ -163,16 +164,16 @@ def test_publish_imports_the_item_as_an_epic_sample_linked_to_its_history(item, 
     assert sample.inputs["annotation_item"]["item"] == item.pk
     assert rle.area(sample.ground_truth["mask_annotation"]["masklet_target"][0]) == 10000
     assert link.sample == sample and link.item == item
-    with pytest.raises(services.AnnotationError, match="is published already in epic-bench/annotated") as info:
+    with pytest.raises(AnnotationError, match="is published already in epic-bench/annotated") as info:
         rs.items_publish(user=curator, item_ids=[item.pk], split_name="annotated")
     assert info.value.status == 409
 
 
 def test_publishing_an_item_not_accepted_or_by_a_non_curator_is_refused(item, annotator, reviewers, curator):
     _submit(annotator, item)
-    with pytest.raises(services.AnnotationError, match="is submitted for review; only accepted items are published"):
+    with pytest.raises(AnnotationError, match="is submitted for review; only accepted items are published"):
         rs.items_publish(user=curator, item_ids=[item.pk], split_name="annotated")
-    with pytest.raises(services.AnnotationError, match="Only curators publish"):
+    with pytest.raises(AnnotationError, match="Only curators publish"):
         rs.items_publish(user=reviewers[0], item_ids=[item.pk], split_name="annotated")
     assert not Split.objects.filter(name="annotated").exists()
 
@@ -229,11 +230,11 @@ def test_second_opinion_is_blind_and_low_agreement_flags_the_item(
     [opinion] = rs.second_opinions_request(user=curator, project=item.project, share=1.0, seed=1,
                                            annotators=[annotator, ben])
     assert opinion.annotator == ben and opinion.masklet == "masklet_target"  # never the item's own annotator
-    with pytest.raises(services.AnnotationError, match="No such second-opinion task"):
+    with pytest.raises(AnnotationError, match="No such second-opinion task"):
         rs.second_opinion_save(user=annotator, opinion_id=opinion.pk, version=1, count=1, instances={})
     saved = rs.second_opinion_save(user=ben, opinion_id=opinion.pk, version=1, count=1,
                                    instances={"masklet_target": [_box(100, 200, 100, 200)]})
-    with pytest.raises(services.AnnotationError, match="changed since you loaded it"):
+    with pytest.raises(AnnotationError, match="changed since you loaded it"):
         rs.second_opinion_save(user=ben, opinion_id=opinion.pk, version=1, count=3, instances={})
     done = rs.second_opinion_submit(user=ben, opinion_id=opinion.pk, version=saved.version)
     assert done.low_agreement and done.count_equal is False and done.f1 == pytest.approx(2 / 3, abs=1e-4)
@@ -244,11 +245,11 @@ def test_second_opinion_is_blind_and_low_agreement_flags_the_item(
 
 
 def test_review_policy_is_per_project_and_curator_only(item, curator, reviewers):
-    with pytest.raises(services.AnnotationError, match="Only curators"):
+    with pytest.raises(AnnotationError, match="Only curators"):
         rs.review_config_set(user=reviewers[0], project=item.project, rounds_required=3)
-    with pytest.raises(services.AnnotationError, match="rounds_required must be between 2 and 10, got 1"):
+    with pytest.raises(AnnotationError, match="rounds_required must be between 2 and 10, got 1"):
         rs.review_config_set(user=curator, project=item.project, rounds_required=1)
-    with pytest.raises(services.AnnotationError, match="Each round must be reviewed by a different reviewer"):
+    with pytest.raises(AnnotationError, match="Each round must be reviewed by a different reviewer"):
         rs.review_config_set(user=curator, project=item.project, rounds_required=2, distinct_reviewers=False)
     assert rs.policy_for(item.project).rounds_required == 2  # the default
     rs.review_config_set(user=curator, project=item.project, rounds_required=3)

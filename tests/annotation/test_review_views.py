@@ -7,10 +7,10 @@ import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
 
-from annotation.review import services as rs
-from annotation import services
 from annotation.core import rle
 from annotation.models import AuditEvent, Item, Review, SecondOpinion
+from annotation.review import services as rs
+from annotation.services.editing import item_save, item_submit
 from scoring.models import Sample
 
 pytestmark = pytest.mark.django_db
@@ -47,10 +47,10 @@ def rita(django_user_model):
 @pytest.fixture
 def submitted(item_factory, annotator, scene_png):
     [item] = item_factory(scene_png[0], assignee=annotator)
-    saved = services.item_save(user=annotator, item_id=item.pk, version=item.version,
-                               texts={"text_label": "the red disc"}, count=1, precise_count=True,
-                               instances={"masklet_target": [_box(100, 200, 100, 200)]})
-    return services.item_submit(user=annotator, item_id=item.pk, version=saved.version)
+    saved = item_save(user=annotator, item_id=item.pk, version=item.version,
+                      texts={"text_label": "the red disc"}, count=1, precise_count=True,
+                      instances={"masklet_target": [_box(100, 200, 100, 200)]})
+    return item_submit(user=annotator, item_id=item.pk, version=saved.version)
 
 
 def test_reviewer_sees_queue_and_pinned_version_and_records_a_revise_with_markers(submitted, rob, annotator):

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from django.contrib.auth.models import Group
 
-from annotation import services
 from annotation.core import rle
+from annotation.services.editing import item_save, item_submit
 from tests.annotation.conftest import png_bytes
 from tests.conftest import login_page
 
@@ -33,10 +33,10 @@ def test_review_image_fits_zooms_pans_and_toggles_instances(live_server, page, i
     reviewer = django_user_model.objects.create_user("rob", password="pw-rob-123")
     reviewer.groups.add(Group.objects.get_or_create(name="reviewer")[0])
     [item] = item_factory(png_bytes(np.full((H, W, 3), 128, np.uint8)), assignee=annotator)
-    saved = services.item_save(user=annotator, item_id=item.pk, version=item.version,
-                               texts={"text_label": "two boxes"}, count=2, precise_count=True,
-                               instances={"masklet_target": [_box(100, 300, 100, 400), _box(400, 600, 800, 1200)]})
-    services.item_submit(user=annotator, item_id=item.pk, version=saved.version, override_reason="drawn for the test")
+    saved = item_save(user=annotator, item_id=item.pk, version=item.version,
+                      texts={"text_label": "two boxes"}, count=2, precise_count=True,
+                      instances={"masklet_target": [_box(100, 300, 100, 400), _box(400, 600, 800, 1200)]})
+    item_submit(user=annotator, item_id=item.pk, version=saved.version, override_reason="drawn for the test")
 
     page.set_viewport_size({"width": 1280, "height": 900})
     login_page(page, live_server.url, "rob", "pw-rob-123")

@@ -6,7 +6,7 @@ import uuid
 import pytest
 from django.conf import settings
 
-from annotation import services
+from annotation.services.projects import images_upload, items_assign
 from tests.faults.processes import Worker, site_env, wait_for
 
 from .conftest import client_for
@@ -17,8 +17,8 @@ pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 def test_worker_process_computes_the_embedding_and_clicks_are_answered(tmp_path, curator, annotator, project_factory,
                                                                       scene_png):
     project = project_factory()
-    [item] = services.images_upload(user=curator, name="scene.png", data=scene_png[0], project=project).items
-    services.items_assign(user=curator, items=[item], assignee=annotator)
+    [item] = images_upload(user=curator, name="scene.png", data=scene_png[0], project=project).items
+    items_assign(user=curator, items=[item], assignee=annotator)
     image = item.images.get()
     client = client_for(annotator)
     url = f"/api/annotation/images/{image.pk}/segment/"

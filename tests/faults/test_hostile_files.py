@@ -13,8 +13,8 @@ from django.contrib.auth.models import Group
 from PIL import Image as PILImage
 from rest_framework.authtoken.models import Token
 
-from annotation import services as annotation_services
 from annotation.models import Image, Item
+from annotation.services.projects import project_create
 from scoring.models import Submission
 from tests.annotation.zip_helpers import MiB, flip_data_byte, zip_with
 from tests.faults.conftest import assert_within_memory_bound
@@ -63,8 +63,8 @@ def test_a_million_line_file_fails_as_the_files_fault_in_bounded_memory(site, us
 def project(django_user_model):
     curator = django_user_model.objects.create_user("curator-f", password="pw-curator-f")
     curator.groups.add(Group.objects.get_or_create(name="curator")[0])
-    project = annotation_services.project_create(user=curator, name="Colors", slug="colors",
-                                                 leaf="TargetLocalization/BasicAttributes/Color")
+    project = project_create(user=curator, name="Colors", slug="colors",
+                             leaf="TargetLocalization/BasicAttributes/Color")
     return project, Token.objects.get_or_create(user=curator)[0].key
 
 

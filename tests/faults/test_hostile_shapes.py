@@ -18,11 +18,12 @@ from rest_framework.authtoken.models import Token
 from websockets.sync.client import connect
 
 from annotation import embeddings
-from annotation import services as annotation_services
 from annotation.models import Embedding, Image, Item
+from annotation.services.projects import images_upload, items_assign, project_create
 from scoring.models import Submission
-from simulator import services as simulator_services
 from simulator.models import Episode
+from simulator.services.episodes import episode_start
+from simulator.services.library import device_upsert, split_ensure, tasks_into_split
 from tests.annotation.zip_helpers import MiB
 from tests.faults.conftest import assert_within_memory_bound
 from tests.faults.processes import wait_for
@@ -91,11 +92,11 @@ def _long_line_to_each(server, token: str, splits) -> None:
 
 @pytest.fixture
 def tiny_episode(user) -> Episode:
-    simulator_services.device_upsert(data=copy.deepcopy(TINY), source="test")
-    split = simulator_services.split_ensure(name="dev", public=True)
+    device_upsert(data=copy.deepcopy(TINY), source="test")
+    split = split_ensure(name="dev", public=True)
     tasks = [make_task(("idle",), "tiny/t1"), make_task(("idle", "heating"), "tiny/t2")]
-    simulator_services.tasks_into_split(tasks=tasks, split=split)
-    return simulator_services.episode_start(user=user, task_id="tiny/t2", kind=Episode.Kind.HUMAN)[0]
+    tasks_into_split(tasks=tasks, split=split)
+    return episode_start(user=user, task_id="tiny/t2", kind=Episode.Kind.HUMAN)[0]
 
 
 def test_deep_json_to_the_api_and_the_play_socket(site, user, token, tiny_episode):
@@ -145,8 +146,8 @@ def curator(django_user_model):
 
 @pytest.fixture
 def project(curator):
-    return annotation_services.project_create(user=curator, name="Colors", slug="colors",
-                                              leaf="TargetLocalization/BasicAttributes/Color")
+    return project_create(user=curator, name="Colors", slug="colors",
+                          leaf="TargetLocalization/BasicAttributes/Color")
 
 
 def test_a_huge_declared_rle_to_the_segment_api_and_an_item_save(site, django_user_model, curator, project, settings,
@@ -155,9 +156,9 @@ def test_a_huge_declared_rle_to_the_segment_api_and_an_item_save(site, django_us
     settings.SAM_EMBEDDING_DIR = tmp_path / "embeddings"
     annotator = _user_in(django_user_model, "anna-s", "annotator")
     token = Token.objects.get_or_create(user=annotator)[0].key
-    [item] = annotation_services.images_upload(user=curator, name="scene.png", data=_png(640, 360),
-                                               project=project).items
-    annotation_services.items_assign(user=curator, items=[item], assignee=annotator)
+    [item] = images_upload(user=curator, name="scene.png", data=_png(640, 360),
+                           project=project).items
+    items_assign(user=curator, items=[item], assignee=annotator)
     image = item.item_images.get().image
     server = site.server(SAM_EMBEDDING_DIR=str(settings.SAM_EMBEDDING_DIR))
     segment = f"{server.url}/api/annotation/images/{image.pk}/segment/"

@@ -15,7 +15,8 @@ import pytest
 from django.contrib.auth.models import Group
 from PIL import Image as PILImage
 
-from annotation import services as annotation_services
+from annotation.services.editing import item_images
+from annotation.services.projects import images_upload, items_assign, project_create
 from tests.faults.processes import ROOT
 from tests.scoring.bench_splits import vge_split
 from tests.scoring.upload_race import race_split
@@ -39,15 +40,15 @@ def owned_objects(url: str, token: str, user, django_user_model) -> dict[str, in
 
     curator = django_user_model.objects.create_user("curator-fuzz", password="pw-curator-fuzz")
     curator.groups.add(Group.objects.get_or_create(name="curator")[0])
-    project = annotation_services.project_create(user=curator, name="Fuzz", slug="fuzz",
-                                                 leaf="TargetLocalization/BasicAttributes/Color")
+    project = project_create(user=curator, name="Fuzz", slug="fuzz",
+                             leaf="TargetLocalization/BasicAttributes/Color")
     png = io.BytesIO()
     PILImage.new("RGB", (64, 48), (120, 60, 30)).save(png, format="PNG")
-    items = annotation_services.images_upload(user=curator, name="scene.png", data=png.getvalue(),
-                                              project=project).items
+    items = images_upload(user=curator, name="scene.png", data=png.getvalue(),
+                          project=project).items
     user.groups.add(Group.objects.get_or_create(name="annotator")[0])
-    annotation_services.items_assign(user=curator, items=items, assignee=user)
-    image = annotation_services.item_images(items[0])[0]
+    items_assign(user=curator, items=items, assignee=user)
+    image = item_images(items[0])[0]
     return {"submission": submission.json()["id"], "episode": episode.json()["episode"], "item": items[0].pk,
             "image": image.pk, "benchmark": "vge-bench"}
 

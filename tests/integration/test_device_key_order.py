@@ -7,9 +7,9 @@ import copy
 
 import pytest
 
-from simulator import services
 from simulator.engines import engine_cache_clear, engine_for
 from simulator.models import Device
+from simulator.services.library import device_upsert
 from tests.scoring.benchmarks.vge.core.conftest import TINY
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
@@ -24,7 +24,7 @@ def test_views_components_and_states_keep_their_authored_order():
     data = copy.deepcopy(TINY)
     for key in ("views", "components", "states"):
         data[key] = reversed_keys(data[key])
-    services.device_upsert(data=data, source="test")
+    device_upsert(data=data, source="test")
 
     # When it is read back from the database
     stored = Device.objects.get(device_id=data["id"]).definition

@@ -25,7 +25,7 @@ from rest_framework.authtoken.models import Token
 from websockets.sync.client import connect
 
 from scoring.models import SampleScore, Score, Submission
-from simulator import services as vge_services
+from simulator.services.episodes import episode_open_for_player
 from tests.conftest import subprocess_database_url
 from tests.scoring.factories import SampleFactory, SplitFactory
 from tests.simulator.conftest import tiny_split  # noqa: F401 - the tiny VGE device and its tasks
@@ -183,7 +183,7 @@ def test_production_profile_serves_the_board_scores_an_upload_and_plays_an_episo
     assert scored["score"]["overall"] == 50.0
 
     # One websocket episode on the play socket, signed in with a session cookie.
-    episode = vge_services.episode_open_for_player(user=user, task_id="tiny/t2")
+    episode = episode_open_for_player(user=user, task_id="tiny/t2")
     browser = Client()
     browser.force_login(user)
     headers = {"Cookie": f"sessionid={browser.cookies['sessionid'].value}", "Origin": base}

@@ -292,7 +292,7 @@ def test_site_human_row_says_how_many_episodes_and_players(client, epic_split):
 
 def test_plan_board_shows_judge_human_agreement_and_updates_when_a_check_is_recorded(client, admin_user):
     from scoring.benchmarks.plan.models import PlanAuditCheck
-    from scoring.benchmarks.plan.services import plan_audit_record
+    from scoring.benchmarks.plan.services.audit import plan_audit_record
 
     split = board_test_split("plan-bench")
     common = {"split": split, "output_hash": "h", "dimension": "Spatial Cognition",

@@ -18,13 +18,13 @@ from scoring import services as scoring_services
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.epic.core import demo as epic_demo
 from scoring.benchmarks.epic.importer import epic_split_import
-from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.demo import demo_items, random_predictions
 from scoring.benchmarks.plan.core.local_judge import LocalJudgeServer, Reply, default_policy
+from scoring.benchmarks.plan.services.importing import plan_items_import
 from scoring.benchmarks.vge.core.task_defs import Task
 from scoring.core.contract import SampleRecord, ScorerInput, SubmissionRejected
 from scoring.models import Benchmark, ModelEntry, Sample, SampleScore, Split, Submission
-from simulator import services as vge_services
+from simulator.services.library import device_upsert, split_ensure, tasks_into_split
 from tests.scoring.benchmarks.vge.core.conftest import TINY
 from tests.simulator.conftest import OPEN_DASH, PRESS_POWER
 
@@ -65,10 +65,10 @@ def hidden_tasks() -> list[Task]:
 
 @pytest.fixture
 def vge_hidden() -> Split:
-    vge_services.device_upsert(data=hidden_device(), source="test")
-    split = vge_services.split_ensure(name="hidden", public=False)
+    device_upsert(data=hidden_device(), source="test")
+    split = split_ensure(name="hidden", public=False)
     assert split.hidden_ground_truth
-    vge_services.tasks_into_split(tasks=hidden_tasks(), split=split)
+    tasks_into_split(tasks=hidden_tasks(), split=split)
     return split
 
 
@@ -152,10 +152,10 @@ def test_vge_submission_api_names_no_task_of_a_hidden_split(token_client, user, 
 def test_vge_task_list_shows_no_difficulty_for_a_task_of_a_hidden_split(client, user, curator, vge_hidden):
     """The simulator's task list gives each task's goals and fewest turns (l_opt): for a hidden split's tasks those
     are ground truth, shown to curators only; a public task keeps its figures."""
-    vge_services.device_upsert(data={**hidden_device(), "id": "opentiny"}, source="test")
-    public = vge_services.split_ensure(name="open-t", public=True)
-    vge_services.tasks_into_split(tasks=[Task("open/t1", "opentiny", "zq-start-off", "front", ("zq-goal-idle",),
-                                              ("Get it ready.",), 5)], split=public)
+    device_upsert(data={**hidden_device(), "id": "opentiny"}, source="test")
+    public = split_ensure(name="open-t", public=True)
+    tasks_into_split(tasks=[Task("open/t1", "opentiny", "zq-start-off", "front", ("zq-goal-idle",),
+                                 ("Get it ready.",), 5)], split=public)
     for who in (None, user):
         if who is not None:
             client.force_login(who)
@@ -259,7 +259,7 @@ def test_plan_drilldown_of_a_hidden_split_shows_no_answer_or_judge_reply(client,
     split = Split.objects.create(benchmark=benchmark, name="hidden-plan", hidden_ground_truth=True)
     demo = demo_items()
     images = {name: png for d in demo for name, png in d.images.items()}
-    plan_services.plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
+    plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
     predictions = [{"id": p.id, "prediction": p.text} for p in random_predictions([d.item for d in demo])][:-3]
     with LocalJudgeServer(script=echoing_judge) as server:
         settings.JUDGE_BASE_URL, settings.JUDGE_MODEL = server.base_url, "echo-judge"

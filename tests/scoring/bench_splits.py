@@ -12,10 +12,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from scoring import services
 from scoring.benchmarks.epic.core import demo as epic_demo
 from scoring.benchmarks.epic.importer import epic_split_import
-from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.demo import demo_items
+from scoring.benchmarks.plan.services.importing import plan_items_import
 from scoring.models import Benchmark, ModelEntry, Split, Submission
-from simulator import services as simulator_services
+from simulator.services.library import device_upsert, split_ensure, tasks_into_split
 from tests.scoring.benchmarks.vge.core.conftest import TINY, make_task
 
 BENCHMARKS = ("epic-bench", "plan-bench", "vge-bench")
@@ -46,16 +46,16 @@ def plan_split() -> Split:
     split = Split.objects.create(benchmark=benchmark, name="t", hidden_ground_truth=True)
     demo = _plan_demo()
     images = {name: png for d in demo for name, png in d.images.items()}
-    plan_services.plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
+    plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
     return split
 
 
 def vge_split() -> Split:
     """The hand-made tiny device with two tasks, tiny/t1 and tiny/t2."""
-    simulator_services.device_upsert(data=copy.deepcopy(TINY), source="test")
-    split = simulator_services.split_ensure(name="t", public=False)
+    device_upsert(data=copy.deepcopy(TINY), source="test")
+    split = split_ensure(name="t", public=False)
     tasks = [make_task(("idle",), "tiny/t1"), make_task(("idle", "heating"), "tiny/t2")]
-    simulator_services.tasks_into_split(tasks=tasks, split=split)
+    tasks_into_split(tasks=tasks, split=split)
     return split
 
 

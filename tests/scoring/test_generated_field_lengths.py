@@ -20,7 +20,7 @@ from scoring.benchmarks.plan.core.engine import output_hash
 from scoring.benchmarks.plan.core.protocol import BUILT_IN_PROMPTS, JudgePrompts
 from scoring.benchmarks.plan.core.types import Item, ItemType
 from scoring.benchmarks.plan.scorer import scorer_version as plan_scorer_version
-from scoring.benchmarks.plan.services import PERSON_PROMPT_VERSION
+from scoring.benchmarks.plan.services.judgements import PERSON_PROMPT_VERSION
 from scoring.benchmarks.vge.scorer import VERSION as VGE_SCORER_VERSION
 from scoring.published import REPORTED_VERSION
 from simulator.human_board import HUMAN_SCORER_VERSION

@@ -15,8 +15,8 @@ from django.test import Client
 
 from scoring.benchmarks.epic.core import demo as epic_demo
 from scoring.benchmarks.epic.importer import ImportError_, epic_split_import
-from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.demo import demo_items
+from scoring.benchmarks.plan.services.importing import plan_items_import
 from scoring.models import Benchmark, Sample, Split
 from tests.leaderboard.test_hidden_ground_truth import upload
 
@@ -153,7 +153,7 @@ def test_hidden_plan_split_images_are_served_only_to_reviewers(settings, django_
     split = Split.objects.create(benchmark=benchmark, name="plan-secret", hidden_ground_truth=True)
     demo = demo_items()[:4]
     images = {name: png for d in demo for name, png in d.images.items()}
-    plan_services.plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
+    plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
     stored = [name for s in Sample.objects.filter(split=split) for name in s.inputs["images"]]
     assert stored and all(n.startswith("hidden/plan-bench/plan-secret/v1/") for n in stored)
     assert not (Path(settings.MEDIA_ROOT) / "public").exists()
@@ -165,7 +165,7 @@ def test_hidden_plan_split_images_are_served_only_to_reviewers(settings, django_
     assert _get(reviewer, url) == (200, (Path(settings.MEDIA_ROOT) / stored[0]).read_bytes())
     # a public PLAN split keeps its names relative to media/public
     public = Split.objects.create(benchmark=benchmark, name="plan-open", hidden_ground_truth=False)
-    plan_services.plan_items_import(split=public, items=[d.item for d in demo], read_image=images.get)
+    plan_items_import(split=public, items=[d.item for d in demo], read_image=images.get)
     name = Sample.objects.filter(split=public).first().inputs["images"][0]
     url = Template("{% load split_media %}{{ name|split_image_url }}").render(Context({"name": name}))
     assert url == "/media/public/" + name and _get(Client(), url)[0] == 200
@@ -183,7 +183,7 @@ def test_plan_image_paths_and_ids_that_leave_the_split_folder_are_refused(settin
     items = [replace(first, images=("../../../escape.png",), line=1),
              replace(second, id="../../up", images=(), embedded_images=("aGVsbG8=",), line=2),
              replace(third, images=("sub/./ok.png",), line=3)]
-    created, _, problems = plan_services.plan_items_import(split=split, items=items, read_image=lambda name: png)
+    created, _, problems = plan_items_import(split=split, items=items, read_image=lambda name: png)
     assert created == 3
     assert problems == [
         "line 1: image '../../../escape.png' of '" + first.id + "' leaves the images folder ('..', or empty); "
@@ -202,7 +202,7 @@ def _plan_split(name: str, *, hidden: bool, count: int = 2) -> tuple[Split, list
     split = Split.objects.create(benchmark=benchmark, name=name, hidden_ground_truth=hidden)
     demo = demo_items()[:count]
     images = {image: png for d in demo for image, png in d.images.items()}
-    plan_services.plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
+    plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
     return split, [n for s in Sample.objects.filter(split=split) for n in s.inputs["images"]]
 
 

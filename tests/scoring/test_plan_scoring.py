@@ -11,12 +11,19 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from scoring import pipeline
 from scoring import services
-from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.demo import demo_items, oracle_predictions, random_predictions
 from scoring.benchmarks.plan.core.local_judge import LocalJudgeServer, Reply
-from scoring.models import Benchmark, ModelEntry, Score, Split, Submission
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement, PlanVerdict
 from scoring.benchmarks.plan.selectors import plan_judge_agreement, plan_submission_state
+from scoring.benchmarks.plan.services.audit import plan_audit_draw, plan_audit_record
+from scoring.benchmarks.plan.services.importing import plan_items_import
+from scoring.benchmarks.plan.services.judge import (
+    judge_client_from_settings,
+    judge_prompts_from_settings,
+    model_prompts_from_settings,
+)
+from scoring.benchmarks.plan.services.judgements import plan_judgement_decide, plan_judgements_reconcile
+from scoring.models import Benchmark, ModelEntry, Score, Split, Submission
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +34,7 @@ def split() -> Split:
     split = Split.objects.create(benchmark=benchmark, name="demo-test", hidden_ground_truth=False)
     demo = _demo()
     images = {name: png for d in demo for name, png in d.images.items()}
-    plan_services.plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
+    plan_items_import(split=split, items=[d.item for d in demo], read_image=images.get)
     return split
 
 
@@ -108,7 +115,7 @@ def test_judge_outage_leaves_items_undecided_never_wrong(user, split, settings) 
     with LocalJudgeServer(script=lambda n, _: Reply(status=503)) as server:
         settings.JUDGE_BASE_URL, settings.JUDGE_MODEL = server.base_url, "down-judge"
         settings.JUDGE_BACKOFF, settings.JUDGE_MAX_RETRIES = 0.01, 2
-        plan_services_settings = plan_services.judge_client_from_settings()
+        plan_services_settings = judge_client_from_settings()
         assert plan_services_settings is not None
         plan_services_settings.close()
         outage = submit(user, split, predictions(random_predictions), name="outage")
@@ -125,7 +132,7 @@ def test_last_human_decision_makes_the_score_final(user, split, reviewer) -> Non
     b = submit(user, split, predictions(random_predictions), name="B")
     open_ = list(PlanJudgement.objects.filter(status="open"))
     for i, judgement in enumerate(open_):
-        updated = plan_services.plan_judgement_decide(judgement_id=judgement.pk, user=reviewer, correct=i % 2 == 0)
+        updated = plan_judgement_decide(judgement_id=judgement.pk, user=reviewer, correct=i % 2 == 0)
         assert updated == sorted([a.pk, b.pk])  # one decision settles both submissions
     for submission in (a, b):
         score = Score.objects.get(submission=submission)
@@ -146,22 +153,22 @@ def test_only_reviewers_decide(user, split) -> None:
     from django.core.exceptions import PermissionDenied
 
     with pytest.raises(PermissionDenied):
-        plan_services.plan_judgement_decide(judgement_id=judgement.pk, user=user, correct=True)
+        plan_judgement_decide(judgement_id=judgement.pk, user=user, correct=True)
 
 
 def test_audit_draw_is_stratified_and_agreement_counts_reviewed_checks(user, split, reviewer) -> None:
     submit(user, split, predictions(oracle_predictions), name="oracle")
     submit(user, split, predictions(random_predictions), name="random")
-    created = plan_services.plan_audit_draw(split=split, per_subtask=2, seed=1, user=reviewer)
+    created = plan_audit_draw(split=split, per_subtask=2, seed=1, user=reviewer)
     checks = list(PlanAuditCheck.objects.filter(split=split))
     assert created == len(checks) == 32  # 16 subtasks x 2
     assert {c.subtask for c in checks} == {d.item.subtask for d in demo_items()}
-    again = plan_services.plan_audit_draw(split=split, per_subtask=2, seed=1, user=reviewer)  # only undrawn ones
+    again = plan_audit_draw(split=split, per_subtask=2, seed=1, user=reviewer)  # only undrawn ones
     all_checks = PlanAuditCheck.objects.filter(split=split)
     assert 0 < again <= 32 and all_checks.count() == 32 + again
     assert len({(c.item_fingerprint, c.output_hash, c.judge) for c in all_checks}) == 32 + again
     for i, check in enumerate(checks[:10]):
-        plan_services.plan_audit_record(check_id=check.pk, user=reviewer, correct=check.judge_correct if i else not check.judge_correct)
+        plan_audit_record(check_id=check.pk, user=reviewer, correct=check.judge_correct if i else not check.judge_correct)
     agreement = plan_judge_agreement(split)
     assert agreement["overall"] == {"agree": 9, "n": 10, "rate": 90.0}
     assert sum(v["n"] for v in agreement["by_subtask"].values()) == 10
@@ -172,12 +179,12 @@ def test_a_decision_made_while_a_submission_was_scoring_is_applied_later(user, s
     first = submit(user, split, predictions(random_predictions), name="A")
     judgement = PlanJudgement.objects.filter(status="open").first()
     # Given: a second submission saved its pending items after the person decided (simulated by resetting one row).
-    plan_services.plan_judgement_decide(judgement_id=judgement.pk, user=reviewer, correct=True)
+    plan_judgement_decide(judgement_id=judgement.pk, user=reviewer, correct=True)
     row = first.sample_scores.get(details__judgement_key=judgement.key)
     row.score, row.outcome = None, "undecided"
     row.save()
     # When the queue is reconciled, then the row takes the person's verdict.
-    assert plan_services.plan_judgements_reconcile() == [first.pk]
+    assert plan_judgements_reconcile() == [first.pk]
     row.refresh_from_db()
     assert row.score == 1.0 and row.details["decided_by"] == "person"
 
@@ -223,7 +230,7 @@ def test_a_site_prompt_file_is_what_the_judge_gets_and_its_hash_is_on_every_verd
         built_in = submit(user, split, predictions(random_predictions), name="A")
         calls = len(server.requests)
         settings.PLAN_JUDGE_PROMPT_FILE = _prompt_file(tmp_path)
-        site = plan_services.judge_prompts_from_settings()
+        site = judge_prompts_from_settings()
         assert site.version.startswith("site#") and site.version != PROMPT_VERSION and len(site.version) <= 40
         sited = submit(user, split, predictions(random_predictions), name="B")
         # Verdicts given under the built-in paraphrase are not reused under other words: the judge is asked again.
@@ -237,7 +244,7 @@ def test_a_site_prompt_file_is_what_the_judge_gets_and_its_hash_is_on_every_verd
         PROMPT_VERSION, site.version}
     assert sited.score.details["prompt_version"] == site.version and site.version in sited.score.scorer_version
     assert built_in.score.details["prompt_version"] == PROMPT_VERSION
-    assert plan_services.model_prompts_from_settings().single_choice_suffix == "One letter."
+    assert model_prompts_from_settings().single_choice_suffix == "One letter."
 
 
 def test_a_broken_prompt_file_stops_the_site_check_with_the_file_and_field_named(settings, tmp_path) -> None:
@@ -248,7 +255,7 @@ def test_a_broken_prompt_file_stops_the_site_check_with_the_file_and_field_named
 
     settings.PLAN_JUDGE_PROMPT_FILE = _prompt_file(tmp_path, open_user="Answer: {answer} Output: {output}")
     with pytest.raises(PromptFileError, match=r"judge-prompts.json: 'open_user' must contain \{hint\}"):
-        plan_services.judge_prompts_from_settings()
+        judge_prompts_from_settings()
     with pytest.raises(SystemCheckError, match=r"plan.E001.*'open_user' must contain \{hint\}"):
         call_command("check")
     settings.PLAN_JUDGE_PROMPT_FILE = str(tmp_path / "absent.json")

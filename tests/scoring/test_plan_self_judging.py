@@ -10,9 +10,11 @@ from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 
 from scoring.benchmarks.plan import selectors as plan_selectors
-from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.demo import demo_items, oracle_predictions, random_predictions
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement, PlanVerdict
+from scoring.benchmarks.plan.services.audit import plan_audit_draw, plan_audit_record
+from scoring.benchmarks.plan.services.importing import plan_items_import
+from scoring.benchmarks.plan.services.judgements import plan_judgement_decide, plan_judgements_reconcile
 from scoring.models import Benchmark, ChangeRecord, ModelEntry, SampleScore, Score, Split, Submission
 
 from .test_plan_scoring import predictions, split, submit  # noqa: F401 - the split fixture
@@ -44,7 +46,7 @@ def hidden_split() -> Split:
                                   hidden_ground_truth=True)
     demo = demo_items()
     images = {name: png for d in demo for name, png in d.images.items()}
-    plan_services.plan_items_import(split=hidden, items=[d.item for d in demo], read_image=images.get)
+    plan_items_import(split=hidden, items=[d.item for d in demo], read_image=images.get)
     return hidden
 
 
@@ -54,7 +56,7 @@ def test_a_reviewer_cannot_decide_the_open_items_of_their_own_submission(rita, h
     assert open_ and own.score.details["final"] is False
     for judgement in open_:
         with pytest.raises(PermissionDenied, match="your own submission"):
-            plan_services.plan_judgement_decide(judgement_id=judgement.pk, user=rita, correct=True)
+            plan_judgement_decide(judgement_id=judgement.pk, user=rita, correct=True)
     own.score.refresh_from_db()
     assert own.score.overall is None and own.score.details["undecided"] == len(open_)
     assert PlanJudgement.objects.filter(status="open").count() == len(open_)
@@ -69,11 +71,11 @@ def test_an_answer_shared_with_another_users_submission_is_refused_and_left_for_
     judgement = PlanJudgement.objects.filter(status="open").first()
     # When rita decides, then nothing changes for either submission.
     with pytest.raises(PermissionDenied, match="your own submission"):
-        plan_services.plan_judgement_decide(judgement_id=judgement.pk, user=rita, correct=True)
+        plan_judgement_decide(judgement_id=judgement.pk, user=rita, correct=True)
     assert alices.sample_scores.get(details__judgement_key=judgement.key).score is None
     assert ritas.sample_scores.get(details__judgement_key=judgement.key).score is None
     # When ruth, who owns neither, decides, then both are settled.
-    assert plan_services.plan_judgement_decide(judgement_id=judgement.pk, user=ruth, correct=True) == sorted(
+    assert plan_judgement_decide(judgement_id=judgement.pk, user=ruth, correct=True) == sorted(
         [alices.pk, ritas.pk])
 
 
@@ -82,7 +84,7 @@ def test_the_submissions_of_a_model_entry_the_reviewer_owns_are_their_own(user, 
     submit(user, split, predictions(random_predictions), name=entry.name)  # uploaded by alice, to rita's entry
     judgement = PlanJudgement.objects.filter(status="open").first()
     with pytest.raises(PermissionDenied, match="your own submission"):
-        plan_services.plan_judgement_decide(judgement_id=judgement.pk, user=rita, correct=True)
+        plan_judgement_decide(judgement_id=judgement.pk, user=rita, correct=True)
 
 
 def test_the_queue_does_not_offer_a_reviewer_their_own_answers(
@@ -121,7 +123,7 @@ def test_a_verdict_never_settles_its_deciders_own_answer_saved_meanwhile(user, r
     # Given: rita decides an answer that only alice's submission has...
     submit(user, split, predictions(random_predictions), name="Alice-Model")
     judgement = PlanJudgement.objects.filter(status="open").first()
-    plan_services.plan_judgement_decide(judgement_id=judgement.pk, user=rita, correct=True)
+    plan_judgement_decide(judgement_id=judgement.pk, user=rita, correct=True)
     # ...while her own submission with the same answer was being scored (it read the verdicts before the decision
     # and saved the item as waiting after it: simulated by resetting the row).
     ritas = submit(rita, split, predictions(random_predictions), name="Rita-Model")
@@ -131,12 +133,12 @@ def test_a_verdict_never_settles_its_deciders_own_answer_saved_meanwhile(user, r
     row.details = {**row.details, "judgement_key": judgement.key, "decided_by": None}
     row.save()
     # When the queue is reconciled, then rita's verdict does not settle her own item: it waits for someone else.
-    assert ritas.pk not in plan_services.plan_judgements_reconcile()
+    assert ritas.pk not in plan_judgements_reconcile()
     row.refresh_from_db()
     judgement.refresh_from_db()
     assert row.score is None and judgement.status == "open"
     assert plan_selectors.plan_judgements_open(user=rita).filter(pk=judgement.pk).count() == 0
-    assert plan_services.plan_judgement_decide(judgement_id=judgement.pk, user=ruth, correct=False) == [ritas.pk]
+    assert plan_judgement_decide(judgement_id=judgement.pk, user=ruth, correct=False) == [ritas.pk]
     row.refresh_from_db()
     assert row.score == 0.0 and row.details["judge"] == "ruth"
 
@@ -147,7 +149,7 @@ def test_every_decision_keeps_who_when_what_and_the_scores_it_changed(
     b = submit(other_user, split, predictions(random_predictions), name="B")
     judgement = PlanJudgement.objects.filter(status="open").first()
     before = Score.objects.get(submission=a).details["undecided"]
-    plan_services.plan_judgement_decide(judgement_id=judgement.pk, user=ruth, correct=False, note="a wrong step")
+    plan_judgement_decide(judgement_id=judgement.pk, user=ruth, correct=False, note="a wrong step")
     judgement.refresh_from_db()
     verdict = judgement.verdict
     assert verdict.decided_by_user == ruth and verdict.judge == "ruth" and verdict.correct is False
@@ -163,14 +165,14 @@ def test_every_decision_keeps_who_when_what_and_the_scores_it_changed(
 
 def test_a_reviewer_does_not_audit_verdicts_on_their_own_answers(rita, ruth, split) -> None:
     submit(rita, split, predictions(oracle_predictions), name="Rita-Model")
-    plan_services.plan_audit_draw(split=split, per_subtask=1, seed=0, user=ruth)
+    plan_audit_draw(split=split, per_subtask=1, seed=0, user=ruth)
     check = PlanAuditCheck.objects.filter(split=split).first()
     assert check is not None
     assert plan_selectors.plan_audit_pending(split, user=rita).count() == 0
     assert plan_selectors.plan_audit_pending(split, user=ruth).count() == PlanAuditCheck.objects.count()
     with pytest.raises(PermissionDenied, match="your own submission"):
-        plan_services.plan_audit_record(check_id=check.pk, user=rita, correct=True)
-    plan_services.plan_audit_record(check_id=check.pk, user=ruth, correct=True)
+        plan_audit_record(check_id=check.pk, user=rita, correct=True)
+    plan_audit_record(check_id=check.pk, user=ruth, correct=True)
 
 
 def test_the_admin_shows_judge_records_but_changes_none(client, user, split, django_user_model) -> None:

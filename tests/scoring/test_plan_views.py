@@ -5,10 +5,10 @@ import pytest
 from django.contrib.auth.models import Group
 from django.urls import reverse
 
-from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.demo import demo_items, oracle_predictions, random_predictions
 from scoring.benchmarks.plan.core.local_judge import LocalJudgeServer
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement
+from scoring.benchmarks.plan.services.importing import plan_items_import
 from scoring.models import Benchmark, SampleScore, Split
 from tests.leaderboard.test_hidden_ground_truth import echoing_judge
 
@@ -73,7 +73,7 @@ def test_verdicts_of_a_hidden_split_show_the_submitter_no_judge_reply_or_note(
                                   hidden_ground_truth=True)
     demo = demo_items()
     images = {name: png for d in demo for name, png in d.images.items()}
-    plan_services.plan_items_import(split=hidden, items=[d.item for d in demo], read_image=images.get)
+    plan_items_import(split=hidden, items=[d.item for d in demo], read_image=images.get)
     with LocalJudgeServer(script=echoing_judge) as server:
         settings.JUDGE_BASE_URL, settings.JUDGE_MODEL = server.base_url, "echo-judge"
         submission = submit(user, hidden, predictions(random_predictions), name="Model-P")

@@ -17,11 +17,11 @@ from django.test import Client
 
 from scoring.benchmarks.epic.core import demo as epic_demo
 from scoring.benchmarks.epic.importer import epic_split_import
-from scoring.benchmarks.plan import services as plan_services
-from scoring.benchmarks.plan.models import PlanJudgement
 from scoring.benchmarks.plan.core.demo import demo_items
+from scoring.benchmarks.plan.models import PlanJudgement
+from scoring.benchmarks.plan.services.importing import plan_items_import
 from scoring.models import Benchmark, Sample, Split
-from simulator import services as simulator_services
+from simulator.services.library import vge_import
 from tests.scoring.bench_splits import epic_split, plan_split
 from tests.scoring.benchmarks.vge.core.conftest import TINY
 
@@ -167,8 +167,8 @@ def test_a_hidden_plan_splits_old_public_copies_go_and_a_public_plan_splits_stay
     public = Split.objects.create(benchmark=Benchmark.objects.get(slug="plan-bench"), name="open",
                                   hidden_ground_truth=False)
     demo = demo_items()[:3]
-    plan_services.plan_items_import(split=public, items=[d.item for d in demo],
-                                    read_image={n: png for d in demo for n, png in d.images.items()}.get)
+    plan_items_import(split=public, items=[d.item for d in demo],
+                      read_image={n: png for d in demo for n, png in d.images.items()}.get)
     kept = _names(public)
     assert kept and all(n.startswith("public/plan-bench/open-v1/") for n in kept)
 
@@ -206,7 +206,7 @@ def test_vge_device_images_are_kept(tmp_path, settings):
     (tmp_path / "vge").mkdir()
     (tmp_path / "vge" / "tiny.json").write_text(json.dumps(device))
     (tmp_path / "vge" / "front.png").write_bytes(b"\x89PNG\r\n\x1a\nfront")
-    simulator_services.vge_import(path=tmp_path / "vge")
+    vge_import(path=tmp_path / "vge")
     # a device folder holding a file named like a hidden split's image is not the EPIC folder either
     look_alike = "public/vge/devices/tiny/" + _names(hidden)[0].rsplit("/", 1)[1]
     shutil.copyfile(media / _names(hidden)[0], media / look_alike)

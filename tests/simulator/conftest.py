@@ -5,7 +5,7 @@ import copy
 
 import pytest
 
-from simulator import services
+from simulator.services.library import device_upsert, split_ensure, tasks_into_split
 from tests.scoring.benchmarks.vge.core.conftest import TINY, make_task
 
 OPEN_DASH = "Thinking: the panel. Action: Switch_view(coord=[800, 200])"
@@ -16,8 +16,8 @@ PRESS_START = "Action: Press(coord=[150, 950], params=[0])"
 
 @pytest.fixture
 def tiny_split(db):
-    services.device_upsert(data=copy.deepcopy(TINY), source="test")
-    split = services.split_ensure(name="dev", public=True)
+    device_upsert(data=copy.deepcopy(TINY), source="test")
+    split = split_ensure(name="dev", public=True)
     tasks = [make_task(("idle",), "tiny/t1"), make_task(("idle", "heating"), "tiny/t2")]
-    services.tasks_into_split(tasks=tasks, split=split)
+    tasks_into_split(tasks=tasks, split=split)
     return split

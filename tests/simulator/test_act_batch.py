@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from simulator import services
 from simulator.models import Episode, Step
+from simulator.services.episodes import episode_start
 from tests.simulator.conftest import OPEN_DASH, PRESS_POWER
 from tests.simulator.test_step_queries import statements
 
@@ -23,7 +23,7 @@ def start(client, task="tiny/t2") -> int:
 @pytest.mark.django_db
 def test_each_action_is_played_and_answered_on_its_own(token_client, tiny_split, other_user):
     mine = [start(token_client), start(token_client, "tiny/t1")]
-    theirs, _ = services.episode_start(user=other_user, task_id="tiny/t1")
+    theirs, _ = episode_start(user=other_user, task_id="tiny/t1")
     actions = [{"episode": mine[0], "output": OPEN_DASH}, {"episode": 987654, "output": OPEN_DASH},
                {"episode": theirs.pk, "output": OPEN_DASH}, {"episode": mine[1], "output": "not an action"}]
     response = token_client.post(BATCH, {"actions": actions}, format="json")

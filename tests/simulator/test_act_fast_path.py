@@ -11,9 +11,9 @@ from asgiref.testing import ApplicationCommunicator
 from django.db import connections
 from rest_framework.authtoken.models import Token
 
-from simulator import services
 from simulator.asgi import agent_admission
 from simulator.models import Episode, Step
+from simulator.services.episodes import episode_start
 from tests.simulator.conftest import OPEN_DASH, PRESS_POWER
 from tests.websockets import run_async
 
@@ -84,8 +84,8 @@ class Django:
 def test_a_step_answers_as_the_drf_view_does(tiny_split, user, token_client):
     from config.asgi import application
 
-    through_drf, _ = services.episode_start(user=user, task_id="tiny/t1")
-    through_fast, _ = services.episode_start(user=user, task_id="tiny/t1")
+    through_drf, _ = episode_start(user=user, task_id="tiny/t1")
+    through_fast, _ = episode_start(user=user, task_id="tiny/t1")
     for output in (OPEN_DASH, "no action here", PRESS_POWER):
         expected = token_client.post(act_path(through_drf.pk), {"output": output}, format="json")
         status, headers, body = post(application, act_path(through_fast.pk),
@@ -108,7 +108,7 @@ def test_a_step_answers_as_the_drf_view_does(tiny_split, user, token_client):
 def test_refusals_are_worded_as_the_drf_view_words_them(tiny_split, user, other_user):
     from config.asgi import application
 
-    theirs, _ = services.episode_start(user=other_user, task_id="tiny/t1")
+    theirs, _ = episode_start(user=other_user, task_id="tiny/t1")
     body = json.dumps({"output": OPEN_DASH}).encode()
     wrong_token = [(b"authorization", b"Token not-a-real-token"), (b"content-type", b"application/json")]
     status, headers, answer = post(application, act_path(theirs.pk), body, wrong_token)
@@ -130,7 +130,7 @@ def test_refusals_are_worded_as_the_drf_view_words_them(tiny_split, user, other_
     (b'{"output": "Action: Press"}', "session"),  # no token
 ])
 def test_what_the_fast_path_does_not_play_reaches_django_unread(tiny_split, user, body, headers_of):
-    episode, _ = services.episode_start(user=user, task_id="tiny/t1")
+    episode, _ = episode_start(user=user, task_id="tiny/t1")
     django = Django()
     headers = {"json": token_headers(user), "form": token_headers(user, b"application/x-www-form-urlencoded"),
                "session": [(b"content-type", b"application/json"), (b"cookie", b"sessionid=abc")]}[headers_of]
@@ -140,7 +140,7 @@ def test_what_the_fast_path_does_not_play_reaches_django_unread(tiny_split, user
 
 
 def test_a_plain_step_never_reaches_django(tiny_split, user):
-    episode, _ = services.episode_start(user=user, task_id="tiny/t1")
+    episode, _ = episode_start(user=user, task_id="tiny/t1")
     django = Django()
     status, _, body = post(agent_admission(django, limit=2), act_path(episode.pk),
                            json.dumps({"output": OPEN_DASH}).encode(), token_headers(user), chunks=4)
@@ -152,7 +152,7 @@ def test_what_django_answers_for_the_declined_bodies(tiny_split, user):
     """The declined bodies get the view's own answers through the real site: coerced, refused, or a parse error."""
     from config.asgi import application
 
-    episode, _ = services.episode_start(user=user, task_id="tiny/t1")
+    episode, _ = episode_start(user=user, task_id="tiny/t1")
     status, _, body = post(application, act_path(episode.pk), b'{"output": "a\\u0000b"}', token_headers(user))
     assert status == 400 and json.loads(body)["errors"]["output"] == ["Null characters are not allowed."]
     status, _, body = post(application, act_path(episode.pk), b'{"output": "a\\ud800b"}', token_headers(user))

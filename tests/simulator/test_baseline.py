@@ -6,12 +6,17 @@ import copy
 
 import pytest
 
-from scoring.models import ModelEntry, SampleScore, Submission
-from simulator import engines, human_board, services
 from scoring.benchmarks.vge.core.baseline import Candidate, stratified_pick
 from scoring.benchmarks.vge.core.metrics import METRICS, summarise
 from scoring.benchmarks.vge.core.replay import replay
+from scoring.models import ModelEntry, SampleScore, Submission
+from simulator import engines, human_board
+from simulator.engines import EpisodeError
+from simulator.human_board import DEMO_SPLIT
 from simulator.models import Episode, Task
+from simulator.services.baseline import baseline_mark, baseline_next_episode
+from simulator.services.episodes import episode_give_up, episode_start, episode_step
+from simulator.services.library import device_upsert, split_ensure, tasks_into_split
 from tests.scoring.benchmarks.vge.core.conftest import TINY, make_task
 
 OPEN_DASH = "Switch_view(coord=[800, 200])"
@@ -23,18 +28,18 @@ MISS = "Press(coord=[5, 5], params=[0])"
 def tiny_demo(db):
     """The tiny device's tasks in split vge-bench/demo (where the Human row lives): one single-goal stratum
     (t1, t3) and one multi-goal stratum (t2)."""
-    services.device_upsert(data=copy.deepcopy(TINY), source="test")
-    split = services.split_ensure(name=services.DEMO_SPLIT, public=True)
+    device_upsert(data=copy.deepcopy(TINY), source="test")
+    split = split_ensure(name=DEMO_SPLIT, public=True)
     tasks = [make_task(("idle",), "tiny/t1"), make_task(("idle", "heating"), "tiny/t2"),
              make_task(("idle",), "tiny/t3", lam=3)]
-    services.tasks_into_split(tasks=tasks, split=split)
+    tasks_into_split(tasks=tasks, split=split)
     return split
 
 
 def play(user, task_id: str, outputs: list[str]) -> Episode:
-    episode, _ = services.episode_start(user=user, task_id=task_id, kind=Episode.Kind.HUMAN)
+    episode, _ = episode_start(user=user, task_id=task_id, kind=Episode.Kind.HUMAN)
     for output in outputs:
-        services.episode_step(episode_id=episode.pk, user=user, output=output)
+        episode_step(episode_id=episode.pk, user=user, output=output)
     episode.refresh_from_db()
     return episode
 
@@ -70,35 +75,35 @@ def test_a_stratum_smaller_than_asked_gives_what_it_has():
 
 # -- marking and playing -------------------------------------------------------------------------------------
 def test_only_curators_mark_the_baseline_set(tiny_demo, user, curator):
-    with pytest.raises(services.EpisodeError, match="Only curators"):
-        services.baseline_mark(user=user)
-    marked = services.baseline_mark(user=curator, per_stratum=1, seed=0)
+    with pytest.raises(EpisodeError, match="Only curators"):
+        baseline_mark(user=user)
+    marked = baseline_mark(user=curator, per_stratum=1, seed=0)
     assert len(marked) == 2 and {t.goals_count for t in marked} == {1, 2}
     assert [t.baseline_rank for t in marked] == [1, 2]
     # marking again replaces the set
-    services.baseline_mark(user=curator, per_stratum=2, seed=0)
+    baseline_mark(user=curator, per_stratum=2, seed=0)
     assert Task.objects.filter(baseline_rank__isnull=False).count() == 3
 
 
 def test_a_player_gets_the_next_baseline_task_not_played_and_resumes_a_running_one(tiny_demo, user, curator, celery_eager):
-    services.baseline_mark(user=curator, per_stratum=2, seed=0)
-    first = services.baseline_next_episode(user=user)
+    baseline_mark(user=curator, per_stratum=2, seed=0)
+    first = baseline_next_episode(user=user)
     assert first.task.baseline_rank == 1 and first.kind == Episode.Kind.HUMAN
-    assert services.baseline_next_episode(user=user).pk == first.pk  # running: resumed, not a new one
-    services.episode_give_up(episode_id=first.pk, user=user)  # an explicit give-up counts as played
-    second = services.baseline_next_episode(user=user)
+    assert baseline_next_episode(user=user).pk == first.pk  # running: resumed, not a new one
+    episode_give_up(episode_id=first.pk, user=user)  # an explicit give-up counts as played
+    second = baseline_next_episode(user=user)
     assert second.task.baseline_rank == 2
-    services.episode_give_up(episode_id=second.pk, user=user)
-    third = services.baseline_next_episode(user=user)
-    services.episode_give_up(episode_id=third.pk, user=user)
-    assert services.baseline_next_episode(user=user) is None
+    episode_give_up(episode_id=second.pk, user=user)
+    third = baseline_next_episode(user=user)
+    episode_give_up(episode_id=third.pk, user=user)
+    assert baseline_next_episode(user=user) is None
 
 
 # -- the Human row -----------------------------------------------------------------------------------------
 def test_finished_baseline_episodes_make_the_human_row_with_the_same_metric_code(
     tiny_demo, user, other_user, curator, celery_eager, django_capture_on_commit_callbacks
 ):
-    services.baseline_mark(user=curator, per_stratum=2, seed=0)
+    baseline_mark(user=curator, per_stratum=2, seed=0)
     outputs = {
         (user, "tiny/t1"): [OPEN_DASH, PRESS_POWER],
         (user, "tiny/t2"): [MISS, OPEN_DASH, PRESS_POWER],
@@ -107,7 +112,7 @@ def test_finished_baseline_episodes_make_the_human_row_with_the_same_metric_code
     with django_capture_on_commit_callbacks(execute=True):
         for (player, task_id), outs in outputs.items():
             play(player, task_id, outs)
-        services.episode_give_up(episode_id=Episode.objects.get(owner=user, task__task_id="tiny/t2").pk, user=user)
+        episode_give_up(episode_id=Episode.objects.get(owner=user, task__task_id="tiny/t2").pk, user=user)
         # running, not given up: not part of the row (the player may come back to it)
         play(other_user, "tiny/t2", [MISS])
     submission = Submission.objects.get(model_entry__slug=human_board.HUMAN_ENTRY_SLUG)
@@ -135,7 +140,7 @@ def test_finished_baseline_episodes_make_the_human_row_with_the_same_metric_code
 
 def test_the_human_row_is_updated_in_place_and_shows_on_the_board(tiny_demo, user, curator, celery_eager, client,
                                                                     django_capture_on_commit_callbacks):
-    services.baseline_mark(user=curator, per_stratum=2, seed=0)
+    baseline_mark(user=curator, per_stratum=2, seed=0)
     with django_capture_on_commit_callbacks(execute=True):
         play(user, "tiny/t1", [OPEN_DASH, PRESS_POWER])
     first = Submission.objects.get(model_entry__slug=human_board.HUMAN_ENTRY_SLUG)
@@ -150,7 +155,7 @@ def test_the_human_row_is_updated_in_place_and_shows_on_the_board(tiny_demo, use
 
 def test_a_human_row_of_one_episode_says_1_episode_with_no_interval_and_no_rank(
         tiny_demo, user, curator, celery_eager, client, django_capture_on_commit_callbacks):
-    services.baseline_mark(user=curator, per_stratum=2, seed=0)
+    baseline_mark(user=curator, per_stratum=2, seed=0)
     with django_capture_on_commit_callbacks(execute=True):
         play(user, "tiny/t1", [OPEN_DASH, PRESS_POWER])  # solved: 100 on SR
     submission = Submission.objects.get(model_entry__slug=human_board.HUMAN_ENTRY_SLUG)
@@ -167,7 +172,7 @@ def test_a_human_row_of_one_episode_says_1_episode_with_no_interval_and_no_rank(
 
 def test_a_second_try_at_a_task_is_not_a_baseline_episode(tiny_demo, user, curator, celery_eager,
                                                          django_capture_on_commit_callbacks):
-    services.baseline_mark(user=curator, per_stratum=2, seed=0)
+    baseline_mark(user=curator, per_stratum=2, seed=0)
     with django_capture_on_commit_callbacks(execute=True):
         play(user, "tiny/t1", [MISS] * 10)  # fails
         play(user, "tiny/t1", [OPEN_DASH, PRESS_POWER])  # knows the device now
@@ -187,7 +192,7 @@ def test_the_curator_page_marks_the_set_and_others_are_refused(tiny_demo, client
 
 
 def test_the_next_baseline_page_sends_the_player_to_the_play_page(tiny_demo, client, user, curator):
-    services.baseline_mark(user=curator, per_stratum=1, seed=0)
+    baseline_mark(user=curator, per_stratum=1, seed=0)
     client.force_login(user)
     response = client.get("/simulator/baseline/next/")
     episode = Episode.objects.get(owner=user)

@@ -16,8 +16,8 @@ from scoring.benchmarks.vge.core.device import load_device
 from scoring.benchmarks.vge.core.engine import Engine
 from scoring.benchmarks.vge.core.library import build_library
 from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
-from simulator import services
 from simulator.models import Episode
+from simulator.services.library import device_upsert, practice_install, task_upsert
 from tests.conftest import login_page
 from tests.simulator.test_browser_play import aimed_walk, open_play, perform, shot
 from tests.simulator.test_replay_viewer import finished_episode
@@ -66,9 +66,9 @@ def wait_image(page, turn: int) -> None:
 def test_the_component_looks_different_after_the_action_that_changes_it(
         asgi_server, page, user, library, tmp_path, kind, device_id, start, view, goal, watched, actions):
     data = library[device_id]
-    services.device_upsert(data=copy.deepcopy(data), source="demo")
+    device_upsert(data=copy.deepcopy(data), source="demo")
     task_id = f"{device_id}/look-{kind}"
-    services.task_upsert(task=CoreTask(task_id, device_id, start, view, (goal,), (f"Reach {goal}.",), 5))
+    task_upsert(task=CoreTask(task_id, device_id, start, view, (goal,), (f"Reach {goal}.",), 5))
     device = load_device(data)
     box = device.components[watched].boxes[view]
     open_play(page, asgi_server, task_id)
@@ -86,7 +86,7 @@ def test_the_component_looks_different_after_the_action_that_changes_it(
 
 
 def test_a_newcomer_finishes_the_practice_task_by_clicking(asgi_server, page, user, tmp_path):
-    services.practice_install()
+    practice_install()
     engine = Engine(load_device(practice.DEVICE))
     walk = aimed_walk(engine, practice.task())
     page.set_viewport_size({"width": 1200, "height": 900})
@@ -110,7 +110,7 @@ def test_a_newcomer_finishes_the_practice_task_by_clicking(asgi_server, page, us
 
 
 def test_the_direction_picker_remembers_and_the_image_works_from_the_keyboard(asgi_server, page, user, tmp_path):
-    services.practice_install()
+    practice_install()
     open_play(page, asgi_server, practice.TASK_ID)
     page.keyboard.press("o")
     assert page.locator("#move-dir").input_value() == "4"  # Pull starts at 'out'
@@ -138,7 +138,7 @@ def test_the_direction_picker_remembers_and_the_image_works_from_the_keyboard(as
 
 
 def test_the_play_page_fits_a_390_pixel_screen(asgi_server, page, user, tmp_path):
-    services.practice_install()
+    practice_install()
     page.set_viewport_size({"width": 390, "height": 844})
     open_play(page, asgi_server, practice.TASK_ID)
     wait_image(page, 0)

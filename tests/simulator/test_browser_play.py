@@ -11,14 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from simulator import services
 from scoring.benchmarks.vge.core.actions import parse_action
 from scoring.benchmarks.vge.core.device import load_device
 from scoring.benchmarks.vge.core.engine import Engine
 from scoring.benchmarks.vge.core.graphs import box_contains
 from scoring.benchmarks.vge.core.library import build_library
 from scoring.benchmarks.vge.core.oracle import optimal_outputs
+from simulator.human_board import DEMO_SPLIT
 from simulator.models import Episode
+from simulator.services.baseline import baseline_mark
+from simulator.services.library import device_upsert, split_ensure, tasks_into_split
 from tests.conftest import login_page
 from tests.simulator.test_replay_viewer import scored_upload
 
@@ -33,9 +35,9 @@ PRESS_KEYS = {"0": "c", "1": "l", "2": "d"}
 def demo_device(db):
     devices, tasks = build_library(seed=7, variants=2)
     data = next(d for d in devices if d["id"] == DEVICE)
-    services.device_upsert(data=data, source="demo")
-    split = services.split_ensure(name=services.DEMO_SPLIT, public=True)
-    services.tasks_into_split(tasks=[t for t in tasks if t.device == DEVICE], split=split)
+    device_upsert(data=data, source="demo")
+    split = split_ensure(name=DEMO_SPLIT, public=True)
+    tasks_into_split(tasks=[t for t in tasks if t.device == DEVICE], split=split)
     engine = Engine(load_device(data))
     return engine, {t.id: t for t in tasks if t.device == DEVICE}
 
@@ -218,7 +220,7 @@ def test_reloading_mid_episode_resumes_where_it_was(asgi_server, page, user, dem
 def test_the_simulator_home_leads_a_player_to_the_next_baseline_episode(asgi_server, page, user, demo_device,
                                                                            django_user_model, tmp_path):
     curator = django_user_model.objects.create_user("carol", password="pw-carol-123", is_staff=True)
-    marked = services.baseline_mark(user=curator, per_stratum=1, seed=0)
+    marked = baseline_mark(user=curator, per_stratum=1, seed=0)
     login_page(page, asgi_server, "alice", "pw-alice-123")
     page.goto(f"{asgi_server}/simulator/")
     assert page.locator(f"a.sim-task[href='/simulator/play/{TASK}/']").count() == 1

@@ -11,8 +11,9 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import Group
 
 from config.asgi import application
-from simulator import services
 from simulator.models import Episode, Step
+from simulator.services.episodes import episode_start
+from simulator.services.library import device_upsert, split_ensure, tasks_into_split
 from tests.scoring.benchmarks.vge.core.conftest import TINY, make_task
 from tests.websockets import headers_for, run_async
 
@@ -35,7 +36,7 @@ def episode_row(pk: int) -> Episode:
 
 @pytest.fixture
 def episode(tiny_split, user) -> Episode:
-    row, _ = services.episode_start(user=user, task_id="tiny/t2", kind=Episode.Kind.HUMAN)
+    row, _ = episode_start(user=user, task_id="tiny/t2", kind=Episode.Kind.HUMAN)
     return row
 
 
@@ -132,7 +133,7 @@ def test_a_visitor_who_is_not_signed_in_is_refused(episode):
 
 
 def test_actions_after_the_end_are_refused_and_change_nothing(tiny_split, user):
-    episode, _ = services.episode_start(user=user, task_id="tiny/t1", kind=Episode.Kind.HUMAN)
+    episode, _ = episode_start(user=user, task_id="tiny/t1", kind=Episode.Kind.HUMAN)
 
     async def scenario():
         socket = await open_socket(episode.pk, headers)
@@ -220,16 +221,16 @@ def test_give_up_ends_the_episode_scored_up_to_that_turn(episode, user):
 @pytest.fixture
 def hidden_task(db) -> str:
     """A task of a VGE split with hidden ground truth."""
-    services.device_upsert(data=copy.deepcopy(TINY), source="test")
-    split = services.split_ensure(name="hidden", public=False)
+    device_upsert(data=copy.deepcopy(TINY), source="test")
+    split = split_ensure(name="hidden", public=False)
     assert split.hidden_ground_truth
-    services.tasks_into_split(tasks=[make_task(("idle",), "tiny/h1")], split=split)
+    tasks_into_split(tasks=[make_task(("idle",), "tiny/h1")], split=split)
     return "tiny/h1"
 
 
 def final_state_of_a_played_episode(person, task_id: str) -> dict:
     """Plays the task to success over the socket; the state sent at the end, with the metrics."""
-    episode, _ = services.episode_start(user=person, task_id=task_id, kind=Episode.Kind.HUMAN)
+    episode, _ = episode_start(user=person, task_id=task_id, kind=Episode.Kind.HUMAN)
     received = {}
 
     async def scenario():

@@ -6,15 +6,17 @@ import pytest
 from django.core.management import call_command
 
 from scoring.benchmarks.vge.core import practice
-from simulator import human_board, services
+from simulator import human_board
 from simulator.models import Device, Task
+from simulator.services.episodes import episode_start, episode_step
+from simulator.services.library import practice_install
 
 pytestmark = pytest.mark.django_db
 
 
 def test_practice_installs_once_outside_every_split():
-    first = services.practice_install()
-    again = services.practice_install()
+    first = practice_install()
+    again = practice_install()
     assert first.pk == again.pk and first.sample is None and first.goals_count == len(practice.LESSONS) == 9
     assert Device.objects.filter(device_id=practice.DEVICE_ID).count() == 1
 
@@ -22,9 +24,9 @@ def test_practice_installs_once_outside_every_split():
 def test_a_finished_practice_episode_never_enters_the_human_row(user):
     call_command("make_demo_vge", "--no-agents")  # the library, a baseline set and the practice task
     assert Task.objects.get(task_id=practice.TASK_ID).baseline_rank is None
-    episode, _ = services.episode_start(user=user, task_id=practice.TASK_ID, kind="human")
+    episode, _ = episode_start(user=user, task_id=practice.TASK_ID, kind="human")
     for text in PRACTICE_WALK:
-        services.episode_step(episode_id=episode.pk, user=user, output=text)
+        episode_step(episode_id=episode.pk, user=user, output=text)
     episode.refresh_from_db()
     assert episode.finished and episode.success
     assert episode not in human_board.human_baseline_episodes(split=human_board.demo_split())
@@ -42,7 +44,7 @@ PRACTICE_WALK = [
 def test_home_offers_the_practice_and_shows_instruction_and_difficulty(tiny_split, client, user):
     html = client.get("/simulator/").content.decode()
     assert "practice-start" not in html  # not installed: no card
-    services.practice_install()
+    practice_install()
     html = client.get("/simulator/").content.decode()
     assert f'href="/simulator/play/{practice.TASK_ID}/"' in html and "never counts in the Human row" in html
     assert "Reach idle." in html and "1 goal · 2 turns at best" in html  # tiny/t1: power on, from the dashboard
@@ -50,7 +52,7 @@ def test_home_offers_the_practice_and_shows_instruction_and_difficulty(tiny_spli
 
 
 def test_the_practice_play_page_carries_its_hints(client, user):
-    services.practice_install()
+    practice_install()
     client.force_login(user)
     page = client.get(client.get(f"/simulator/play/{practice.TASK_ID}/")["Location"]).content.decode()
     assert 'id="practice-hints"' in page and "Choose Press (key C)" in page and 'data-practice="1"' in page

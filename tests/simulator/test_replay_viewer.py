@@ -10,8 +10,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from scoring import pipeline
 from scoring import services as scoring_services
 from scoring.models import ModelEntry
-from simulator import services
 from simulator.models import Episode
+from simulator.services.episodes import episode_give_up, episode_start, episode_step
 from tests.simulator.conftest import OPEN_DASH, PRESS_POWER
 
 pytestmark = pytest.mark.django_db
@@ -24,9 +24,9 @@ def frames_of(response) -> list[dict]:
 
 
 def finished_episode(user, kind=Episode.Kind.HUMAN) -> Episode:
-    episode, _ = services.episode_start(user=user, task_id="tiny/t1", kind=kind)
+    episode, _ = episode_start(user=user, task_id="tiny/t1", kind=kind)
     for output in ("Action: Press(coord=[5, 5], params=[0])", OPEN_DASH, PRESS_POWER):
-        services.episode_step(episode_id=episode.pk, user=user, output=output)
+        episode_step(episode_id=episode.pk, user=user, output=output)
     return episode
 
 
@@ -56,7 +56,7 @@ def test_an_agent_episode_from_the_api_replays_too(tiny_split, user, client):
 
 
 def test_a_running_episode_cannot_be_replayed_yet(tiny_split, user, client):
-    episode, _ = services.episode_start(user=user, task_id="tiny/t1", kind=Episode.Kind.HUMAN)
+    episode, _ = episode_start(user=user, task_id="tiny/t1", kind=Episode.Kind.HUMAN)
     client.force_login(user)
     response = client.get(f"/simulator/replay/episode/{episode.pk}/")
     assert response.status_code == 409 and "still running" in response.content.decode()
@@ -138,8 +138,8 @@ def test_a_finished_episode_is_compared_with_the_model_episodes_of_the_same_task
     assert [f["turn"] for f in upload["frames"]] == [0, 1, 2] and upload["frames"][2]["step"]["goal_reached"] == "idle"
     assert compare[1]["frames"][1]["step"]["kind"] == "no_effect"
     # an episode of the other task is compared only with the upload's episode of that task
-    other_task, _ = services.episode_start(user=user, task_id="tiny/t2", kind=Episode.Kind.HUMAN)
-    services.episode_give_up(episode_id=other_task.pk, user=user)
+    other_task, _ = episode_start(user=user, task_id="tiny/t2", kind=Episode.Kind.HUMAN)
+    episode_give_up(episode_id=other_task.pk, user=user)
     assert [c["label"] for c in compare_of(client.get(f"/simulator/replay/episode/{other_task.pk}/"))] == [
         f"Agent-X · upload #{submission_id}"]
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation import services
 from annotation.models import Item, Project
+from annotation.services.export import project_export
 
 
 class Command(BaseCommand):
@@ -22,5 +22,5 @@ class Command(BaseCommand):
         project = Project.objects.filter(slug=options["project"]).first()
         if project is None:
             raise CommandError(f"no annotation project {options['project']!r}")
-        written = services.project_export(project=project, root=Path(options["out"]), states=options["state"])
+        written = project_export(project=project, root=Path(options["out"]), states=options["state"])
         self.stdout.write(f"wrote {len(written)} file(s) under {options['out']}")

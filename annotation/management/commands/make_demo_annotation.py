@@ -10,8 +10,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from PIL import Image as PILImage
 
-from annotation import services
 from annotation.models import Project
+from annotation.services.projects import images_upload, project_create
 from scoring.benchmarks.epic.core import demo
 
 SLUG = "demo-color"
@@ -36,7 +36,7 @@ class Command(BaseCommand):
         curator, _ = get_user_model().objects.get_or_create(
             username="demo-curator", defaults={"is_active": False, "is_staff": True}
         )
-        project = services.project_create(
+        project = project_create(
             user=curator, name="Demo: colour targets", slug=SLUG, leaf=LEAF,
             description="Drawn scenes from the EPIC demo generator; mark every object of the described colour.",
         )
@@ -46,5 +46,5 @@ class Command(BaseCommand):
             for sample in scenes:
                 for name, pixels in sample.images.items():
                     zf.writestr(f"{name.rsplit('.', 1)[0]}.png", _png(pixels))
-        result = services.images_upload(user=curator, name="demo-color.zip", data=archive.getvalue(), project=project)
+        result = images_upload(user=curator, name="demo-color.zip", data=archive.getvalue(), project=project)
         self.stdout.write(f"annotation demo: project {SLUG} with {len(result.items)} items")

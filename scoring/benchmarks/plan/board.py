@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scoring.benchmarks.plan import services
+from scoring.benchmarks.plan.services.judge import judge_prompts_from_settings, model_prompts_from_settings
 from scoring.benchmarks.plan.core.details import PlanSampleDetails, first_set, options_of
 from scoring.benchmarks.plan.core.protocol import BUILT_IN_LABEL, PromptFileError
 from scoring.benchmarks.plan.selectors import plan_judge_agreement
@@ -14,8 +14,8 @@ from scoring.core.plugin import DrilldownSample
 def _prompts() -> dict[str, Any]:
     """What PLAN models are asked and which judge prompts verdicts are given under (a broken file says so)."""
     try:
-        return {"model": services.model_prompts_from_settings(),
-                "judge": services.judge_prompts_from_settings(), "problem": ""}
+        return {"model": model_prompts_from_settings(),
+                "judge": judge_prompts_from_settings(), "problem": ""}
     except PromptFileError as exc:
         return {"model": None, "judge": None, "problem": str(exc)}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core import checks
 
 from scoring.benchmarks.plan.core.protocol import PromptFileError
-from scoring.benchmarks.plan.services import judge_prompts_from_settings
+from scoring.benchmarks.plan.services.judge import judge_prompts_from_settings
 
 
 @checks.register()

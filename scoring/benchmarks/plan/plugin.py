@@ -48,7 +48,7 @@ FORMAT = FormatGuide(
     notes=("The questions file of a split has the item ids, questions, options and image names; a VLMEvalKit input "
            "sheet (no prediction column) is not a result sheet.",),
     example_record="scoring.benchmarks.plan.core.readers:example_prediction",
-    prompts="scoring.benchmarks.plan.services:format_prompts",
+    prompts="scoring.benchmarks.plan.services.judge:format_prompts",
 )
 
 PLUGIN = BenchmarkPlugin(
@@ -75,7 +75,7 @@ PLUGIN = BenchmarkPlugin(
     format=FORMAT,
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
     upload_hint="<code>plan-pred/1</code> JSONL or a VLMEvalKit sheet",
-    public_media=PublicMedia(folder=SLUG, hidden_copy="scoring.benchmarks.plan.services:hidden_copy",
+    public_media=PublicMedia(folder=SLUG, hidden_copy="scoring.benchmarks.plan.services.importing:hidden_copy",
                              references="scoring.benchmarks.plan.selectors:judgement_queue_images",
                              references_name="the open PLAN judgements", references_action="decide them"),
     submission_pages=(("Verdicts and who decided them", "plan-verdicts"),),

@@ -3,14 +3,13 @@
 Runs in the Celery worker. The LLM judge is used when JUDGE_BASE_URL and JUDGE_MODEL are set; verdicts come from and
 go to the database cache; what stays undecided joins the human queue. A submission with undecided items gets
 `overall=None` and `details = {"final": False, "undecided": N, "range": {...}, "status_text": "awaiting judgement
-(N items)"}` until people decide the rest (scoring.benchmarks.plan.services.plan_judgement_decide then recomputes it).
+(N items)"}` until people decide the rest (scoring.benchmarks.plan.services.judgements.plan_judgement_decide then
+recomputes it).
 """
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from scoring.core.contract import PrecheckReport, SampleRecord, SampleResult, ScorerInput, ScoringResult
-from scoring.benchmarks.plan import services as plan_services  # the DB verdict cache, the judge client, the queue
 from scoring.benchmarks.plan.core.aggregate import Row, score_fields, summarise
 from scoring.benchmarks.plan.core.engine import judge_submission
 from scoring.benchmarks.plan.core.protocol import PROMPT_VERSION
@@ -18,6 +17,13 @@ from scoring.benchmarks.plan.core.readers import (FORMAT_NAMES, check_prediction
                                                   unknown_prediction_ids, wrong_file_kind)
 from scoring.benchmarks.plan.core.rules import RULE_VERSION
 from scoring.benchmarks.plan.core.types import DIMENSION_OF, Item, ItemType, Outcome, Prediction
+from scoring.benchmarks.plan.services.judge import (
+    DatabaseVerdictCache,
+    judge_client_from_settings,
+    judge_prompts_from_settings,
+)
+from scoring.benchmarks.plan.services.judgements import plan_judgements_enqueue
+from scoring.core.contract import PrecheckReport, SampleRecord, SampleResult, ScorerInput, ScoringResult
 
 SCORER_VERSION = f"plan-bench/1 ({RULE_VERSION}, {PROMPT_VERSION})"
 
@@ -109,17 +115,17 @@ def precheck(inp: ScorerInput) -> PrecheckReport:
 def score(inp: ScorerInput) -> ScoringResult:
     items = [item_from_record(r) for r in inp.samples]
     predictions = read_predictions_for(inp, items)
-    judge = plan_services.judge_client_from_settings()
-    prompts = plan_services.judge_prompts_from_settings()
+    judge = judge_client_from_settings()
+    prompts = judge_prompts_from_settings()
     try:
         outcomes = judge_submission(
-            items, predictions, judge=judge, cache=plan_services.DatabaseVerdictCache(), progress=inp.progress,
+            items, predictions, judge=judge, cache=DatabaseVerdictCache(), progress=inp.progress,
             prompts=prompts,
         )
     finally:
         if judge is not None:
             judge.close()
-    plan_services.plan_judgements_enqueue(outcomes=[o for o in outcomes if not o.verdict.decided])
+    plan_judgements_enqueue(outcomes=[o for o in outcomes if not o.verdict.decided])
     fields = score_fields(summarise(rows_from_outcomes(outcomes)), judge=judge.name if judge else "",
                           prompt_version=prompts.version)
     return ScoringResult(

@@ -11,13 +11,17 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import is_reviewer
 from scoring.benchmarks.plan import selectors as plan_selectors
-from scoring.benchmarks.plan import services as plan_services
 from scoring.benchmarks.plan.core.types import SUBTASK_NAMES
+from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement
 from scoring.benchmarks.plan.plugin import PLUGIN as PLAN
 from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
+from scoring.benchmarks.plan.services import audit as audit_services
+from scoring.benchmarks.plan.services import judgements as judgement_services
+from scoring.benchmarks.plan.services.audit import plan_audit_draw
+from scoring.benchmarks.plan.services.judgements import plan_judgements_reconcile
+from scoring.benchmarks.plan.services.roles import plan_reviewer_check
 from scoring.core.disclosure import detail_keys, sample_disclosed
 from scoring.models import Split, Submission
-from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement
 
 
 def _verdict_value(request: HttpRequest) -> bool:
@@ -29,8 +33,8 @@ def _verdict_value(request: HttpRequest) -> bool:
 
 @login_required
 def plan_queue(request: HttpRequest) -> HttpResponse:
-    plan_services.plan_reviewer_check(request.user)
-    plan_services.plan_judgements_reconcile()
+    plan_reviewer_check(request.user)
+    plan_judgements_reconcile()
     mine = plan_selectors.plan_judgements_open(user=request.user)  # never a reviewer's own answers
     judgements = list(mine[:50])
     for j in judgements:
@@ -53,7 +57,7 @@ def _refused(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
 def plan_judgement_decide(request: HttpRequest, pk: int) -> HttpResponse:
     get_object_or_404(PlanJudgement, pk=pk)
     try:
-        updated = plan_services.plan_judgement_decide(
+        updated = judgement_services.plan_judgement_decide(
             judgement_id=pk, user=request.user, correct=_verdict_value(request), note=request.POST.get("note", "")[:2000]
         )
     except PermissionDenied as exc:
@@ -67,7 +71,7 @@ def plan_judgement_decide(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 def plan_audit_index(request: HttpRequest) -> HttpResponse:
-    plan_services.plan_reviewer_check(request.user)
+    plan_reviewer_check(request.user)
     splits = Split.objects.filter(benchmark__slug=PLAN_SLUG).select_related("benchmark")
     rows = [(split, plan_selectors.plan_judge_agreement(split)) for split in splits]
     return render(request, "benchmarks/plan/audit_index.html", {"rows": rows})
@@ -75,7 +79,7 @@ def plan_audit_index(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def plan_audit(request: HttpRequest, split_id: int) -> HttpResponse:
-    plan_services.plan_reviewer_check(request.user)
+    plan_reviewer_check(request.user)
     split = get_object_or_404(Split, pk=split_id, benchmark__slug=PLAN_SLUG)
     if request.method == "POST":
         try:
@@ -84,7 +88,7 @@ def plan_audit(request: HttpRequest, split_id: int) -> HttpResponse:
         except ValueError:
             messages.error(request, "Per subtask and seed must be whole numbers.")
         else:
-            created = plan_services.plan_audit_draw(split=split, per_subtask=per_subtask, seed=seed, user=request.user)
+            created = plan_audit_draw(split=split, per_subtask=per_subtask, seed=seed, user=request.user)
             messages.success(request, f"Drew {created} verdicts to verify.")
         return redirect("plan-audit", split_id=split.pk)
     return render(
@@ -103,7 +107,7 @@ def plan_audit(request: HttpRequest, split_id: int) -> HttpResponse:
 def plan_audit_record(request: HttpRequest, pk: int) -> HttpResponse:
     get_object_or_404(PlanAuditCheck, pk=pk)
     try:
-        check = plan_services.plan_audit_record(
+        check = audit_services.plan_audit_record(
             check_id=pk, user=request.user, correct=_verdict_value(request), note=request.POST.get("note", "")[:2000]
         )
     except PermissionDenied as exc:

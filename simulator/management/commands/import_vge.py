@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from scoring.benchmarks.vge.core.device import DeviceInvalid
 from scoring.benchmarks.vge.core.task_defs import TaskInvalid
-from simulator.services import vge_import
+from simulator.services.library import vge_import
 
 
 class Command(BaseCommand):

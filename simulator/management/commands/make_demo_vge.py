@@ -10,7 +10,8 @@ from scoring.models import Split
 from scoring.benchmarks.vge.core.library import build_library
 
 from simulator.models import Task
-from simulator.services import baseline_mark, demo_agents_submit, demo_library_install, practice_install
+from simulator.services.baseline import baseline_mark
+from simulator.services.library import demo_agents_submit, demo_library_install, practice_install
 
 
 class Command(BaseCommand):

@@ -5,11 +5,11 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
-from scoring.core.contract import SubmissionRejected
 from scoring.benchmarks.plan.core.readers import read_items
+from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
+from scoring.benchmarks.plan.services.importing import plan_items_import
+from scoring.core.contract import SubmissionRejected
 from scoring.models import Benchmark, Split
-from scoring.benchmarks.plan.services import plan_items_import
 
 
 class Command(BaseCommand):

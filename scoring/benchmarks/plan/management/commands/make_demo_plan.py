@@ -9,8 +9,8 @@ from django.core.management.base import BaseCommand
 from scoring import services
 from scoring.benchmarks.plan.core.demo import DEMO_SEED, demo_items, oracle_predictions, random_predictions
 from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
+from scoring.benchmarks.plan.services.importing import plan_items_import
 from scoring.models import Benchmark, Split
-from scoring.benchmarks.plan.services import plan_items_import
 
 DEMO_MODELS = {
     "plan-demo-oracle": ("PLAN demo: rule-perfect oracle", "Repeats the ground truth; the rule judge alone scores it.", oracle_predictions),

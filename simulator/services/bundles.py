@@ -1,0 +1,47 @@
+"""Bundles of a user's finished agent episodes: a vge-log/1 file, submitted to a split."""
+from __future__ import annotations
+
+import json
+from typing import Iterable
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from scoring.models import ModelEntry, Sample, Split, Submission
+from scoring.services import submission_create
+from simulator.engines import EpisodeError
+from simulator.models import Episode
+
+
+def episodes_log_text(*, episodes: Iterable[Episode]) -> str:
+    """A vge-log/1 file of episodes: one line each, the raw outputs in turn order."""
+    lines = []
+    for episode in episodes:
+        outputs = list(episode.steps.order_by("index").values_list("raw_output", flat=True))
+        lines.append(json.dumps({"task": episode.task.task_id, "outputs": outputs}))
+    return "\n".join(lines) + "\n"
+
+
+def episodes_submission_create(
+    *, user: AbstractBaseUser, split: Split, model_entry: ModelEntry, note: str = "", perturbation: str = ""
+) -> Submission:
+    """Bundle the user's finished agent episodes on the split's tasks played with `perturbation` ("" for none;
+    the latest per task) into a submission; the submission's options record the perturbation."""
+    keys = set(Sample.objects.filter(split=split).values_list("key", flat=True))
+    latest: dict[str, Episode] = {}
+    for episode in (
+        Episode.objects.filter(owner=user, kind=Episode.Kind.AGENT, finished=True, task__task_id__in=keys,
+                               perturbation=perturbation)
+        .select_related("task")
+        .order_by("created_at", "pk")
+    ):
+        latest[episode.task.task_id] = episode
+    if not latest:
+        played = f" with perturbation {perturbation}" if perturbation else " without a perturbation"
+        raise EpisodeError(f"You have no finished agent episodes{played} on the tasks of this split.", status=400)
+    text = episodes_log_text(episodes=latest.values())
+    upload = SimpleUploadedFile(f"vge-episodes-{split.name}.jsonl", text.encode(), content_type="application/jsonl")
+    default_note = f"{len(latest)} agent episodes played through the API" + (
+        f" with perturbation {perturbation}" if perturbation else "")
+    return submission_create(user=user, split=split, model_entry=model_entry, uploaded_file=upload,
+                             note=note or default_note, options={"perturbation": perturbation} if perturbation else {})
