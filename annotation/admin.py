@@ -1,8 +1,7 @@
 from django.contrib import admin
 
-from annotation.review import admin as review_admin  # noqa: F401 - registers the review models in the admin
-
 from annotation.models import Embedding, Image, Item, ItemImage, ItemRevision, Project
+from annotation.review import admin as review_admin  # noqa: F401 - registers the review models in the admin
 
 
 @admin.register(Project)

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.db import models
 
 from annotation.core.epic import LEAVES
+
 # The review rounds' models live in annotation/review/; importing them registers them with this app.
 from annotation.review.models import (  # noqa: F401 - importing registers them
     AuditEvent,

@@ -1,25 +1,23 @@
 """Read API of the boards and the free format pre-check (one DRF view per operation, explicit serializers)."""
 from __future__ import annotations
 
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, serializers
 from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
-
-from django.http import HttpResponse
 
 from leaderboard import selectors
 from leaderboard.board_views import cached_response
 from leaderboard.core.board import BadBoardQuery, board_build, parse_query
-from scoring.benchmarks import board_for
 from scoring import services
+from scoring.benchmarks import board_for
 from scoring.errors import ServiceRefusal
 from scoring.precheck import submission_precheck
 from scoring.serializers import error_responses
-
 
 API_CONTENT_TYPE = "application/json"
 

@@ -16,8 +16,8 @@ from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.urls import reverse
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
@@ -27,15 +27,15 @@ from leaderboard import selectors
 from leaderboard.core import labels, svg
 from leaderboard.core.board import (
     BadBoardQuery,
-    active_parameters_from_name,
-    parameters_from_name,
     BoardView,
+    active_parameters_from_name,
     board_build,
     column_marks,
     csv_cell,
     empty_leaves,
     export_table,
     format_value,
+    parameters_from_name,
     parse_query,
     top_marks,
 )

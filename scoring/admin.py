@@ -1,9 +1,18 @@
 from django import forms
 from django.contrib import admin
 
-from scoring.models import (Benchmark, ChangeRecord, ModelEntry, Sample, SampleScore, Score, Split, Submission,
-                            UploadQuotaDay)
 from scoring.errors import SubmissionError
+from scoring.models import (
+    Benchmark,
+    ChangeRecord,
+    ModelEntry,
+    Sample,
+    SampleScore,
+    Score,
+    Split,
+    Submission,
+    UploadQuotaDay,
+)
 from scoring.services import model_entry_name_visible_check
 
 

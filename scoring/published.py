@@ -5,6 +5,7 @@ from pathlib import Path
 
 from django.db import transaction
 from django.utils import timezone
+
 from scoring.benchmarks import plugins
 from scoring.core.published import PublishedRow, read_all, read_deltas
 from scoring.models import Benchmark, ModelEntry, Score, Submission

@@ -6,13 +6,15 @@ Failures caused by the file count; failures the site caused (`failure_is_site_er
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta, timezone as dt_timezone
+from datetime import datetime, time, timedelta
+from datetime import timezone as dt_timezone
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
 from scoring.errors import SubmissionError
 from scoring.models import Split, Submission, UploadQuotaDay
+
 
 @dataclass(frozen=True)
 class QuotaState:

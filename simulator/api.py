@@ -22,13 +22,22 @@ from simulator import selectors
 from simulator.engines import EpisodeError, engine_with_task, observation
 from simulator.models import Episode
 from simulator.serializers import (
-    ActBatchInput, ActBatchOutput, ActInput, ActOutput, BundleInput, BundleOutput,
-    EpisodeCreateInput, EpisodeOutput, ObservationOutput, plain_act_output,
+    ActBatchInput,
+    ActBatchOutput,
+    ActInput,
+    ActOutput,
+    BundleInput,
+    BundleOutput,
+    EpisodeCreateInput,
+    EpisodeOutput,
+    ObservationOutput,
+    plain_act_output,
 )
 from simulator.services.bundles import episodes_submission_create
 from simulator.services.episodes import episode_start, episode_step
 from simulator.services.library import BENCHMARK_SLUG
 from simulator.services.view_images import episode_view_png
+
 
 def start_answer(*, user, data) -> tuple[int, dict]:
     """Status and body of a start request (the view below and the ASGI fast path, simulator.asgi)."""

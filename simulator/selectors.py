@@ -5,10 +5,10 @@ from typing import Any, Iterable
 
 from django.db.models import Count, Q
 
+from scoring import access
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.vge.core.engine import EpisodeState
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
-from scoring import access
 from scoring.core.disclosure import disclosed
 from scoring.models import SampleScore, Submission
 from simulator.engines import EpisodeError, engine_for, engine_with_task, episode_owner_check, observation

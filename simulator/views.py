@@ -24,7 +24,6 @@ from simulator.services.baseline import baseline_mark, baseline_next_episode
 from simulator.services.episodes import episode_open_for_player
 from simulator.services.view_images import device_view_image
 
-
 # A refusal on a simulator page: the error page titled "Simulator", back to the simulator's home.
 refusals_shown_here = refusals_shown(ErrorPage("Simulator", "simulator-home", "Back to the simulator"))
 

@@ -21,8 +21,8 @@ from config.asgi import django_asgi_app
 from leaderboard.asgi import FAST_READS, board_fast_path
 from scoring.asgi_http import view_of
 from simulator import api as simulator_api
-from simulator.services.episodes import episode_start
 from simulator.asgi import AGENT_PREFIX, FAST_ROUTES, agent_admission
+from simulator.services.episodes import episode_start
 from tests.leaderboard.conftest import epic_dev, epic_split, make_entry, make_reported  # noqa: F401 - fixtures
 from tests.simulator.conftest import OPEN_DASH, PRESS_POWER, tiny_split  # noqa: F401 - a fixture
 from tests.websockets import run_async

@@ -22,7 +22,6 @@ from annotation.services.errors import AnnotationError
 from annotation.services.permissions import can_edit_item
 from annotation.services.transitions import item_revision_create, item_transition
 
-
 EDITABLE_STATES = (Item.State.TODO, Item.State.IN_PROGRESS, Item.State.NEEDS_REVISION)
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
 
+from accounts.roles import is_annotator, is_curator
 from annotation.models import Image, Item
 from annotation.selectors import can_use_image_for_review
-from accounts.roles import is_annotator, is_curator
 
 
 def can_edit_item(user: AbstractBaseUser | None, item: Item) -> bool:

@@ -13,12 +13,12 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import Max
 
+from accounts.roles import ANNOTATOR, REVIEWER, is_annotator, is_curator
 from annotation.core import images as image_core
 from annotation.core.epic import LEAVES, leaf_for
 from annotation.models import Image, Item, ItemImage, ItemRevision, Project
 from annotation.services.errors import AnnotationError
 from annotation.services.transitions import audit_record, item_revision_create
-from accounts.roles import ANNOTATOR, REVIEWER, is_annotator, is_curator
 
 
 def project_create(

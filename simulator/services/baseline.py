@@ -4,8 +4,8 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from scoring.benchmarks.vge.core.baseline import Candidate, stratified_pick
 from accounts.roles import is_curator
+from scoring.benchmarks.vge.core.baseline import Candidate, stratified_pick
 from simulator.engines import EpisodeError
 from simulator.human_board import demo_split
 from simulator.models import Episode, Task

@@ -25,7 +25,6 @@ from simulator.engines import engine_for, engine_with_task
 from simulator.human_board import DEMO_SPLIT
 from simulator.models import Device, Task
 
-
 BENCHMARK_SLUG = VGE_SLUG
 
 

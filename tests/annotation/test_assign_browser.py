@@ -6,7 +6,6 @@ import pytest
 
 from annotation.models import Item
 from annotation.services.projects import images_upload
-
 from tests.annotation.conftest import png_bytes, zip_bytes
 from tests.conftest import login_page
 

@@ -9,7 +9,6 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from annotation.models import Item
 from annotation.services.editing import item_save
-
 from tests.annotation.browser_helpers import instance_areas, to_client
 from tests.conftest import login_page
 

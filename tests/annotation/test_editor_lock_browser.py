@@ -4,7 +4,6 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Item
-
 from tests.annotation.browser_helpers import instance_areas, to_client
 from tests.conftest import login_page
 

@@ -12,8 +12,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection, connections
 
-from scoring import pipeline
-from scoring import services
+from scoring import pipeline, services
 from scoring.models import Score, Submission
 from tests.scoring.factories import ModelEntryFactory, SampleFactory, SplitFactory
 

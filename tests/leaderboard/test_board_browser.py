@@ -3,7 +3,14 @@ import os
 
 import pytest
 
-from tests.leaderboard.conftest import EPIC_LEAVES, board_test_split, make_entry, make_reported, make_scored, random_scores
+from tests.leaderboard.conftest import (
+    EPIC_LEAVES,
+    board_test_split,
+    make_entry,
+    make_reported,
+    make_scored,
+    random_scores,
+)
 
 pytestmark = pytest.mark.browser
 

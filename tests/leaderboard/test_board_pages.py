@@ -6,7 +6,14 @@ import pytest
 from django.core.cache import cache
 
 from leaderboard.services import board_comparisons_update
-from tests.leaderboard.conftest import EPIC_LEAVES, board_test_split, make_entry, make_reported, make_scored, random_scores
+from tests.leaderboard.conftest import (
+    EPIC_LEAVES,
+    board_test_split,
+    make_entry,
+    make_reported,
+    make_scored,
+    random_scores,
+)
 
 
 @pytest.fixture(autouse=True)

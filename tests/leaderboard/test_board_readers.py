@@ -6,7 +6,6 @@ import pytest
 from django.core.cache import cache
 
 from leaderboard.selectors import board_local_responses_clear
-
 from scoring.benchmarks import board_for
 from scoring.core.columns import Level
 from tests.leaderboard.conftest import (

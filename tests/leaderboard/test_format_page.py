@@ -16,7 +16,8 @@ from scoring import pipeline
 from scoring.benchmarks.plan.core.protocol import BUILT_IN_MODEL_PROMPTS, BUILT_IN_PROMPTS
 from tests.scoring.bench_splits import BENCHMARKS, split_of, upload
 from tests.scoring.factories import SampleFactory, SplitFactory
-from tests.tiny_benchmark.plugin import PLUGIN as TINY, SLUG as TINY_SLUG
+from tests.tiny_benchmark.plugin import PLUGIN as TINY
+from tests.tiny_benchmark.plugin import SLUG as TINY_SLUG
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
-from scoring import pipeline
-from scoring import services
+from scoring import pipeline, services
 from scoring.benchmarks.epic.core import demo
 from scoring.benchmarks.epic.core.raw import to_std_record
 from scoring.benchmarks.epic.importer import epic_split_import

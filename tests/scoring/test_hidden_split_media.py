@@ -259,9 +259,10 @@ def test_a_symlink_out_of_the_media_folder_is_not_followed(tmp_path, settings):
 def test_a_junk_upload_does_not_open_a_hidden_splits_images(user):
     """Only a submission accepted for scoring counts: a junk file (scored as failed) or a withdrawn submission
     leaves the hidden split's images at 404 for its submitter."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
     from scoring import pipeline
     from scoring import services as scoring_services
-    from django.core.files.uploadedfile import SimpleUploadedFile
     from scoring.models import ModelEntry, Submission
 
     split, names = _plan_split("plan-junk", hidden=True)

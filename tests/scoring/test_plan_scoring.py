@@ -9,8 +9,7 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from scoring import pipeline
-from scoring import services
+from scoring import pipeline, services
 from scoring.benchmarks.plan.core.demo import demo_items, oracle_predictions, random_predictions
 from scoring.benchmarks.plan.core.local_judge import LocalJudgeServer, Reply
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement, PlanVerdict

@@ -1,11 +1,11 @@
 """Daily quotas per user and split; the free format pre-check."""
-from datetime import datetime, timedelta, timezone as dt_timezone
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from scoring import pipeline
-from scoring import services
+from scoring import pipeline, services
 from scoring.models import Submission, UploadQuotaDay
 from scoring.quota import quota_days_prune, submission_quota, submission_quota_check
 from tests.scoring import precheck_scorer

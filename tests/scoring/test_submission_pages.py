@@ -2,8 +2,7 @@
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from scoring import pipeline
-from scoring import services
+from scoring import pipeline, services
 from scoring.models import Score
 from tests.scoring.factories import ModelEntryFactory, SampleFactory, SplitFactory
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from scoring.core.contract import ScorerInput, SubmissionRejected
 from scoring.benchmarks import plugin_for
+from scoring.core.contract import ScorerInput, SubmissionRejected
 from scoring.selectors import split_samples
 from tests.simulator.conftest import OPEN_DASH, PRESS_POWER
 

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from scoring.core.contract import ScorerInput, ScoringResult
-from tests.tiny_benchmark.core.scoring import read_answers, score as score_answers
+from tests.tiny_benchmark.core.scoring import read_answers
+from tests.tiny_benchmark.core.scoring import score as score_answers
 
 
 def score(inp: ScorerInput) -> ScoringResult:

@@ -13,14 +13,27 @@ from collections import Counter
 from pathlib import PurePosixPath
 from typing import Any, Mapping, Sequence
 
-from scoring.core.contract import (FileProblem, PrecheckReport, SampleRecord, SampleResult, ScorerInput, ScoringResult,
-                                   SubmissionRejected)
 from scoring.benchmarks.epic.core.fields import AUTO, COORDINATE_SYSTEMS, NO_VALID_RESPONSE, coordinate_mode
-from scoring.benchmarks.epic.core.pipeline import (Line, ParsedFile, format_problem, head_in_other_format, read_file,
-                                                   score_with_gt)
+from scoring.benchmarks.epic.core.pipeline import (
+    Line,
+    ParsedFile,
+    format_problem,
+    head_in_other_format,
+    read_file,
+    score_with_gt,
+)
 from scoring.benchmarks.epic.core.raw import gt_path_from_images, image_paths
 from scoring.benchmarks.epic.core.scorer import SCORER_VERSION, Options, SampleScore, summarize
 from scoring.benchmarks.epic.core.taxonomy import CATEGORY_CODES, GROUP_CODE_BY_KEY, LEAVES
+from scoring.core.contract import (
+    FileProblem,
+    PrecheckReport,
+    SampleRecord,
+    SampleResult,
+    ScorerInput,
+    ScoringResult,
+    SubmissionRejected,
+)
 from scoring.core.stats import bootstrap_mean_intervals
 
 ROOT_FOLDER = "EPIC_Bench"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from scoring.benchmarks.plan.services.judge import judge_prompts_from_settings, model_prompts_from_settings
 from scoring.benchmarks.plan.core.details import PlanSampleDetails, first_set, options_of
 from scoring.benchmarks.plan.core.protocol import BUILT_IN_LABEL, PromptFileError
 from scoring.benchmarks.plan.selectors import plan_judge_agreement
+from scoring.benchmarks.plan.services.judge import judge_prompts_from_settings, model_prompts_from_settings
 from scoring.core.plugin import DrilldownSample
 
 

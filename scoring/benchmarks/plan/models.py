@@ -5,7 +5,6 @@ from django.conf import settings
 from django.db import models
 
 
-
 class PlanDecider(models.TextChoices):
     RULE = "rule", "Rule"
     MODEL = "model", "LLM judge"

@@ -13,8 +13,14 @@ from typing import Any, Mapping, Sequence
 from scoring.benchmarks.plan.core.aggregate import Row, score_fields, summarise
 from scoring.benchmarks.plan.core.engine import judge_submission
 from scoring.benchmarks.plan.core.protocol import PROMPT_VERSION
-from scoring.benchmarks.plan.core.readers import (FORMAT_NAMES, check_prediction_ids, parse_predictions, sniff_format,
-                                                  unknown_prediction_ids, wrong_file_kind)
+from scoring.benchmarks.plan.core.readers import (
+    FORMAT_NAMES,
+    check_prediction_ids,
+    parse_predictions,
+    sniff_format,
+    unknown_prediction_ids,
+    wrong_file_kind,
+)
 from scoring.benchmarks.plan.core.rules import RULE_VERSION
 from scoring.benchmarks.plan.core.types import DIMENSION_OF, Item, ItemType, Outcome, Prediction
 from scoring.benchmarks.plan.services.judge import (

@@ -6,12 +6,12 @@ from typing import Any, Iterator
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import CharField, Q, QuerySet, Value
-from django.db.models.functions import Concat
 from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Concat
 
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS
-from scoring.models import SampleScore, Split, Submission
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement
+from scoring.models import SampleScore, Split, Submission
 
 
 def judgement_queue_images() -> Iterator[Any]:

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping
 
-from scoring.core.contract import (FileProblem, PrecheckReport, SampleResult, ScorerInput, ScoringResult,
-                                   SubmissionRejected)
-from scoring.core.stats import DEFAULT_SEED, resample_indices
 from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device
 from scoring.benchmarks.vge.core.metrics import METRICS, bootstrap_intervals, summarise
 from scoring.benchmarks.vge.core.replay import Library, LogEpisode, parse_log, replay, trace
 from scoring.benchmarks.vge.core.task_defs import TaskInvalid, load_task
+from scoring.core.contract import (
+    FileProblem,
+    PrecheckReport,
+    SampleResult,
+    ScorerInput,
+    ScoringResult,
+    SubmissionRejected,
+)
+from scoring.core.stats import DEFAULT_SEED, resample_indices
 
 VERSION = "vge-1.0"
 DeviceLoader = Callable[[Iterable[str]], Mapping[str, Mapping[str, Any]]]

@@ -5,10 +5,9 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
+from scoring.benchmarks.vge.core.library import build_library
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.models import Split
-from scoring.benchmarks.vge.core.library import build_library
-
 from simulator.models import Task
 from simulator.services.baseline import baseline_mark
 from simulator.services.library import demo_agents_submit, demo_library_install, practice_install

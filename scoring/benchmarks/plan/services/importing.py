@@ -15,7 +15,6 @@ from scoring.benchmarks.plan.plugin import SLUG as PLAN_SLUG
 from scoring.models import Sample, Split
 from scoring.split_media import PUBLIC_DIR, split_media_folder
 
-
 PUBLIC_IMAGE_ROOT = PLAN_SLUG  # under MEDIA_ROOT/public, served at /media/public/
 # A public split's image folder as `plan_items_import` names it: <split name>-v<version>.
 PUBLIC_SPLIT_FOLDER = re.compile(r"(?P<name>[-\w]+)-v(?P<version>\d+)")

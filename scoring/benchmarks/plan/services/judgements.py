@@ -18,7 +18,6 @@ from scoring.benchmarks.plan.services.roles import plan_own_answer_check, plan_r
 from scoring.events import score_landed_event
 from scoring.models import ChangeRecord, SampleScore, Score
 
-
 PERSON_PROMPT_VERSION = "person"
 
 

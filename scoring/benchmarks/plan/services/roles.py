@@ -4,9 +4,9 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 
+from accounts.roles import is_reviewer
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement
 from scoring.benchmarks.plan.selectors import plan_answers_not_own
-from accounts.roles import is_reviewer
 
 
 def plan_reviewer_check(user: AbstractBaseUser | None) -> None:

@@ -16,7 +16,6 @@ from scoring import services
 from scoring.benchmarks.epic.core import demo
 from scoring.benchmarks.epic.importer import epic_split_import
 
-
 DEMO_SEED = 2026
 PER_LEAF = 3
 DEMO_MODELS = (
