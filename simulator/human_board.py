@@ -1,11 +1,14 @@
-"""The "Human (site players)" row of the VGE demo board: the baseline episodes it is made of and its
-recomputation, which the Celery task runs after a baseline episode ends or the baseline set changes.
+"""The "Human (site players)" row of each VGE board that people played: the baseline episodes it is made of and
+its recomputation, which the Celery task runs after a baseline episode ends or the baseline set changes. Every split
+with finished human baseline episodes (an episode's split: its task's sample's split) gets its own row; the demo
+split is only where `make_demo_vge` and the curator page choose the baseline set by default.
 
 Below `simulator.services` and `simulator.tasks`: services queue the task, the task calls `human_board_refresh`.
 """
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from scoring.benchmarks.vge.core.engine import StepOutcome
@@ -46,13 +49,39 @@ def human_baseline_episodes(*, split: Split) -> list[Episode]:
     return sorted(first.values(), key=lambda e: (e.task.baseline_rank or 0, e.pk))
 
 
-def human_board_refresh() -> Submission | None:
-    """(Re)compute the "Human (site players)" row of the VGE demo board from the baseline episodes, with the
-    same metric code as every scored log, published by the same pipeline step. One submission, updated in
-    place; removed when no episode is left."""
-    split = demo_split()
-    if split is None:
-        return None
+def human_board_splits() -> list[Split]:
+    """The VGE splits that have a Human row to (re)compute: a finished human episode on a baseline task of the
+    split, or a Human row already there (to update or remove)."""
+    played = Episode.objects.filter(kind=Episode.Kind.HUMAN, finished=True, owner__isnull=False,
+                                    task__baseline_rank__isnull=False).values("task__sample__split")
+    shown = Submission.objects.filter(model_entry__slug=HUMAN_ENTRY_SLUG).values("split")
+    return list(
+        Split.objects.filter(benchmark__slug=BENCHMARK_SLUG).filter(Q(pk__in=played) | Q(pk__in=shown))
+        .order_by("name", "version")
+    )
+
+
+def human_board_refresh() -> list[Submission]:
+    """(Re)compute the Human row of every VGE split people played (`human_board_splits`); the rows left."""
+    rows = [human_board_refresh_split(split=split) for split in human_board_splits()]
+    return [row for row in rows if row is not None]
+
+
+def _entry_description(entry: ModelEntry) -> str:
+    """What the Human entry says: each split's note (the demo split alone reads as it always did)."""
+    rows = list(Submission.objects.filter(model_entry=entry).select_related("split").order_by("split__name", "pk"))
+    if len(rows) == 1 and rows[0].split.name == DEMO_SPLIT:
+        return f"Signed-in site players on the human baseline set of the demo split: {rows[0].note}."
+    if not rows:
+        return "Signed-in site players on the human baseline set of a split."
+    notes = "; ".join(f"{r.split.name}: {r.note}" for r in rows)
+    return f"Signed-in site players on the human baseline sets of their splits ({notes})."
+
+
+def human_board_refresh_split(*, split: Split) -> Submission | None:
+    """(Re)compute the "Human (site players)" row of one VGE split's board from its baseline episodes, with the
+    same metric code as every scored log, published by the same pipeline step. One submission per split, updated
+    in place; removed when no episode is left."""
     episodes = human_baseline_episodes(split=split)
     entry, _ = ModelEntry.objects.get_or_create(
         name=HUMAN_ENTRY_NAME, thinking=ModelEntry.Thinking.UNKNOWN,
@@ -68,6 +97,7 @@ def human_board_refresh() -> Submission | None:
             if submission is not None:
                 split_id = submission.split_id
                 submission.delete()
+                ModelEntry.objects.filter(pk=entry.pk).update(description=_entry_description(entry))
                 transaction.on_commit(lambda: board_cache_invalidate(split_id=split_id))
             return None
         metrics, samples = [], []
@@ -89,8 +119,6 @@ def human_board_refresh() -> Submission | None:
         n = len(episodes)
         note = (f"{n} episode{'s' if n != 1 else ''} by {players} player{'s' if players != 1 else ''} "
                 "(human baseline, played in the browser)")
-        ModelEntry.objects.filter(pk=entry.pk).update(
-            description=f"Signed-in site players on the human baseline set of the demo split: {note}.")
         now = timezone.now()
         if submission is None:
             submission = Submission.objects.create(
@@ -99,6 +127,7 @@ def human_board_refresh() -> Submission | None:
             )
         else:
             Submission.objects.filter(pk=submission.pk).update(note=note)
+        ModelEntry.objects.filter(pk=entry.pk).update(description=_entry_description(entry))
         score_publish(submission=submission, result=ScoringResult(
             overall=breakdown["SR"],
             breakdown={k: breakdown[k] for k in METRICS},

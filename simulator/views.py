@@ -116,8 +116,8 @@ def baseline_curate(request: HttpRequest) -> HttpResponse:
 def baseline_refresh(request: HttpRequest) -> HttpResponse:
     if not is_curator(request.user):
         raise EpisodeError("Only curators recompute the Human row.", status=403)
-    submission = human_board.human_board_refresh()
-    messages.success(request, "Human row recomputed." if submission else "No finished baseline episode yet.")
+    rows = human_board.human_board_refresh()
+    messages.success(request, "Human row recomputed." if rows else "No finished baseline episode yet.")
     return redirect("simulator-baseline")
 
 

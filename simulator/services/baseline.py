@@ -6,19 +6,22 @@ from django.db import transaction
 
 from accounts.roles import is_curator
 from scoring.benchmarks.vge.core.baseline import Candidate, stratified_pick
+from scoring.models import Split
 from simulator.engines import EpisodeError
 from simulator.human_board import demo_split
 from simulator.models import Episode, Task
 from simulator.services.episodes import episode_start, human_board_refresh_enqueue
 
 
-def baseline_mark(*, user: AbstractBaseUser, per_stratum: int = 1, seed: int = 0) -> list[Task]:
-    """Curators only: make the stratified pick of the demo split's tasks the baseline set (replacing the old one)."""
+def baseline_mark(*, user: AbstractBaseUser, per_stratum: int = 1, seed: int = 0,
+                  split: Split | None = None) -> list[Task]:
+    """Curators only: make the stratified pick of a split's tasks (the demo split unless told) its baseline set,
+    replacing that split's old set; each split's set makes that split's Human row (simulator.human_board)."""
     if not is_curator(user):
         raise EpisodeError("Only curators choose the baseline set.", status=403)
     if not 1 <= per_stratum <= 20:
         raise EpisodeError("per_stratum: choose 1 to 20 tasks per stratum.", status=400)
-    split = demo_split()
+    split = split or demo_split()
     if split is None:
         raise EpisodeError("There is no vge-bench demo split yet (python manage.py make_demo_vge).", status=400)
     tasks = list(Task.objects.filter(sample__split=split).select_related("device"))
@@ -27,7 +30,7 @@ def baseline_mark(*, user: AbstractBaseUser, per_stratum: int = 1, seed: int = 0
     )
     rank = {task_id: i for i, task_id in enumerate(order, start=1)}
     with transaction.atomic():
-        Task.objects.filter(baseline_rank__isnull=False).update(baseline_rank=None)
+        Task.objects.filter(baseline_rank__isnull=False, sample__split=split).update(baseline_rank=None)
         changed = []
         for t in tasks:
             if t.task_id in rank:

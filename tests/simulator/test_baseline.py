@@ -208,3 +208,32 @@ def test_the_admin_filters_the_baseline_set_and_can_choose_it(tiny_demo, client,
     assert "The baseline set now has 2 tasks." in response.content.decode()
     listed = client.get(url + "?baseline=yes").content.decode()
     assert "tiny/t2" in listed and listed.count('class="field-task_id"') == 2
+
+
+def test_every_split_that_humans_play_gets_its_human_row(tiny_demo, user, curator, celery_eager, client,
+                                                       django_capture_on_commit_callbacks):
+    """Issue 28: "The human baseline is tied to the `demo` split (`DEMO_SPLIT`); any split that humans play gets
+    its Human row." A second split's baseline episodes make that split's row; the demo split keeps its own."""
+    second = split_ensure(name="second", public=True)
+    tasks_into_split(tasks=[make_task(("idle",), "tiny/s1"), make_task(("idle", "heating"), "tiny/s2")],
+                     split=second)
+    baseline_mark(user=curator, per_stratum=2, seed=0)
+    baseline_mark(user=curator, per_stratum=2, seed=0, split=second)
+    assert Task.objects.filter(baseline_rank__isnull=False).count() == 5  # marking one split keeps the other's set
+    with django_capture_on_commit_callbacks(execute=True):
+        play(user, "tiny/t1", [OPEN_DASH, PRESS_POWER])
+        play(user, "tiny/s1", [OPEN_DASH, PRESS_POWER])
+        play(user, "tiny/s2", [MISS] * 10)
+    rows = {s.split.name: s for s in Submission.objects.filter(model_entry__slug=human_board.HUMAN_ENTRY_SLUG)}
+    assert set(rows) == {DEMO_SPLIT, "second"}
+    assert rows["second"].score.details == {"episodes": 2, "players": 1} and rows["second"].score.overall == 50
+    assert rows[DEMO_SPLIT].score.details == {"episodes": 1, "players": 1} and rows[DEMO_SPLIT].score.overall == 100
+    assert sorted(SampleScore.objects.filter(submission=rows["second"]).values_list("key", flat=True)) == [
+        "tiny/s1", "tiny/s2"]
+    for name in (DEMO_SPLIT, "second"):
+        page = client.get(f"/leaderboard/vge-bench/?split={name}")
+        view = page.context["view"]
+        assert page.status_code == 200 and [row.kind for row in view.rows].count("human") == 1
+        assert rows[name].note in page.content.decode()
+    description = ModelEntry.objects.get(slug=human_board.HUMAN_ENTRY_SLUG).description
+    assert "demo: 1 episode by 1 player" in description and "second: 2 episodes by 1 player" in description

@@ -30,7 +30,7 @@ def test_a_finished_practice_episode_never_enters_the_human_row(user):
     episode.refresh_from_db()
     assert episode.finished and episode.success
     assert episode not in human_board.human_baseline_episodes(split=human_board.demo_split())
-    assert human_board.human_board_refresh() is None  # no baseline episode: no Human row at all
+    assert human_board.human_board_refresh() == []  # no baseline episode: no Human row at all
 
 
 PRACTICE_WALK = [

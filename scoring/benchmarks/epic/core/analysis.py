@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from scoring.benchmarks.epic.core.taxonomy import LEAVES, Leaf, resolve_leaf
+from scoring.benchmarks.epic.core.taxonomy import CR, LEAVES, TL, VM, Leaf, family, resolve_leaf
 from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, mean, share
 
-# True-count buckets of the counting figure: (label, lowest, highest) with both ends included.
+# True-count buckets of the counting figure, as the paper (Fig. 4): (label, lowest, highest) with both ends
+# included; "0" holds the samples with no target (a predicted count above 0 there is a hallucinated target).
 COUNT_BUCKETS: tuple[tuple[str, int, float], ...] = (
-    ("1", 1, 1), ("2", 2, 2), ("3", 3, 3), ("4–5", 4, 5), ("6–10", 6, 10), (">10", 11, float("inf")),
+    ("0", 0, 0), ("1", 1, 1), ("2", 2, 2), ("3", 3, 3), ("4–5", 4, 5), ("6–10", 6, 10), (">10", 11, float("inf")),
 )
+# The counting figure's series per model, as the paper (Fig. 4): Visual Matching apart from the target counts of
+# Target Localization and Contact Relationship. (label, scoring families pooled in it)
+COUNT_POOLS: tuple[tuple[str, frozenset[str]], ...] = (("TL+CR", frozenset({TL, CR})), ("VM", frozenset({VM})))
 # IoU buckets of the localization figure: "0" is exactly 0, then (lo, hi] up to 1.
 IOU_BUCKETS: tuple[tuple[str, float, float], ...] = (
     ("0", -1.0, 0.0), ("(0,0.25]", 0.0, 0.25), ("(0.25,0.5]", 0.25, 0.5), ("(0.5,0.75]", 0.5, 0.75),
@@ -40,19 +44,28 @@ def count_bucket(gt_count: int) -> str | None:
 
 
 def soft_count(pred: Any, gt: int) -> float:
-    """The paper's soft count score 1 - min(1, |g - p| / g) for g >= 1; 0 for no readable prediction."""
+    """The paper's soft count score 1 - min(1, |g - p| / g) for g >= 1; for g = 0, 1 if p = 0 else 0 (as the
+    scorer, `metrics.count`); 0 for no readable prediction."""
     if not isinstance(pred, (int, float)) or isinstance(pred, bool):
         return 0.0
+    if gt <= 0:
+        return 1.0 if int(pred) == 0 else 0.0
     return max(0.0, 1.0 - min(1.0, abs(gt - int(pred)) / gt))
 
 
+def count_pool(sample: SampleRow) -> str | None:
+    """The counting figure's pool of a sample ("TL+CR", "VM"), or None for a family with no count."""
+    fam = family(sample.category, sample.task)
+    return next((label for label, families in COUNT_POOLS if fam in families), None)
+
+
 def _count_details(sample: SampleRow) -> tuple[int, Any] | None:
-    """(true count, predicted count or None) of a sample scored on a count with a true count >= 1."""
+    """(true count, predicted count or None) of a sample scored on a count with a true count >= 0."""
     count = sample.details.get("count") if isinstance(sample.details, Mapping) else None
     if not isinstance(count, Mapping):
         return None
     gt = count.get("gt_count")
-    if not isinstance(gt, int) or isinstance(gt, bool) or gt < 1:
+    if not isinstance(gt, int) or isinstance(gt, bool) or gt < 0:
         return None
     return gt, count.get("pred_count")
 
@@ -66,35 +79,39 @@ def counting(models: Sequence[ModelSamples]) -> list[Figure]:
     exact_series, soft_series = [], []
     total = 0
     for m in models:
-        by_bucket: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in COUNT_BUCKETS}
+        by_bucket: dict[tuple[str, str], list[tuple[float, float]]] = {}
         for s in m.samples:
             found = _count_details(s)
-            if found is None:
+            pool = count_pool(s)
+            if found is None or pool is None:
                 continue
             gt, pred = found
             exact = 1.0 if isinstance(pred, (int, float)) and not isinstance(pred, bool) and int(pred) == gt else 0.0
             bucket = count_bucket(gt)
-            if bucket is not None:  # always, for a true count >= 1: the buckets run from 1 to infinity
-                by_bucket[bucket].append((exact, soft_count(pred, gt)))
-        exact_values, soft_values = [], []
-        for label, _, _ in COUNT_BUCKETS:
-            pairs = by_bucket[label]
-            total += len(pairs)
-            e, so = mean([p[0] for p in pairs]), mean([p[1] for p in pairs])
-            rows.append((m.label, label, len(pairs), e, so))
-            exact_values.append(e)
-            soft_values.append(so)
-        exact_series.append(Series(m.label, exact_values))
-        soft_series.append(Series(m.label, soft_values))
-    columns = ("model", "true_count", "n", "exact_accuracy", "soft_count_score")
+            if bucket is not None:  # always, for a true count >= 0: the buckets run from 0 to infinity
+                by_bucket.setdefault((pool, bucket), []).append((exact, soft_count(pred, gt)))
+        for pool, _ in COUNT_POOLS:
+            exact_values, soft_values = [], []
+            for label, _, _ in COUNT_BUCKETS:
+                pairs = by_bucket.get((pool, label), [])
+                total += len(pairs)
+                e, so = mean([p[0] for p in pairs]), mean([p[1] for p in pairs])
+                rows.append((m.label, pool, label, len(pairs), e, so))
+                exact_values.append(e)
+                soft_values.append(so)
+            exact_series.append(Series(f"{m.label} · {pool}", exact_values))
+            soft_series.append(Series(f"{m.label} · {pool}", soft_values))
+    columns = ("model", "tasks", "true_count", "n", "exact_accuracy", "soft_count_score")
     x = [label for label, _, _ in COUNT_BUCKETS]
     n_text = _n_text(models, total)
-    note = ("Samples scored on a count whose true count is at least 1, bucketed by the true count. Exact: the "
-            "predicted count equals it; soft: 1 − min(1, |true − predicted| / true); an unreadable answer scores 0.")
+    note = ("As the paper (Fig. 4): samples scored on a count, bucketed by the true count (0 = no target: any "
+            "predicted target is a hallucination), Visual Matching (VM) apart from Target Localization and Contact "
+            "Relationship (TL+CR). Exact: the predicted count equals it; soft: 1 − min(1, |true − predicted| / true) "
+            "(for 0: exact); an unreadable answer scores 0.")
     return [
-        Figure("counting-exact", "Exact-count accuracy by true count", note, n_text, columns, rows,
+        Figure("counting-exact", "Exact-count accuracy by true count, as the paper (Fig. 4)", note, n_text, columns, rows,
                Chart("bars", x, exact_series, "exact-count accuracy (%)", 100.0), total),
-        Figure("counting-soft", "Soft count score by true count", note, n_text, columns, rows,
+        Figure("counting-soft", "Soft count score by true count, as the paper (Fig. 4)", note, n_text, columns, rows,
                Chart("bars", x, soft_series, "soft count score (%)", 100.0), total),
     ]
 

@@ -21,6 +21,12 @@ def tl(key: str, gt: int, pred, *, score: float, loc: dict | None = None, invali
                      invalid=invalid, components=components, details=details)
 
 
+def counted(key: str, category: str, task: str, gt: int, pred) -> SampleRow:
+    """A sample of another counted family (VM, CR) with only the count details the scorer stores."""
+    return SampleRow(key=key, task=task, category=category, score=soft_count(pred, gt), outcome="ok",
+                     details={"count": {"pred_count": pred, "gt_count": gt, "exact": False}})
+
+
 def fp(key: str, path: float) -> SampleRow:
     return SampleRow(key=key, task="FeasiblePath_Ego", category="Navigation", score=path,
                      outcome="ok" if path >= 0.5 else "low_path_score",
@@ -49,18 +55,19 @@ def by(figure, **match):
 
 
 def test_count_buckets_and_soft_score():
-    assert [count_bucket(n) for n in (1, 2, 3, 4, 5, 6, 10, 11, 500)] == [
-        "1", "2", "3", "4–5", "4–5", "6–10", "6–10", ">10", ">10"]
-    assert count_bucket(0) is None
+    assert [count_bucket(n) for n in (0, 1, 2, 3, 4, 5, 6, 10, 11, 500)] == [
+        "0", "1", "2", "3", "4–5", "4–5", "6–10", "6–10", ">10", ">10"]
     assert soft_count(3, 2) == 0.5 and soft_count(6, 12) == 0.5 and soft_count(None, 4) == 0.0
     assert soft_count(40, 4) == 0.0  # capped at 0
+    assert soft_count(0, 0) == 1.0 and soft_count(2, 0) == 0.0 and soft_count(None, 0) == 0.0  # as the scorer
 
 
 def test_counting_by_true_count():
     fig = {f.key: f for f in figures([A, B])}["counting-exact"]
     # A: 1 -> 1 (exact), 2 -> 3 (soft 0.5), 4 -> 4 (exact), 12 -> 6 (soft 0.5); B: invalid in "1", 5 -> 4 (0.8).
-    assert by(fig, model="A", true_count="1") == [
-        {"model": "A", "true_count": "1", "n": 1, "exact_accuracy": 100.0, "soft_count_score": 100.0}]
+    assert by(fig, model="A", tasks="TL+CR", true_count="1") == [
+        {"model": "A", "tasks": "TL+CR", "true_count": "1", "n": 1, "exact_accuracy": 100.0,
+         "soft_count_score": 100.0}]
     assert by(fig, model="A", true_count="2")[0]["soft_count_score"] == 50.0
     assert by(fig, model="A", true_count="2")[0]["exact_accuracy"] == 0.0
     assert by(fig, model="A", true_count="4–5")[0]["exact_accuracy"] == 100.0
@@ -69,8 +76,30 @@ def test_counting_by_true_count():
         "exact_accuracy"] is None
     assert by(fig, model="B", true_count="1")[0]["soft_count_score"] == 0.0
     assert by(fig, model="B", true_count="4–5")[0]["soft_count_score"] == 80.0
-    assert fig.n == 6 and fig.chart.x[3] == "4–5"
-    assert [s.values[0] for s in fig.chart.series] == [100.0, 0.0]
+    assert fig.n == 6 and fig.chart.x[4] == "4–5"
+    assert [s.name for s in fig.chart.series] == ["A · TL+CR", "A · VM", "B · TL+CR", "B · VM"]
+    assert [s.values[1] for s in fig.chart.series] == [100.0, None, 0.0, None]
+
+
+def test_counting_has_a_zero_target_bin_and_keeps_vm_apart_from_tl_and_cr():
+    """Issue 28, as the paper (Fig. 4): "Include true count 0 (the zero-target hallucination finding) and keep VM
+    apart from TL and CR as the paper's figure does." """
+    model = ModelSamples("C", "C", samples=(
+        tl("c1", 0, 0, score=1.0),  # no target, none claimed
+        tl("c2", 0, 2, score=0.0),  # no target, two hallucinated
+        counted("c3", "Manipulation", "ContactRelationship_TypeOne", 0, 1),  # CR pools with TL
+        counted("c4", "Navigation", "VisualMatching", 0, 0),  # VM: its own series
+        counted("c5", "Navigation", "VisualMatching", 2, 1),
+    ))
+    exact, soft = (f for f in figures([model]) if f.key in ("counting-exact", "counting-soft"))
+    assert exact.chart.x[0] == "0" and exact.n == 5
+    zero = by(exact, model="C", tasks="TL+CR", true_count="0")[0]
+    assert (zero["n"], zero["exact_accuracy"], zero["soft_count_score"]) == (3, round(100 / 3, 2), round(100 / 3, 2))
+    vm = {r["true_count"]: r for r in by(exact, model="C", tasks="VM") if r["n"]}
+    assert set(vm) == {"0", "2"} and vm["0"]["exact_accuracy"] == 100.0 and vm["2"]["soft_count_score"] == 50.0
+    assert [s.name for s in soft.chart.series] == ["C · TL+CR", "C · VM"]
+    assert soft.chart.series[1].values[:3] == [100.0, None, 50.0]
+    assert exact.title.endswith("as the paper (Fig. 4)") and soft.note.startswith("As the paper (Fig. 4)")
 
 
 def test_leaf_scores_and_components():
