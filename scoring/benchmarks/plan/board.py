@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from scoring.benchmarks.plan.core.analysis import random_baseline_columns
 from scoring.benchmarks.plan.core.details import PlanSampleDetails, first_set, options_of
 from scoring.benchmarks.plan.core.protocol import BUILT_IN_LABEL, PromptFileError
-from scoring.benchmarks.plan.selectors import plan_judge_agreement
+from scoring.benchmarks.plan.core.types import DIMENSION_KEYS
+from scoring.benchmarks.plan.selectors import plan_judge_agreement, plan_random_baseline_items
 from scoring.benchmarks.plan.services.judge import judge_prompts_from_settings, model_prompts_from_settings
 from scoring.core.plugin import DrilldownSample
 
@@ -20,8 +22,18 @@ def _prompts() -> dict[str, Any]:
         return {"model": None, "judge": None, "problem": str(exc)}
 
 
+def _random_baseline(split) -> list[tuple[str, float]]:
+    """The split's random baseline (computed from its items' option counts, no ground truth), as (label, percent)
+    for overall, the dimensions and the two item types that have items."""
+    counts, chance = random_baseline_columns(plan_random_baseline_items(split))
+    labels = {"overall": "overall", **{key: title for title, key in DIMENSION_KEYS.items()},
+              "single_choice": "single-choice", "open": "open"}
+    return [(label, value) for key, label in labels.items() if counts.get(key) and (value := chance[key]) is not None]
+
+
 def board_extras(benchmark, split) -> dict[str, Any]:
-    return {"judge_agreement": plan_judge_agreement(split), "prompts": _prompts(), "built_in_label": BUILT_IN_LABEL}
+    return {"judge_agreement": plan_judge_agreement(split), "random_baseline": _random_baseline(split),
+            "prompts": _prompts(), "built_in_label": BUILT_IN_LABEL}
 
 
 def sample_view(sample: DrilldownSample) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from django.db.models.functions import Concat
 
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS
 from scoring.benchmarks.plan.models import PlanAuditCheck, PlanJudgement
-from scoring.models import SampleScore, Split, Submission
+from scoring.models import Sample, SampleScore, Split, Submission
 
 
 def judgement_queue_images() -> Iterator[Any]:
@@ -51,9 +51,19 @@ def plan_judge_agreement(split: Split) -> dict[str, Any]:
     return out
 
 
+def plan_random_baseline_items(split: Split) -> list[dict[str, Any]]:
+    """Each item of the split as the random baseline needs it: dimension, subtask, type and its number of options.
+    Read from the items' inputs (what a model is shown; the questions file has them), never their ground truth."""
+    rows = Sample.objects.filter(split=split).order_by("position", "key").values_list(
+        "category", "task", "group", "inputs__options")
+    return [{"dimension": category, "subtask": task, "type": group, "options": len(options or {})}
+            for category, task, group, options in rows]
+
+
 def plan_analysis_context(split: Split) -> dict[str, Any]:
-    """What the Analysis tab's judge figure reads besides the scores: the split's audited verdicts."""
-    return {"agreement": plan_judge_agreement(split)}
+    """What the Analysis tab's figures read besides the scores: the split's audited verdicts (judge figure) and its
+    items' option counts (random-baseline figure)."""
+    return {"agreement": plan_judge_agreement(split), "random_baseline": {"items": plan_random_baseline_items(split)}}
 
 
 def plan_own_submissions(user: AbstractBaseUser) -> QuerySet[Submission]:

@@ -57,6 +57,18 @@ def _members(rows: Sequence[Row]) -> dict[str, list[bool]]:
     return columns
 
 
+def chance_breakdown(rows: Sequence[Row], options: Sequence[int]) -> dict[str, float | None]:
+    """What a uniform guesser scores in expectation, per column, averaged over the column's items as `summarise`
+    averages verdicts: a single-choice item with k options counts 1/k (0 when it has none), an open item 0 (the
+    paper's Table 1 "Random baseline": 25% single choice / 0% open). None for a column without items."""
+    chances = [1.0 / k if r.type is ItemType.SINGLE_CHOICE and k > 0 else 0.0 for r, k in zip(rows, options)]
+    out: dict[str, float | None] = {}
+    for key, mask in _members(rows).items():
+        chosen = [c for c, m in zip(chances, mask) if m]
+        out[key] = round(100.0 * sum(chosen) / len(chosen), 4) if chosen else None
+    return out
+
+
 def summarise(
     rows: Sequence[Row], *, seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES, intervals: bool = True
 ) -> Summary:

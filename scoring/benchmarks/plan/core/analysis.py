@@ -11,15 +11,16 @@ from typing import Any, Callable, Mapping, Sequence
 
 from scipy.stats import binomtest
 
-from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, DIMENSION_OF, SUBTASKS
+from scoring.benchmarks.plan.core.aggregate import COLUMNS, Row, chance_breakdown, summarise
+from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, DIMENSION_OF, SUBTASKS, ItemType
 from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, share
 
 DIMENSIONS = tuple(DIMENSION_KEYS.values())
-# The paper reports a navigation and a manipulation score (sec 4.3, Figure 6) without listing which subtasks make
-# each; this is the hub's reading of the subtask names: scene-level search and routing against object-level
-# action, state and arrangement. Subtasks in neither group (TO, PC, IA, PT, OO, MD) count in neither.
-NAVIGATION = ("TD", "SpR", "Route")
-MANIPULATION = ("AR", "SR", "MR", "CS", "CP", "RP", "DP")
+# The paper's groups (sec. 4.3, Fig. 6): "We group Plan-Bench into Navigation-related (Route Planning, Instruction
+# Alignment, and Target Discovery) and Manipulation-related (Dependency Planning, Constraint Sequencing, and
+# Occlusion Order)." The other ten subtasks count in neither.
+NAVIGATION = ("Route", "IA", "TD")
+MANIPULATION = ("DP", "CS", "OO")
 DECIDERS = ("rule", "model", "person", "undecided")
 GROUPS: tuple[tuple[str, Callable[[SampleRow], bool]], ...] = (
     ("navigation", lambda s: s.task in NAVIGATION),
@@ -143,11 +144,57 @@ def item_groups(models: Sequence[ModelSamples], context: AnalysisContext) -> lis
             series.append(Series(f"{p.model} (paper)", values))
     return [Figure(
         "groups", "Navigation vs manipulation, single-choice vs open, with vs without an answer hint",
-        f"Percent correct among decided items in each group. Navigation: {', '.join(NAVIGATION)}; manipulation: "
-        f"{', '.join(MANIPULATION)} (the hub's grouping: the paper names no members). Hint: the item has an answer "
-        "hint for the judge.",
+        f"Percent correct among decided items in each group. Navigation and manipulation as the paper groups them "
+        f"(Sec. 4.3, Fig. 6): navigation {', '.join(NAVIGATION)}; manipulation {', '.join(MANIPULATION)}. Hint: "
+        "the item has an answer hint for the judge.",
         f"{len(models)} entries scored here, {total} items in all", ("model", "source", "group", "n", "accuracy"),
         rows, Chart("bars", names, series, "accuracy (%)", 100.0), total)]
+
+
+COMPUTED = "computed from this split's options"
+
+
+def random_baseline_columns(items: Sequence[Mapping[str, Any]]) -> tuple[dict[str, int], dict[str, float | None]]:
+    """(items per board column, a uniform guesser's expected accuracy per column) for items given as dimension,
+    subtask, type ("single_choice"/"open") and number of options: `aggregate.chance_breakdown` over them."""
+    board_rows = [Row(DIMENSION_OF.get(i["subtask"], i["dimension"]), i["subtask"], ItemType(i["type"]), None)
+                  for i in items]
+    if not board_rows:
+        return {}, {}
+    return (summarise(board_rows, intervals=False).counts,
+            chance_breakdown(board_rows, [int(i.get("options") or 0) for i in items]))
+
+
+def random_baseline(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+    """The paper's Table 1 row "Random baseline", computed for this split from its items' option counts
+    (`AnalysisContext.extra["random_baseline"]["items"]`: dimension, subtask, type, options; inputs, no ground
+    truth) and averaged per board column as the board averages verdicts; the paper's row beside when the board
+    keeps it."""
+    items = (context.extra.get("random_baseline") or {}).get("items") or ()
+    counts, chance = random_baseline_columns(items)
+    rows: list[tuple[Any, ...]] = []  # a figure's table: one tuple per row, of its columns
+    series = []
+    if items:
+        rows += [(COMPUTED, c, counts[c], chance[c]) for c in COLUMNS]
+        series.append(Series("Random baseline (computed)", [chance[c] for c in COLUMNS]))
+    for p in context.published:
+        if p.kind != "baseline" or not p.model.lower().startswith("random"):
+            continue
+        values = [_paper_value(p, c) for c in COLUMNS]
+        rows += [("paper", c, None, v) for c, v in zip(COLUMNS, values) if v is not None]
+        series.append(Series(f"{p.model} (paper)", values))
+    n_text = (f"{len(items)} items of this split" if items else
+              "no items read for this page: a split with hidden ground truth gets no site reads here (the board "
+              "shows its computed baseline above the table), or the split has no items")
+    return [Figure(
+        "random-baseline", "Random baseline (computed from this split's options)",
+        "What a uniform guesser scores in expectation on this split: a single-choice item with k options counts "
+        "1/k (ours; the paper's Table 1 states 25% for its four-option items), an open item 0 (the paper's "
+        "Table 1: 0% open), averaged over each column's items as the board averages verdicts. Read from the "
+        "items' option counts only, never their answers. The paper's 'Random baseline' row (marked 'paper') "
+        "beside when the board keeps it.",
+        n_text, ("source", "column", "n", "accuracy"), rows,
+        Chart("bars", list(COLUMNS), series, "accuracy (%)", 100.0), len(items))]
 
 
 def wilson(agree: int, n: int) -> tuple[float | None, float | None]:
@@ -202,4 +249,5 @@ def paper_figures(models: Sequence[ModelSamples], context: AnalysisContext) -> l
 
 def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
     return [*subtasks(models, context), *thinking_pairs(models, context), *item_groups(models, context),
+            *random_baseline(models, context),
             *judge_cascade(models, context), *paper_figures(models, context)]
