@@ -1,6 +1,6 @@
 """What of a thinking model's output is its answer: one helper for every benchmark's reader.
 
-`strip_think` is the EPIC toolkit's rule, kept exactly (EPIC's raw reader calls it): an output that opens a
+`strip_think` is the EPIC toolkit's rule, kept exactly (EPIC's raw reader and VGE's action reader call it): an output that opens a
 `<think>` block and never closes it has no answer (a trace cut off by the token limit); otherwise every
 `<think>…</think>` block is removed. `answer_part` adds what thinking models print after their trace
 ("Final answer: B", "**Final Answer:** …"): the text after the last such marker is the answer. It says what it

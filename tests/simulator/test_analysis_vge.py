@@ -28,10 +28,12 @@ def test_vge_analysis_on_episodes_played_through_the_api(client, token_client, t
     assert pipeline.submission_score(submission_id=submission, worker="w") == "scored"
     cache.clear()
     switches = figure_json_for(client, "vge-bench", "view-switches", "split=dev")["rows"]
-    # front→left and left→front are followed by another switch (NN); the click on the dashboard's unlock box
-    # unlocks it (NP); dashboard→front is followed by Start, which only the front view shows (NP).
-    assert switches == [{"model": "Agent-V", "episodes": 1, "switches": 4, "NP": 2, "PN": 0, "NN": 2,
-                         "NP_share": 50.0, "PN_share": 0.0, "NN_share": 50.0}]
+    # As the paper (App. B), by whether each view shows the current goal's target: the power button (on front
+    # and the dashboard), then Start (front only). front→left loses it (PN), left→front finds it (NP), the click
+    # on the unlock box opens the dashboard, which shows it too (PP), dashboard→front finds Start (NP).
+    assert switches == [{"model": "Agent-V", "episodes": 1, "switches": 4, "NP": 2, "NN": 0, "PN": 1, "PP": 1,
+                         "target_unknown": 0, "NP_share": 50.0, "NN_share": 0.0, "PN_share": 25.0,
+                         "PP_share": 25.0}]
     budget = {r["lambda"]: r["successes"] for r in figure_json_for(client, "vge-bench", "budget", "split=dev")["rows"]}
     assert budget[1] == 0 and budget[2] == 1  # success on turn 6: after 1·4, within 2·4
     goals = {r["tasks"]: (r["n"], r["SR"]) for r in figure_json_for(client, "vge-bench", "goals", "split=dev")["rows"]}

@@ -6,26 +6,26 @@ from typing import Any
 from django.db.models import Count, Q
 
 from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device
+from scoring.benchmarks.vge.core.graphs import DeviceGraphs
 from scoring.benchmarks.vge.scorer import site_device_loader
 from scoring.models import SampleScore, Split, Submission
 
 
-def device_views(split: Split) -> dict[str, dict[str, list[str]]]:
-    """For each device of the split, the components with a box on each view ({device: {view: [component]}}).
-    Devices the source cannot give or that do not load are left out (their switches are then not classified)."""
+def device_graphs(split: Split) -> dict[str, DeviceGraphs]:
+    """For each device of the split, its graphs (which components each view shows, the optimal plans the error
+    taxonomy and the view switches judge turns against). Devices the source cannot give or that do not load are
+    left out (their episodes are then not classed)."""
     loader = site_device_loader()
     if loader is None:
         return {}
     ids = {d for d in split.samples.values_list("ground_truth__device", flat=True) if isinstance(d, str)}
-    visible: dict[str, dict[str, list[str]]] = {}
+    graphs: dict[str, DeviceGraphs] = {}
     for device_id, definition in loader(ids).items():
         try:
-            device = load_device(definition, source=device_id)
+            graphs[device_id] = DeviceGraphs(load_device(definition, source=device_id))
         except DeviceInvalid:
             continue
-        visible[device_id] = {view: sorted(c.name for c in device.components.values() if view in c.boxes)
-                              for view in device.views}
-    return visible
+    return graphs
 
 
 def perturbation_runs(split: Split) -> list[dict[str, Any]]:
@@ -48,4 +48,4 @@ def perturbation_runs(split: Split) -> list[dict[str, Any]]:
 
 
 def vge_analysis_context(split: Split) -> dict[str, Any]:
-    return {"visible": device_views(split), "runs": perturbation_runs(split)}
+    return {"graphs": device_graphs(split), "runs": perturbation_runs(split)}

@@ -3,6 +3,9 @@
 Rules (docs/formats/vge.md): the action is the last call of the seven names on the last line containing
 `Action:` (any case), else the last call anywhere; names are case-insensitive; coords are rounded half up
 and range-checked by the engine; params are compared as normalised strings. Parsing never raises.
+A thinking model's trace is not its action: the text is first read by the shared rule
+(`scoring.core.reasoning.strip_think`, as EPIC's reader): a `<think>` never closed leaves no action (an invalid
+turn), every `<think>…</think>` block is removed before the action is looked for.
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from scoring.benchmarks.vge.core.device import normalise_param
+from scoring.core.reasoning import strip_think
 
 ACTION_NAMES = ("press", "rotate", "push", "pull", "grasp", "timed_wait", "switch_view")
 CANONICAL = {"press": "Press", "rotate": "Rotate", "push": "Push", "pull": "Pull", "grasp": "Grasp",
@@ -163,6 +167,10 @@ def parse_action(text: str) -> ParseResult:
     """Read the action out of free text. Range and applicability checks are the engine's."""
     if not isinstance(text, str):
         return ParseResult(None, "the output is not text")
+    answer = strip_think(text)  # the shared rule (EPIC's and PLAN's readers use it too)
+    if answer is None:
+        return ParseResult(None, "the thinking trace was never closed (<think> without </think>): no action")
+    text = answer
     call = find_call(text)
     if call is None:
         return ParseResult(None, "no action found (expected e.g. Action: Press(coord=[x, y], params=[0]))")

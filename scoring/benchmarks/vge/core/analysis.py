@@ -3,26 +3,36 @@ hub's own replayed episodes.
 
 Input: each scored submission's episodes as the site stored them: `components` (SR, SSR, SPL, ... in percent)
 and `details` (`task` with its goals, `l_opt`, `trace`: one `StepOutcome.as_dict()` per turn). The Human row
-is one more entry (kind "human"). docs/analyses.md defines each figure. Pure.
+is one more entry (kind "human"). The error taxonomy and the view switches need each device's graphs
+(`context.extra["graphs"]`: device id -> DeviceGraphs, read by the site hook). docs/analyses.md defines each
+figure. Pure.
 """
 from __future__ import annotations
 
 import math
 from typing import Any, Mapping, Sequence
 
+from scoring.benchmarks.vge.core.device import TIMED_WAIT
+from scoring.benchmarks.vge.core.graphs import DeviceGraphs, Node
 from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, share
 
 HEADLINE = ("SR", "SSR", "SPL")
 LAMBDAS = tuple(range(1, 11))
-ERRORS = (
-    # (name, what counts) — see error_kinds()
-    ("wrong_component", "a physical action that hit no reactive component (feedback 'null')"),
-    ("wrong_operation", "the right component, operated in a way it has no transition for"),
-    ("invalid_action", "an output with no valid action (system notification)"),
-    ("redundant", "a valid turn that changed nothing: switch to the current view, a wait or view click with no "
-                  "effect, a successful action that left the state as it was"),
-    ("budget_exhausted", "an episode that ended unsuccessful because a budget reached 0 (counted once)"),
+# The paper's error taxonomy (App. B): three classes, each with the kinds of turn it counts (see turn_error()).
+GROUNDING = "Fine-grained Visual Grounding"
+EXECUTION = "Action Execution"
+NAVIGATION = "Visual Navigation"
+CLASSES = (
+    (GROUNDING, ("invalid coordinates", "incorrect or non-optimal component")),
+    (EXECUTION, ("parameter error", "atomic-action error", "invalid waiting")),
+    (NAVIGATION, ("NN", "PN")),
 )
+OUTSIDE = "not in the paper's classes"
+OUTSIDE_KINDS = ("invalid output", "switch that changed no view", "target unknown")
+# The paper's shares of all errors (App. B), shown as a reference row beside the hub's.
+PAPER_SOURCE = "paper (VGEBench, App. B)"
+PAPER_SHARES = {(GROUNDING, "all"): 66.1, (EXECUTION, "all"): 17.2, (EXECUTION, "parameter error"): 10.8,
+                (NAVIGATION, "all"): 16.7}
 
 
 def _trace(s: SampleRow) -> list[Mapping[str, Any]]:
@@ -121,62 +131,150 @@ def budget_sensitivity(models: Sequence[ModelSamples]) -> list[Figure]:
         Chart("lines", [str(lam) for lam in LAMBDAS], series, "SR (%)", 100.0), total)]
 
 
-def turn_error(t: Mapping[str, Any]) -> str | None:
-    """The error class of one turn, or None for a turn that did something useful (see ERRORS)."""
-    kind, turn_class = t.get("kind"), t.get("turn_class")
-    if kind == "invalid" or turn_class == "invalid":
-        return "invalid_action"
-    if kind == "wrong_operation":
-        return "wrong_operation"
+Graphs = Mapping[str, DeviceGraphs]
+
+
+def _device_graphs(s: SampleRow, graphs: Graphs) -> tuple[DeviceGraphs, tuple[str, ...]] | None:
+    """The episode's device graphs and goals (None when the device is unknown or the task names no goals)."""
+    task = s.details.get("task") if isinstance(s.details, Mapping) else None
+    device = task.get("device") if isinstance(task, Mapping) else None
+    goals = task.get("goals") if isinstance(task, Mapping) else None
+    g = graphs.get(device) if isinstance(device, str) else None
+    if g is None or not isinstance(goals, list) or not goals:
+        return None
+    return g, tuple(str(x) for x in goals)
+
+
+def _node_goal(t: Mapping[str, Any], g: DeviceGraphs, goals: tuple[str, ...]) -> tuple[Node, str] | None:
+    """Where the turn started and the goal current then (None when the trace does not say or the goal cannot be
+    reached from there: the optimal plan is unknown)."""
+    index, state, view = t.get("goal_index_before"), t.get("state_before"), t.get("view_before")
+    if not isinstance(index, int) or not 0 <= index < len(goals) or not isinstance(state, str) \
+            or not isinstance(view, str):
+        return None
+    node = (state, view, bool(t.get("unlocked_before")))
+    if g.distances_to(goals[index]).get(node) is None:
+        return None
+    return node, goals[index]
+
+
+def _shown(g: DeviceGraphs, view: Any) -> set[str]:
+    return {c for c, _box in g.view_boxes.get(view, ())} if isinstance(view, str) else set()
+
+
+def switch_class(t: Mapping[str, Any], g: DeviceGraphs, goals: tuple[str, ...]) -> str | None:
+    """The paper's class of a view-changing Switch_view (App. B): N (negative) for a view that does not show the
+    current goal's target component, P (positive) for one that does, before then after: NP, NN, PN or PP.
+    "unknown" when the target cannot be determined; None for a turn that is not a view-changing switch."""
+    if t.get("turn_class") != "switch" or t.get("view_before") == t.get("view_after"):
+        return None
+    found = _node_goal(t, g, goals)
+    targets = g.target_components(*found) if found else frozenset()
+    if not targets:
+        return "unknown"
+    before = "P" if targets & _shown(g, t.get("view_before")) else "N"
+    after = "P" if targets & _shown(g, t.get("view_after")) else "N"
+    return before + after
+
+
+def turn_error(t: Mapping[str, Any], g: DeviceGraphs, goals: tuple[str, ...]) -> tuple[str, str] | None:
+    """The paper's error class and kind of one turn (App. B), or (OUTSIDE, kind) for an error it has no class
+    for, or None for a turn on an optimal plan. The target is what the optimal plan from the turn's state, view
+    and dashboard lock does next for the current goal (DeviceGraphs.optimal_steps)."""
+    turn_class, kind = t.get("turn_class"), t.get("kind")
+    if turn_class == "invalid" or kind == "invalid":
+        if "is outside 0..1000" in str(t.get("feedback") or ""):
+            return GROUNDING, "invalid coordinates"
+        return OUTSIDE, "invalid output"
+    if turn_class == "switch":
+        if t.get("view_before") == t.get("view_after"):
+            return OUTSIDE, "switch that changed no view"
+        switch = switch_class(t, g, goals)
+        if switch in ("NN", "PN"):
+            return NAVIGATION, str(switch)
+        return (OUTSIDE, "target unknown") if switch == "unknown" else None
     if turn_class == "physical" and kind == "no_effect":
-        return "wrong_component"
-    if turn_class in ("switch", "wait") and kind == "no_effect":
-        return "redundant"
-    if turn_class == "switch" and t.get("view_before") == t.get("view_after") \
-            and t.get("unlocked_before") == t.get("unlocked_after"):
-        return "redundant"
-    if turn_class == "physical" and kind == "success" and t.get("state_before") == t.get("state_after") \
-            and not t.get("goal_reached"):
-        return "redundant"
-    return None
+        return GROUNDING, "invalid coordinates"  # a click on no reactive component
+    if turn_class == "physical" and kind == "unlocked":
+        return None  # a passive unlock: the view is opened, no component is acted on
+    start = _node_goal(t, g, goals)
+    if start is None:
+        return OUTSIDE, "target unknown"
+    node, goal = start
+    dist = g.distances_to(goal)
+    steps = g.optimal_steps(node, goal)
+    closer = dist.get((str(t.get("state_after")), node[1], node[2])) == dist[node] - 1  # one step along a plan
+    if turn_class == "wait":
+        if kind == "success" and closer and any(trigger == TIMED_WAIT for trigger, _a, _p in steps):
+            return None
+        return EXECUTION, "invalid waiting"
+    component = t.get("component")
+    planned = [a for trigger, a, _p in steps if trigger == component]
+    if not planned:
+        return GROUNDING, "incorrect or non-optimal component"
+    if kind == "success" and closer:
+        return None
+    action = t.get("action")
+    if isinstance(action, Mapping) and action.get("name") in planned:
+        return EXECUTION, "parameter error"  # the plan's component and atomic action, other parameters
+    return EXECUTION, "atomic-action error"
 
 
-def error_counts(s: SampleRow) -> dict[str, int]:
-    counts = {name: 0 for name, _ in ERRORS}
-    trace = _trace(s)
-    for t in trace:
-        found = turn_error(t)
-        if found:
-            counts[found] += 1
-    if trace and not any(t.get("success") for t in trace) and trace[-1].get("done") \
-            and not (isinstance(s.details, Mapping) and s.details.get("gave_up")):
-        counts["budget_exhausted"] += 1
+def error_counts(s: SampleRow, graphs: Graphs) -> dict[tuple[str, str], int] | None:
+    """The episode's errors by (class, kind), or None when its device is unknown (not classed)."""
+    found = _device_graphs(s, graphs)
+    if found is None:
+        return None
+    counts = {(c, k): 0 for c, kinds in (*CLASSES, (OUTSIDE, OUTSIDE_KINDS)) for k in kinds}
+    for t in _trace(s):
+        error = turn_error(t, *found)
+        if error:
+            counts[error] += 1
     return counts
 
 
-def error_taxonomy(models: Sequence[ModelSamples]) -> list[Figure]:
-    rows, series = [], []
+def error_taxonomy(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+    graphs: Graphs = context.extra.get("graphs") or {}
+    rows: list[tuple[Any, ...]] = []
+    series = []
     total = 0
+    names = [c for c, _kinds in CLASSES]
     for m in models:
-        eps = [s for s in m.samples if _trace(s)]
-        total += len(eps)
-        counts = {name: 0 for name, _ in ERRORS}
-        turns = 0
-        for s in eps:
-            turns += len(_trace(s))
-            for k, v in error_counts(s).items():
-                counts[k] += v
-        errors = sum(counts.values())
-        shares = [share(counts[name], errors) for name, _ in ERRORS]
-        rows.append((m.label, len(eps), turns, errors, *(counts[n] for n, _ in ERRORS), *shares))
+        counts: dict[tuple[str, str], int] = {}
+        episodes = 0
+        for s in m.samples:
+            found = error_counts(s, graphs) if _trace(s) else None
+            if found is None:
+                continue
+            episodes += 1
+            for k, v in found.items():
+                counts[k] = counts.get(k, 0) + v
+        total += episodes
+        errors = sum(v for (c, _k), v in counts.items() if c != OUTSIDE)
+        shares = []
+        for c, kinds in CLASSES:
+            n = sum(counts.get((c, k), 0) for k in kinds)
+            shares.append(share(n, errors))
+            rows.append((m.label, episodes, c, "all", n, share(n, errors)))
+            rows += [(m.label, episodes, c, k, counts.get((c, k), 0), share(counts.get((c, k), 0), errors))
+                     for k in kinds]
+        rows += [(m.label, episodes, OUTSIDE, k, counts.get((OUTSIDE, k), 0), None) for k in OUTSIDE_KINDS]
         series.append(Series(m.label, shares))
-    names = [name for name, _ in ERRORS]
+    if models:
+        for c, kinds in CLASSES:
+            for k in ("all", *kinds):
+                if (c, k) in PAPER_SHARES:
+                    rows.append((PAPER_SOURCE, None, c, k, None, PAPER_SHARES[(c, k)]))
+        series.append(Series(PAPER_SOURCE, [PAPER_SHARES[(c, "all")] for c in names]))
     return [Figure(
-        "errors", "Error taxonomy from the feedback",
-        "Each turn is classed by its feedback kind (wrong component, wrong operation, invalid action, redundant), "
-        "each failed episode that ran out of budget adds one budget exhaustion; the shares are of all errors of "
-        "the entry.", _n_text(models, total),
-        ("model", "episodes", "turns", "errors", *names, *(f"{n}_share" for n in names)), rows,
+        "errors", "Error taxonomy as the paper's (App. B)",
+        "Each turn against the optimal plan from where it started, for the current goal: Fine-grained Visual "
+        "Grounding (a click on no component or off the image; a component the plan does not act on next), Action "
+        "Execution (the plan's component, wrong operation: parameters, or an atomic action it has no such "
+        "transition for; a wait the plan does not make), Visual Navigation (Switch_view NN and PN). Shares are of "
+        "the three classes' errors; invalid outputs, switches that changed no view and turns whose target cannot "
+        "be determined are counted apart. The paper's shares (App. B) are the reference row.",
+        _n_text(models, total), ("model", "episodes", "class", "error", "count", "share"), rows,
         Chart("bars", names, series, "share of errors (%)", 100.0), total)]
 
 
@@ -201,71 +299,48 @@ def human_vs_model(models: Sequence[ModelSamples]) -> list[Figure]:
         Chart("bars", list(HEADLINE), series, "%", 100.0), total)]
 
 
-SWITCH_CLASSES = ("NP", "PN", "NN")
+SWITCH_CLASSES = ("NP", "NN", "PN", "PP")
 
 
-def classify_switches(s: SampleRow, visible: Mapping[str, Mapping[str, Sequence[str]]]) -> list[str] | None:
-    """The class of each view-changing Switch_view of an episode (None when its device's views are unknown).
-    The switch is judged by the next turn after it that is not a Timed_wait (waits do not depend on the view):
-    NP — a physical action in the new view on a component with a box on the new view and none on the old one, or
-    the switch itself unlocked the dashboard (needed, productive); PN — a physical action on a component the old
-    view showed too (productive, not needed); NN — anything else: another switch, an invalid turn, a click on no
-    component, or no further turn."""
-    task = s.details.get("task") if isinstance(s.details, Mapping) else None
-    device = task.get("device") if isinstance(task, Mapping) else None
-    views = visible.get(device) if isinstance(device, str) else None
-    if views is None:
+def classify_switches(s: SampleRow, graphs: Graphs) -> list[str] | None:
+    """The class of each view-changing Switch_view of an episode (switch_class; None when its device is
+    unknown)."""
+    found = _device_graphs(s, graphs)
+    if found is None:
         return None
-    trace = _trace(s)
-    out = []
-    for i, t in enumerate(trace):
-        old, new = t.get("view_before"), t.get("view_after")
-        if t.get("turn_class") != "switch" or old == new:
-            continue
-        if t.get("unlocked_after") and not t.get("unlocked_before"):
-            out.append("NP")
-            continue
-        nxt = next((u for u in trace[i + 1:] if u.get("turn_class") != "wait"), None)
-        component = nxt.get("component") if nxt else None
-        on_new = views.get(new, ()) if isinstance(new, str) else ()
-        on_old = views.get(old, ()) if isinstance(old, str) else ()
-        if nxt is None or nxt.get("turn_class") != "physical" or not component or nxt.get("view_before") != new:
-            out.append("NN")
-        elif component in on_new and component not in on_old:
-            out.append("NP")
-        elif component in on_new:
-            out.append("PN")
-        else:
-            out.append("NN")
-    return out
+    return [c for t in _trace(s) if (c := switch_class(t, *found)) is not None]
 
 
 def view_switches(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
-    visible = context.extra.get("visible") or {}
+    graphs: Graphs = context.extra.get("graphs") or {}
     rows, series = [], []
     total = 0
     for m in models:
-        counts = {c: 0 for c in SWITCH_CLASSES}
+        counts = {c: 0 for c in (*SWITCH_CLASSES, "unknown")}
         episodes = 0
         for s in m.samples:
-            found = classify_switches(s, visible)
+            found = classify_switches(s, graphs)
             if found is None or not _trace(s):
                 continue
             episodes += 1
             for c in found:
                 counts[c] += 1
         total += episodes
-        switches = sum(counts.values())
+        switches = sum(counts[c] for c in SWITCH_CLASSES)
         shares = [share(counts[c], switches) for c in SWITCH_CLASSES]
-        rows.append((m.label, episodes, switches, *(counts[c] for c in SWITCH_CLASSES), *shares))
+        rows.append((m.label, episodes, switches, *(counts[c] for c in SWITCH_CLASSES), counts["unknown"], *shares))
         series.append(Series(m.label, shares))
     return [Figure(
-        "view-switches", "View switches: needed and productive (NP), productive not needed (PN), neither (NN)",
-        "Each Switch_view that changed the view, classed by the next turn that is not a wait: a physical action on "
-        "a component shown only in the new view, or the switch unlocked the dashboard (NP); a physical action on a "
-        "component the old view showed too (PN); anything else (NN). Shares of the entry's switches.",
+        "view-switches", "View switches as the paper (App. B): NP, NN and PN",
+        "Each Switch_view that changed the view, classed as the paper (App. B) by whether the view left and the "
+        "view reached show the current goal's target component (the component the optimal plan from there acts "
+        "on next): N (negative) does not, P (positive) does. NP is successful navigation; NN (ineffective view "
+        "searching) and PN (losing the target component) are Visual Navigation Errors; PP (shown in both, which "
+        "the paper does not name) is reported too. Shares are of the classed switches; switches whose target "
+        "cannot be determined (the goal unreachable or reached without a component) are counted apart.",
         _n_text(models, total),
-        ("model", "episodes", "switches", *SWITCH_CLASSES, *(f"{c}_share" for c in SWITCH_CLASSES)), rows,
+        ("model", "episodes", "switches", *SWITCH_CLASSES, "target_unknown",
+         *(f"{c}_share" for c in SWITCH_CLASSES)), rows,
         Chart("bars", list(SWITCH_CLASSES), series, "share of switches (%)", 100.0), total)]
 
 
@@ -305,5 +380,5 @@ def robustness(models: Sequence[ModelSamples], context: AnalysisContext) -> list
 
 
 def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
-    return [*breakdowns(models), *budget_sensitivity(models), *error_taxonomy(models), *view_switches(models, context),
+    return [*breakdowns(models), *budget_sensitivity(models), *error_taxonomy(models, context), *view_switches(models, context),
             *human_vs_model(models), *robustness(models, context)]

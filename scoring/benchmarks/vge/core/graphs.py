@@ -165,6 +165,54 @@ class DeviceGraphs:
         self._dist_to[goal] = dist
         return dist
 
+    def optimal_steps(self, node: Node, goal: str) -> tuple[tuple[str, str | None, tuple[str, ...]], ...]:
+        """The first steps of the shortest product-graph walks from `node` to `goal`, as (trigger, action,
+        parameter): a component with its atomic action and parameters, `timed_wait`, or `switch_view`. Empty when
+        the node's state is the goal or the goal cannot be reached."""
+        dist = self.distances_to(goal)
+        d = dist.get(node)
+        if not d:
+            return ()
+        state, view, unlocked = node
+        out: list[tuple[str, str | None, tuple[str, ...]]] = []
+        if any(dist.get(n) == d - 1 for n in self.successors(node) if n[0] == state):
+            out.append(("switch_view", None, ()))
+        for trigger, transitions in self.device.states[state].on.items():
+            if trigger == IMMEDIATE or (trigger != TIMED_WAIT and not self.operable(trigger, view, unlocked)):
+                continue
+            for t in transitions:
+                rest = self.chain[t.next_state][0]
+                if rest != state and dist.get((rest, view, unlocked)) == d - 1:
+                    out.append((trigger, t.action, t.parameter))
+        return tuple(dict.fromkeys(out))
+
+    def target_components(self, node: Node, goal: str) -> frozenset[str]:
+        """The goal's target components from `node`: the components the optimal plan acts on next, that is the
+        first component operated on each shortest product-graph walk to `goal` (view switches and waits before it
+        are followed). Empty when no walk operates a component (the goal is reached, unreachable, or by waiting)."""
+        dist = self.distances_to(goal)
+        found: set[str] = set()
+        seen = {node}
+        frontier = [node]
+        while frontier:
+            nxt: list[Node] = []
+            for cur in frontier:
+                d = dist.get(cur)
+                if not d:
+                    continue
+                for trigger, _action, _params in self.optimal_steps(cur, goal):
+                    if trigger not in (TIMED_WAIT, "switch_view"):
+                        found.add(trigger)
+                for succ in self.successors(cur):
+                    waited = succ[0] != cur[0] and succ[1:] == cur[1:] and any(
+                        t.next_state and self.chain[t.next_state][0] == succ[0]
+                        for t in self.device.states[cur[0]].on.get(TIMED_WAIT, ()))
+                    if (succ[0] == cur[0] or waited) and dist.get(succ) == d - 1 and succ not in seen:
+                        seen.add(succ)
+                        nxt.append(succ)
+            frontier = nxt
+        return frozenset(found)
+
     def c_opt(self, node: Node, goal: str) -> float:
         return self.distances_to(goal).get(node, INF)
 

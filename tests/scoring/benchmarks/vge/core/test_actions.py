@@ -77,3 +77,17 @@ def test_text_round_trip():
     a = parse_action("Thinking... Action: rotate(coord=[10.4, 20.6], params=[1, '3'])").action
     assert a.text() == "Rotate(coord=[10, 21], params=[1, 3])"
     assert parse_action(a.text()).action == a
+
+
+def test_thinking_traces_are_read_by_the_shared_rule():
+    """scoring/core/reasoning.py, the one helper for every benchmark's reader: "an output that opens a `<think>`
+    block and never closes it has no answer (a trace cut off by the token limit); otherwise every
+    `<think>…</think>` block is removed." An action inside the trace is not the action."""
+    cut_off = parse_action("<think>I should Press(coord=[10, 20], params=[0]) first, then")
+    assert cut_off.action is None and "<think>" in cut_off.error and "never closed" in cut_off.error
+    closed = parse_action("<think>Action: Pull(coord=[1, 2], params=[4])?</think>\nAction: Press(coord=[5, 6])")
+    assert (closed.action.name, closed.action.coord) == ("press", (5, 6))
+    # Only the trace is dropped: an action before the think block, outside it, still counts.
+    before = parse_action("Action: Grasp(coord=[3, 4])\n<think>or Push(coord=[7, 8])?</think>")
+    assert (before.action.name, before.action.coord) == ("grasp", (3, 4))
+    assert parse_action("<think></think>").error.startswith("no action found")

@@ -1,8 +1,10 @@
 """VGEBench's Analysis figures on a small fixed fixture of traces, against values worked out by hand."""
 from __future__ import annotations
 
-from scoring.benchmarks.vge.core.analysis import classify_switches, error_counts, figures, success_turn
+from scoring.benchmarks.vge.core.analysis import classify_switches, figures, success_turn
+from scoring.benchmarks.vge.core.graphs import DeviceGraphs
 from scoring.core.analysis import AnalysisContext, ModelSamples, SampleRow
+from tests.scoring.benchmarks.vge.core.conftest import make_task
 
 
 def step(turn: int, *, kind="success", cls="physical", sb="a", sa="b", vb="front", va="front", goal=None,
@@ -71,17 +73,6 @@ def test_budget_sensitivity_cuts_at_lambda_l_opt():
     assert fig.n == 3 and rows(fig, **{"lambda": 3})[0]["successes"] == 2
 
 
-def test_error_taxonomy():
-    assert error_counts(T2) == {"wrong_component": 1, "wrong_operation": 1, "invalid_action": 1, "redundant": 1,
-                                "budget_exhausted": 0}
-    # t3: a wait with no effect, a success that left the state as it was, then out of budget.
-    assert error_counts(T3) == {"wrong_component": 0, "wrong_operation": 0, "invalid_action": 0, "redundant": 2,
-                                "budget_exhausted": 1}
-    row = rows(by_key([M])["errors"])[0]
-    assert (row["episodes"], row["turns"], row["errors"]) == (3, 11, 7)
-    assert row["redundant_share"] == round(100 * 3 / 7, 2) and row["budget_exhausted_share"] == round(100 / 7, 2)
-
-
 def test_human_vs_model_on_the_same_tasks():
     fig = by_key([M, H])["human-vs-model"]
     model = rows(fig, model="M")[0]
@@ -91,34 +82,95 @@ def test_human_vs_model_on_the_same_tasks():
     assert by_key([M])["human-vs-model"].rows == []  # no human episodes: nothing to compare
 
 
-# Device "oven": the knob shows on front and top, the door on top only.
-VISIBLE = {"oven": {"front": ["knob"], "top": ["door", "knob"], "side": []}}
+def played(engine, task, outputs: list[str]) -> SampleRow:
+    """An episode of the tiny device played through the real engine, stored as the site stores it."""
+    state, trace = engine.new_episode(task), []
+    for text in outputs:
+        state, outcome = engine.step(state, text)
+        trace.append(outcome.as_dict())
+    return SampleRow(key=task.id, details={"task": task.as_dict(), "l_opt": state.l_opt, "trace": trace},
+                     components={"SR": 100.0 if state.success else 0.0})
 
 
-def test_view_switches_are_classed_by_the_next_physical_action():
-    trace = [
-        step(1, kind="switched", cls="switch", sa="a", va="top"),  # then the door, top only: NP
-        step(2, vb="top", va="top", component="door"),
-        step(3, kind="switched", cls="switch", sb="b", sa="b", vb="top", va="front"),  # then the knob, on both: PN
-        step(4, sb="b", sa="c", component="knob"),
-        step(5, kind="switched", cls="switch", sb="c", sa="c", vb="front", va="side"),  # then switch again: NN
-        step(6, kind="switched", cls="switch", sb="c", sa="c", vb="side", va="side"),  # same view: not counted
-        step(7, kind="no_effect", sb="c", sa="c", vb="side", va="side"),
-        step(8, kind="switched", cls="switch", sb="c", sa="c", vb="side", va="top"),  # a wait, then the door: NP
-        step(9, kind="success", cls="wait", sb="c", sa="d", vb="top", va="top"),
-        step(10, sb="d", sa="e", vb="top", va="top", component="door"),
-    ]
-    unlock = step(11, kind="unlocked", cls="switch", sb="e", sa="e", vb="top", va="dashboard")
-    unlock["unlocked_after"] = True  # a switch that unlocks the dashboard is needed whatever follows: NP
-    trace.append(unlock)
-    ep = SampleRow(key="t9", details={"task": {"device": "oven", "goals": ["z"]}, "l_opt": 2, "trace": trace},
-                   components={"SR": 0.0})
-    assert classify_switches(ep, VISIBLE) == ["NP", "PN", "NN", "NP", "NP"]
-    assert classify_switches(ep, {}) is None  # views unknown: not classified
-    fig = {f.key: f for f in figures([ModelSamples("M", "M", samples=(ep, T1))],
-                                     AnalysisContext(extra={"visible": VISIBLE}))}["view-switches"]
-    assert rows(fig)[0] == {"model": "M", "episodes": 1, "switches": 5, "NP": 3, "PN": 1, "NN": 1,
-                            "NP_share": 60.0, "PN_share": 20.0, "NN_share": 20.0}
+# The tiny device (conftest): the power button shows on the front view (inside the dashboard's unlock box, so it
+# is operated on the dashboard) and on the dashboard; the door on front and left; Start and the knob on front only.
+# Goals: idle (power on), then warm (the knob).
+TINY_PLAY = [
+    "Press(coord=[1200, 5], params=[0])",  # off the image: invalid coordinates
+    "Press(coord=[580, 950], params=[0])",  # on no component: invalid coordinates
+    "Timed_wait()",  # nothing to wait for: invalid waiting
+    "Switch_view(params=[left])",  # the target (power button) on front, not on left: PN
+    "Switch_view(params=[front])",  # NP
+    "Switch_view(coord=[800, 300])",  # unlocks the dashboard; the power button on both views: PP
+    "Press(coord=[200, 300], params=[1])",  # the plan's component and action, wrong parameter
+    "Push(coord=[200, 300], params=[0])",  # the plan's component, an atomic action it has no transition for
+    "Press(coord=[200, 300], params=[0])",  # goal idle; next target: the knob (front only)
+    "Switch_view(params=[left])",  # dashboard -> left, neither shows the knob: NN
+    "Switch_view(params=[front])",  # NP
+    "Press(coord=[150, 950])",  # Start: a component the plan does not act on next
+    "I give up",  # no action at all: outside the paper's classes
+    "Switch_view(params=[front])",  # to the current view: outside the paper's classes
+]
+
+
+def test_view_switches_as_the_paper(engine):
+    """VGEBench App. B: a *negative* view does not show the current goal's target component, a *positive* one
+    does; NP is successful navigation, NN is "ineffective view searching" and PN is "losing the target component
+    during view switching" (Visual Navigation Errors). The target is the component the optimal plan acts on
+    next for the current goal; a switch whose target cannot be determined is counted apart, never guessed."""
+    ep = played(engine, make_task(("idle", "warm")), TINY_PLAY)
+    graphs = {"tiny": DeviceGraphs(engine.device)}
+    # Heating reaches "done" by waiting: no component is the target, so the switch is not classed.
+    waiting = played(engine, make_task(("done",), task_id="tiny/t3", start_state="heating"),
+                     ["Switch_view(params=[left])", "Timed_wait()"])
+    visible = {"tiny": {v: sorted(c for c, _b in graphs["tiny"].view_boxes[v]) for v in engine.device.views}}
+    context = AnalysisContext(extra={"graphs": graphs, "visible": visible})
+    fig = {f.key: f for f in figures([ModelSamples("M", "M", samples=(ep, waiting, T1))], context)}["view-switches"]
+    assert rows(fig)[0] == {"model": "M", "episodes": 2, "switches": 5, "NP": 2, "NN": 1, "PN": 1, "PP": 1,
+                            "target_unknown": 1, "NP_share": 40.0, "NN_share": 20.0, "PN_share": 20.0,
+                            "PP_share": 20.0}
+    assert "as the paper (App. B)" in fig.title
+    assert classify_switches(ep, graphs) == ["PN", "NP", "PP", "NN", "NP"]
+    assert classify_switches(ep, {}) is None  # device unknown: not classified
+    assert classify_switches(waiting, graphs) == ["unknown"]
+
+
+def test_error_taxonomy_as_the_paper(engine):
+    """VGEBench App. B, three classes: Fine-grained Visual Grounding (invalid-coordinate clicks; incorrect or
+    non-optimal components), Action Execution (right target, wrong operation: parameter errors, atomic-action
+    errors, invalid waiting), Visual Navigation (Switch View NN and PN); the paper's shares 66.1 / 17.2 / 16.7 %,
+    parameter errors 10.8 %."""
+    ep = played(engine, make_task(("idle", "warm")), TINY_PLAY)
+    optimal = played(engine, make_task(("idle", "warm"), task_id="tiny/t2"), [
+        "Switch_view(coord=[800, 300])", "Press(coord=[200, 300], params=[0])", "Switch_view(params=[front])",
+        "Rotate(coord=[350, 350], params=[0, 3])"])
+    assert optimal.components["SR"] == 100.0
+    graphs = {"tiny": DeviceGraphs(engine.device)}
+    fig = {f.key: f for f in figures([ModelSamples("M", "M", samples=(ep, T1)), ModelSamples("O", "O", samples=(optimal,))],
+                                     AnalysisContext(extra={"graphs": graphs}))}["errors"]
+    got = {(r["class"], r["error"]): (r["count"], r["share"]) for r in rows(fig, model="M")}
+    assert got == {
+        ("Fine-grained Visual Grounding", "all"): (3, 37.5),
+        ("Fine-grained Visual Grounding", "invalid coordinates"): (2, 25.0),
+        ("Fine-grained Visual Grounding", "incorrect or non-optimal component"): (1, 12.5),
+        ("Action Execution", "all"): (3, 37.5),
+        ("Action Execution", "parameter error"): (1, 12.5),
+        ("Action Execution", "atomic-action error"): (1, 12.5),
+        ("Action Execution", "invalid waiting"): (1, 12.5),
+        ("Visual Navigation", "all"): (2, 25.0),
+        ("Visual Navigation", "NN"): (1, 12.5),
+        ("Visual Navigation", "PN"): (1, 12.5),
+        ("not in the paper's classes", "invalid output"): (1, None),
+        ("not in the paper's classes", "switch that changed no view"): (1, None),
+        ("not in the paper's classes", "target unknown"): (0, None),
+    }
+    assert rows(fig, model="M")[0]["episodes"] == 1  # T1 names no device: not classed
+    assert all(r["count"] == 0 for r in rows(fig, model="O"))  # the optimal plan makes no error
+    paper = {(r["class"], r["error"]): r["share"] for r in rows(fig, model="paper (VGEBench, App. B)")}
+    assert paper == {("Fine-grained Visual Grounding", "all"): 66.1, ("Action Execution", "all"): 17.2,
+                     ("Action Execution", "parameter error"): 10.8, ("Visual Navigation", "all"): 16.7}
+    assert list(fig.chart.x) == ["Fine-grained Visual Grounding", "Action Execution", "Visual Navigation"]
+    assert [s.values for s in fig.chart.series] == [[37.5, 37.5, 25.0], [None, None, None], [66.1, 17.2, 16.7]]
 
 
 def test_robustness_compares_each_setting_with_the_models_clean_runs():
