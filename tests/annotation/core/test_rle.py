@@ -7,7 +7,7 @@ from hypothesis.extra.numpy import arrays
 from annotation.core import rle
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(arrays(np.bool_, st.tuples(st.integers(1, 30), st.integers(1, 30))))
 def test_encode_decode_round_trips_any_mask(mask):
     encoded = rle.encode(mask)

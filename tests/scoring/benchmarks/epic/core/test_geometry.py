@@ -45,7 +45,7 @@ def _rle_mask(m):
     return mask
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(masks())
 def test_run_lengths_decode_like_pycocotools(spec):
     h, w, seed, density = spec
@@ -97,7 +97,7 @@ def test_instances_of_another_size_are_dropped_and_bad_ones_reported():
     assert union_of_instances([{"size": [2, 2], "counts": [1, 2, 9]}])[0].area == 2  # too long: clamped
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(masks(30), st.lists(st.tuples(st.floats(0, 29), st.floats(0, 29)), min_size=1, max_size=5))
 def test_point_distance_equals_minimum_over_all_pixels(spec, points):
     h, w, seed, density = spec
@@ -151,7 +151,7 @@ def test_least_distance_is_exact_for_regions_over_a_thousand_pixels():
     assert first.min_distance_to(second) == math.hypot(200 - 59, 100 - 59)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.integers(1, 25), st.integers(1, 25), st.lists(st.tuples(st.integers(0, 25), st.integers(0, 25),
                                                                    st.integers(0, 25), st.integers(0, 25)), max_size=3),
        st.integers(0, 2**32 - 1), st.floats(0, 1))
