@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+import cv2
+import numpy as np
 import pytest
 from django.core.cache import cache
 
 from scoring import pipeline
+from scoring.benchmarks.vge.core.perturb import occluder_patches
 from scoring.models import Submission
 from simulator.models import Episode
 from tests.simulator.conftest import OPEN_DASH, PRESS_POWER
@@ -26,6 +29,10 @@ def image(client, episode, turn=None) -> bytes:
     return response.content if not response.streaming else b"".join(response.streaming_content)
 
 
+def decoded(png: bytes) -> np.ndarray:
+    return cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+
+
 def test_a_perturbation_is_recorded_and_applied_to_each_view(token_client, tiny_split):
     plain = start(token_client).json()["episode"]
     blurred = start(token_client, " BLUR:2 ").json()["episode"]
@@ -34,9 +41,31 @@ def test_a_perturbation_is_recorded_and_applied_to_each_view(token_client, tiny_
     assert token_client.get(f"/api/vge/episodes/{plain}/").json()["perturbation"] == ""
     assert image(token_client, blurred) != image(token_client, plain)
     assert image(token_client, blurred) == image(token_client, blurred)  # deterministic
-    occluded = start(token_client, "occlude:0.3").json()["episode"]
+    occluded = start(token_client, "occlude:0.25").json()["episode"]
     token_client.post(f"/api/vge/episodes/{occluded}/act/", {"output": OPEN_DASH}, format="json")
     assert image(token_client, occluded, 0) == image(token_client, occluded, 0)
+
+
+def test_an_occluded_view_has_eight_black_patches_over_the_levels_share(token_client, tiny_split):
+    """The paper (E.2): "Occlusion uses eight black patches covering total area ratios of 10%, 25%, or 40%". The
+    served view of an occluded episode is the plain view with eight black patches over exactly that share of its
+    pixels, placed from the episode's seed (its id and turn): the same on every request, elsewhere for another
+    episode."""
+    plain = decoded(image(token_client, start(token_client).json()["episode"]))
+    height, width = plain.shape[:2]
+    placed = []
+    for share in (0.1, 0.25, 0.4):
+        episode = start(token_client, f"occlude:{share}").json()["episode"]
+        served = decoded(image(token_client, episode))
+        assert np.array_equal(served, decoded(image(token_client, episode)))
+        patches = occluder_patches(height, width, share, key=f"{episode}:0")
+        mask = np.zeros((height, width), bool)
+        for top, left, h, w in patches:
+            mask[top:top + h, left:left + w] = True
+        assert len(patches) == 8 and int(mask.sum()) == round(share * height * width)
+        assert (served[mask] == 0).all() and np.array_equal(served[~mask], plain[~mask])
+        placed.append(patches)
+    assert placed[0] != occluder_patches(height, width, 0.1, key=f"{episode}:0")  # another episode, other places
 
 
 def test_a_bad_perturbation_is_refused_with_the_reason(token_client, tiny_split):
@@ -65,7 +94,8 @@ def play_and_bundle(token_client) -> dict[str, Submission]:
 def robustness_rows(client, query: str = "") -> list[tuple]:
     cache.clear()
     fig = json.loads(client.get(f"/leaderboard/vge-bench/analysis/robustness.json?split=dev{query}").content)
-    return [(r["model"], r["perturbation"], r["episodes"], r["SR"], r["delta_SR"]) for r in fig["rows"]]
+    return [(r["model"], r["perturbation"], r["level"], r["episodes"], r["SR"], r["SSR"], r["delta_SR"])
+            for r in fig["rows"]]
 
 
 def test_perturbed_episodes_bundle_apart_and_show_in_the_robustness_figure(token_client, client, tiny_split):
@@ -75,13 +105,14 @@ def test_perturbed_episodes_bundle_apart_and_show_in_the_robustness_figure(token
                                                            "perturbation": "blur:3"}, format="json")
     assert missing.status_code == 400 and "with perturbation blur:3" in missing.json()["detail"]
     # The split has two tasks; each bundle played t1 only (t2 counts as a failed episode).
-    assert robustness_rows(client) == [("Agent-P", "none", 2, 50.0, 0.0), ("Agent-P", "jpeg:20", 2, 50.0, 0.0)]
+    assert robustness_rows(client) == [("Agent-P", "none", None, 2, 50.0, 50.0, 0.0),
+                                       ("Agent-P", "jpeg", "20", 2, 50.0, 50.0, 0.0)]
 
 
 def test_the_robustness_figure_honours_the_boards_filters_and_counts_public_uploads_only(token_client, client,
                                                                                           tiny_split):
     made = play_and_bundle(token_client)
-    both = [("Agent-P", "none", 2, 50.0, 0.0), ("Agent-P", "jpeg:20", 2, 50.0, 0.0)]
+    both = [("Agent-P", "none", None, 2, 50.0, 50.0, 0.0), ("Agent-P", "jpeg", "20", 2, 50.0, 50.0, 0.0)]
     # Both submissions count although the board's best-entry rule shows one of them...
     assert robustness_rows(client, "&q=agent-p") == both
     # ...and none when the filters leave the model out, by search, by kind or by source.

@@ -29,21 +29,26 @@ def device_graphs(split: Split) -> dict[str, DeviceGraphs]:
 
 
 def perturbation_runs(split: Split) -> list[dict[str, Any]]:
-    """Every public scored upload of the split with its episode count and successes (SR is 100 or 0 per episode) and
-    the perturbation its episodes were played with ("" for none), for the robustness figure (which keeps those of
-    the board's filtered rows)."""
+    """Every public scored upload of the split with its episode count, successes (SR is 100 or 0 per episode), the
+    sum of its episodes' SSR and the perturbation its episodes were played with ("" for none), for the robustness
+    figure (which keeps those of the board's filtered rows)."""
     subs = (Submission.objects.filter(split=split, status=Submission.Status.SCORED, source=Submission.Source.UPLOAD,
                                       visibility=Submission.Visibility.PUBLIC)
             .select_related("model_entry").order_by("id"))
     counts = {row["submission_id"]: row for row in SampleScore.objects.filter(submission__in=subs)
               .values("submission_id").annotate(n=Count("id"), hits=Count("id", filter=Q(score__gte=100.0)))}
+    ssr_sums: dict[int, float] = {}
+    for sub_id, components in SampleScore.objects.filter(submission__in=subs).values_list("submission_id",
+                                                                                           "components"):
+        ssr = components.get("SSR") if isinstance(components, dict) else None
+        ssr_sums[sub_id] = ssr_sums.get(sub_id, 0.0) + (float(ssr) if isinstance(ssr, (int, float)) else 0.0)
     out = []
     for sub in subs:
         row = counts.get(sub.pk, {"n": 0, "hits": 0})
         options = sub.options if isinstance(sub.options, dict) else {}
         out.append({"submission": sub.pk, "model": sub.model_entry.name, "thinking": sub.model_entry.thinking,
                     "kind": sub.model_entry.kind, "perturbation": str(options.get("perturbation") or ""),
-                    "episodes": row["n"], "successes": row["hits"]})
+                    "episodes": row["n"], "successes": row["hits"], "ssr_sum": ssr_sums.get(sub.pk, 0.0)})
     return out
 
 

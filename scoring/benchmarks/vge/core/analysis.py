@@ -344,39 +344,70 @@ def view_switches(models: Sequence[ModelSamples], context: AnalysisContext) -> l
         Chart("bars", list(SWITCH_CLASSES), series, "share of switches (%)", 100.0), total)]
 
 
+ROBUSTNESS_KINDS = ("blur", "jpeg", "occlude")  # perturb.KINDS, in the figure's order
+
+
+def _setting_order(setting: str) -> tuple[int, float, str]:
+    """none first, then blur, JPEG and occlusion, each by level (JPEG by falling quality: harsher later)."""
+    kind, _, level = setting.partition(":")
+    try:
+        value = float(level)
+    except ValueError:
+        value = 0.0
+    rank = ROBUSTNESS_KINDS.index(kind) + 1 if kind in ROBUSTNESS_KINDS else len(ROBUSTNESS_KINDS) + 1
+    return (0 if not setting else rank, -value if kind == "jpeg" else value, setting)
+
+
+def _delta(value: float | None, clean: float | None) -> float | None:
+    return round(value - clean, 2) if value is not None and clean is not None else None
+
+
 def robustness(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
     runs = [r for r in context.extra.get("runs") or () if isinstance(r, Mapping)
             and (context.submissions is None or r.get("submission") in context.submissions)]
-    by_model: dict[str, dict[str, list[int]]] = {}
+    # per model, per setting: [episodes, successes, sum of the episodes' SSR]
+    by_model: dict[str, dict[str, list[float]]] = {}
+    series: list[Series] = []
     for r in runs:
         label = str(r.get("model", "")) + (" (thinking)" if r.get("thinking") == "yes" else "")
-        pooled = by_model.setdefault(label, {}).setdefault(str(r.get("perturbation") or ""), [0, 0])
+        pooled = by_model.setdefault(label, {}).setdefault(str(r.get("perturbation") or ""), [0, 0, 0.0])
         pooled[0] += int(r.get("episodes") or 0)
         pooled[1] += int(r.get("successes") or 0)
-    rows, series = [], []
+        pooled[2] += float(r.get("ssr_sum") or 0.0)
+    rows = []
     total = 0
-    kinds = sorted({p for settings in by_model.values() for p in settings if p})
+    settings_shown = sorted({p for settings in by_model.values() for p in settings if p}, key=_setting_order)
     for label, settings in by_model.items():
         if not any(settings_key for settings_key in settings):
             continue  # no perturbed run: nothing to compare
-        clean = share(settings[""][1], settings[""][0]) if "" in settings else None
-        values = []
-        for p in ("", *kinds):
-            n, hits = settings.get(p, (0, 0))
-            sr = share(hits, n)
-            total += n
+        clean = settings.get("")
+        clean_sr = share(int(clean[1]), int(clean[0])) if clean else None
+        clean_ssr = (round(clean[2] / clean[0], 2) if clean[0] else None) if clean else None
+        srs, ssrs = [], []
+        for p in ("", *settings_shown):
+            n, hits, ssr_sum = settings.get(p, (0, 0, 0.0))
+            sr = share(int(hits), int(n))
+            ssr = round(ssr_sum / n, 2) if n else None
+            total += int(n)
             if p in settings:
-                rows.append((label, p or "none", n, sr, round(sr - clean, 2) if sr is not None and clean is not None else None))
-            values.append(sr)
-        series.append(Series(label, values))
+                kind, _, level = p.partition(":")
+                rows.append((label, kind or "none", level or None, int(n), sr, ssr, _delta(sr, clean_sr),
+                             _delta(ssr, clean_ssr)))
+            srs.append(sr)
+            ssrs.append(ssr)
+        series.extend((Series(f"{label} SR", srs), Series(f"{label} SSR", ssrs)))
     return [Figure(
-        "robustness", "SR with and without image perturbations",
-        "Agent API episodes played with a perturbation of every served view (blur:σ, jpeg:q, occlude:share) and "
-        "bundled as their own submission, against the same model's unperturbed submissions on this split: SR "
-        "pooled over the episodes of each setting, and its difference from the unperturbed SR. Every public "
-        "scored upload of the models the board's filters keep counts, not only each model's best entry.",
-        f"{len(series)} models, {total} episodes in all", ("model", "perturbation", "episodes", "SR", "delta_SR"),
-        rows, Chart("bars", ["none", *kinds], series, "SR (%)", 100.0), total)]
+        "robustness", "SR and SSR with and without image perturbations (E.2)",
+        "As the paper (E.2): agent API episodes played with Gaussian blur (blur:σ; the paper goes to σ 5.0), JPEG "
+        "compression (jpeg:q) or occlusion by eight black patches covering 10 %, 25 % or 40 % of the image "
+        "(occlude:share) on every served view, bundled as their own submission, against the same model's "
+        "unperturbed submissions on this split. Per perturbation and level: SR pooled over the episodes, SSR "
+        "(sub-goal success rate, each episode's share of its goals reached) averaged over them, and each one's "
+        "difference from the unperturbed value. Every public scored upload of the models the board's filters keep "
+        "counts, not only each model's best entry.",
+        f"{len(series) // 2} models, {total} episodes in all",
+        ("model", "perturbation", "level", "episodes", "SR", "SSR", "delta_SR", "delta_SSR"),
+        rows, Chart("bars", ["none", *settings_shown], series, "SR / SSR (%)", 100.0), total)]
 
 
 def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:

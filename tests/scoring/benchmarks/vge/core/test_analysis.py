@@ -173,20 +173,35 @@ def test_error_taxonomy_as_the_paper(engine):
     assert [s.values for s in fig.chart.series] == [[37.5, 37.5, 25.0], [None, None, None], [66.1, 17.2, 16.7]]
 
 
-def test_robustness_compares_each_setting_with_the_models_clean_runs():
+def test_robustness_reports_sr_and_ssr_per_perturbation_and_level():
+    """The paper's robustness study (E.2): "Occlusion uses eight black patches covering total area ratios of 10%,
+    25%, or 40%", with Gaussian blur and compression beside it; the figure gives SR and SSR for each perturbation
+    and level, each against the model's clean runs."""
     runs = [
-        {"model": "A", "perturbation": "", "episodes": 10, "successes": 8},
-        {"model": "A", "perturbation": "blur:2", "episodes": 10, "successes": 5},
-        {"model": "A", "perturbation": "jpeg:10", "episodes": 4, "successes": 1},
-        {"model": "B", "perturbation": "", "episodes": 10, "successes": 3},  # never perturbed: not shown
+        {"model": "A", "perturbation": "", "episodes": 10, "successes": 8, "ssr_sum": 900.0},
+        {"model": "A", "perturbation": "occlude:0.4", "episodes": 2, "successes": 0, "ssr_sum": 50.0},
+        {"model": "A", "perturbation": "jpeg:10", "episodes": 4, "successes": 1, "ssr_sum": 200.0},
+        {"model": "A", "perturbation": "blur:5", "episodes": 5, "successes": 1, "ssr_sum": 300.0},
+        {"model": "A", "perturbation": "blur:2", "episodes": 5, "successes": 4, "ssr_sum": 450.0},
+        {"model": "A", "perturbation": "blur:2", "episodes": 5, "successes": 0, "ssr_sum": 250.0},
+        {"model": "A", "perturbation": "jpeg:50", "episodes": 4, "successes": 2, "ssr_sum": 300.0},
+        {"model": "B", "perturbation": "", "episodes": 10, "successes": 3, "ssr_sum": 500.0},  # never perturbed
     ]
     fig = {f.key: f for f in figures([], AnalysisContext(extra={"runs": runs}))}["robustness"]
-    assert rows(fig) == [
-        {"model": "A", "perturbation": "none", "episodes": 10, "SR": 80.0, "delta_SR": 0.0},
-        {"model": "A", "perturbation": "blur:2", "episodes": 10, "SR": 50.0, "delta_SR": -30.0},
-        {"model": "A", "perturbation": "jpeg:10", "episodes": 4, "SR": 25.0, "delta_SR": -55.0},
+    got = [(r["model"], r["perturbation"], r["level"], r["episodes"], r["SR"], r["SSR"], r["delta_SR"],
+            r["delta_SSR"]) for r in rows(fig)]
+    assert got == [
+        ("A", "none", None, 10, 80.0, 90.0, 0.0, 0.0),
+        ("A", "blur", "2", 10, 40.0, 70.0, -40.0, -20.0),
+        ("A", "blur", "5", 5, 20.0, 60.0, -60.0, -30.0),
+        ("A", "jpeg", "50", 4, 50.0, 75.0, -30.0, -15.0),
+        ("A", "jpeg", "10", 4, 25.0, 50.0, -55.0, -40.0),
+        ("A", "occlude", "0.4", 2, 0.0, 25.0, -80.0, -65.0),
     ]
-    assert fig.n == 24 and list(fig.chart.x) == ["none", "blur:2", "jpeg:10"]
+    assert fig.n == 35
+    assert list(fig.chart.x) == ["none", "blur:2", "blur:5", "jpeg:50", "jpeg:10", "occlude:0.4"]
+    assert [(s.name, s.values[0], s.values[-1]) for s in fig.chart.series] == [("A SR", 80.0, 0.0),
+                                                                              ("A SSR", 90.0, 25.0)]
 
 
 def test_robustness_keeps_the_submissions_the_board_chose():

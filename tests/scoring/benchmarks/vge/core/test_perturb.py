@@ -8,11 +8,13 @@ import numpy as np
 import pytest
 
 from scoring.benchmarks.vge.core.perturb import (
-    OCCLUDER_GREY,
+    OCCLUDER_PATCHES,
+    PAPER_OCCLUSION_LEVELS,
     Perturbation,
     PerturbationInvalid,
     apply_array,
     apply_png,
+    occluder_patches,
     parse,
 )
 
@@ -62,14 +64,49 @@ def test_jpeg_at_low_quality_changes_pixels_and_high_quality_barely():
     assert err(low) > err(high) and err(high) < 1.0
 
 
-def test_occlusion_covers_the_share_and_is_deterministic_per_key():
-    p = Perturbation("occlude", 0.25)
-    out = apply_array(image(), p, key="e:1")
-    grey = int((out[:, :, 0] == OCCLUDER_GREY).sum())
-    assert grey == 20 * 30  # h = round(40·√.25) = 20, w = round(.25·40·60 / 20) = 30: a quarter of 2400 pixels
-    assert np.array_equal(out, apply_array(image(), p, key="e:1"))
-    placements = {apply_array(image(), p, key=f"e:{turn}").tobytes() for turn in range(6)}
-    assert len(placements) > 1  # another turn, another place
+def test_the_papers_occlusion_levels():
+    assert PAPER_OCCLUSION_LEVELS == (0.10, 0.25, 0.40) and OCCLUDER_PATCHES == 8
+
+
+@pytest.mark.parametrize("size", [(40, 60), (480, 640), (600, 400)])
+@pytest.mark.parametrize("share", [0.10, 0.25, 0.40])
+def test_occlusion_is_eight_black_patches_covering_the_levels_area(size, share):
+    """The paper (E.2): "Occlusion uses eight black patches covering total area ratios of 10%, 25%, or 40%".
+    Counted on the perturbed pixels of an image with no black in it: exactly round(share · pixels) are black, in
+    eight separate filled rectangles, and nothing else changed; the same key (the episode's seed: episode and
+    turn) gives the same patches, other keys others."""
+    height, width = size
+    img = np.full((height, width, 3), 200, np.uint8)
+    img[: height // 2, : width // 3] = (30, 90, 250)
+    p = Perturbation("occlude", share)
+    out = apply_array(img, p, key="e:1")
+    black = (out == 0).all(axis=2)
+    assert int(black.sum()) == round(share * height * width)
+    assert np.array_equal((out != img).any(axis=2), black)  # only the patches changed, every patch pixel black
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(black.astype(np.uint8), connectivity=4)
+    assert count - 1 == 8  # eight patches (here none touches another)
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    assert (areas == stats[1:, cv2.CC_STAT_WIDTH] * stats[1:, cv2.CC_STAT_HEIGHT]).all()  # each a rectangle
+    assert np.array_equal(out, apply_array(img, p, key="e:1"))
+    assert len({apply_array(img, p, key=f"e:{turn}").tobytes() for turn in range(6)}) == 6
+
+
+def test_occluder_patches_never_overlap_and_sum_to_the_area():
+    for share in PAPER_OCCLUSION_LEVELS:
+        patches = occluder_patches(480, 640, share, key="e:1")
+        mask = np.zeros((480, 640), int)
+        for top, left, h, w in patches:
+            mask[top:top + h, left:left + w] += 1
+        assert len(patches) == OCCLUDER_PATCHES and mask.max() == 1
+        assert int(mask.sum()) == round(share * 480 * 640)
+        assert occluder_patches(480, 640, share, key="e:1") == patches != occluder_patches(480, 640, share, key="e:2")
+
+
+def test_occlusion_at_other_shares_stays_near_the_share():
+    for share in (0.05, 0.5, 0.7, 0.9):
+        patches = occluder_patches(480, 640, share, key="7:3")
+        assert len(patches) == 8
+        assert abs(sum(h * w for _, _, h, w in patches) - share * 480 * 640) <= 8
 
 
 def test_png_round_trip_and_bad_bytes():
