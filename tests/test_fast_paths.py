@@ -11,7 +11,6 @@ import gc
 import json
 
 import pytest
-from asgiref.testing import ApplicationCommunicator
 from django.core.cache import cache
 from django.db import connections
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
@@ -25,7 +24,7 @@ from simulator.asgi import AGENT_PREFIX, FAST_ROUTES, agent_admission
 from simulator.services.episodes import episode_start
 from tests.leaderboard.conftest import epic_dev, epic_split, make_entry, make_reported  # noqa: F401 - fixtures
 from tests.simulator.conftest import OPEN_DASH, PRESS_POWER, tiny_split  # noqa: F401 - a fixture
-from tests.websockets import run_async
+from tests.websockets import asgi_request
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -53,28 +52,7 @@ async def declined(scope, receive, send):
 
 
 def call(app, method: str, url: str, headers=(), body: bytes = b"") -> tuple[int, dict, bytes]:
-    path, _, query = url.partition("?")
-    out: dict = {}
-
-    async def scenario():
-        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
-                 "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": query.encode(),
-                 "root_path": "", "headers": [(b"host", b"testserver"), (b"content-length", str(len(body)).encode()),
-                                              *headers],
-                 "client": ("127.0.0.1", 5000), "server": ("testserver", 80)}
-        communicator = ApplicationCommunicator(app, scope)
-        await communicator.send_input({"type": "http.request", "body": body, "more_body": False})
-        start = await communicator.receive_output(timeout=30)
-        payload = b""
-        while True:
-            message = await communicator.receive_output(timeout=30)
-            payload += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        out.update(status=start["status"], headers=dict(start["headers"]), body=payload)
-
-    run_async(scenario)
-    return out["status"], out["headers"], out["body"]
+    return asgi_request(app, method, url, headers, body)
 
 
 def compared(answer: tuple[int, dict, bytes]) -> tuple[int, dict, bytes]:

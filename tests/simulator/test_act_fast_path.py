@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from asgiref.testing import ApplicationCommunicator
 from django.db import connections
 from rest_framework.authtoken.models import Token
 
@@ -15,7 +14,7 @@ from simulator.asgi import agent_admission
 from simulator.models import Episode, Step
 from simulator.services.episodes import episode_start
 from tests.simulator.conftest import OPEN_DASH, PRESS_POWER
-from tests.websockets import run_async
+from tests.websockets import asgi_request
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,29 +28,7 @@ def connections_closed_after_each_request(monkeypatch):
 
 def post(app, path: str, body: bytes, headers: list[tuple[bytes, bytes]], chunks: int = 1) -> tuple[int, dict, bytes]:
     """One POST through an ASGI app, its body sent in `chunks` messages: status, headers, body."""
-    out: dict = {}
-
-    async def scenario():
-        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-                 "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-                 "headers": [(b"host", b"testserver"), (b"content-length", str(len(body)).encode()), *headers],
-                 "client": ("127.0.0.1", 5000), "server": ("testserver", 80)}
-        communicator = ApplicationCommunicator(app, scope)
-        step = max(1, -(-len(body) // chunks))
-        parts = [body[i:i + step] for i in range(0, len(body), step)] or [b""]
-        for i, part in enumerate(parts):
-            await communicator.send_input({"type": "http.request", "body": part, "more_body": i < len(parts) - 1})
-        start = await communicator.receive_output(timeout=20)
-        payload = b""
-        while True:
-            message = await communicator.receive_output(timeout=20)
-            payload += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        out.update(status=start["status"], headers=dict(start["headers"]), body=payload)
-
-    run_async(scenario)
-    return out["status"], out["headers"], out["body"]
+    return asgi_request(app, "POST", path, headers, body, chunks=chunks, timeout=20)
 
 
 def token_headers(user, content_type=b"application/json") -> list[tuple[bytes, bytes]]:
