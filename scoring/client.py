@@ -4,8 +4,9 @@
         [--split test] --model "My-VLM-7B" [--raw] [--OPTION VALUE | --PRESET NAME] predictions.jsonl
 
 Each benchmark's upload options (its plugin's `upload_options`) are flags: --<option> names the value; an option
-with presets takes it from a named preset too (EPIC's --family: the model family's usual coordinates); the
-option's own flag wins over its preset.
+with presets takes it from a named preset too (EPIC's --family: the model family's usual coordinates, for a model
+whose --model name does not show its family; the site applies the family of a name that does when no mode is
+sent); the option's own flag wins over its preset.
 
 Uses httpx and the public API (POST /api/submissions/, GET /api/submissions/{id}/); no Django (the options come
 from the pure benchmark registry).

@@ -65,7 +65,7 @@ def submission_score(*, submission_id: int, worker: str) -> str:
     attempt = _claim(submission_id=submission_id, worker=worker)
     if attempt is None:
         return "skipped"
-    submission = Submission.objects.select_related("split__benchmark").get(pk=submission_id)
+    submission = Submission.objects.select_related("split__benchmark", "model_entry").get(pk=submission_id)
     try:
         scorer = plugin_for(submission.split.benchmark.scorer).score_function()
         result = scorer(
@@ -74,6 +74,7 @@ def submission_score(*, submission_id: int, worker: str) -> str:
                 samples=split_samples(split=submission.split),
                 options=submission.options,
                 progress=_Progress(submission_id, attempt),
+                model=submission.model_entry.name,
             )
         )
     except UnknownBenchmark as exc:

@@ -105,13 +105,13 @@ class PrecheckResult:
         return not self.problems
 
 
-def submission_precheck(*, split: Split, uploaded_file: UploadedFile,
-                        options: Mapping[str, Any] | None = None) -> PrecheckResult:
+def submission_precheck(*, split: Split, uploaded_file: UploadedFile, options: Mapping[str, Any] | None = None,
+                        model: str = "") -> PrecheckResult:
     """Validate a file's format without scoring it and without using quota.
 
     The benchmark's plugin may declare a `precheck(ScorerInput) -> PrecheckReport` (the built-in ones read the file
     with the upload's `options`, e.g. EPIC's raw flag, and match it to the split as their scorer does, saying which
-    samples no line answers); else the generic check reads every line. The work is bounded, for this runs on the
+    samples no line answers; `model`, the model's name where known, as the scorer would be given it); else the generic check reads every line. The work is bounded, for this runs on the
     request of anyone: files over PRECHECK_MAX_BYTES are not read, reading stops at the split's line bound, and the
     samples are given as keys and labels only (matching lines to samples needs no inputs and no ground truth, and
     the pre-check must not load hidden ground truth either). Nothing is stored: the file goes to a temporary file
@@ -135,7 +135,7 @@ def submission_precheck(*, split: Split, uploaded_file: UploadedFile,
             return PrecheckResult(_generic_problems(path, uploaded_file.name, samples=split.samples.count()), "generic")
         samples = split_samples(split=split, labels_only=True)
         try:
-            found = precheck(ScorerInput(file_path=path, samples=samples, options=dict(options or {})))
+            found = precheck(ScorerInput(file_path=path, samples=samples, options=dict(options or {}), model=model))
         except SubmissionRejected as exc:
             found = exc if exc.problems else SubmissionRejected(exc.message, [FileProblem(exc.message)])
     if isinstance(found, SubmissionRejected):  # the file cannot be read far enough to be matched

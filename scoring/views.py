@@ -76,6 +76,7 @@ def submission_list(request: HttpRequest) -> HttpResponse:
 OPTION_LABELS = {"raw": "Raw responses", "coord_mode": "Coordinate mode", "compat": "Toolkit compatibility"}
 COORDINATES_DECIDED_BY = {
     "upload": "chosen on upload",
+    "family": "from the model's family ({family})",
     "file": "declared by {declared_by_lines} line(s) of the file; the other samples auto-detected",
     "auto": "auto-detected per sample",
 }
@@ -97,8 +98,10 @@ def coordinates_shown(details: dict) -> dict | None:
     if not isinstance(found, dict):
         return None
     decided = COORDINATES_DECIDED_BY.get(found.get("decided_by"), str(found.get("decided_by")))
-    return {"mode": found.get("mode"), "decided_by": found.get("decided_by"),
-            "decided": decided.format(declared_by_lines=found.get("declared_by_lines", 0)),
+    decided = decided.format(declared_by_lines=found.get("declared_by_lines", 0), family=found.get("family", ""))
+    if found.get("decided_by") == "family" and found.get("declared_by_lines"):
+        decided += f"; {found['declared_by_lines']} line(s) of the file declare their own"
+    return {"mode": found.get("mode"), "decided_by": found.get("decided_by"), "decided": decided,
             "resolved": sorted((found.get("resolved") or {}).items())}
 
 

@@ -139,3 +139,4 @@ class ScorerInput:
     samples: Sequence[SampleRecord]
     options: Mapping[str, Any]
     progress: ProgressCallback = lambda done, total: None
+    model: str = ""  # the name of the model the predictions are from (its entry's); empty where not known

@@ -100,10 +100,13 @@ FORMAT = FormatGuide(
 COORD_MODE = UploadOption(
     name="coord_mode",
     label="Coordinate mode",
-    help=("EPIC-Bench only: how boxes and points are measured. Auto decides per sample from its numbers, and reads "
-          "0-1000 answers on images over 1000 px as pixels: choose the mode your model answers in. Usual: "
-          + "; ".join(f"{family} {mode}" for family, mode in FAMILY_COORDINATES) + "."),
-    choices=tuple((mode, "auto (detect per sample)" if mode == AUTO else mode) for mode in COORDINATE_SYSTEMS),
+    help=("EPIC-Bench only: how boxes and points are measured. Auto takes the model family's system where the "
+          "model's name shows one of the toolkit's families ("
+          + "; ".join(f"{family} {mode}" for family, mode in FAMILY_COORDINATES) + "); for other models it decides "
+          "per sample from its numbers, and reads 0-1000 answers on images over 1000 px as pixels: choose the mode "
+          "your model answers in."),
+    choices=tuple((mode, "auto (the model family's, else detect per sample)" if mode == AUTO else mode)
+                  for mode in COORDINATE_SYSTEMS),
     default=AUTO,
     preset_flag="family",
     preset_help=("EPIC-Bench: take the coordinate mode from this model family's usual one: "

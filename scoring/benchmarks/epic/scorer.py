@@ -13,7 +13,17 @@ from collections import Counter
 from pathlib import PurePosixPath
 from typing import Any, Mapping, Sequence
 
-from scoring.benchmarks.epic.core.fields import AUTO, COORDINATE_SYSTEMS, NO_VALID_RESPONSE, coordinate_mode
+from scoring.benchmarks.epic.core.fields import (
+    ABSOLUTE,
+    AUTO,
+    COORDINATE_SYSTEMS,
+    NO_VALID_RESPONSE,
+    NORM_1,
+    NORM_1000,
+    coordinate_mode,
+    family_coordinates,
+    model_family,
+)
 from scoring.benchmarks.epic.core.pipeline import (
     Line,
     ParsedFile,
@@ -104,13 +114,16 @@ def _record_for(sample: SampleRecord, line: Line | None) -> dict[str, Any]:
     return record
 
 
-def options_from(raw_options: Mapping[str, Any]) -> tuple[Options, bool]:
+def options_from(raw_options: Mapping[str, Any], model: str = "") -> tuple[Options, bool]:
+    """The scorer's options and the raw flag from the upload's options; `model` (the model entry's name) gives the
+    toolkit family whose coordinate system replaces auto when coord_mode is left at auto."""
     coord = raw_options.get("coord_mode") or None
     if coord is not None and coord not in COORDINATE_SYSTEMS:
         raise SubmissionRejected(f"Unknown coord_mode '{coord}'.", [FileProblem(
             f"coord_mode must be one of {', '.join(COORDINATE_SYSTEMS)}", field="options.coord_mode")])
-    return Options(compat=_flag(raw_options.get("compat")), coord_mode=None if coord == "auto" else coord), _flag(
-        raw_options.get("raw"))
+    coord = None if coord == "auto" else coord
+    return Options(compat=_flag(raw_options.get("compat")), coord_mode=coord,
+                   family=None if coord else model_family(model)), _flag(raw_options.get("raw"))
 
 
 def _flag(value: Any) -> bool:
@@ -215,21 +228,72 @@ def precheck(inp: ScorerInput) -> PrecheckReport:
     """What the scorer would refuse, without scoring: the file read with the upload's options (raw or std_format)
     and matched to the split as `score` does, with which samples no line answers. Raw answers are left unread
     (which sample a line answers needs its images only; an unreadable answer scores 0, it never rejects a file)."""
-    _, raw = options_from(inp.options or {})
+    options, raw = options_from(inp.options or {}, inp.model)
     parsed, matched, problems = read_for_matching(inp, raw=raw, read_answers=False)
     if not matched and not problems:
         problems = [FileProblem("no line matches a sample of this split")]
     notes = ["The answers in raw responses are parsed when the file is scored: one that cannot be read scores 0 "
-             "as no valid response, it does not reject the file."] if raw else []
+             "as no valid response, it does not reject the file."] if raw else coordinate_warnings(
+                 [line.record for line in matched.values()], options)
     return PrecheckReport.of(problems, file_format="raw responses" if raw else "std_format",
                              records=len(parsed.lines), matched_keys=matched, samples=inp.samples, notes=notes)
+
+
+def _coordinates(record: Mapping[str, Any]) -> list[float]:
+    """Every finite number of a std_format record's boxes and path points (non-lists and sentinels: none)."""
+    values: list[float] = []
+    for name in ("formatted_response_localization", "formatted_response_path"):
+        items = record.get(name)
+        if not isinstance(items, list):
+            continue
+        for item in items:
+            if isinstance(item, (list, tuple)):
+                values.extend(float(v) for v in item[:4] if isinstance(v, (int, float)) and not isinstance(v, bool)
+                              and v == v and abs(v) != float("inf"))
+    return values
+
+
+def coordinate_warnings(records: Sequence[Mapping[str, Any]], options: Options) -> list[str]:
+    """Pre-check notes where the answers' coordinate ranges contradict the system they will be read in (the
+    upload's coord_mode, else a line's own coordinate_system, else the model family's): all numbers within 0-1
+    under 0-1000 or pixels (fractions read as the image's top-left corner), numbers above 1 under 0-1, numbers
+    above 1000 under 0-1000. Lines read by auto detection are left out: auto follows their numbers. The image
+    sizes are the ground truth's, not seen here, so pixels past the image are found only when scoring."""
+    by_mode: dict[str, list[float]] = {}
+    for record in records:
+        try:
+            declared = coordinate_mode(record.get("coordinate_system"))
+        except TypeError:
+            declared = AUTO
+        mode = options.coord_mode or (declared if declared != AUTO else family_coordinates(options.family) or AUTO)
+        if mode != AUTO:
+            by_mode.setdefault(mode, []).extend(_coordinates(record))
+    source = ("the upload's coord_mode" if options.coord_mode else
+              f"the model's family ({options.family})" if options.family else "the lines' coordinate_system")
+    notes = []
+    for mode, values in sorted(by_mode.items()):
+        if not values:
+            continue
+        low, high = min(values), max(values)
+        if mode in (NORM_1000, ABSOLUTE) and 0 <= low and high <= 1 and high > 0:
+            found = f"every coordinate is within 0-1, which reads as {NORM_1}"
+        elif mode == NORM_1 and high > 1:
+            found = f"coordinates go up to {high:g}, above the 1 of {NORM_1}"
+        elif mode == NORM_1000 and high > 1000:
+            found = f"coordinates go up to {high:g}, above the 1000 of {NORM_1000}"
+        else:
+            continue
+        notes.append(f"The coordinates will be read as {mode} (from {source}), but {found}: check the coordinate "
+                     "system (coord_mode on upload) before uploading.")
+    return notes
 
 
 def coordinates_of(records: Sequence[Mapping[str, Any]], lines: Sequence[Line | None], scores: Sequence[SampleScore],
                    options: Options) -> dict[str, Any]:
     """How the coordinates were read: the mode chosen on upload (None: auto), what decided it ("upload": the option;
-    "file": some lines declare a coordinate_system and the rest were detected; "auto": detected per sample), and
-    how many samples were read in each mode (the mode a sample's boxes or path were measured in)."""
+    "family": the model's toolkit family, for the lines that declare no coordinate_system; "file": some lines
+    declare a coordinate_system and the rest were detected; "auto": detected per sample), and how many samples were
+    read in each mode (the mode a sample's boxes or path were measured in)."""
     resolved: Counter[str] = Counter()
     declared = 0
     for record, line, sample in zip(records, lines, scores):
@@ -243,13 +307,17 @@ def coordinates_of(records: Sequence[Mapping[str, Any]], lines: Sequence[Line | 
         except TypeError:  # an unhashable value: read as auto, as the scorer does not declare it either
             declares = False
         declared += declares
-    decided_by = "upload" if options.coord_mode else "file" if declared else "auto"
-    return {"mode": options.coord_mode or AUTO, "decided_by": decided_by,
-            "declared_by_lines": 0 if options.coord_mode else declared, "resolved": dict(sorted(resolved.items()))}
+    decided_by = "upload" if options.coord_mode else "family" if options.family else "file" if declared else "auto"
+    found: dict[str, Any] = {
+        "mode": options.coord_mode or family_coordinates(options.family) or AUTO, "decided_by": decided_by,
+        "declared_by_lines": 0 if options.coord_mode else declared, "resolved": dict(sorted(resolved.items()))}
+    if decided_by == "family":
+        found["family"] = options.family
+    return found
 
 
 def score(inp: ScorerInput) -> ScoringResult:
-    options, raw = options_from(inp.options or {})
+    options, raw = options_from(inp.options or {}, inp.model)
     parsed, matched = read_and_match(inp, raw=raw)
     samples = list(inp.samples)
     lines = [matched.get(s.key) for s in samples]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from scoring.core.contract import FileProblem, SubmissionRejected
 
-from .fields import COORDINATE_SYSTEMS
+from .fields import COORDINATE_SYSTEMS, FAMILY_COORDINATES, model_family
 from .pipeline import format_problem, read_file, score_records
 from .scorer import SCORER_VERSION, Options, SampleScore, summarize
 
@@ -43,6 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="reproduce the toolkit's reading of B1 (list-wrapped sentinels) and B5 (GT-missing invalid)")
     p.add_argument("--coord-mode", choices=[c for c in COORDINATE_SYSTEMS if c != "auto"],
                    help="override every record's coordinate_system")
+    p.add_argument("--model", help="the model's name: its toolkit family's coordinate system (e.g. Qwen3-VL: "
+                                   "normalized_0_1000) replaces auto unless --coord-mode is given")
+    p.add_argument("--family", choices=[name for name, _ in FAMILY_COORDINATES],
+                   help="the model's toolkit family, as --model would find it from a name")
     p.add_argument("--gt-root", action="append", default=[],
                    help="folder that relative gt_json_path values are resolved against (repeatable)")
     p.add_argument("--expected-counts", help="JSON with overall/by_category/by_type/by_group expected totals")
@@ -52,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    options = Options(compat=args.compat, coord_mode=args.coord_mode)
+    options = Options(compat=args.compat, coord_mode=args.coord_mode,
+                      family=None if args.coord_mode else args.family or model_family(args.model))
     started = time.perf_counter()
     cpu_started = time.process_time()
     try:
@@ -82,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     payload = {
         "std_response_jsonl": str(Path(args.predictions).resolve()),
         "scorer": {"version": SCORER_VERSION, "mode": options.mode_name,
-                   "parser": "reference" if args.raw else None, "coord_override": args.coord_mode},
+                   "parser": "reference" if args.raw else None, "coord_override": args.coord_mode,
+                   "family": options.family},
         "summary": summary,
         "problems": problems,
         "samples": rows,

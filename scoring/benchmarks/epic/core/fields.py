@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import math
+import re
 from typing import Any, Sequence
 
 NOT_REQUIRED = "Not Required"
@@ -19,15 +20,17 @@ ABSOLUTE, NORM_1, NORM_1000, AUTO = "absolute", "normalized_0_1", "normalized_0_
 COORDINATE_SYSTEMS = (AUTO, ABSOLUTE, NORM_1, NORM_1000)
 _COORD_ALIASES = {"normalized": NORM_1, "normalized_1000": NORM_1000}
 COORDINATE_MEANINGS = {
-    AUTO: "decided per sample from its own numbers: all within 0-1 -> normalized_0_1; any above the image's larger "
-          "side -> normalized_0_1000; else absolute (so 0-1000 answers on images wider or taller than 1000 px are "
-          "read as pixels: choose the mode)",
+    AUTO: "the model family's system where the model's name shows one of the families below (for lines that "
+          "declare no coordinate_system); else decided per sample from its own numbers: all within 0-1 -> "
+          "normalized_0_1; any above the image's larger side -> normalized_0_1000; else absolute (so 0-1000 answers "
+          "on images wider or taller than 1000 px are read as pixels: choose the mode)",
     ABSOLUTE: "pixels of the image as given, x from the left, y from the top",
     NORM_1: "fractions of the width (x) and height (y), 0 to 1",
     NORM_1000: "thousandths of the width (x) and height (y), 0 to 1000",
 }
 # The public toolkit's batch runner overrides the coordinate system by model family (spec 5.4); the same table,
-# shown on the upload form and the format page, and offered by the client's --family.
+# shown on the upload form and the format page, offered by the client's --family, and applied when coord_mode is
+# left at auto to a model whose name shows its family (`model_family`).
 FAMILY_COORDINATES: tuple[tuple[str, str], ...] = (
     ("Qwen2.5-VL", ABSOLUTE),
     ("Claude", ABSOLUTE),
@@ -38,6 +41,39 @@ FAMILY_COORDINATES: tuple[tuple[str, str], ...] = (
     ("Gemini", NORM_1000),
     ("LLaVA", NORM_1),
 )
+_FAMILY_MODES = dict(FAMILY_COORDINATES)
+
+
+def _name_tokens(text: str) -> str:
+    """A model or family name compared loosely: lower case, spaces and underscores read as '-'."""
+    return re.sub(r"[\s_]+", "-", text.strip().lower())
+
+
+# Longest names first, so that 'InternVL3.5-8B' is InternVL3.5, not InternVL3.
+_FAMILY_PATTERNS = tuple(
+    (family, re.compile(r"(?:^|[/:\-])" + re.escape(_name_tokens(family)) + r"(?![a-z0-9.])"))
+    for family, _ in sorted(FAMILY_COORDINATES, key=lambda item: -len(item[0])))
+
+
+def model_family(name: str | None) -> str | None:
+    """The toolkit family (a name of FAMILY_COORDINATES) a model's name belongs to, or None when none matches.
+
+    The family's name must stand as a whole part of the model's name (at its start or after '/', ':' or '-'),
+    case and spacing aside: 'Qwen3-VL-8B-Instruct', 'Qwen/Qwen3-VL-235B', 'gemini-2.5-pro' and 'InternVL3.5-8B'
+    match; 'Qwen3-VLM', 'InternVL30' and 'MyGeminiTune' do not.
+    """
+    if not name:
+        return None
+    text = _name_tokens(name)
+    for family, pattern in _FAMILY_PATTERNS:
+        if pattern.search(text):
+            return family
+    return None
+
+
+def family_coordinates(family: str | None) -> str | None:
+    """The coordinate system the toolkit's batch runner uses for a family (None: no family, or an unknown one)."""
+    return _FAMILY_MODES.get(family) if family else None
 
 
 class Sentinel(enum.Enum):

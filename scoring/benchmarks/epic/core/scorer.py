@@ -36,6 +36,7 @@ _INVALID_MARKERS = ("No Valid Response", "No path points parsed", "Missing")
 class Options:
     compat: bool = False
     coord_mode: str | None = None  # overrides every record's coordinate_system
+    family: str | None = None  # the model's toolkit family: its system replaces auto (records that declare none)
 
     @property
     def mode_name(self) -> str:
@@ -178,6 +179,8 @@ def _score_family(fam: str, record: Mapping[str, Any], raw_gt: Mapping[str, Any]
     compat = options.compat
     format_type = F.first(record.get("format_type")) or "bbox"
     mode = F.coordinate_mode([options.coord_mode] if options.coord_mode else record.get("coordinate_system"))
+    if mode == F.AUTO:
+        mode = F.family_coordinates(options.family) or F.AUTO
     metrics: dict[str, M.Metric] = {}
     if fam == FP:
         metrics["path"] = M.path(record.get("formatted_response_path"), gt.get(names.path), gt.get(names.target_area),
