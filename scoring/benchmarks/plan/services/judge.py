@@ -91,6 +91,19 @@ def format_prompts() -> list[tuple[str, str]]:
     ]
 
 
+def protocol_in_use() -> str:
+    """What of PLAN's judging protocol this site's settings decide (`ScoringProtocol.in_use`): whether an LLM judge
+    is configured and the judge prompts' version verdicts are given under now."""
+    configured = settings.JUDGE_BASE_URL and settings.JUDGE_MODEL  # as judge_client_from_settings decides
+    judge = f"the LLM judge is {settings.JUDGE_MODEL}" if configured else "no LLM judge is configured"
+    try:
+        prompts = judge_prompts_from_settings()
+    except PromptFileError:
+        return f"On this site {judge}, and its judge prompt file cannot be used."
+    source = "the built-in paraphrase of appendix B.2" if prompts.label == BUILT_IN_PROMPTS.label else "this site's"
+    return f"On this site {judge}; judge prompts {prompts.version} ({source})."
+
+
 def _verdict_of(row: PlanVerdict) -> Verdict:
     return Verdict(
         correct=row.correct,
