@@ -79,3 +79,18 @@ def test_a_benchmark_that_declares_no_protocol_shows_no_protocol_line(client, re
     assert client.get(f"/api/leaderboards/{TINY_SLUG}/").json()["protocol"] == ""
     assert client.get(f"/leaderboard/{TINY_SLUG}/export.json").json()["protocol"] == ""
     assert 'id="format-protocol"' not in client.get(f"/leaderboard/{TINY_SLUG}/format/").content.decode()
+
+
+@pytest.mark.django_db
+def test_plan_prompts_are_named_as_they_are(client, settings):
+    """Issue 28: "Fix the docs that call B.1's prompts 'our rendering' (they are verbatim)", and "the docs wrongly say
+    the wording is not in the paper" (B.2 gives the judge's exact prompts; the built-in judge prompts are a
+    labelled paraphrase, since that text is not in this repository)."""
+    settings.PLAN_JUDGE_PROMPT_FILE = ""
+    board_test_split("plan-bench")
+    board = client.get("/leaderboard/plan-bench/").content.decode().split('id="plan-prompts"')[1]
+    format_page = client.get("/leaderboard/plan-bench/format/").content.decode().split('id="format-prompts"')[1]
+    for page in (board.split("</details>")[0], format_page.split("</table>")[0]):
+        page = page.replace("&#x27;", "'")
+        assert "appendix B.1, verbatim" in page and "rendering" not in page and "may differ" not in page
+        assert "a paraphrase of the paper's judge prompts (appendix B.2 gives their exact words" in page
