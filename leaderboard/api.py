@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from leaderboard import selectors
-from leaderboard.board_views import cached_response
+from leaderboard.board_views import cached_response, protocol_statement
 from leaderboard.core.board import BadBoardQuery, board_build, parse_query
 from scoring import services
 from scoring.benchmarks import board_for
@@ -63,6 +63,8 @@ class BoardOutput(serializers.Serializer):
     split = serializers.CharField()
     split_version = serializers.IntegerField()
     sort = serializers.CharField()
+    protocol = serializers.CharField(allow_blank=True,
+                                     help_text="Which protocol the board's numbers use (empty: the benchmark names none)")
     total_rows = serializers.IntegerField()
     columns = ColumnOutput(many=True)
     rows = RowOutput(many=True)
@@ -135,7 +137,7 @@ def _board_body(bench, split, spec, query) -> dict:
     ]
     body = {
         "benchmark": bench.slug, "split": split.name, "split_version": split.version, "sort": query.sort,
-        "total_rows": view.total_rows,
+        "protocol": protocol_statement(bench.slug), "total_rows": view.total_rows,
         "columns": [{"key": c.key, "label": c.label, "title": c.title, "group": c.group,
                      "direction": c.direction.value, "level": c.level.value} for c in view.columns],
         "rows": rows,

@@ -63,6 +63,13 @@ def _plugin(slug: str) -> BenchmarkPlugin | None:
         return None
 
 
+def protocol_statement(slug: str) -> str:
+    """Which protocol the board's numbers use, as its page, API and JSON export say it ("" when the benchmark
+    declares none)."""
+    plugin = _plugin(slug)
+    return plugin.protocol.statement() if plugin is not None else ""
+
+
 def resolve_board(request: HttpRequest, slug: str):
     """(benchmark, split, spec, query) as the board reads them, or an error response (404, 400). The Analysis tab
     reads its rows the same way."""
@@ -223,6 +230,9 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "board_fingerprint": selectors.board_fingerprint_of_key(data_key),
     }
     plugin = _plugin(benchmark.slug)
+    if plugin is not None:
+        context["protocol"] = protocol_statement(benchmark.slug)
+        context["protocol_docs"] = plugin.protocol.docs
     if plugin is not None and (extras := plugin.board_extras.context_function()) is not None:
         context["board_extras"] = extras(benchmark, split)
         context["board_extras_template"] = plugin.board_extras.template
@@ -260,6 +270,7 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
                 "benchmark": benchmark.slug,
                 "split": split.name,
                 "split_version": split.version,
+                "protocol": protocol_statement(benchmark.slug),
                 "columns": header,
                 "rows": [dict(zip(header, line)) for line in body],
             }

@@ -33,7 +33,8 @@ def format_page(request: HttpRequest, slug: str) -> HttpResponse:
     prompts = guide.prompts_function()
     return render(request, "leaderboard/format.html", {
         "benchmark": benchmark, "guide": guide, "splits": splits, "has_example": bool(guide.example_record),
-        "example_options": options, "example_samples": EXAMPLE_SAMPLES, "prompts": prompts() if prompts else ()})
+        "example_options": options, "example_samples": EXAMPLE_SAMPLES, "prompts": prompts() if prompts else (),
+        "protocol": plugin.protocol.statement(), "protocol_docs": plugin.protocol.docs})
 
 
 @require_GET

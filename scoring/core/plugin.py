@@ -160,6 +160,27 @@ class PublicMedia:
 
 
 @dataclass(frozen=True)
+class ScoringProtocol:
+    """Which protocol a board's numbers use, said on its board page, in its API and JSON export and on its format
+    page: a few short sentences of plain text (escaped where shown), the document that defines it, and what of it
+    this site's settings decide (PLAN: the judges configured and the judge prompts' version). A benchmark that
+    declares none gets no protocol line."""
+
+    text: str = ""
+    docs: str = ""  # the repository's document that defines the protocol, e.g. "docs/epic-scoring.md"
+    # "module:function", () -> str: the part this site's settings decide, read when shown; site-side (may use Django)
+    in_use: str = ""
+
+    def in_use_function(self) -> Callable[[], str] | None:
+        return load_target(self.in_use) if self.in_use else None
+
+    def statement(self) -> str:
+        """The whole protocol as one text: the plugin's sentences, then what this site's settings decide."""
+        in_use = self.in_use_function()
+        return " ".join(part for part in (self.text, in_use() if in_use else "") if part)
+
+
+@dataclass(frozen=True)
 class BenchmarkPlugin:
     slug: str  # the name `Benchmark.scorer` holds, e.g. "epic-bench"
     title: str
@@ -207,6 +228,9 @@ class BenchmarkPlugin:
     drilldown: Drilldown = Drilldown()  # the per-sample results page and its image
     # "module:Class", a `SampleDetails` in its core: the typed reading of a sample's details its drill-down hooks get
     sample_details: str = ""
+    # Which protocol the board's numbers use (e.g. EPIC's default reading or the toolkit's), named on the board, in
+    # its API and JSON export and on the format page; the default names none.
+    protocol: ScoringProtocol = ScoringProtocol()
 
     def score_function(self) -> Scorer:
         return load_target(self.scorer)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from scoring.benchmarks.epic.core.fields import AUTO, COORDINATE_MEANINGS, COORDINATE_SYSTEMS, FAMILY_COORDINATES
 from scoring.benchmarks.epic.core.taxonomy import CATEGORIES, CATEGORY_CODES, CATEGORY_TITLES, GROUP_TITLES, LEAVES
 from scoring.core.columns import BoardSpec, Column, Level
-from scoring.core.plugin import BenchmarkPlugin, Drilldown, FormatGuide, PublicMedia, UploadOption
+from scoring.core.plugin import BenchmarkPlugin, Drilldown, FormatGuide, PublicMedia, ScoringProtocol, UploadOption
 from scoring.core.published import PublishedTable
 
 SLUG = "epic-bench"
@@ -97,6 +97,15 @@ FORMAT = FormatGuide(
     example_options=(("raw", True),),
 )
 
+PROTOCOL = ScoringProtocol(
+    text=("Scored here by the hub's default reading: a string (other than Not Required) where boxes or points are "
+          "expected is an invalid response (deviation B1; the public toolkit reads it as an empty answer). An "
+          "upload with the compat option is read as the toolkit reads it, and its scorer version ends in (compat). "
+          "Coordinates: the mode chosen at upload, else each line's coordinate_system, else auto, decided per "
+          "sample from its numbers. Reported rows are the papers' numbers, by the toolkit's reading."),
+    docs="docs/epic-scoring.md",
+)
+
 COORD_MODE = UploadOption(
     name="coord_mode",
     label="Coordinate mode",
@@ -142,4 +151,5 @@ PLUGIN = BenchmarkPlugin(
         image="scoring.benchmarks.epic.drilldown:sample_image",
     ),
     sample_details="scoring.benchmarks.epic.core.overlay:EpicSampleDetails",
+    protocol=PROTOCOL,
 )

@@ -6,7 +6,7 @@ from typing import Any
 
 from scoring.benchmarks.plan.core.analysis import random_baseline_columns
 from scoring.benchmarks.plan.core.details import PlanSampleDetails, first_set, options_of
-from scoring.benchmarks.plan.core.protocol import BUILT_IN_LABEL, PromptFileError
+from scoring.benchmarks.plan.core.protocol import BUILT_IN_LABEL, PARAPHRASE_NOTE, PromptFileError
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS
 from scoring.benchmarks.plan.selectors import plan_judge_agreement, plan_random_baseline_items
 from scoring.benchmarks.plan.services.judge import judge_prompts_from_settings, model_prompts_from_settings
@@ -33,7 +33,7 @@ def _random_baseline(split) -> list[tuple[str, float]]:
 
 def board_extras(benchmark, split) -> dict[str, Any]:
     return {"judge_agreement": plan_judge_agreement(split), "random_baseline": _random_baseline(split),
-            "prompts": _prompts(), "built_in_label": BUILT_IN_LABEL}
+            "prompts": _prompts(), "built_in_label": BUILT_IN_LABEL, "paraphrase_note": PARAPHRASE_NOTE}
 
 
 def sample_view(sample: DrilldownSample) -> dict[str, Any]:

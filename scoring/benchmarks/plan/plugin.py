@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, DIMENSIONS, SUBTASK_NAMES, SUBTASKS
 from scoring.core.columns import BoardSpec, Column, Level
-from scoring.core.plugin import BenchmarkPlugin, BoardExtras, Drilldown, FormatGuide, PublicMedia
+from scoring.core.plugin import BenchmarkPlugin, BoardExtras, Drilldown, FormatGuide, PublicMedia, ScoringProtocol
 from scoring.core.published import PublishedTable
 
 SLUG = "plan-bench"
@@ -51,6 +51,14 @@ FORMAT = FormatGuide(
     prompts="scoring.benchmarks.plan.services.judge:format_prompts",
 )
 
+PROTOCOL = ScoringProtocol(
+    text=("Each answer is judged by a cascade: the rule judge decides what rules settle for sure, then the LLM "
+          "judge when one is configured, then people (reviewers and curators). A score is final only when no item "
+          "awaits judgement."),
+    docs="docs/plan-scoring.md",
+    in_use="scoring.benchmarks.plan.services.judge:protocol_in_use",
+)
+
 PLUGIN = BenchmarkPlugin(
     slug=SLUG,
     title="PLAN-Bench",
@@ -86,4 +94,5 @@ PLUGIN = BenchmarkPlugin(
     drilldown=Drilldown(question_label="Question", question_keys=("question",),
                         sample="scoring.benchmarks.plan.board:sample_view", template="benchmarks/plan/sample.html"),
     sample_details="scoring.benchmarks.plan.core.details:PlanSampleDetails",
+    protocol=PROTOCOL,
 )

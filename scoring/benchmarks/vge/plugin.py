@@ -3,8 +3,9 @@ the engine."""
 from __future__ import annotations
 
 from scoring.benchmarks.vge.core.metrics import METRICS
+from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA
 from scoring.core.columns import BoardSpec, Column, Direction, Level
-from scoring.core.plugin import BenchmarkPlugin, Drilldown, FormatGuide
+from scoring.core.plugin import BenchmarkPlugin, Drilldown, FormatGuide, ScoringProtocol
 from scoring.core.published import PublishedTable
 
 SLUG = "vge-bench"
@@ -66,6 +67,14 @@ FORMAT = FormatGuide(
     example_record="scoring.benchmarks.vge.core.replay:example_episode",
 )
 
+PROTOCOL = ScoringProtocol(
+    text=("Episodes as the engine plays them: after each action the model gets the device's text feedback and the "
+          "next view. Budgets: global λ·L_opt, local λ·C_opt of the next goal, with the interaction budget "
+          f"λ = {DEFAULT_LAMBDA} unless a task sets its own. Views are unperturbed unless an agent's episodes ask "
+          "for a perturbation; a submission of such episodes records it."),
+    docs="docs/vge-engine.md",
+)
+
 PLUGIN = BenchmarkPlugin(
     slug=SLUG,
     title="VGEBench",
@@ -85,4 +94,5 @@ PLUGIN = BenchmarkPlugin(
     headline_key="SR",  # the scorer's intervals name it by its metric; the board shows it as "overall"
     drilldown=Drilldown(question_label="Instruction", question_keys=("instruction",),
                         template="benchmarks/vge/sample.html"),
+    protocol=PROTOCOL,
 )

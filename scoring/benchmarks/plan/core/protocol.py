@@ -1,8 +1,8 @@
 """The LLM judge protocol for PLAN-Bench and how its replies are read.
 
-The built-in prompts are OUR PARAPHRASE of the judge the paper describes (appendix B.2): its exact wording is not in
-the copy of the paper this project was built from. A site that has the paper's exact prompt supplies it as a prompt
-file (`load_prompt_file`, setting PLAN_JUDGE_PROMPT_FILE). Every verdict is stamped with the prompts' version,
+The built-in prompts are OUR PARAPHRASE of the judge's prompts, which the paper gives exactly (appendix B.2): that
+text is not available in this repository, so the built-in default stays a labelled paraphrase. A site that has the
+paper's exact prompts supplies them as a prompt file (`load_prompt_file`, setting PLAN_JUDGE_PROMPT_FILE). Every verdict is stamped with the prompts' version,
 "<label>#<sha256 of the four prompt texts, 16 hex>", and cached verdicts are keyed by it: changing a single character
 of a prompt asks the judge again instead of reusing verdicts given under other words.
 
@@ -26,6 +26,8 @@ from scoring.benchmarks.plan.core.types import (
 )
 
 BUILT_IN_LABEL = "plan-judge/1"
+# What the site says of the built-in prompts wherever it names them.
+PARAPHRASE_NOTE = "appendix B.2 gives their exact words, which are not in this repository"
 
 OPEN_SYSTEM_PROMPT = (
     "You are a precise answer-equivalence judge for an embodied reasoning and planning benchmark. "

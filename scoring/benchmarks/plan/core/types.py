@@ -43,9 +43,8 @@ SUBTASK_NAMES: dict[str, str] = {
 SUBTASKS: tuple[str, ...] = tuple(code for codes in DIMENSIONS.values() for code in codes)
 DIMENSION_OF: dict[str, str] = {code: dim for dim, codes in DIMENSIONS.items() for code in codes}
 
-# What evaluated models are asked, as this project renders the paper's appendix B.1 (its exact wording may differ:
-# a site with the paper's text supplies it in its prompt file, see protocol.load_model_prompts); shown on the site so
-# submitters can reproduce it.
+# What evaluated models are asked: the paper's appendix B.1, verbatim (a site may supply other words in its prompt
+# file, see protocol.load_model_prompts); shown on the site so submitters can reproduce it.
 MODEL_BASE_PROMPT = (
     "Answer directly. Do not explain your reasoning. For single-choice questions, answer with one option letter "
     "only, such as A. For open questions, follow the required answer format exactly."

@@ -14,6 +14,7 @@ from scoring.benchmarks.plan.core.judge_client import OpenAIJudgeClient
 from scoring.benchmarks.plan.core.protocol import (
     BUILT_IN_MODEL_PROMPTS,
     BUILT_IN_PROMPTS,
+    PARAPHRASE_NOTE,
     JudgePrompts,
     ModelPrompts,
     PromptFileError,
@@ -78,9 +79,8 @@ def format_prompts() -> list[tuple[str, str]]:
         model, judge = model_prompts_from_settings(), judge_prompts_from_settings()
     except PromptFileError as exc:
         return [("Prompt file", f"cannot be used, so nothing is judged until it is fixed: {exc}")]
-    model_source = ("supplied by this site" if model.label == "site"
-                    else "this project's rendering of the paper's appendix B.1; its exact wording may differ")
-    judge_source = ("a paraphrase of the paper's judge (appendix B.2), not its exact words"
+    model_source = "supplied by this site" if model.label == "site" else "the paper's appendix B.1, verbatim"
+    judge_source = (f"a paraphrase of the paper's judge prompts ({PARAPHRASE_NOTE})"
                     if judge.label == BUILT_IN_PROMPTS.label else "supplied by this site")
     return [
         ("After every question", model.base),
@@ -89,6 +89,19 @@ def format_prompts() -> list[tuple[str, str]]:
         ("Model prompts", f"{model.label}#{model.digest}: {model_source}"),
         ("Judge prompt version", f"{judge.version}: {judge_source}; every verdict is stamped with it"),
     ]
+
+
+def protocol_in_use() -> str:
+    """What of PLAN's judging protocol this site's settings decide (`ScoringProtocol.in_use`): whether an LLM judge
+    is configured and the judge prompts' version verdicts are given under now."""
+    configured = settings.JUDGE_BASE_URL and settings.JUDGE_MODEL  # as judge_client_from_settings decides
+    judge = f"the LLM judge is {settings.JUDGE_MODEL}" if configured else "no LLM judge is configured"
+    try:
+        prompts = judge_prompts_from_settings()
+    except PromptFileError:
+        return f"On this site {judge}, and its judge prompt file cannot be used."
+    source = "the built-in paraphrase of appendix B.2" if prompts.label == BUILT_IN_PROMPTS.label else "this site's"
+    return f"On this site {judge}; judge prompts {prompts.version} ({source})."
 
 
 def _verdict_of(row: PlanVerdict) -> Verdict:
