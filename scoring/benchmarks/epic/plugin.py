@@ -101,8 +101,8 @@ PROTOCOL = ScoringProtocol(
     text=("Scored here by the hub's default reading: a string (other than Not Required) where boxes or points are "
           "expected is an invalid response (deviation B1; the public toolkit reads it as an empty answer). An "
           "upload with the compat option is read as the toolkit reads it, and its scorer version ends in (compat). "
-          "Coordinates: the mode chosen at upload, else each line's coordinate_system, else auto, decided per "
-          "sample from its numbers. Reported rows are the papers' numbers, by the toolkit's reading."),
+          "Coordinates: the mode chosen at upload, else each line's coordinate_system, else the system of the "
+          "model's family (named in the model's name), else auto, decided per sample from its numbers. Reported rows are the papers' numbers, by the toolkit's reading."),
     docs="docs/epic-scoring.md",
 )
 
