@@ -44,6 +44,7 @@ from scoring.core.contract import (
     ScoringResult,
     SubmissionRejected,
 )
+from scoring.core.numbers import finite
 from scoring.core.stats import bootstrap_mean_intervals
 
 ROOT_FOLDER = "EPIC_Bench"
@@ -249,7 +250,7 @@ def _coordinates(record: Mapping[str, Any]) -> list[float]:
         for item in items:
             if isinstance(item, (list, tuple)):
                 values.extend(float(v) for v in item[:4] if isinstance(v, (int, float)) and not isinstance(v, bool)
-                              and v == v and abs(v) != float("inf"))
+                              and finite(float(v)) is not None)
     return values
 
 
@@ -262,10 +263,9 @@ def coordinate_warnings(records: Sequence[Mapping[str, Any]], options: Options) 
     by_mode: dict[str, list[float]] = {}
     for record in records:
         try:
-            declared = coordinate_mode(record.get("coordinate_system"))
-        except TypeError:
-            declared = AUTO
-        mode = options.coord_mode or (declared if declared != AUTO else family_coordinates(options.family) or AUTO)
+            mode = options.mode_for(record)
+        except TypeError:  # an unhashable coordinate_system: read as undeclared
+            mode = options.mode_for({})
         if mode != AUTO:
             by_mode.setdefault(mode, []).extend(_coordinates(record))
     source = ("the upload's coord_mode" if options.coord_mode else

@@ -38,6 +38,13 @@ class Options:
     coord_mode: str | None = None  # overrides every record's coordinate_system
     family: str | None = None  # the model's toolkit family: its system replaces auto (records that declare none)
 
+    def mode_for(self, record: Mapping[str, Any]) -> str:
+        """The system a record's boxes and points are read in before auto detection: the upload's coord_mode, else
+        the record's own coordinate_system, else the model family's, else auto. An unhashable coordinate_system
+        raises TypeError, as in the reference."""
+        mode = F.coordinate_mode([self.coord_mode] if self.coord_mode else record.get("coordinate_system"))
+        return (F.family_coordinates(self.family) or F.AUTO) if mode == F.AUTO else mode
+
     @property
     def mode_name(self) -> str:
         return "compat" if self.compat else "default"
@@ -178,9 +185,7 @@ def _score_family(fam: str, record: Mapping[str, Any], raw_gt: Mapping[str, Any]
     names = GT_FIELDS[fam]
     compat = options.compat
     format_type = F.first(record.get("format_type")) or "bbox"
-    mode = F.coordinate_mode([options.coord_mode] if options.coord_mode else record.get("coordinate_system"))
-    if mode == F.AUTO:
-        mode = F.family_coordinates(options.family) or F.AUTO
+    mode = options.mode_for(record)
     metrics: dict[str, M.Metric] = {}
     if fam == FP:
         metrics["path"] = M.path(record.get("formatted_response_path"), gt.get(names.path), gt.get(names.target_area),
