@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Q
-
 from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device
 from scoring.benchmarks.vge.core.graphs import DeviceGraphs
 from scoring.benchmarks.vge.scorer import site_device_loader
@@ -35,20 +33,21 @@ def perturbation_runs(split: Split) -> list[dict[str, Any]]:
     subs = (Submission.objects.filter(split=split, status=Submission.Status.SCORED, source=Submission.Source.UPLOAD,
                                       visibility=Submission.Visibility.PUBLIC)
             .select_related("model_entry").order_by("id"))
-    counts = {row["submission_id"]: row for row in SampleScore.objects.filter(submission__in=subs)
-              .values("submission_id").annotate(n=Count("id"), hits=Count("id", filter=Q(score__gte=100.0)))}
-    ssr_sums: dict[int, float] = {}
-    for sub_id, components in SampleScore.objects.filter(submission__in=subs).values_list("submission_id",
-                                                                                           "components"):
+    counts: dict[int, dict[str, Any]] = {}
+    for sub_id, score, components in SampleScore.objects.filter(submission__in=subs).values_list(
+            "submission_id", "score", "components"):
+        row = counts.setdefault(sub_id, {"n": 0, "hits": 0, "ssr_sum": 0.0})
         ssr = components.get("SSR") if isinstance(components, dict) else None
-        ssr_sums[sub_id] = ssr_sums.get(sub_id, 0.0) + (float(ssr) if isinstance(ssr, (int, float)) else 0.0)
+        row["n"] += 1
+        row["hits"] += score is not None and score >= 100.0
+        row["ssr_sum"] += float(ssr) if isinstance(ssr, (int, float)) else 0.0
     out = []
     for sub in subs:
-        row = counts.get(sub.pk, {"n": 0, "hits": 0})
+        row = counts.get(sub.pk, {"n": 0, "hits": 0, "ssr_sum": 0.0})
         options = sub.options if isinstance(sub.options, dict) else {}
         out.append({"submission": sub.pk, "model": sub.model_entry.name, "thinking": sub.model_entry.thinking,
                     "kind": sub.model_entry.kind, "perturbation": str(options.get("perturbation") or ""),
-                    "episodes": row["n"], "successes": row["hits"], "ssr_sum": ssr_sums.get(sub.pk, 0.0)})
+                    "episodes": row["n"], "successes": row["hits"], "ssr_sum": row["ssr_sum"]})
     return out
 
 
