@@ -25,7 +25,7 @@ from scoring.benchmarks.plan.core.types import (
     MODEL_SINGLE_CHOICE_SUFFIX,
 )
 
-BUILT_IN_LABEL = "plan-judge/1"
+BUILT_IN_LABEL = "plan-judge/2"  # /2: the two rules issue 28 names as dropped are back (/1 lacked them)
 # What the site says of the built-in prompts wherever it names them.
 PARAPHRASE_NOTE = "appendix B.2 gives their exact words, which are not in this repository"
 
@@ -38,8 +38,9 @@ OPEN_SYSTEM_PROMPT = (
     "- A partial answer, omitted information, a contradiction, or extra incorrect content is wrong.\n"
     "- Ignore differences of formatting, case, punctuation and spacing.\n"
     "- Do not infer missing information on the model's behalf.\n"
+    "- Do not introduce alternative interpretations of the question or of the ground-truth answer.\n"
     "- Judge only the final answer in the output, not any reasoning before it.\n"
-    "Reply with exactly one word: True or False."
+    "Reply with exactly one word, True or False, and no explanation."
 )
 
 OPEN_USER_TEMPLATE = (
@@ -76,7 +77,7 @@ class JudgePrompts:
     open_user: str
     choice_system: str
     choice_user: str
-    label: str = BUILT_IN_LABEL  # "plan-judge/1" for the built-in paraphrase, "site" for a deployment's file
+    label: str = BUILT_IN_LABEL  # "plan-judge/2" for the built-in paraphrase, "site" for a deployment's file
 
     @property
     def digest(self) -> str:

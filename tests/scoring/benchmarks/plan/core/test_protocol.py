@@ -39,7 +39,7 @@ def test_the_built_in_prompts_are_versioned_by_their_hash_and_a_file_replaces_th
 
     from scoring.benchmarks.plan.core import protocol as P
 
-    assert P.PROMPT_VERSION == f"plan-judge/1#{P.BUILT_IN_PROMPTS.digest}" and len(P.BUILT_IN_PROMPTS.digest) == 16
+    assert P.PROMPT_VERSION == f"plan-judge/2#{P.BUILT_IN_PROMPTS.digest}" and len(P.BUILT_IN_PROMPTS.digest) == 16
     good = {"open_system": "S", "open_user": "{answer}|{hint}|{output}", "choice_system": "C",
             "choice_user": "{question}|{options}|{output}"}
     site = P.load_prompt_file(json.dumps(good), source="f.json")
@@ -63,3 +63,15 @@ def test_the_built_in_prompts_are_versioned_by_their_hash_and_a_file_replaces_th
     with pytest.raises(P.PromptFileError, match="'model_prompts' must be"):
         P.load_model_prompts(json.dumps({**good, "model_prompts": {"base": "x"}}), source="f.json",
                              default=P.BUILT_IN_MODEL_PROMPTS)
+
+
+def test_the_built_in_open_judge_prompt_keeps_the_two_rules_the_paraphrase_had_dropped() -> None:
+    """Issue 28: "Appendix B.2 gives the judge's exact system and user prompts; the hub's default is a paraphrase
+    (it drops "Do not introduce alternative interpretations…" and "no explanation")". The paper's full text is not
+    in this repository, so the default stays a labelled paraphrase, but it must no longer drop either rule."""
+    from scoring.benchmarks.plan.core import protocol as P
+
+    system = P.BUILT_IN_PROMPTS.open_system
+    assert "Do not introduce alternative interpretations" in system
+    assert "no explanation" in system
+    assert P.BUILT_IN_LABEL == "plan-judge/2"  # other words: another label, so no verdict given under /1 is reused
