@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Mapping
 from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device
 from scoring.benchmarks.vge.core.metrics import METRICS, bootstrap_intervals, summarise
 from scoring.benchmarks.vge.core.replay import Library, LogEpisode, parse_log, replay, trace
-from scoring.benchmarks.vge.core.task_defs import TaskInvalid, load_task
+from scoring.benchmarks.vge.core.task_defs import LAMBDA_OPTION, TaskInvalid, episode_lambda, load_task
 from scoring.core.contract import (
     FileProblem,
     PrecheckReport,
@@ -64,6 +64,17 @@ def precheck(inp: ScorerInput) -> PrecheckReport:
                              matched_keys=[e.task for e in episodes], samples=inp.samples)
 
 
+def played_lambda(options: Mapping[str, Any]) -> int | None:
+    """The interaction budget λ the log's episodes were played with (the option `lambda`, which a bundle of episodes
+    played at another λ records), or None: each task's own."""
+    if options.get(LAMBDA_OPTION) in (None, ""):
+        return None
+    try:
+        return episode_lambda(options[LAMBDA_OPTION])
+    except ValueError as exc:
+        raise SubmissionRejected(f"option '{LAMBDA_OPTION}': {exc}") from None
+
+
 def score(inp: ScorerInput, *, device_loader: DeviceLoader | None = None) -> ScoringResult:
     if device_loader is None and not _site_devices:
         raise RuntimeError("no device source: the simulator app registers one at start-up (is it installed?)")
@@ -94,13 +105,14 @@ def score(inp: ScorerInput, *, device_loader: DeviceLoader | None = None) -> Sco
             raise RuntimeError(f"sample {key} of the split has a task its device cannot play") from exc
 
     by_task = {e.task: e for e in read_log(inp, library.tasks)}
+    lam = played_lambda(inp.options)
 
     results: list[SampleResult] = []
     metrics = []
     for index, sample in enumerate(samples):
         task = tasks[sample.key]
         episode = by_task.get(task.id)
-        result = replay(library.engine_for(task.id), task, episode.outputs if episode else ())
+        result = replay(library.engine_for(task.id), task, episode.outputs if episode else (), lam=lam)
         m = result.metrics
         metrics.append(m)
         outcome = "missing" if episode is None else ("success" if m.success else "failed")
@@ -117,6 +129,7 @@ def score(inp: ScorerInput, *, device_loader: DeviceLoader | None = None) -> Sco
                     "task": task.as_dict(),
                     "line": episode.line if episode else None,
                     "l_opt": m.l_opt,
+                    "lambda": task.lam if lam is None else lam,  # the λ the episode was played and replayed with
                     "final": result.final.as_dict(),
                     "trace": trace(result),
                     "ignored_outputs": max(0, len(episode.outputs) - m.turns) if episode else 0,

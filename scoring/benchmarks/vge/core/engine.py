@@ -50,12 +50,19 @@ class EpisodeState:
     l_opt: float
     done: bool = False
     success: bool = False
+    lam: float | None = None  # the episode's interaction budget λ when it is not the task's own (None: the task's)
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         for key in ("goal_c_opt", "l_opt"):
             data[key] = finite(data[key])  # an unreachable goal's infinite cost: JSON has no infinity
+        if data["lam"] is None:
+            del data["lam"]  # played with the task's own λ: the state reads as it did before the option existed
         return data
+
+    def played_lam(self, task: Task) -> float:
+        """The interaction budget λ this episode is played with."""
+        return task.lam if self.lam is None else self.lam
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "EpisodeState":
@@ -175,25 +182,29 @@ class Engine:
     def task(self, task_id: str) -> Task:
         return self._tasks[task_id]
 
-    def new_episode(self, task: Task) -> EpisodeState:
+    def new_episode(self, task: Task, *, lam: float | None = None) -> EpisodeState:
+        """The start of an episode of the task, its budgets λ·L_opt and λ·C_opt with the task's λ, or with `lam`
+        when given (an episode played at another interaction budget, the paper's Fig. 3)."""
         if task.id not in self._tasks:
             self.add_task(task)
         start = self.graphs.chain[task.start_state][0]
         node = (start, task.start_view, False)
         l_opt = self.graphs.l_opt(node, task.goals)
         c_opt = self.graphs.c_opt(node, task.goals[0])
+        played = task.lam if lam is None else lam
         return EpisodeState(
             task=task.id,
             state=start,
             view=task.start_view,
             unlocked=False,
             goal_index=0,
-            global_left=_budget(task.lam, l_opt),
-            local_left=_budget(task.lam, c_opt),
+            global_left=_budget(played, l_opt),
+            local_left=_budget(played, c_opt),
             turns=0,
             goal_since=0,
             goal_c_opt=c_opt,
             l_opt=l_opt,
+            lam=None if lam is None or lam == task.lam else lam,
         )
 
     def start_entered(self, task: Task) -> tuple[str, ...]:
@@ -324,7 +335,7 @@ class Engine:
             goal_since = turns
             if goal_index < len(task.goals):
                 goal_c_opt = self.graphs.c_opt((effect.state, effect.view, effect.unlocked), task.goals[goal_index])
-                next_budget = _budget(task.lam, goal_c_opt) if goal_c_opt != INF else 0
+                next_budget = _budget(state.played_lam(task), goal_c_opt) if goal_c_opt != INF else 0
                 local_left = max(local_left, next_budget)
             else:
                 goal_c_opt = 0

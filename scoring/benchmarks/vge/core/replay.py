@@ -154,8 +154,9 @@ def parse_log(
     return episodes, problems
 
 
-def replay(engine: Engine, task: Task, outputs: Sequence[str]) -> ReplayResult:
-    state = engine.new_episode(task)
+def replay(engine: Engine, task: Task, outputs: Sequence[str], *, lam: float | None = None) -> ReplayResult:
+    """The episode the outputs play, with the task's λ or with `lam` (the λ the episodes were played with)."""
+    state = engine.new_episode(task, lam=lam)
     outcomes = []
     for output in outputs:
         if state.done:

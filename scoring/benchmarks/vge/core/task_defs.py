@@ -15,6 +15,25 @@ from scoring.benchmarks.vge.core.graphs import INF, DeviceGraphs
 
 FORMAT = "vge-task/1"
 DEFAULT_LAMBDA = 5
+# An episode may be played at another interaction budget than its task's (the paper's Fig. 3): λ a whole number in
+# this range (ours, because the budget figure's axis is λ = 1..10), named by this option on an episode and on a
+# submission of bundled episodes.
+LAMBDA_MIN, LAMBDA_MAX = 1, 10
+LAMBDA_OPTION = "lambda"
+
+
+def episode_lambda(value: Any) -> int:
+    """An episode's interaction budget λ from an option's value (a whole number, or its text); ValueError saying
+    what is wrong otherwise."""
+    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+        value = int(value.strip())
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"λ must be a whole number from {LAMBDA_MIN} to {LAMBDA_MAX}, not {value!r}")
+    if not LAMBDA_MIN <= value <= LAMBDA_MAX:
+        raise ValueError(f"λ must be from {LAMBDA_MIN} to {LAMBDA_MAX}, not {value}")
+    return value
 
 
 class TaskInvalid(ValueError):

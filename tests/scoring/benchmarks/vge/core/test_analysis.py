@@ -68,9 +68,41 @@ def test_categories_and_goal_counts():
 def test_budget_sensitivity_cuts_at_lambda_l_opt():
     assert [success_turn(e) for e in (T1, T2, T3)] == [2, 6, None]
     fig = by_key([M])["budget"]
-    # t1 succeeds from λ=1 (2 ≤ 1·2); t2 from λ=3 (6 ≤ 3·2); t3 never.
-    assert [r["SR"] for r in rows(fig)] == [33.33, 33.33, 66.67, 66.67, 66.67, 66.67, 66.67, 66.67, 66.67, 66.67]
-    assert fig.n == 3 and rows(fig, **{"lambda": 3})[0]["successes"] == 2
+    # Played with the task's λ (5 by default): t1 succeeds from λ=1 (2 ≤ 1·2); t2 from λ=3 (6 ≤ 3·2); t3 never;
+    # the cut stops at the λ played.
+    truncated = rows(fig, series="truncated from λ = 5 episodes (not normalised)")
+    assert [r["SR"] for r in truncated] == [33.33, 33.33, 66.67, 66.67, 66.67]
+    assert fig.n == 3 and rows(fig, series=truncated[0]["series"], **{"lambda": 3})[0]["successes"] == 2
+
+
+def at_lambda(lam: int, n: int, successes: int) -> list[SampleRow]:
+    """n episodes played at λ (the scorer's `lambda` detail), the first `successes` of them reaching their goal."""
+    return [episode(f"t{lam}-{i}", "oven", 1, 2,
+                    [step(1), step(2, goal="g0", done=True, success=True)] if i < successes
+                    else [step(1, kind="no_effect", sa="a", done=True)], **{"lambda": lam}) for i in range(n)]
+
+
+def test_budget_gain_from_episodes_played_at_each_lambda_normalised_at_2():
+    """VGEBench Fig. 3 "normalizes performance at λ = 2 to zero and shows relative gains for larger budgets": the
+    SR of each λ comes from the episodes actually played with that λ, minus SR at λ = 2; a model with only λ = 5
+    episodes gets no invented normalisation but its truncation series, labelled as such."""
+    played = ModelSamples("P", "P", samples=(*at_lambda(2, 4, 1), *at_lambda(3, 4, 2), *at_lambda(5, 5, 4)))
+    only_five = ModelSamples("F", "F", samples=tuple(at_lambda(5, 4, 3)))
+    fig = by_key([played, only_five])["budget"]
+    assert rows(fig, model="P") == [
+        {"model": "P", "series": "played", "lambda": 2, "n": 4, "successes": 1, "SR": 25.0, "gain_vs_lambda_2": 0.0},
+        {"model": "P", "series": "played", "lambda": 3, "n": 4, "successes": 2, "SR": 50.0, "gain_vs_lambda_2": 25.0},
+        {"model": "P", "series": "played", "lambda": 5, "n": 5, "successes": 4, "SR": 80.0, "gain_vs_lambda_2": 55.0},
+    ]
+    assert rows(fig, model="F", series="played") == [
+        {"model": "F", "series": "played", "lambda": 5, "n": 4, "successes": 3, "SR": 75.0, "gain_vs_lambda_2": None}]
+    truncated = rows(fig, model="F", series="truncated from λ = 5 episodes (not normalised)")
+    assert [(r["lambda"], r["SR"], r["gain_vs_lambda_2"]) for r in truncated] == [
+        (1, 75.0, None), (2, 75.0, None), (3, 75.0, None), (4, 75.0, None), (5, 75.0, None)]
+    names = {s.name: list(s.values) for s in fig.chart.series}
+    assert names["P"] == [None, 0.0, 25.0, None, 55.0, None, None, None, None, None]
+    assert names["F: truncated from λ = 5 episodes (not normalised), SR"] == [75.0] * 5 + [None] * 5
+    assert fig.n == 17
 
 
 def test_human_vs_model_on_the_same_tasks():
