@@ -15,6 +15,7 @@ from accounts.roles import is_curator
 from scoring import services as scoring_services
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.vge.core.engine import EpisodeState
+from scoring.benchmarks.vge.core.task_defs import LAMBDA_OPTION
 from scoring.core.disclosure import detail_keys, disclosed
 from scoring.errors import InvalidRequest, ServiceRefusal
 from scoring.serializers import error_responses
@@ -45,8 +46,9 @@ def start_answer(*, user, data) -> tuple[int, dict]:
     try:
         if not serializer.is_valid():
             raise InvalidRequest(serializer.errors)
-        episode, obs = episode_start(user=user, task_id=serializer.validated_data["task"],
-                                              perturbation=serializer.validated_data["perturbation"])
+        v = serializer.validated_data
+        episode, obs = episode_start(user=user, task_id=v["task"], perturbation=v["perturbation"],
+                                     lam=v.get(LAMBDA_OPTION))
     except ServiceRefusal as exc:
         return exc.status, exc.body()
     return 201, {"episode": episode.pk, "observation": obs, **obs}
@@ -148,6 +150,7 @@ class EpisodeDetailApi(APIView):
                 "success": episode.success,
                 "metrics": metrics,
                 "perturbation": episode.perturbation,
+                LAMBDA_OPTION: episode.played_lambda,
                 "observation": observation(episode=episode, engine=engine, state=state),
                 "trace": trace,
             }
@@ -188,6 +191,7 @@ class EpisodeBundleApi(APIView):
         split = scoring_services.split_resolve(benchmark_slug=BENCHMARK_SLUG, split_name=v.get("split") or None)
         entry = scoring_services.model_entry_for_upload(user=request.user, name=v["model"], fields={"kind": "embodied"})
         submission = episodes_submission_create(user=request.user, split=split, model_entry=entry,
-                                                         note=v["note"], perturbation=v["perturbation"])
+                                                note=v["note"], perturbation=v["perturbation"],
+                                                lam=v.get(LAMBDA_OPTION))
         return Response({"submission": submission.pk, "status": submission.status,
                          "url": f"/api/submissions/{submission.pk}/"}, status=201)

@@ -20,7 +20,7 @@ from scoring.models import ModelEntry, Split, Submission
 from scoring.pipeline import score_publish
 from scoring.selectors import board_cache_invalidate
 from simulator.engines import engine_with_task
-from simulator.models import Episode
+from simulator.models import BASELINE_OPTIONS, Episode
 
 HUMAN_ENTRY_NAME = "Human (site players)"
 HUMAN_ENTRY_SLUG = "human-site-players"
@@ -40,7 +40,7 @@ def human_baseline_episodes(*, split: Split) -> list[Episode]:
     first: dict[tuple[int, int], Episode] = {}
     rows = (
         Episode.objects.filter(kind=Episode.Kind.HUMAN, finished=True, owner__isnull=False,
-                               task__baseline_rank__isnull=False, task__sample__split=split)
+                               task__baseline_rank__isnull=False, task__sample__split=split, **BASELINE_OPTIONS)
         .select_related("task__device", "task__sample")
         .order_by("created_at", "pk")
     )
@@ -53,7 +53,7 @@ def human_board_splits() -> list[Split]:
     """The VGE splits that have a Human row to (re)compute: a finished human episode on a baseline task of the
     split, or a Human row already there (to update or remove)."""
     played = Episode.objects.filter(kind=Episode.Kind.HUMAN, finished=True, owner__isnull=False,
-                                    task__baseline_rank__isnull=False).values("task__sample__split")
+                                    task__baseline_rank__isnull=False, **BASELINE_OPTIONS).values("task__sample__split")
     shown = Submission.objects.filter(model_entry__slug=HUMAN_ENTRY_SLUG).values("split")
     return list(
         Split.objects.filter(benchmark__slug=BENCHMARK_SLUG).filter(Q(pk__in=played) | Q(pk__in=shown))

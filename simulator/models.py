@@ -5,6 +5,8 @@ from django import forms
 from django.conf import settings
 from django.db import models
 
+from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA
+
 
 class OrderedJSONField(models.TextField):
     """JSON stored as its text, so an object's keys come back in the order they were written on every database.
@@ -96,6 +98,10 @@ class Episode(models.Model):
         max_length=40, blank=True, default="",
         help_text="Image perturbation of every served view (blur:σ, jpeg:q, occlude:share); empty: none.",
     )
+    lam = models.PositiveSmallIntegerField(
+        null=True, blank=True,
+        help_text="The interaction budget λ the episode is played with (1..10); empty: the task's own (5 by default).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -105,6 +111,16 @@ class Episode(models.Model):
 
     def __str__(self) -> str:
         return f"episode {self.pk} on {self.task_id}"
+
+    @property
+    def played_lambda(self) -> float:
+        """The λ the episode is played with: its own, else its task's."""
+        return self.lam if self.lam is not None else self.task.definition.get("lambda", DEFAULT_LAMBDA)
+
+
+# The filter of episodes played with every option at its default (the task's own λ, ...): what the human baseline
+# counts; an episode with another option is free play on the same task.
+BASELINE_OPTIONS: dict[str, object] = {"lam__isnull": True, "perturbation": ""}
 
 
 class Step(models.Model):

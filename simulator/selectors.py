@@ -8,6 +8,7 @@ from django.db.models import Count, Q
 from scoring import access
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.vge.core.engine import EpisodeState
+from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_OPTION
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.core.disclosure import disclosed
 from scoring.models import SampleScore, Submission
@@ -61,6 +62,7 @@ def play_state(*, episode_id: int, user) -> dict[str, Any]:
         "finished": episode.finished,
         "gave_up": episode.gave_up,
         "success": episode.success,
+        "options": {LAMBDA_OPTION: episode.played_lambda, "lambda_own": episode.lam is None},
         "metrics": disclosed(episode.metrics, keys) if episode.finished else {},
         "observation": observation(episode=episode, engine=engine, state=state),
         "log": [public_step(o) for o in episode_trace(episode=episode)],
@@ -88,6 +90,7 @@ def replay_episode(*, episode_id: int, user) -> dict[str, Any]:
         image_base=f"/simulator/replay/episode/{episode.pk}/view/", metrics=episode.metrics,
         outcome="gave up" if episode.gave_up else ("success" if episode.success else "failed"),
         device_row=episode.task.device,
+        options=options_words(lam=episode.played_lambda, own=episode.lam is None, perturbation=episode.perturbation),
     )
 
 
@@ -115,11 +118,22 @@ def replay_submission(*, submission_id: int, index: int, user) -> dict[str, Any]
         task=row.details["task"], trace=row.details.get("trace") or [],
         image_base=f"/simulator/replay/submission/{submission.pk}/{index}/view/", metrics=row.components,
         outcome=row.outcome, device_row=device_row,
+        options=options_words(lam=row.details.get("lambda") or row.details["task"].get("lambda", DEFAULT_LAMBDA),
+                              own=submission.options.get(LAMBDA_OPTION) in (None, ""),
+                              perturbation=str(submission.options.get("perturbation") or "")),
     )
 
 
+def options_words(*, lam: float, own: bool, perturbation: str = "") -> str:
+    """How an episode was played, for its rows and pages: "λ = 3", "λ = 5 (the task's) · blur:2"."""
+    words = [f"λ = {lam:g}" + (" (the task's)" if own else "")]
+    if perturbation:
+        words.append(perturbation)
+    return " · ".join(words)
+
+
 def _replay(*, title: str, subtitle: str, task: dict[str, Any], trace: list[dict[str, Any]], image_base: str,
-            metrics: dict[str, Any], outcome: str, device_row: Device) -> dict[str, Any]:
+            metrics: dict[str, Any], outcome: str, device_row: Device, options: str = "") -> dict[str, Any]:
     engine = engine_for(device_row)
     start = engine.graphs.chain[task["start_state"]][0] if task.get("start_state") in engine.graphs.chain else task.get("start_state")
     frames = [{"turn": 0, "image": f"{image_base}0.png", "view": task.get("start_view"), "state": start,
@@ -137,7 +151,7 @@ def _replay(*, title: str, subtitle: str, task: dict[str, Any], trace: list[dict
                      "local_left": o.get("local_left"), "unlocked_after": o.get("unlocked_after")},
         })
     return {"title": title, "subtitle": subtitle, "task": task, "frames": frames, "metrics": metrics,
-            "outcome": outcome, "device": device_row.device_id, "category": device_row.category}
+            "outcome": outcome, "device": device_row.device_id, "category": device_row.category, "options": options}
 
 
 def same_task_replays(*, episode_id: int, user, limit: int = 8) -> list[dict[str, Any]]:
@@ -157,7 +171,8 @@ def same_task_replays(*, episode_id: int, user, limit: int = 8) -> list[dict[str
         except EpisodeError:
             continue
         who = other.owner.get_username() if other.owner else "anonymous"
-        out.append({"label": f"Agent API · episode {other.pk} ({who})", "url": f"/simulator/replay/episode/{other.pk}/",
+        shown = f" · {replay['options']}" if other.lam is not None or other.perturbation else ""  # not the defaults
+        out.append({"label": f"Agent API · episode {other.pk} ({who}){shown}", "url": f"/simulator/replay/episode/{other.pk}/",
                     "hidden": bool(split and split.hidden_ground_truth), "replay": replay})
     if episode.task.sample_id is not None:
         rows = (SampleScore.objects.filter(sample_id=episode.task.sample_id, submission__status=Submission.Status.SCORED,
@@ -168,7 +183,8 @@ def same_task_replays(*, episode_id: int, user, limit: int = 8) -> list[dict[str
                 replay = replay_submission(submission_id=row.submission_id, index=row.index, user=user)
             except EpisodeError:
                 continue
-            out.append({"label": f"{row.submission.model_entry.name} · upload #{row.submission_id}",
+            shown = f" · {replay['options']}" if row.submission.options else ""
+            out.append({"label": f"{row.submission.model_entry.name} · upload #{row.submission_id}{shown}",
                         "url": f"/simulator/replay/submission/{row.submission_id}/{row.index}/",
                         "hidden": row.submission.split.hidden_ground_truth, "replay": replay})
     return out

@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from scoring.benchmarks.vge.core import perturb
+from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_MAX, LAMBDA_MIN, LAMBDA_OPTION
 
 
 def perturbation_checked(value: str) -> str:
@@ -18,10 +19,30 @@ def perturbation_checked(value: str) -> str:
     return found.text() if found else ""
 
 
-class EpisodeCreateInput(serializers.Serializer):
+def lambda_field(help_text: str) -> serializers.IntegerField:
+    return serializers.IntegerField(required=False, allow_null=True, default=None, min_value=LAMBDA_MIN,
+                                    max_value=LAMBDA_MAX, help_text=help_text)
+
+
+class WithLambda(serializers.Serializer):
+    """A serializer with the field `lambda` (a Python keyword, so it is added here rather than declared)."""
+
+    lambda_help = ""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields[LAMBDA_OPTION] = lambda_field(self.lambda_help)
+        return fields
+
+
+class EpisodeCreateInput(WithLambda):
+    """A new episode of a task, with its episode options."""
+
     task = serializers.CharField(min_length=1, max_length=250)
     perturbation = serializers.CharField(required=False, allow_blank=True, default="", max_length=40,
                                          help_text="blur:σ, jpeg:q or occlude:share applied to every served view")
+    lambda_help = (f"the interaction budget λ of the episode, a whole number {LAMBDA_MIN}..{LAMBDA_MAX}: global budget "
+                   f"λ·L_opt, local λ·C_opt (default: the task's own, {DEFAULT_LAMBDA} unless the task sets one)")
 
     def validate_perturbation(self, value: str) -> str:
         return perturbation_checked(value)
@@ -109,15 +130,25 @@ class EpisodeOutput(serializers.Serializer):
     metrics = serializers.DictField()
     perturbation = serializers.CharField(allow_blank=True)
     observation = ObservationOutput()
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields[LAMBDA_OPTION] = serializers.FloatField(help_text="the interaction budget λ the episode is played with "
+                                                                 "(its own, else its task's)")
+        return fields
     trace = serializers.ListField(child=serializers.DictField())
 
 
-class BundleInput(serializers.Serializer):
+class BundleInput(WithLambda):
+    """Bundle the caller's finished agent episodes played with one set of episode options into a submission."""
+
     model = serializers.CharField(min_length=1, max_length=200)
     split = serializers.CharField(max_length=50, required=False, allow_blank=True)
     note = serializers.CharField(required=False, allow_blank=True, default="")
     perturbation = serializers.CharField(required=False, allow_blank=True, default="", max_length=40,
                                          help_text="bundle the episodes played with this perturbation (default none)")
+    lambda_help = ("bundle the episodes played with this interaction budget λ and replay them with it (the "
+                   "submission's option `lambda`); default: those played with their task's own λ")
 
     def validate_perturbation(self, value: str) -> str:
         return perturbation_checked(value)

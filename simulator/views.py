@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts.roles import is_curator
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.vge.core import practice
+from scoring.benchmarks.vge.core.task_defs import LAMBDA_MAX, LAMBDA_MIN, LAMBDA_OPTION
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.core.disclosure import detail_keys, disclosed
 from scoring.error_pages import ErrorPage, refusals_shown
@@ -53,8 +54,10 @@ def home(request: HttpRequest) -> HttpResponse:
 @login_required
 @refusals_shown_here
 def play_task(request: HttpRequest, task_id: str) -> HttpResponse:
-    """Resume the player's running episode on this task, or start one."""
-    episode = episode_open_for_player(user=request.user, task_id=task_id.strip("/"))
+    """Resume the player's running episode on this task with the options asked for (`?lambda=N`: the interaction
+    budget λ; none: the task's own), or start one with them."""
+    episode = episode_open_for_player(user=request.user, task_id=task_id.strip("/"),
+                                      lam=request.GET.get(LAMBDA_OPTION) or None)
     return redirect("simulator-episode-play", pk=episode.pk)
 
 
@@ -70,6 +73,7 @@ def episode_play(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "simulator/play.html", {
         "episode": episode, "task": episode.task, "baseline": episode.task.baseline_rank is not None,
         "practice_hints": list(practice.HINTS) if episode.task.task_id == practice.TASK_ID else None,
+        "lambdas": range(LAMBDA_MIN, LAMBDA_MAX + 1),
     })
 
 
@@ -131,6 +135,7 @@ def _replay_shown(request: HttpRequest, replay: dict, *, hidden: bool) -> dict:
     task = replay["task"]
     return {
         **replay,
+        "options": "",  # an episode's own λ is the task's unless chosen: the task's is not shown here
         # The first instruction is the sample's input, given to every player at the start.
         "task": {"id": task.get("id"), "instructions": list(task.get("instructions") or ())[:1]},
         "metrics": disclosed(replay["metrics"], keys),

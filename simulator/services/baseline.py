@@ -9,7 +9,7 @@ from scoring.benchmarks.vge.core.baseline import Candidate, stratified_pick
 from scoring.models import Split
 from simulator.engines import EpisodeError
 from simulator.human_board import demo_split
-from simulator.models import Episode, Task
+from simulator.models import BASELINE_OPTIONS, Episode, Task
 from simulator.services.episodes import episode_start, human_board_refresh_enqueue
 
 
@@ -46,7 +46,9 @@ def baseline_next_episode(*, user: AbstractBaseUser) -> Episode | None:
     (finished or given up); None when they have played them all."""
     if not (user and user.is_authenticated):
         raise EpisodeError("Sign in to play the baseline.", status=401)
-    mine = Episode.objects.filter(owner=user, kind=Episode.Kind.HUMAN, task__baseline_rank__isnull=False)
+    # a baseline episode is played with the task's own options (another λ is free play on the same task)
+    mine = Episode.objects.filter(owner=user, kind=Episode.Kind.HUMAN, task__baseline_rank__isnull=False,
+                                  **BASELINE_OPTIONS)
     running = mine.filter(finished=False).order_by("task__baseline_rank", "pk").first()
     if running is not None:
         return running

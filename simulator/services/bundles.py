@@ -7,10 +7,12 @@ from typing import Iterable
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from scoring.benchmarks.vge.core.task_defs import LAMBDA_OPTION
 from scoring.models import ModelEntry, Sample, Split, Submission
 from scoring.services import submission_create
 from simulator.engines import EpisodeError
 from simulator.models import Episode
+from simulator.services.episodes import episode_lambda_check
 
 
 def episodes_log_text(*, episodes: Iterable[Episode]) -> str:
@@ -23,10 +25,15 @@ def episodes_log_text(*, episodes: Iterable[Episode]) -> str:
 
 
 def episodes_submission_create(
-    *, user: AbstractBaseUser, split: Split, model_entry: ModelEntry, note: str = "", perturbation: str = ""
+    *, user: AbstractBaseUser, split: Split, model_entry: ModelEntry, note: str = "", perturbation: str = "",
+    lam: int | None = None,
 ) -> Submission:
-    """Bundle the user's finished agent episodes on the split's tasks played with `perturbation` ("" for none;
-    the latest per task) into a submission; the submission's options record the perturbation."""
+    """Bundle the user's finished agent episodes on the split's tasks played with one set of options (the latest per
+    task) into a submission whose options record them, so the scorer replays and records each episode as it was
+    played: `perturbation` ("" for none) and the interaction budget `lam` (None: episodes played with their task's
+    own λ, and no option; a whole number: episodes played with that λ, whether asked for or their task's own,
+    replayed with it)."""
+    lam = episode_lambda_check(lam)
     keys = set(Sample.objects.filter(split=split).values_list("key", flat=True))
     latest: dict[str, Episode] = {}
     for episode in (
@@ -35,13 +42,24 @@ def episodes_submission_create(
         .select_related("task")
         .order_by("created_at", "pk")
     ):
-        latest[episode.task.task_id] = episode
+        if episode.lam is None if lam is None else episode.played_lambda == lam:
+            latest[episode.task.task_id] = episode
+    played = options_text(perturbation=perturbation, lam=lam)
     if not latest:
-        played = f" with perturbation {perturbation}" if perturbation else " without a perturbation"
-        raise EpisodeError(f"You have no finished agent episodes{played} on the tasks of this split.", status=400)
+        raise EpisodeError(f"You have no finished agent episodes {played} on the tasks of this split.", status=400)
     text = episodes_log_text(episodes=latest.values())
     upload = SimpleUploadedFile(f"vge-episodes-{split.name}.jsonl", text.encode(), content_type="application/jsonl")
-    default_note = f"{len(latest)} agent episodes played through the API" + (
-        f" with perturbation {perturbation}" if perturbation else "")
+    options: dict[str, object] = {}
+    if perturbation:
+        options["perturbation"] = perturbation
+    if lam is not None:
+        options[LAMBDA_OPTION] = lam
+    default_note = f"{len(latest)} agent episodes played through the API {played}"
     return submission_create(user=user, split=split, model_entry=model_entry, uploaded_file=upload,
-                             note=note or default_note, options={"perturbation": perturbation} if perturbation else {})
+                             note=note or default_note, options=options)
+
+
+def options_text(*, perturbation: str, lam: int | None) -> str:
+    """How a bundle's episodes were played, in words: "with λ = 3, without a perturbation"."""
+    budget = "with their task's own λ" if lam is None else f"with λ = {lam}"
+    return budget + (f", with perturbation {perturbation}" if perturbation else ", without a perturbation")

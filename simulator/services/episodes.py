@@ -13,25 +13,39 @@ from django.utils import timezone
 
 from scoring.benchmarks.vge.core.engine import Engine, EpisodeState, StepOutcome
 from scoring.benchmarks.vge.core.metrics import episode_metrics
+from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_OPTION, episode_lambda
 from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
 from simulator.engines import EpisodeError, engine_cached, engine_with_task, episode_owner_check, observation
 from simulator.models import Episode, Step, Task
 from simulator.tasks import human_board_refresh_task
 
 
+def episode_lambda_check(value: object) -> int | None:
+    """An episode's interaction budget λ as asked for (None or "": the task's own), or a refusal naming the field."""
+    if value is None or value == "":
+        return None
+    try:
+        return episode_lambda(value)
+    except ValueError as exc:
+        raise EpisodeError(str(exc), status=400, field=LAMBDA_OPTION) from None
+
+
 def episode_start(*, user: AbstractBaseUser | None, task_id: str, kind: str = Episode.Kind.AGENT,
-                  perturbation: str = "") -> tuple[Episode, dict]:
+                  perturbation: str = "", lam: int | None = None) -> tuple[Episode, dict]:
     """A new episode; `perturbation` (canonical text, see scoring.benchmarks.vge.core.perturb) is applied to every
-    view it serves."""
+    view it serves; `lam` is its interaction budget λ (1..10; None: the task's own), which the engine's budgets
+    follow and the episode records (only when it differs from the task's, so None always means the task's)."""
+    lam = episode_lambda_check(lam)
     # the definitions are read only when this process's engine does not know the task yet
     row = Task.objects.filter(task_id=task_id).values_list("pk", "device__digest").first()
     if row is None:
         raise EpisodeError(f"Unknown task '{task_id}'.", status=404)
     task_pk, digest = row
     engine, core = engine_with_cached_task(digest=digest, task_id=task_id, task_pk=task_pk)
-    state = engine.new_episode(core)
+    state = engine.new_episode(core, lam=lam)
     episode = Episode.objects.create(owner=user if user and user.is_authenticated else None, task_id=task_pk,
-                                     kind=kind, state=state.as_dict(), perturbation=perturbation)
+                                     kind=kind, state=state.as_dict(), perturbation=perturbation,
+                                     lam=None if lam is None or lam == core.lam else lam)
     return episode, observation(episode=episode, engine=engine, state=state)
 
 
@@ -142,18 +156,23 @@ def engine_with_cached_task(*, digest: str, task_id: str, task_pk: int) -> tuple
     return engine_with_task(Task.objects.select_related("device").get(pk=task_pk))
 
 
-def episode_open_for_player(*, user: AbstractBaseUser, task_id: str) -> Episode:
-    """The player's unfinished human episode on the task (resumed where it was), or a new one."""
+def episode_open_for_player(*, user: AbstractBaseUser, task_id: str, lam: object = None) -> Episode:
+    """The player's unfinished human episode on the task played with the same options (resumed where it was), or a
+    new one with them. `lam`: the interaction budget λ chosen on the page (None: the task's own)."""
     if not (user and user.is_authenticated):
         raise EpisodeError("Sign in to play.", status=401)
+    lam = episode_lambda_check(lam)
+    task = Task.objects.filter(task_id=task_id).only("definition").first()
+    if task is not None and lam == task.definition.get("lambda", DEFAULT_LAMBDA):
+        lam = None  # the task's own λ, recorded as such
     running = (
-        Episode.objects.filter(owner=user, kind=Episode.Kind.HUMAN, finished=False, task__task_id=task_id)
+        Episode.objects.filter(owner=user, kind=Episode.Kind.HUMAN, finished=False, task__task_id=task_id, lam=lam)
         .order_by("-created_at", "-pk")
         .first()
     )
     if running is not None:
         return running
-    episode, _ = episode_start(user=user, task_id=task_id, kind=Episode.Kind.HUMAN)
+    episode, _ = episode_start(user=user, task_id=task_id, kind=Episode.Kind.HUMAN, lam=lam)
     return episode
 
 

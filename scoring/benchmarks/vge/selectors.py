@@ -5,6 +5,7 @@ from typing import Any
 
 from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device
 from scoring.benchmarks.vge.core.graphs import DeviceGraphs
+from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_OPTION
 from scoring.benchmarks.vge.scorer import site_device_loader
 from scoring.models import SampleScore, Split, Submission
 
@@ -26,30 +27,38 @@ def device_graphs(split: Split) -> dict[str, DeviceGraphs]:
     return graphs
 
 
-def perturbation_runs(split: Split) -> list[dict[str, Any]]:
-    """Every public scored upload of the split with its episode count, successes (SR is 100 or 0 per episode), the
-    sum of its episodes' SSR and the perturbation its episodes were played with ("" for none), for the robustness
-    figure (which keeps those of the board's filtered rows)."""
+def option_runs(split: Split) -> list[dict[str, Any]]:
+    """Every public scored upload of the split, split by the interaction budget λ its episodes were played with:
+    per (submission, λ) its episode count, successes (SR is 100 or 0 per episode), the sum of its episodes' SSR, and
+    the options its episodes were played with (the submission's: `perturbation`, "" for none; `lambda`, None when
+    each task's own), for the figures that compare a model's submissions with each other (robustness, budget), which
+    keep those of the board's filtered rows."""
     subs = (Submission.objects.filter(split=split, status=Submission.Status.SCORED, source=Submission.Source.UPLOAD,
                                       visibility=Submission.Visibility.PUBLIC)
             .select_related("model_entry").order_by("id"))
-    counts: dict[int, dict[str, Any]] = {}
-    for sub_id, score, components in SampleScore.objects.filter(submission__in=subs).values_list(
-            "submission_id", "score", "components"):
-        row = counts.setdefault(sub_id, {"n": 0, "hits": 0, "ssr_sum": 0.0})
+    counts: dict[int, dict[Any, dict[str, Any]]] = {}
+    for sub_id, score, components, played, own in SampleScore.objects.filter(submission__in=subs).values_list(
+            "submission_id", "score", "components", "details__lambda", "details__task__lambda"):
+        lam = played if _budget(played) else own if _budget(own) else DEFAULT_LAMBDA
+        row = counts.setdefault(sub_id, {}).setdefault(lam, {"n": 0, "hits": 0, "ssr_sum": 0.0})
         ssr = components.get("SSR") if isinstance(components, dict) else None
         row["n"] += 1
         row["hits"] += score is not None and score >= 100.0
         row["ssr_sum"] += float(ssr) if isinstance(ssr, (int, float)) else 0.0
     out = []
     for sub in subs:
-        row = counts.get(sub.pk, {"n": 0, "hits": 0, "ssr_sum": 0.0})
         options = sub.options if isinstance(sub.options, dict) else {}
-        out.append({"submission": sub.pk, "model": sub.model_entry.name, "thinking": sub.model_entry.thinking,
-                    "kind": sub.model_entry.kind, "perturbation": str(options.get("perturbation") or ""),
-                    "episodes": row["n"], "successes": row["hits"], "ssr_sum": row["ssr_sum"]})
+        for lam, row in sorted(counts.get(sub.pk, {}).items()) or [(None, {"n": 0, "hits": 0, "ssr_sum": 0.0})]:
+            out.append({"submission": sub.pk, "model": sub.model_entry.name, "thinking": sub.model_entry.thinking,
+                        "kind": sub.model_entry.kind, "perturbation": str(options.get("perturbation") or ""),
+                        "lambda_option": options.get(LAMBDA_OPTION), "lambda": lam,
+                        "episodes": row["n"], "successes": row["hits"], "ssr_sum": row["ssr_sum"]})
     return out
 
 
+def _budget(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
 def vge_analysis_context(split: Split) -> dict[str, Any]:
-    return {"graphs": device_graphs(split), "runs": perturbation_runs(split)}
+    return {"graphs": device_graphs(split), "runs": option_runs(split)}

@@ -141,34 +141,77 @@ def truncation_label(lam: float) -> str:
     return f"truncated from λ = {lam:g} episodes (not normalised)"
 
 
-def budget_sensitivity(models: Sequence[ModelSamples]) -> list[Figure]:
-    """Fig. 3 as the paper: SR of the episodes actually played at each λ, minus SR at λ = 2. A model with no
-    episodes at λ = 2, or played at one λ only, gets no normalisation: its episodes of the largest λ played are cut
-    after the fact (a success at λ when all goals were reached on a turn ≤ λ·L_opt), a separate labelled series."""
+def run_label(r: Mapping[str, Any]) -> str:
+    """What a figure calls a submission's model (as the board labels an entry)."""
+    return str(r.get("model", "")) + (" (thinking)" if r.get("thinking") == "yes" else "")
+
+
+def kept_runs(context: AnalysisContext) -> list[Mapping[str, Any]]:
+    """The site's per-(submission, λ) counts (`context.extra["runs"]`) of the submissions the board's filters keep."""
+    return [r for r in context.extra.get("runs") or () if isinstance(r, Mapping)
+            and (context.submissions is None or r.get("submission") in context.submissions)]
+
+
+def _default_except(r: Mapping[str, Any], option: str) -> bool:
+    """The run was played with every episode option at its default but `option` (the one a figure varies)."""
+    defaults = {"perturbation": not r.get("perturbation"), "lambda": r.get("lambda_option") in (None, "")}
+    return all(ok for name, ok in defaults.items() if name != option)
+
+
+def budget_sensitivity(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
+    """Fig. 3 as the paper: SR of the episodes actually played at each λ, minus SR at λ = 2. On the site a model's
+    episodes come from all its submissions the board's filters keep (the site's runs: a bundle of episodes played
+    at one λ is a submission of its own), unperturbed; elsewhere from the given entries. A model with no episodes
+    at λ = 2, or played at one λ only, gets no normalisation: its episodes of the largest λ played are cut after
+    the fact (a success at λ when all goals were reached on a turn ≤ λ·L_opt), a separate labelled series."""
+    runs = kept_runs(context)
+    pooled = [r for r in runs if _default_except(r, "lambda")]
+    handled = {r.get("submission") for r in runs}
+    label_of = {r.get("submission"): run_label(r) for r in pooled}
+    counts: dict[str, dict[float, list[int]]] = {}
+    samples_of: dict[str, list[SampleRow]] = {}
+    for m in models:
+        if m.submission_id in handled and m.submission_id not in label_of:
+            continue  # a submission played with another option (a perturbation): not this figure's
+        label = label_of.get(m.submission_id, m.label)
+        samples_of.setdefault(label, []).extend(m.samples)
+        by_lam = counts.setdefault(label, {})
+        if m.submission_id in handled:
+            continue  # counted from the runs below
+        for s in m.samples:
+            found = by_lam.setdefault(played_lambda(s), [0, 0])
+            found[0] += 1
+            found[1] += _succeeded(s)
+    for r in pooled:
+        lam = r.get("lambda")
+        if not isinstance(lam, (int, float)) or isinstance(lam, bool):
+            continue
+        found = counts.setdefault(run_label(r), {}).setdefault(lam, [0, 0])
+        found[0] += int(r.get("episodes") or 0)
+        found[1] += int(r.get("successes") or 0)
     rows: list[tuple[Any, ...]] = []
     series = []
     total = 0
-    for m in models:
-        by_lam: dict[float, list[SampleRow]] = {}
-        for s in m.samples:
-            by_lam.setdefault(played_lambda(s), []).append(s)
+    for label, by_lam in counts.items():
+        by_lam = {lam: c for lam, c in by_lam.items() if c[0]}
         if not by_lam:
             continue
-        total += sum(len(v) for v in by_lam.values())
-        sr = {lam: share(_hits(eps), len(eps)) for lam, eps in by_lam.items()}
+        total += sum(c[0] for c in by_lam.values())
+        sr = {lam: share(c[1], c[0]) for lam, c in by_lam.items()}
         normalised = NORMALISED_AT in by_lam and len(by_lam) > 1
         base = sr.get(NORMALISED_AT) if normalised else None
         gains: dict[float, float | None] = {}
         for lam in sorted(by_lam):
-            eps = by_lam[lam]
             value = sr[lam]
             gains[lam] = round(value - base, 2) if value is not None and base is not None else None
-            rows.append((m.label, "played", lam, len(eps), _hits(eps), value, gains[lam]))
+            rows.append((label, "played", lam, by_lam[lam][0], by_lam[lam][1], value, gains[lam]))
         if normalised:
-            series.append(Series(m.label, [gains.get(lam) for lam in LAMBDAS]))
+            series.append(Series(label, [gains.get(lam) for lam in LAMBDAS]))
             continue
         played = max(by_lam)
-        eps = _with_l_opt(by_lam[played])
+        eps = _with_l_opt([s for s in samples_of.get(label, ()) if played_lambda(s) == played])
+        if not eps:
+            continue  # none of its episodes at that λ is among the entries shown: nothing to cut
         values: list[float | None] = []
         for lam in LAMBDAS:
             if lam > played:
@@ -176,12 +219,13 @@ def budget_sensitivity(models: Sequence[ModelSamples]) -> list[Figure]:
                 continue
             hits = sum(1 for s in eps if (t := success_turn(s)) is not None and t <= lam * float(s.details["l_opt"]))
             values.append(share(hits, len(eps)))
-            rows.append((m.label, truncation_label(played), lam, len(eps), hits, share(hits, len(eps)), None))
-        series.append(Series(f"{m.label}: {truncation_label(played)}, SR", values))
+            rows.append((label, truncation_label(played), lam, len(eps), hits, share(hits, len(eps)), None))
+        series.append(Series(f"{label}: {truncation_label(played)}, SR", values))
     return [Figure(
         "budget", "SR gain against the interaction budget λ, normalised at λ = 2 (Fig. 3)",
         "As the paper (Fig. 3): SR of the episodes actually played with each λ (global budget λ·L_opt, local λ·C_opt), "
-        "minus SR at λ = 2, so λ = 2 is zero. A model with no episodes at λ = 2 or with one λ only is not "
+        "minus SR at λ = 2, so λ = 2 is zero; a model's unperturbed submissions the filters keep are pooled (each "
+        "bundle of episodes played at one λ is a submission of its own). A model with no episodes at λ = 2 or with one λ only is not "
         "normalised: its episodes of the largest λ played are cut after the fact (a success at λ when all goals were "
         "reached on a turn ≤ λ·L_opt; local budgets not re-applied), shown as SR in its own series labelled "
         "“truncated from λ = … episodes” (ours).",
@@ -422,13 +466,12 @@ def _delta(value: float | None, clean: float | None) -> float | None:
 
 
 def robustness(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
-    runs = [r for r in context.extra.get("runs") or () if isinstance(r, Mapping)
-            and (context.submissions is None or r.get("submission") in context.submissions)]
+    runs = [r for r in kept_runs(context) if _default_except(r, "perturbation")]
     # per model, per setting: [episodes, successes, sum of the episodes' SSR]
     by_model: dict[str, dict[str, list[float]]] = {}
     series: list[Series] = []
     for r in runs:
-        label = str(r.get("model", "")) + (" (thinking)" if r.get("thinking") == "yes" else "")
+        label = run_label(r)
         pooled = by_model.setdefault(label, {}).setdefault(str(r.get("perturbation") or ""), [0, 0, 0.0])
         pooled[0] += int(r.get("episodes") or 0)
         pooled[1] += int(r.get("successes") or 0)
@@ -470,5 +513,5 @@ def robustness(models: Sequence[ModelSamples], context: AnalysisContext) -> list
 
 
 def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
-    return [*breakdowns(models), *budget_sensitivity(models), *error_taxonomy(models, context), *view_switches(models, context),
+    return [*breakdowns(models), *budget_sensitivity(models, context), *error_taxonomy(models, context), *view_switches(models, context),
             *human_vs_model(models), *robustness(models, context)]
