@@ -15,6 +15,7 @@ from accounts.roles import is_curator
 from scoring import services as scoring_services
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.vge.core.engine import EpisodeState
+from scoring.benchmarks.vge.core.episode_options import HISTORY_OPTION, INSTRUCTION_OPTION, history_window
 from scoring.benchmarks.vge.core.task_defs import LAMBDA_OPTION
 from scoring.core.disclosure import detail_keys, disclosed
 from scoring.errors import InvalidRequest, ServiceRefusal
@@ -48,7 +49,7 @@ def start_answer(*, user, data) -> tuple[int, dict]:
             raise InvalidRequest(serializer.errors)
         v = serializer.validated_data
         episode, obs = episode_start(user=user, task_id=v["task"], perturbation=v["perturbation"],
-                                     lam=v.get(LAMBDA_OPTION))
+                                     lam=v.get(LAMBDA_OPTION), history=v["history"], instruction=v["instruction"])
     except ServiceRefusal as exc:
         return exc.status, exc.body()
     return 201, {"episode": episode.pk, "observation": obs, **obs}
@@ -141,6 +142,8 @@ class EpisodeDetailApi(APIView):
         if not episode.finished or keys is not None:
             trace = [selectors.public_step(s) for s in trace]
             metrics = disclosed(metrics, keys)
+        if not episode.finished:  # the agent sees the past turns its `history` option allows (the steps stay whole)
+            trace = history_window(trace, episode.history)
         return Response(
             {
                 "id": episode.pk,
@@ -151,6 +154,8 @@ class EpisodeDetailApi(APIView):
                 "metrics": metrics,
                 "perturbation": episode.perturbation,
                 LAMBDA_OPTION: episode.played_lambda,
+                HISTORY_OPTION: episode.history_shown,
+                INSTRUCTION_OPTION: episode.instruction,
                 "observation": observation(episode=episode, engine=engine, state=state),
                 "trace": trace,
             }
@@ -192,6 +197,7 @@ class EpisodeBundleApi(APIView):
         entry = scoring_services.model_entry_for_upload(user=request.user, name=v["model"], fields={"kind": "embodied"})
         submission = episodes_submission_create(user=request.user, split=split, model_entry=entry,
                                                 note=v["note"], perturbation=v["perturbation"],
-                                                lam=v.get(LAMBDA_OPTION))
+                                                lam=v.get(LAMBDA_OPTION), history=v["history"],
+                                                instruction=v["instruction"])
         return Response({"submission": submission.pk, "status": submission.status,
                          "url": f"/api/submissions/{submission.pk}/"}, status=201)

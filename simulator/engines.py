@@ -13,6 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from scoring.benchmarks.vge.core.device import load_device
 from scoring.benchmarks.vge.core.engine import Engine, EpisodeState
 from scoring.benchmarks.vge.core.play import budget_maxima
+from scoring.benchmarks.vge.core.rephrase import instruction_shown
 from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
 from scoring.benchmarks.vge.core.task_defs import load_task
 from scoring.errors import ServiceRefusal
@@ -81,7 +82,9 @@ def observation(*, episode: Episode, engine: Engine, state: EpisodeState) -> dic
         "view": state.view,
         "image_url": f"/api/vge/episodes/{episode.pk}/view.png?turn={state.turns}",
         "accessible_views": engine.accessible_views(state),
-        "instruction": engine.instruction(state),
+        # in the episode's instruction style: the task's words, or the second style (core/rephrase.py)
+        "instruction": instruction_shown(task_id=state.task, index=state.goal_index, text=engine.instruction(state),
+                                         style=episode.instruction),
         "goal_index": state.goal_index,
         "goals_total": len(core.goals),
         "budgets": {"global": state.global_left, "local": state.local_left},

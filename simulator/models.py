@@ -5,6 +5,8 @@ from django import forms
 from django.conf import settings
 from django.db import models
 
+from scoring.benchmarks.vge.core.episode_options import DEFAULT_INSTRUCTION, history_text
+from scoring.benchmarks.vge.core.rephrase import STYLES as INSTRUCTION_STYLES
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA
 
 
@@ -102,6 +104,14 @@ class Episode(models.Model):
         null=True, blank=True,
         help_text="The interaction budget λ the episode is played with (1..10); empty: the task's own (5 by default).",
     )
+    history = models.PositiveSmallIntegerField(
+        null=True, blank=True,
+        help_text="How many past turns the agent API shows of the episode while it runs (0..1000); empty: all.",
+    )
+    instruction = models.CharField(
+        max_length=20, choices=[(s, s) for s in INSTRUCTION_STYLES], default=DEFAULT_INSTRUCTION,
+        help_text="How its goals are worded: original, or rephrased in a second style (core/rephrase.py).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -117,10 +127,16 @@ class Episode(models.Model):
         """The λ the episode is played with: its own, else its task's."""
         return self.lam if self.lam is not None else self.task.definition.get("lambda", DEFAULT_LAMBDA)
 
+    @property
+    def history_shown(self) -> str:
+        """"full", or the number of past turns the agent is shown."""
+        return history_text(self.history)
+
 
 # The filter of episodes played with every option at its default (the task's own λ, ...): what the human baseline
 # counts; an episode with another option is free play on the same task.
-BASELINE_OPTIONS: dict[str, object] = {"lam__isnull": True, "perturbation": ""}
+BASELINE_OPTIONS: dict[str, object] = {"lam__isnull": True, "perturbation": "", "history__isnull": True,
+                                       "instruction": DEFAULT_INSTRUCTION}
 
 
 class Step(models.Model):

@@ -8,6 +8,13 @@ from django.db.models import Count, Q
 from scoring import access
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.vge.core.engine import EpisodeState
+from scoring.benchmarks.vge.core.episode_options import (
+    DEFAULT_INSTRUCTION,
+    HISTORY_FULL,
+    HISTORY_OPTION,
+    INSTRUCTION_OPTION,
+)
+from scoring.benchmarks.vge.core.rephrase import rephrased_instructions
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_OPTION
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.core.disclosure import disclosed
@@ -62,7 +69,8 @@ def play_state(*, episode_id: int, user) -> dict[str, Any]:
         "finished": episode.finished,
         "gave_up": episode.gave_up,
         "success": episode.success,
-        "options": {LAMBDA_OPTION: episode.played_lambda, "lambda_own": episode.lam is None},
+        "options": {LAMBDA_OPTION: episode.played_lambda, "lambda_own": episode.lam is None,
+                    INSTRUCTION_OPTION: episode.instruction},
         "metrics": disclosed(episode.metrics, keys) if episode.finished else {},
         "observation": observation(episode=episode, engine=engine, state=state),
         "log": [public_step(o) for o in episode_trace(episode=episode)],
@@ -86,11 +94,12 @@ def replay_episode(*, episode_id: int, user) -> dict[str, Any]:
     who = episode.owner.get_username() if episode.owner else "anonymous"
     return _replay(
         title=f"Episode {episode.pk}", subtitle=f"{episode.get_kind_display()} · {who}",
-        task=episode.task.definition, trace=episode_trace(episode=episode),
+        task=task_as_worded(episode.task.definition, episode.instruction), trace=episode_trace(episode=episode),
         image_base=f"/simulator/replay/episode/{episode.pk}/view/", metrics=episode.metrics,
         outcome="gave up" if episode.gave_up else ("success" if episode.success else "failed"),
         device_row=episode.task.device,
-        options=options_words(lam=episode.played_lambda, own=episode.lam is None, perturbation=episode.perturbation),
+        options=options_words(lam=episode.played_lambda, own=episode.lam is None, perturbation=episode.perturbation,
+                              history=episode.history_shown, instruction=episode.instruction),
     )
 
 
@@ -115,21 +124,38 @@ def replay_submission(*, submission_id: int, index: int, user) -> dict[str, Any]
         raise EpisodeError("The device of this episode is no longer stored.", status=404)
     return _replay(
         title=f"{submission.model_entry.name} · episode {index}", subtitle=f"submission #{submission.pk} on {submission.split}",
-        task=row.details["task"], trace=row.details.get("trace") or [],
+        task=task_as_worded(row.details["task"], str(row.details.get(INSTRUCTION_OPTION) or DEFAULT_INSTRUCTION)),
+        trace=row.details.get("trace") or [],
         image_base=f"/simulator/replay/submission/{submission.pk}/{index}/view/", metrics=row.components,
         outcome=row.outcome, device_row=device_row,
         options=options_words(lam=row.details.get("lambda") or row.details["task"].get("lambda", DEFAULT_LAMBDA),
                               own=submission.options.get(LAMBDA_OPTION) in (None, ""),
-                              perturbation=str(submission.options.get("perturbation") or "")),
+                              perturbation=str(submission.options.get("perturbation") or ""),
+                              history=str(row.details.get(HISTORY_OPTION) or HISTORY_FULL),
+                              instruction=str(row.details.get(INSTRUCTION_OPTION) or DEFAULT_INSTRUCTION)),
     )
 
 
-def options_words(*, lam: float, own: bool, perturbation: str = "") -> str:
-    """How an episode was played, for its rows and pages: "λ = 3", "λ = 5 (the task's) · blur:2"."""
+def options_words(*, lam: float, own: bool, perturbation: str = "", history: str = HISTORY_FULL,
+                  instruction: str = DEFAULT_INSTRUCTION) -> str:
+    """How an episode was played, for its rows and pages: "λ = 3", "λ = 5 (the task's) · blur:2 · history 3 ·
+    rephrased instructions"."""
     words = [f"λ = {lam:g}" + (" (the task's)" if own else "")]
     if perturbation:
         words.append(perturbation)
+    if history != HISTORY_FULL:
+        words.append(f"history {history}")
+    if instruction != DEFAULT_INSTRUCTION:
+        words.append(f"{instruction} instructions")
     return " · ".join(words)
+
+
+def task_as_worded(task: dict[str, Any], instruction: str) -> dict[str, Any]:
+    """A task definition with its instructions as an episode played with `instruction` showed them."""
+    if instruction == DEFAULT_INSTRUCTION:
+        return task
+    worded = rephrased_instructions(task_id=str(task.get("id", "")), instructions=list(task.get("instructions") or ()))
+    return {**task, "instructions": list(worded)}
 
 
 def _replay(*, title: str, subtitle: str, task: dict[str, Any], trace: list[dict[str, Any]], image_base: str,
@@ -171,7 +197,9 @@ def same_task_replays(*, episode_id: int, user, limit: int = 8) -> list[dict[str
         except EpisodeError:
             continue
         who = other.owner.get_username() if other.owner else "anonymous"
-        shown = f" · {replay['options']}" if other.lam is not None or other.perturbation else ""  # not the defaults
+        defaults = other.lam is None and not other.perturbation and other.history is None \
+            and other.instruction == DEFAULT_INSTRUCTION
+        shown = "" if defaults else f" · {replay['options']}"
         out.append({"label": f"Agent API · episode {other.pk} ({who}){shown}", "url": f"/simulator/replay/episode/{other.pk}/",
                     "hidden": bool(split and split.hidden_ground_truth), "replay": replay})
     if episode.task.sample_id is not None:

@@ -7,6 +7,14 @@ from typing import Any
 from rest_framework import serializers
 
 from scoring.benchmarks.vge.core import perturb
+from scoring.benchmarks.vge.core.episode_options import (
+    DEFAULT_INSTRUCTION,
+    HISTORY_FULL,
+    HISTORY_MAX,
+    episode_history,
+    history_text,
+)
+from scoring.benchmarks.vge.core.rephrase import STYLES as INSTRUCTION_STYLES
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_MAX, LAMBDA_MIN, LAMBDA_OPTION
 
 
@@ -35,7 +43,31 @@ class WithLambda(serializers.Serializer):
         return fields
 
 
-class EpisodeCreateInput(WithLambda):
+def history_checked(value: str) -> str:
+    """An episode option `history` as text ("full" or a number of past turns), or the reason as a field error."""
+    try:
+        return history_text(episode_history(value))
+    except ValueError as exc:
+        raise serializers.ValidationError(str(exc)) from None
+
+
+class WithAgentOptions(WithLambda):
+    """The agent API's episode options besides λ: `history` and `instruction` (and `perturbation`)."""
+
+    history = serializers.CharField(
+        required=False, default=HISTORY_FULL, max_length=8,
+        help_text=f"how many past turns `GET /api/vge/episodes/<id>/` shows in the trace while the episode runs: "
+                  f"a whole number 0..{HISTORY_MAX} (a number or its text) or \"{HISTORY_FULL}\" (default)")
+    instruction = serializers.ChoiceField(
+        choices=INSTRUCTION_STYLES, required=False, default=DEFAULT_INSTRUCTION,
+        help_text="how the goals are worded: original (the task's) or rephrased (a second style, the same for "
+                  "every episode of the task)")
+
+    def validate_history(self, value: str) -> str:
+        return history_checked(value)
+
+
+class EpisodeCreateInput(WithAgentOptions):
     """A new episode of a task, with its episode options."""
 
     task = serializers.CharField(min_length=1, max_length=250)
@@ -129,6 +161,8 @@ class EpisodeOutput(serializers.Serializer):
     success = serializers.BooleanField()
     metrics = serializers.DictField()
     perturbation = serializers.CharField(allow_blank=True)
+    history = serializers.CharField(help_text="\"full\" or the number of past turns the trace shows while it runs")
+    instruction = serializers.ChoiceField(choices=INSTRUCTION_STYLES)
     observation = ObservationOutput()
 
     def get_fields(self) -> dict[str, serializers.Field]:
@@ -139,7 +173,7 @@ class EpisodeOutput(serializers.Serializer):
     trace = serializers.ListField(child=serializers.DictField())
 
 
-class BundleInput(WithLambda):
+class BundleInput(WithAgentOptions):
     """Bundle the caller's finished agent episodes played with one set of episode options into a submission."""
 
     model = serializers.CharField(min_length=1, max_length=200)

@@ -13,6 +13,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts.roles import is_curator
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.vge.core import practice
+from scoring.benchmarks.vge.core.episode_options import INSTRUCTION_OPTION
+from scoring.benchmarks.vge.core.rephrase import STYLES as INSTRUCTION_STYLES
 from scoring.benchmarks.vge.core.task_defs import LAMBDA_MAX, LAMBDA_MIN, LAMBDA_OPTION
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.core.disclosure import detail_keys, disclosed
@@ -55,9 +57,11 @@ def home(request: HttpRequest) -> HttpResponse:
 @refusals_shown_here
 def play_task(request: HttpRequest, task_id: str) -> HttpResponse:
     """Resume the player's running episode on this task with the options asked for (`?lambda=N`: the interaction
-    budget λ; none: the task's own), or start one with them."""
+    budget λ, none: the task's own; `?instruction=rephrased`: the goals in a second wording), or start one with
+    them."""
     episode = episode_open_for_player(user=request.user, task_id=task_id.strip("/"),
-                                      lam=request.GET.get(LAMBDA_OPTION) or None)
+                                      lam=request.GET.get(LAMBDA_OPTION) or None,
+                                      instruction=request.GET.get(INSTRUCTION_OPTION) or None)
     return redirect("simulator-episode-play", pk=episode.pk)
 
 
@@ -73,7 +77,7 @@ def episode_play(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "simulator/play.html", {
         "episode": episode, "task": episode.task, "baseline": episode.task.baseline_rank is not None,
         "practice_hints": list(practice.HINTS) if episode.task.task_id == practice.TASK_ID else None,
-        "lambdas": range(LAMBDA_MIN, LAMBDA_MAX + 1),
+        "lambdas": range(LAMBDA_MIN, LAMBDA_MAX + 1), "instruction_styles": INSTRUCTION_STYLES,
     })
 
 

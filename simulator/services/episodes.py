@@ -12,6 +12,12 @@ from django.db.models.sql.subqueries import InsertQuery, UpdateQuery
 from django.utils import timezone
 
 from scoring.benchmarks.vge.core.engine import Engine, EpisodeState, StepOutcome
+from scoring.benchmarks.vge.core.episode_options import (
+    HISTORY_OPTION,
+    INSTRUCTION_OPTION,
+    episode_history,
+    episode_instruction,
+)
 from scoring.benchmarks.vge.core.metrics import episode_metrics
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_OPTION, episode_lambda
 from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
@@ -30,12 +36,32 @@ def episode_lambda_check(value: object) -> int | None:
         raise EpisodeError(str(exc), status=400, field=LAMBDA_OPTION) from None
 
 
+def episode_history_check(value: object) -> int | None:
+    """The past turns an agent is shown (None: all), or a refusal naming the field."""
+    try:
+        return episode_history(value)
+    except ValueError as exc:
+        raise EpisodeError(str(exc), status=400, field=HISTORY_OPTION) from None
+
+
+def episode_instruction_check(value: object) -> str:
+    """The instruction style ("original" by default), or a refusal naming the field."""
+    try:
+        return episode_instruction(value)
+    except ValueError as exc:
+        raise EpisodeError(str(exc), status=400, field=INSTRUCTION_OPTION) from None
+
+
 def episode_start(*, user: AbstractBaseUser | None, task_id: str, kind: str = Episode.Kind.AGENT,
-                  perturbation: str = "", lam: int | None = None) -> tuple[Episode, dict]:
+                  perturbation: str = "", lam: int | None = None, history: object = None,
+                  instruction: object = None) -> tuple[Episode, dict]:
     """A new episode; `perturbation` (canonical text, see scoring.benchmarks.vge.core.perturb) is applied to every
     view it serves; `lam` is its interaction budget λ (1..10; None: the task's own), which the engine's budgets
-    follow and the episode records (only when it differs from the task's, so None always means the task's)."""
+    follow and the episode records (only when it differs from the task's, so None always means the task's);
+    `history` (0..1000 or "full", None: full) how many past turns the agent API shows of it while it runs;
+    `instruction` ("original", None, or "rephrased") how its goals are worded. The engine sees neither."""
     lam = episode_lambda_check(lam)
+    history, instruction = episode_history_check(history), episode_instruction_check(instruction)
     # the definitions are read only when this process's engine does not know the task yet
     row = Task.objects.filter(task_id=task_id).values_list("pk", "device__digest").first()
     if row is None:
@@ -45,7 +71,8 @@ def episode_start(*, user: AbstractBaseUser | None, task_id: str, kind: str = Ep
     state = engine.new_episode(core, lam=lam)
     episode = Episode.objects.create(owner=user if user and user.is_authenticated else None, task_id=task_pk,
                                      kind=kind, state=state.as_dict(), perturbation=perturbation,
-                                     lam=None if lam is None or lam == core.lam else lam)
+                                     lam=None if lam is None or lam == core.lam else lam, history=history,
+                                     instruction=instruction)
     return episode, observation(episode=episode, engine=engine, state=state)
 
 
@@ -64,7 +91,7 @@ class _StepStatements:
 
     def __init__(self, conn) -> None:
         locked = Episode.objects.using(conn.alias).filter(pk=self.STAND_IN_PK).order_by().values_list(
-            "owner", "finished", "state", "task", "task__task_id", "task__device__digest")
+            "owner", "finished", "state", "task", "task__task_id", "task__device__digest", "instruction")
         if conn.features.has_select_for_update_of:
             locked = locked.select_for_update(of=("self",))
         self.select, params = locked.query.get_compiler(using=conn.alias).as_sql()
@@ -124,9 +151,10 @@ def _episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str
         row = cursor.fetchone()
         if row is None:
             raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
-        owner_id, finished, state_raw, task_pk, task_id, digest = row
+        owner_id, finished, state_raw, task_pk, task_id, digest, instruction = row
         state_data = sql.state_field.from_db_value(state_raw, None, connection)
-        episode = Episode(pk=episode_id, owner_id=owner_id, task_id=task_pk, state=state_data, finished=bool(finished))
+        episode = Episode(pk=episode_id, owner_id=owner_id, task_id=task_pk, state=state_data, finished=bool(finished),
+                          instruction=instruction)
         episode_owner_check(episode, user)
         if finished:
             raise EpisodeError("The episode is over; start a new one.", status=409)
@@ -156,23 +184,26 @@ def engine_with_cached_task(*, digest: str, task_id: str, task_pk: int) -> tuple
     return engine_with_task(Task.objects.select_related("device").get(pk=task_pk))
 
 
-def episode_open_for_player(*, user: AbstractBaseUser, task_id: str, lam: object = None) -> Episode:
+def episode_open_for_player(*, user: AbstractBaseUser, task_id: str, lam: object = None,
+                            instruction: object = None) -> Episode:
     """The player's unfinished human episode on the task played with the same options (resumed where it was), or a
-    new one with them. `lam`: the interaction budget λ chosen on the page (None: the task's own)."""
+    new one with them. `lam`: the interaction budget λ chosen on the page (None: the task's own); `instruction`:
+    the goals' wording ("original", None, or "rephrased")."""
     if not (user and user.is_authenticated):
         raise EpisodeError("Sign in to play.", status=401)
-    lam = episode_lambda_check(lam)
+    lam, instruction = episode_lambda_check(lam), episode_instruction_check(instruction)
     task = Task.objects.filter(task_id=task_id).only("definition").first()
     if task is not None and lam == task.definition.get("lambda", DEFAULT_LAMBDA):
         lam = None  # the task's own λ, recorded as such
     running = (
-        Episode.objects.filter(owner=user, kind=Episode.Kind.HUMAN, finished=False, task__task_id=task_id, lam=lam)
+        Episode.objects.filter(owner=user, kind=Episode.Kind.HUMAN, finished=False, task__task_id=task_id, lam=lam,
+                               instruction=instruction)
         .order_by("-created_at", "-pk")
         .first()
     )
     if running is not None:
         return running
-    episode, _ = episode_start(user=user, task_id=task_id, kind=Episode.Kind.HUMAN, lam=lam)
+    episode, _ = episode_start(user=user, task_id=task_id, kind=Episode.Kind.HUMAN, lam=lam, instruction=instruction)
     return episode
 
 

@@ -7,6 +7,7 @@ import json
 
 import pytest
 import yaml
+from channels.testing import WebsocketCommunicator
 from django.core.cache import cache
 
 from config.asgi import application
@@ -134,8 +135,6 @@ def test_browser_play_starts_with_the_chosen_lambda(client, user, tiny_split):
     assert refused.status_code == 400 and "λ must be from 1 to 10" in refused.content.decode()
 
     async def scenario():
-        from channels.testing import WebsocketCommunicator
-
         socket = WebsocketCommunicator(application, f"/ws/vge/episodes/{episode.pk}/", headers=headers)
         connected, _ = await socket.connect()
         assert connected

@@ -48,6 +48,7 @@ def board() -> BoardSpec:
 # states or components of the device, optimal costs or budgets (they follow from lambda and the optimal cost).
 HIDDEN_SPLIT_DETAIL_KEYS = frozenset({
     "line", "ignored_outputs", "gave_up", "episode",
+    "perturbation", "history", "instruction",  # the episode options the submitter played with
     "trace", "turn", "raw_output", "action", "action_text", "turn_class", "kind", "feedback",
     "view_before", "view_after", "done", "success",
     "name", "coord", "params",  # of `action`
@@ -70,8 +71,9 @@ FORMAT = FormatGuide(
 PROTOCOL = ScoringProtocol(
     text=("Episodes as the engine plays them: after each action the model gets the device's text feedback and the "
           "next view. Budgets: global λ·L_opt, local λ·C_opt of the next goal, with the interaction budget "
-          f"λ = {DEFAULT_LAMBDA} unless a task sets its own. Views are unperturbed unless an agent's episodes ask "
-          "for a perturbation; a submission of such episodes records it."),
+          f"λ = {DEFAULT_LAMBDA} unless a task sets its own. Views are unperturbed, the agent sees its whole history "
+          "and the task's instructions unless an agent's episodes ask for another λ, a perturbation, a shorter "
+          "history or rephrased instructions; a submission of such episodes records them."),
     docs="docs/vge-engine.md",
 )
 

@@ -9,6 +9,14 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Mapping
 
 from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device
+from scoring.benchmarks.vge.core.episode_options import (
+    HISTORY_OPTION,
+    INSTRUCTION_OPTION,
+    PERTURBATION_OPTION,
+    episode_history,
+    episode_instruction,
+    history_text,
+)
 from scoring.benchmarks.vge.core.metrics import METRICS, bootstrap_intervals, summarise
 from scoring.benchmarks.vge.core.replay import Library, LogEpisode, parse_log, replay, trace
 from scoring.benchmarks.vge.core.task_defs import LAMBDA_OPTION, TaskInvalid, episode_lambda, load_task
@@ -75,6 +83,19 @@ def played_lambda(options: Mapping[str, Any]) -> int | None:
         raise SubmissionRejected(f"option '{LAMBDA_OPTION}': {exc}") from None
 
 
+def played_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The episode options besides λ the log's episodes were played with, as each episode's details record them:
+    `perturbation` ("" for none), `history` ("full" or the past turns shown), `instruction` ("original" or
+    "rephrased"). They change what the agent saw, not the replay. A bundle of agent API episodes sets them."""
+    try:
+        history = history_text(episode_history(options.get(HISTORY_OPTION)))
+        instruction = episode_instruction(options.get(INSTRUCTION_OPTION))
+    except ValueError as exc:
+        raise SubmissionRejected(f"option {exc}") from None
+    return {PERTURBATION_OPTION: str(options.get(PERTURBATION_OPTION) or ""), HISTORY_OPTION: history,
+            INSTRUCTION_OPTION: instruction}
+
+
 def score(inp: ScorerInput, *, device_loader: DeviceLoader | None = None) -> ScoringResult:
     if device_loader is None and not _site_devices:
         raise RuntimeError("no device source: the simulator app registers one at start-up (is it installed?)")
@@ -106,6 +127,7 @@ def score(inp: ScorerInput, *, device_loader: DeviceLoader | None = None) -> Sco
 
     by_task = {e.task: e for e in read_log(inp, library.tasks)}
     lam = played_lambda(inp.options)
+    played = played_options(inp.options)
 
     results: list[SampleResult] = []
     metrics = []
@@ -130,6 +152,7 @@ def score(inp: ScorerInput, *, device_loader: DeviceLoader | None = None) -> Sco
                     "line": episode.line if episode else None,
                     "l_opt": m.l_opt,
                     "lambda": task.lam if lam is None else lam,  # the λ the episode was played and replayed with
+                    **played,  # the other options it was played with
                     "final": result.final.as_dict(),
                     "trace": trace(result),
                     "ignored_outputs": max(0, len(episode.outputs) - m.turns) if episode else 0,

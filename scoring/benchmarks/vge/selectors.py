@@ -4,6 +4,12 @@ from __future__ import annotations
 from typing import Any
 
 from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device
+from scoring.benchmarks.vge.core.episode_options import (
+    DEFAULT_INSTRUCTION,
+    HISTORY_FULL,
+    HISTORY_OPTION,
+    INSTRUCTION_OPTION,
+)
 from scoring.benchmarks.vge.core.graphs import DeviceGraphs
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_OPTION
 from scoring.benchmarks.vge.scorer import site_device_loader
@@ -30,8 +36,9 @@ def device_graphs(split: Split) -> dict[str, DeviceGraphs]:
 def option_runs(split: Split) -> list[dict[str, Any]]:
     """Every public scored upload of the split, split by the interaction budget λ its episodes were played with:
     per (submission, λ) its episode count, successes (SR is 100 or 0 per episode), the sum of its episodes' SSR, and
-    the options its episodes were played with (the submission's: `perturbation`, "" for none; `lambda`, None when
-    each task's own), for the figures that compare a model's submissions with each other (robustness, budget), which
+    the options its episodes were played with (the submission's: `perturbation`, "" for none; `lambda_option`, None
+    when each task's own; `history`, "full" or a number of turns; `instruction`, "original" or "rephrased"), for the
+    figures that compare a model's submissions with each other (robustness, budget, history, instruction), which
     keep those of the board's filtered rows."""
     subs = (Submission.objects.filter(split=split, status=Submission.Status.SCORED, source=Submission.Source.UPLOAD,
                                       visibility=Submission.Visibility.PUBLIC)
@@ -52,6 +59,8 @@ def option_runs(split: Split) -> list[dict[str, Any]]:
             out.append({"submission": sub.pk, "model": sub.model_entry.name, "thinking": sub.model_entry.thinking,
                         "kind": sub.model_entry.kind, "perturbation": str(options.get("perturbation") or ""),
                         "lambda_option": options.get(LAMBDA_OPTION), "lambda": lam,
+                        "history": str(options.get(HISTORY_OPTION) or HISTORY_FULL),
+                        "instruction": str(options.get(INSTRUCTION_OPTION) or DEFAULT_INSTRUCTION),
                         "episodes": row["n"], "successes": row["hits"], "ssr_sum": row["ssr_sum"]})
     return out
 

@@ -13,6 +13,13 @@ import math
 from typing import Any, Mapping, Sequence
 
 from scoring.benchmarks.vge.core.device import TIMED_WAIT
+from scoring.benchmarks.vge.core.episode_options import (
+    DEFAULT_INSTRUCTION,
+    HISTORY_FULL,
+    HISTORY_OPTION,
+    INSTRUCTION_OPTION,
+    PERTURBATION_OPTION,
+)
 from scoring.benchmarks.vge.core.graphs import DeviceGraphs, Node
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA
 from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, share
@@ -152,10 +159,39 @@ def kept_runs(context: AnalysisContext) -> list[Mapping[str, Any]]:
             and (context.submissions is None or r.get("submission") in context.submissions)]
 
 
+# The episode options a run may be played with besides λ, and their defaults (as the site's runs spell them).
+OPTION_DEFAULTS = {PERTURBATION_OPTION: "", HISTORY_OPTION: HISTORY_FULL, INSTRUCTION_OPTION: DEFAULT_INSTRUCTION}
+
+
+def option_value(r: Mapping[str, Any], option: str) -> str:
+    return str(r.get(option) or OPTION_DEFAULTS[option])
+
+
 def _default_except(r: Mapping[str, Any], option: str) -> bool:
     """The run was played with every episode option at its default but `option` (the one a figure varies)."""
-    defaults = {"perturbation": not r.get("perturbation"), "lambda": r.get("lambda_option") in (None, "")}
+    defaults = {name: option_value(r, name) == default for name, default in OPTION_DEFAULTS.items()}
+    defaults["lambda"] = r.get("lambda_option") in (None, "")
     return all(ok for name, ok in defaults.items() if name != option)
+
+
+def pooled_by_option(context: AnalysisContext, option: str) -> dict[str, dict[str, list[float]]]:
+    """Per model and value of `option`: [episodes, successes, sum of the episodes' SSR] over the kept runs played
+    with every other option at its default."""
+    by_model: dict[str, dict[str, list[float]]] = {}
+    for r in kept_runs(context):
+        if not _default_except(r, option):
+            continue
+        pooled = by_model.setdefault(run_label(r), {}).setdefault(option_value(r, option), [0, 0, 0.0])
+        pooled[0] += int(r.get("episodes") or 0)
+        pooled[1] += int(r.get("successes") or 0)
+        pooled[2] += float(r.get("ssr_sum") or 0.0)
+    return by_model
+
+
+def _sr_ssr(counts: Sequence[float] | None) -> tuple[float | None, float | None]:
+    if not counts or not counts[0]:
+        return None, None
+    return share(int(counts[1]), int(counts[0])), round(counts[2] / counts[0], 2)
 
 
 def budget_sensitivity(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
@@ -466,34 +502,23 @@ def _delta(value: float | None, clean: float | None) -> float | None:
 
 
 def robustness(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
-    runs = [r for r in kept_runs(context) if _default_except(r, "perturbation")]
-    # per model, per setting: [episodes, successes, sum of the episodes' SSR]
-    by_model: dict[str, dict[str, list[float]]] = {}
+    by_model = pooled_by_option(context, PERTURBATION_OPTION)  # per model, per setting ("" none)
     series: list[Series] = []
-    for r in runs:
-        label = run_label(r)
-        pooled = by_model.setdefault(label, {}).setdefault(str(r.get("perturbation") or ""), [0, 0, 0.0])
-        pooled[0] += int(r.get("episodes") or 0)
-        pooled[1] += int(r.get("successes") or 0)
-        pooled[2] += float(r.get("ssr_sum") or 0.0)
     rows = []
     total = 0
     settings_shown = sorted({p for settings in by_model.values() for p in settings if p}, key=_setting_order)
     for label, settings in by_model.items():
         if not any(settings_key for settings_key in settings):
             continue  # no perturbed run: nothing to compare
-        clean = settings.get("")
-        clean_sr = share(int(clean[1]), int(clean[0])) if clean else None
-        clean_ssr = (round(clean[2] / clean[0], 2) if clean[0] else None) if clean else None
+        clean_sr, clean_ssr = _sr_ssr(settings.get(""))
         srs, ssrs = [], []
         for p in ("", *settings_shown):
-            n, hits, ssr_sum = settings.get(p, (0, 0, 0.0))
-            sr = share(int(hits), int(n))
-            ssr = round(ssr_sum / n, 2) if n else None
-            total += int(n)
+            n = int(settings.get(p, (0,))[0])
+            sr, ssr = _sr_ssr(settings.get(p))
+            total += n
             if p in settings:
                 kind, _, level = p.partition(":")
-                rows.append((label, kind or "none", level or None, int(n), sr, ssr, _delta(sr, clean_sr),
+                rows.append((label, kind or "none", level or None, n, sr, ssr, _delta(sr, clean_sr),
                              _delta(ssr, clean_ssr)))
             srs.append(sr)
             ssrs.append(ssr)
@@ -512,6 +537,63 @@ def robustness(models: Sequence[ModelSamples], context: AnalysisContext) -> list
         rows, Chart("bars", ["none", *settings_shown], series, "SR / SSR (%)", 100.0), total)]
 
 
+def _history_order(value: str) -> tuple[int, int]:
+    return (1, 0) if value == HISTORY_FULL else (0, int(value)) if value.isdigit() else (2, 0)
+
+
+def option_comparison(context: AnalysisContext, option: str, *, key: str, title: str, note: str,
+                      order: Any = None) -> list[Figure]:
+    """SR and SSR per value of an episode option per model, beside its default; no figure unless some kept run was
+    played with another value."""
+    by_model = pooled_by_option(context, option)
+    default = OPTION_DEFAULTS[option]
+    others = sorted({v for values in by_model.values() for v in values if v != default}, key=order)
+    if not others:
+        return []
+    rows: list[tuple[Any, ...]] = []
+    series: list[Series] = []
+    total = 0
+    for label, values in by_model.items():
+        if set(values) == {default}:
+            continue  # only the default: nothing to compare
+        base_sr, base_ssr = _sr_ssr(values.get(default))
+        srs, ssrs = [], []
+        for value in (default, *others):
+            sr, ssr = _sr_ssr(values.get(value))
+            if value in values:
+                n = int(values[value][0])
+                total += n
+                rows.append((label, value, n, sr, ssr, _delta(sr, base_sr), _delta(ssr, base_ssr)))
+            srs.append(sr)
+            ssrs.append(ssr)
+        series.extend((Series(f"{label} SR", srs), Series(f"{label} SSR", ssrs)))
+    return [Figure(key, title, note, f"{len(series) // 2} models, {total} episodes in all",
+                   ("model", option, "episodes", "SR", "SSR", "delta_SR", "delta_SSR"), rows,
+                   Chart("bars", [default, *others], series, "SR / SSR (%)", 100.0), total)]
+
+
+def history_length(context: AnalysisContext) -> list[Figure]:
+    return option_comparison(
+        context, HISTORY_OPTION, key="history", order=_history_order,
+        title="SR and SSR against the history shown to the agent (App. C)",
+        note="Agent API episodes played with the episode option history (the number of past turns the episode's "
+             "trace shows the agent while it runs: 0, 3, ... or full), each bundled as its own submission, against "
+             "the same model's submissions with the full history (the default). SR pooled over the episodes, SSR "
+             "averaged over them, and each one's difference from the full-history value. Every public scored upload "
+             "of the models the board's filters keep counts, played with the other options at their defaults.")
+
+
+def instruction_robustness(context: AnalysisContext) -> list[Figure]:
+    return option_comparison(
+        context, INSTRUCTION_OPTION, key="instruction",
+        title="SR and SSR with the goals worded another way (E.2)",
+        note="Agent API episodes played with the episode option instruction = rephrased (every goal worded in a "
+             "second style, the same for every episode of a task: core/rephrase.py), each bundled as its own "
+             "submission, against the same model's submissions with the task's own wording. SR pooled over the "
+             "episodes, SSR averaged over them, and each one's difference from the original wording.")
+
+
 def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
     return [*breakdowns(models), *budget_sensitivity(models, context), *error_taxonomy(models, context), *view_switches(models, context),
-            *human_vs_model(models), *robustness(models, context)]
+            *human_vs_model(models), *robustness(models, context), *history_length(context),
+            *instruction_robustness(context)]
