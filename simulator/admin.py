@@ -52,8 +52,9 @@ class StepInline(admin.TabularInline):
 
 @admin.register(Episode)
 class EpisodeAdmin(admin.ModelAdmin):
-    list_display = ("pk", "task", "kind", "owner", "finished", "success", "gave_up", "created_at")
-    list_filter = ("kind", "finished", "success", "gave_up")
+    list_display = ("pk", "task", "kind", "owner", "finished", "success", "gave_up", "lam", "history", "instruction",
+                    "perturbation", "created_at")
+    list_filter = ("kind", "finished", "success", "gave_up", "instruction")
     raw_id_fields = ("task", "owner")
     inlines = [StepInline]
 

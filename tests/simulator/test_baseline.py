@@ -237,3 +237,20 @@ def test_every_split_that_humans_play_gets_its_human_row(tiny_demo, user, curato
         assert rows[name].note in page.content.decode()
     description = ModelEntry.objects.get(slug=human_board.HUMAN_ENTRY_SLUG).description
     assert "demo: 1 episode by 1 player" in description and "second: 2 episodes by 1 player" in description
+
+
+def test_episodes_played_with_other_options_are_free_play_outside_the_baseline(tiny_demo, user, curator,
+                                                                                celery_eager):
+    """An episode played with another λ or rephrased instructions is not a baseline episode: it is never resumed
+    as one, leaves its task in the player's baseline queue and never enters the Human row."""
+    baseline_mark(user=curator, per_stratum=2, seed=0)
+    first = Task.objects.filter(baseline_rank__isnull=False).order_by("baseline_rank").first()
+    other, _ = episode_start(user=user, task_id=first.task_id, kind=Episode.Kind.HUMAN, lam=2)
+    rephrased, _ = episode_start(user=user, task_id=first.task_id, kind=Episode.Kind.HUMAN, instruction="rephrased")
+    for episode in (other, rephrased):
+        episode_step(episode_id=episode.pk, user=user, output=OPEN_DASH)
+        episode_give_up(episode_id=episode.pk, user=user)
+    assert Episode.objects.filter(pk__in=[other.pk, rephrased.pk], finished=True).count() == 2
+    assert human_board.human_baseline_episodes(split=tiny_demo) == []
+    nxt = baseline_next_episode(user=user)
+    assert nxt.task_id == first.pk and nxt.pk not in (other.pk, rephrased.pk) and nxt.lam is None
