@@ -144,8 +144,11 @@ class EpisodeDetailApi(APIView):
             metrics = disclosed(metrics, keys)
         if not episode.finished:  # the agent sees the past turns its `history` option allows (the steps stay whole)
             trace = history_window(trace, episode.history)
+        # λ: the one the episode chose, or its task's, which a task of a hidden split does not disclose
+        budget = {LAMBDA_OPTION: episode.played_lambda} if keys is None or episode.lam is not None else {}
         return Response(
             {
+                **budget,
                 "id": episode.pk,
                 "task": episode.task.task_id,
                 "kind": episode.kind,
@@ -153,7 +156,6 @@ class EpisodeDetailApi(APIView):
                 "success": episode.success,
                 "metrics": metrics,
                 "perturbation": episode.perturbation,
-                LAMBDA_OPTION: episode.played_lambda,
                 HISTORY_OPTION: episode.history_shown,
                 INSTRUCTION_OPTION: episode.instruction,
                 "observation": observation(episode=episode, engine=engine, state=state),

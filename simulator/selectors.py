@@ -69,12 +69,20 @@ def play_state(*, episode_id: int, user) -> dict[str, Any]:
         "finished": episode.finished,
         "gave_up": episode.gave_up,
         "success": episode.success,
-        "options": {LAMBDA_OPTION: episode.played_lambda, "lambda_own": episode.lam is None,
-                    INSTRUCTION_OPTION: episode.instruction},
+        "options": episode_options_shown(episode, hidden=keys is not None),
         "metrics": disclosed(episode.metrics, keys) if episode.finished else {},
         "observation": observation(episode=episode, engine=engine, state=state),
         "log": [public_step(o) for o in episode_trace(episode=episode)],
     }
+
+
+def episode_options_shown(episode: Episode, *, hidden: bool) -> dict[str, Any]:
+    """The options a player's page shows: λ (unless it is the task's own λ on a hidden split, where λ with the
+    budgets would give the optimal cost away), whether it is the task's, and the instruction style."""
+    shown: dict[str, Any] = {"lambda_own": episode.lam is None, INSTRUCTION_OPTION: episode.instruction}
+    if not hidden or episode.lam is not None:
+        shown[LAMBDA_OPTION] = episode.played_lambda
+    return shown
 
 
 def _split_of(task: Task):

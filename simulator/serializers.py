@@ -167,8 +167,9 @@ class EpisodeOutput(serializers.Serializer):
 
     def get_fields(self) -> dict[str, serializers.Field]:
         fields = super().get_fields()
-        fields[LAMBDA_OPTION] = serializers.FloatField(help_text="the interaction budget λ the episode is played with "
-                                                                 "(its own, else its task's)")
+        fields[LAMBDA_OPTION] = serializers.FloatField(
+            required=False, help_text="the interaction budget λ the episode is played with (its own, else its task's; "
+                                      "left out for a task of a hidden split played with the task's own)")
         return fields
     trace = serializers.ListField(child=serializers.DictField())
 

@@ -40,7 +40,8 @@ def home(request: HttpRequest) -> HttpResponse:
         categories.setdefault(device.category, []).append(device)
     mine = []
     if request.user.is_authenticated:
-        mine = list(Episode.objects.filter(owner=request.user).select_related("task").order_by("-updated_at")[:15])
+        mine = list(Episode.objects.filter(owner=request.user).select_related("task__sample__split")
+                    .order_by("-updated_at")[:15])
     return render(request, "simulator/home.html", {
         "categories": sorted(categories.items()),
         "devices_count": len(devices),
@@ -68,14 +69,16 @@ def play_task(request: HttpRequest, task_id: str) -> HttpResponse:
 @login_required
 @refusals_shown_here
 def episode_play(request: HttpRequest, pk: int) -> HttpResponse:
-    episode = Episode.objects.select_related("task__device").filter(pk=pk).first()
+    episode = Episode.objects.select_related("task__device", "task__sample__split").filter(pk=pk).first()
     if episode is None:
         raise Http404(f"Unknown episode {pk}.")
     if episode.owner_id != request.user.pk:
         raise EpisodeError(
             "This episode belongs to someone else; you can watch its replay once it is over.", status=403)
+    split = episode.task.sample.split if episode.task.sample_id else None
     return render(request, "simulator/play.html", {
         "episode": episode, "task": episode.task, "baseline": episode.task.baseline_rank is not None,
+        "options": selectors.episode_options_shown(episode, hidden=bool(split and split.hidden_ground_truth)),
         "practice_hints": list(practice.HINTS) if episode.task.task_id == practice.TASK_ID else None,
         "lambdas": range(LAMBDA_MIN, LAMBDA_MAX + 1), "instruction_styles": INSTRUCTION_STYLES,
     })
