@@ -11,8 +11,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from leaderboard import selectors
-from leaderboard.board_views import cached_response, protocol_statement
-from leaderboard.core.board import BadBoardQuery, board_build, parse_query
+from leaderboard.board_views import board_view, cached_response, protocol_statement
+from leaderboard.core.board import BadBoardQuery, parse_query
 from scoring import services
 from scoring.benchmarks import board_for
 from scoring.errors import ServiceRefusal
@@ -116,8 +116,7 @@ class LeaderboardApi(APIView):
 
 def _board_body(bench, split, spec, query) -> dict:
     """The board API's body, as its serializer writes it."""
-    data = selectors.board_data(split=split)
-    view = board_build(data.rows, spec, query, data.pairs)
+    view, _ = board_view(split, spec, query)
     keys = [c.key for c in view.columns]
     rows = [
         {

@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 
 from django.core.cache import cache
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
@@ -23,7 +24,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from accounts import roles
-from leaderboard import selectors
+from leaderboard import selectors, services, tasks
 from leaderboard.core import labels, svg
 from leaderboard.core.board import (
     BadBoardQuery,
@@ -85,9 +86,13 @@ def resolve_board(request: HttpRequest, slug: str):
     return (benchmark, split, spec, query), None
 
 
-def _view(split, spec, query) -> tuple[BoardView, str]:
-    data = selectors.board_data(split=split)
-    return board_build(data.rows, spec, query, data.pairs), data.cache_key
+def board_view(split, spec, query) -> tuple[BoardView, str]:
+    """The view a board page, its API and exports show, with the significance of the pairs it shows side by side
+    (`services.board_view_build`); pairs left for later go to the worker once the request commits."""
+    view, data_key, later = services.board_view_build(split=split, spec=spec, query=query)
+    if later:
+        transaction.on_commit(lambda: tasks.board_comparisons_fill.delay(split.pk, [list(p) for p in later]))
+    return view, data_key
 
 
 def _cell(view: BoardView, row, column, headline: str) -> dict[str, Any]:
@@ -199,7 +204,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         page_key = selectors.board_page_key(selectors.board_cache_key(split_id=split.pk), request.get_full_path())
         if (page := selectors.board_response_get(page_key)) is not None:
             return HttpResponse(page, content_type="text/html; charset=utf-8")
-    view, data_key = _view(split, spec, query)
+    view, data_key = board_view(split, spec, query)
     # The table is the costly part to render; it depends only on the rows and the query.
     fragment_key = f"{data_key}:html:{split.name if request.GET.get('split') else ''}:{query.canonical()}"
     table_html = cache.get(fragment_key)
@@ -256,7 +261,7 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     benchmark, split, spec, query = resolved
 
     def build() -> selectors.CachedResponse:
-        view, _ = _view(split, spec, query)
+        view, _ = board_view(split, spec, query)
         header, body = export_table(view)
         if fmt == "csv":
             buffer = io.StringIO()

@@ -7,7 +7,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
@@ -284,6 +284,15 @@ def _load_pairs(split_id: int) -> dict[frozenset[int], PairSignificance]:
     return {frozenset((a, b)): PairSignificance(a, b, p, n) for a, b, p, n in rows}
 
 
+def board_pairs_stored(*, pairs: Iterable[tuple[int, int]]) -> dict[frozenset[int], PairSignificance]:
+    """The stored comparisons among `pairs` (submission id pairs, either order)."""
+    wanted = {frozenset(p) for p in pairs}
+    ids = {i for p in wanted for i in p}
+    rows = BoardComparison.objects.filter(a_id__in=ids, b_id__in=ids).values_list("a_id", "b_id", "p_value",
+                                                                                  "shared_units")
+    return {key: PairSignificance(a, b, p, n) for a, b, p, n in rows if (key := frozenset((a, b))) in wanted}
+
+
 @dataclass(frozen=True)
 class BoardData:
     cache_key: str
@@ -298,6 +307,14 @@ def board_data(*, split: Split) -> BoardData:
         cached = (_load_rows(split.pk), _load_pairs(split.pk))
         cache.set(key, cached, ROWS_TIMEOUT)
     return BoardData(key, cached[0], cached[1])
+
+
+def board_data_pairs_add(data: BoardData, pairs: Mapping[frozenset[int], PairSignificance]) -> BoardData:
+    """The board data with comparisons computed since it was read, kept under the same key so that the next read
+    of any view finds them (the rows are unchanged: a comparison changes no figure)."""
+    merged = BoardData(data.cache_key, data.rows, {**data.pairs, **pairs})
+    cache.set(data.cache_key, (merged.rows, merged.pairs), ROWS_TIMEOUT)
+    return merged
 
 
 def model_submissions(*, entry: ModelEntry) -> QuerySet[Submission]:

@@ -1,18 +1,31 @@
-"""Writes for boards: precompute paired-bootstrap comparisons when a submission is scored."""
+"""Writes for boards: the paired-bootstrap comparisons behind the significance marks.
+
+A board marks a row "not significantly different from the row above" (`core.board.adjacent_ties`), so it needs the
+comparisons of adjacent rows only, never all pairs: a new score stores those with its neighbours by the headline
+figure, and a view that shows other neighbours (best entry per model, a filter) gets its missing pairs on demand: a
+few at once while the page is built, the rest by a background task. Each pair is computed once and kept,
+so a score costs a few comparisons however large the board grows.
+"""
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Iterable
 
-from django.db import transaction
-
+from leaderboard import selectors
+from leaderboard.core.board import BoardQuery, BoardView, board_build
 from leaderboard.models import BoardComparison
+from scoring.core.columns import BoardSpec
 from scoring.core.stats import paired_bootstrap
-from scoring.models import SampleScore, Submission
+from scoring.models import SampleScore, Score, Split, Submission
+
+# Comparisons a page computes while it is built (each a bootstrap over the pair's shared samples); a view needing
+# more sends the rest to the worker, which invalidates the board's cache when they are stored.
+INLINE_PAIRS_MAX = 8
 
 
-def _scores_by_key(submission_ids: list[int]) -> dict[int, dict[str, tuple[float, str]]]:
+def _scores_by_key(submission_ids: Iterable[int]) -> dict[int, dict[str, tuple[float, str]]]:
     out: dict[int, dict[str, tuple[float, str]]] = defaultdict(dict)
-    rows = SampleScore.objects.filter(submission_id__in=submission_ids, score__isnull=False).values_list(
+    rows = SampleScore.objects.filter(submission_id__in=list(submission_ids), score__isnull=False).values_list(
         "submission_id", "key", "score", "task"
     )
     for sid, key, score, task in rows.iterator(chunk_size=5000):
@@ -20,46 +33,80 @@ def _scores_by_key(submission_ids: list[int]) -> dict[int, dict[str, tuple[float
     return out
 
 
+def board_comparisons_compute(*, split_id: int, pairs: Iterable[tuple[int, int]]) -> int:
+    """Compare each pair of submissions on the samples both were scored on (paired bootstrap, stratified by task,
+    fixed seed) and store the results, `a` the smaller id. A pair with no shared sample is stored too (0 units,
+    never a tie), so it is not computed again. Returns the number of pairs stored."""
+    wanted = sorted({(min(a, b), max(a, b)) for a, b in pairs if a != b})
+    if not wanted:
+        return 0
+    scores = _scores_by_key({i for pair in wanted for i in pair})
+    found = []
+    for a, b in wanted:
+        first, second = scores.get(a, {}), scores.get(b, {})
+        shared = sorted(set(first) & set(second))
+        if shared:
+            result = paired_bootstrap([first[k][0] for k in shared], [second[k][0] for k in shared],
+                                      strata=[first[k][1] for k in shared])
+            difference, p_value, units = result.difference, result.p_value, result.shared_units
+        else:
+            difference, p_value, units = 0.0, 1.0, 0
+        found.append(BoardComparison(split_id=split_id, a_id=a, b_id=b, difference=difference, p_value=p_value,
+                                     shared_units=units))
+    # Two readers may compute the same pair at once: the second write agrees (fixed seed) and wins quietly.
+    BoardComparison.objects.bulk_create(found, update_conflicts=True, unique_fields=["a", "b"],
+                                        update_fields=["split", "difference", "p_value", "shared_units"])
+    return len(found)
+
+
+def _missing(pairs: Iterable[tuple[int, int]], stored: Iterable[frozenset[int]]) -> list[tuple[int, int]]:
+    have = set(stored)
+    return list(dict.fromkeys(p for p in pairs if frozenset(p) not in have))
+
+
+def _rank_neighbours(submission: Submission) -> list[tuple[int, int]]:
+    """The new score's pairs with the public scored uploads next to it by the headline figure, one above and one
+    below: two indexed reads, however large the board. The pairs a view shows beyond these (the rows a new best entry
+    separated or joined, a filter's neighbours) are computed when a view needs them (`board_view_build`)."""
+    overall = Score.objects.filter(submission_id=submission.pk).values_list("overall", flat=True).first()
+    if overall is None or submission.visibility != Submission.Visibility.PUBLIC:
+        return []
+    others = (Submission.objects.filter(split_id=submission.split_id, status=Submission.Status.SCORED,
+                                        visibility=Submission.Visibility.PUBLIC, source=Submission.Source.UPLOAD,
+                                        score__overall__isnull=False)
+              .exclude(pk=submission.pk))
+    above = others.filter(score__overall__gte=overall).order_by("score__overall", "pk")
+    below = others.filter(score__overall__lte=overall).order_by("-score__overall", "-pk")
+    return [(submission.pk, pk) for query in (above, below)
+            if (pk := query.values_list("pk", flat=True).first()) is not None]
+
+
 def board_comparisons_update(*, submission_id: int) -> int:
-    """Compare a scored submission with every other scored submission of its split on their shared samples
-    (paired bootstrap, stratified by task, fixed seed). Returns the number of comparisons stored."""
+    """When a score lands: store its comparisons with its neighbours by the headline figure, a couple however many
+    rows the board has. Returns the number stored."""
     submission = Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORED).first()
     if submission is None:
         return 0
-    others = list(
-        Submission.objects.filter(split_id=submission.split_id, status=Submission.Status.SCORED,
-                                  source=Submission.Source.UPLOAD)
-        .exclude(pk=submission_id)
-        .values_list("pk", flat=True)
-    )
-    scores = _scores_by_key([submission_id, *others])
-    mine = scores.get(submission_id, {})
-    stored = 0
-    with transaction.atomic():
-        for other in others:
-            theirs = scores.get(other, {})
-            shared = sorted(set(mine) & set(theirs))
-            if not shared:
-                continue
-            a, b = sorted((submission_id, other))
-            first, second = (mine, theirs) if a == submission_id else (theirs, mine)
-            result = paired_bootstrap(
-                [first[k][0] for k in shared],
-                [second[k][0] for k in shared],
-                strata=[first[k][1] for k in shared],
-            )
-            BoardComparison.objects.update_or_create(
-                a_id=a,
-                b_id=b,
-                defaults={
-                    "split_id": submission.split_id,
-                    "difference": result.difference,
-                    "p_value": result.p_value,
-                    "shared_units": result.shared_units,
-                },
-            )
-            stored += 1
-    return stored
+    pairs = _rank_neighbours(submission)
+    missing = _missing(pairs, selectors.board_pairs_stored(pairs=pairs))
+    return board_comparisons_compute(split_id=submission.split_id, pairs=missing)
+
+
+def board_view_build(*, split: Split, spec: BoardSpec, query: BoardQuery
+                     ) -> tuple[BoardView, str, list[tuple[int, int]]]:
+    """A board view with the significance of the pairs it shows side by side: stored pairs come from the board's
+    cached data; missing ones (a filtered or re-sorted view's neighbours, rows that became adjacent when another was
+    withdrawn) are computed here, up to INLINE_PAIRS_MAX. Returns the view, the board data's cache key and the
+    pairs still missing, for the caller to hand to the worker (`tasks.board_comparisons_fill`)."""
+    data = selectors.board_data(split=split)
+    view = board_build(data.rows, spec, query, data.pairs)
+    missing = _missing(view.compared, data.pairs)
+    if not missing:
+        return view, data.cache_key, []
+    now, later = missing[:INLINE_PAIRS_MAX], missing[INLINE_PAIRS_MAX:]
+    board_comparisons_compute(split_id=split.pk, pairs=now)
+    data = selectors.board_data_pairs_add(data, selectors.board_pairs_stored(pairs=now))
+    return board_build(data.rows, spec, query, data.pairs), data.cache_key, later
 
 
 def board_comparisons_on_score_landed(sender: object, *, submission_id: int, **kwargs: object) -> None:

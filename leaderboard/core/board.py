@@ -300,22 +300,37 @@ class PairSignificance:
         return self.shared_units > 0 and self.p_value < alpha
 
 
+def adjacent_pairs(rows: Sequence[BoardRow]) -> list[tuple[int, int]]:
+    """The (above, below) submission pairs whose significance a board shows: scored single runs standing next to
+    each other in rank. Reported rows carry no samples, a mean of runs is no single submission, and a row between
+    two scored ones (a paper's, say) separates them: a board compares only what it shows side by side."""
+    ranked = [r for r in rows if r.kind not in UNRANKED_KINDS]
+    return [
+        (above.submission_id, below.submission_id)
+        for above, below in zip(ranked, ranked[1:])
+        if above.source == below.source == "scored" and above.runs == below.runs == 1
+    ]
+
+
 def adjacent_ties(
     rows: Sequence[BoardRow], pairs: Mapping[frozenset[int], PairSignificance], *, alpha: float = 0.05
 ) -> set[int]:
     """Submissions whose difference to the row just above is not significant (paired bootstrap).
 
-    Only pairs of scored rows with a stored comparison are judged: reported rows carry no samples.
+    Only pairs with a stored comparison on shared samples are judged (`adjacent_pairs`).
     """
     tied: set[int] = set()
-    ranked = [r for r in rows if r.kind not in UNRANKED_KINDS]
-    for above, below in zip(ranked, ranked[1:]):
-        if above.runs > 1 or below.runs > 1:
-            continue  # comparisons are stored between single submissions, not means of runs
-        result = pairs.get(frozenset((above.submission_id, below.submission_id)))
-        if result is not None and not result.significant(alpha):
-            tied.add(below.submission_id)
+    for above, below in adjacent_pairs(rows):
+        result = pairs.get(frozenset((above, below)))
+        if result is not None and result.shared_units > 0 and not result.significant(alpha):
+            tied.add(below)
     return tied
+
+
+def compared_pairs(rows: Sequence[BoardRow], column: Column) -> tuple[tuple[int, int], ...]:
+    """The pairs a view ordered by `column` judges: significance is computed on the headline figure, so it is only
+    shown when ranking by it."""
+    return tuple(adjacent_pairs(rows)) if column.key == "overall" else ()
 
 
 def ranks(rows: Sequence[BoardRow], column: Column) -> list[int | None]:
@@ -349,6 +364,7 @@ class BoardView:
     ties: frozenset[int]
     total_rows: int  # before filtering and best-per-model
     top: Mapping[str, frozenset[int]] = field(default_factory=dict)  # per column: best across all rows
+    compared: tuple[tuple[int, int], ...] = ()  # the adjacent pairs whose significance this view shows
 
 
 def board_build(
@@ -364,8 +380,8 @@ def board_build(
         kept = best_per_model(kept, column)
     ordered = sort_rows(kept, column, descending=query.descending)
     columns = spec.visible(expanded=query.expanded, extras=query.extras)
-    # Significance is precomputed on the headline figure, so it is only shown when ranking by it.
-    ties = adjacent_ties(ordered, pairs or {}) if column.key == "overall" else set()
+    compared = compared_pairs(ordered, column)
+    ties = adjacent_ties(ordered, pairs or {}) if compared else set()
     return BoardView(
         spec=spec,
         query=query,
@@ -376,6 +392,7 @@ def board_build(
         ties=frozenset(ties),
         total_rows=len(rows),
         top=top_marks(ordered, columns),
+        compared=compared,
     )
 
 

@@ -45,3 +45,81 @@ def test_comparisons_skip_reported_rows_and_are_deterministic(epic_split):
     again = BoardComparison.objects.get()
     assert again.p_value == first.p_value and again.difference == 0.0
     assert again.p_value > 0.05
+
+
+def _scored_ladder(split, count: int, *, kind: str = "open-source") -> list:
+    """`count` scored rows with distinct overall figures, best first (row i answers 40 - i samples right)."""
+    return [make_scored(split, make_entry(f"Ladder-{kind}-{i}", kind=kind), [1.0] * (40 - i) + [0.0] * i)
+            for i in range(count)]
+
+
+def _stored_pairs() -> set[frozenset[int]]:
+    return {frozenset((a, b)) for a, b in BoardComparison.objects.values_list("a_id", "b_id")}
+
+
+@pytest.mark.django_db
+def test_a_new_score_is_compared_with_its_neighbours_in_rank_not_with_every_row(epic_split):
+    """Issue 34: "every new score runs a paired bootstrap against *every* other scored submission of its split ...
+    so one score costs O(rows) and a board O(rows²) ... Significance is only shown between neighbours in rank:
+    compute what the page shows (adjacent ranks, or on demand, cached), not all pairs."""
+    rows = _scored_ladder(epic_split, 12)
+    for sub in rows:
+        board_comparisons_update(submission_id=sub.pk)
+    assert _stored_pairs() == {frozenset((a.pk, b.pk)) for a, b in zip(rows, rows[1:])}
+    before = _stored_pairs()
+
+    # A new score landing between the 6th and the 7th row: its two new neighbours, nothing else.
+    middle = make_scored(epic_split, make_entry("Newcomer"), [1.0] * 35 + [0.5] + [0.0] * 4)
+    stored = board_comparisons_update(submission_id=middle.pk)
+    assert stored == 2
+    assert _stored_pairs() - before == {frozenset((rows[4].pk, middle.pk)), frozenset((middle.pk, rows[5].pk))}
+    # Nothing new to compute when it lands again (a re-score): both pairs are kept.
+    assert board_comparisons_update(submission_id=middle.pk) == 0
+
+
+@pytest.mark.django_db
+def test_a_filtered_view_computes_its_missing_neighbour_pairs_on_demand_and_keeps_them(client, epic_split):
+    """Issue 34: "compute what the page shows (adjacent ranks, or on demand, cached)". Filtering out every other
+    row makes rows adjacent that never were on the unfiltered board; their comparisons are computed when such a view
+    is read, stored, and not computed again."""
+    rows = []
+    for i in range(6):
+        kind = "proprietary" if i % 2 else "open-source"
+        rows.append(make_scored(epic_split, make_entry(f"Alt-{i}", kind=kind), [1.0] * (40 - i) + [0.0] * i))
+    for sub in rows:
+        board_comparisons_update(submission_id=sub.pk)
+    assert len(_stored_pairs()) == 5
+    proprietary = [r for r in rows if r.model_entry.kind == "proprietary"]
+    wanted = {frozenset((a.pk, b.pk)) for a, b in zip(proprietary, proprietary[1:])}
+    assert not wanted & _stored_pairs()
+
+    body = client.get("/api/leaderboards/epic-bench/", {"kind": "proprietary"}).json()
+    assert wanted <= _stored_pairs()
+    # One answer apart in 40: not significant, so each lower row is marked as tied with the one above.
+    flags = {r["submission"]: r["not_significant_vs_above"] for r in body["rows"]}
+    assert [flags[s.pk] for s in proprietary] == [False, True, True]
+    count = BoardComparison.objects.count()
+    client.get("/leaderboard/epic-bench/", {"kind": "proprietary", "order": "desc"})
+    assert BoardComparison.objects.count() == count
+
+
+@pytest.mark.django_db
+def test_pairs_beyond_what_a_page_computes_at_once_go_to_the_worker(client, epic_split, celery_eager,
+                                                                    django_capture_on_commit_callbacks):
+    """A view that needs more than INLINE_PAIRS_MAX comparisons computes that many while the page is built and hands
+    the rest to `board_comparisons_fill`, which stores them and invalidates the board's cache."""
+    from leaderboard import services
+    from scoring.selectors import board_cache_version
+
+    rows = _scored_ladder(epic_split, services.INLINE_PAIRS_MAX + 5)
+    adjacent = {frozenset((a.pk, b.pk)) for a, b in zip(rows, rows[1:])}
+    version = board_cache_version(split_id=epic_split.pk)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        client.get("/api/leaderboards/epic-bench/")
+    assert len(_stored_pairs() & adjacent) == services.INLINE_PAIRS_MAX
+    for callback in callbacks:
+        callback()
+    assert _stored_pairs() == adjacent
+    assert board_cache_version(split_id=epic_split.pk) > version
+    again = client.get("/api/leaderboards/epic-bench/").json()
+    assert all(r["not_significant_vs_above"] for r in again["rows"][1:])

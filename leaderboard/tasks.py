@@ -1,0 +1,16 @@
+"""Board work for the worker: comparisons a view needed beyond what its page computes at once."""
+from __future__ import annotations
+
+from celery import shared_task
+
+from leaderboard.services import board_comparisons_compute
+from scoring.selectors import board_cache_invalidate
+
+
+@shared_task(acks_late=True)
+def board_comparisons_fill(split_id: int, pairs: list[list[int]]) -> int:
+    """Store the comparisons of `pairs`, then invalidate the split's board cache, so that pages cached while their
+    marks were incomplete are built again with them."""
+    stored = board_comparisons_compute(split_id=split_id, pairs=[(a, b) for a, b in pairs])
+    board_cache_invalidate(split_id=split_id)
+    return stored
