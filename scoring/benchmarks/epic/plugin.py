@@ -83,7 +83,9 @@ FORMAT = FormatGuide(
     options=(
         ("raw", "the file holds raw responses (the form's \"raw responses\" box; client --raw)"),
         ("coord_mode", "the coordinate system of every box and point: " + ", ".join(COORDINATE_SYSTEMS)
-         + " (the form's coordinate mode; client --coord-mode)"),
+         + " (the form's coordinate mode; client --coord-mode). Left at auto: each line's coordinate_system, else the "
+         "system of the model's family where the model's name shows one, else detection per sample; the pre-check "
+         "(page and API, given the model's name) says which it applies"),
         ("compat", "read boxes and counts exactly as the toolkit does, quirks included (see the scoring notes)"),
     ),
     coordinate_systems=tuple((name, COORDINATE_MEANINGS[name]) for name in COORDINATE_SYSTEMS),
