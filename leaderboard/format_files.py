@@ -124,7 +124,8 @@ def split_inputs_zip(*, split: Split) -> Path:
     media = Path(settings.MEDIA_ROOT).resolve()
     sources = {name: _media_file(media, relative) for _, files in lines for name, relative in files}
     found = sorted((name, path.stat().st_size) for name, path in sources.items() if path is not None)
-    content = [[line for line, _ in lines], found, extra]
+    content = [[line for line, _ in lines], found, [(name, hashlib.sha256(text.encode()).hexdigest())
+                                                    for name, text in extra]]
     digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]
     folder = Path(settings.VAR_DIR) / "format-inputs"
     target = folder / f"{split.benchmark.slug}-{split.name}-v{split.version}-{'public' if with_images else 'q'}-{digest}.zip"

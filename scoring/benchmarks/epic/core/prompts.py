@@ -104,11 +104,16 @@ def split_system_prompt(text: str) -> tuple[str, str]:
     return head.strip(), tail.strip()
 
 
-def assemble_user(task: TaskPrompt, lines: Sequence[str]) -> str:
+@lru_cache(maxsize=None)
+def _user_head(task: TaskPrompt) -> str:
+    """What every user message of a task starts with: the system prompt's rest, the response format, the images."""
     chunks = [part for part in (split_system_prompt(task.system_prompt)[1], task.response_format.strip()) if part]
     chunks.append("\n".join([IMAGE_PLACEHOLDER] * task.images))
-    chunks.extend(lines)
-    return "\n".join(chunks).strip()
+    return "\n".join(chunks)
+
+
+def assemble_user(task: TaskPrompt, lines: Sequence[str]) -> str:
+    return "\n".join([_user_head(task), *lines]).strip()
 
 
 def sample_prompt(task: str, lines: Sequence[str], images: Sequence[str]) -> SamplePrompt:
