@@ -152,11 +152,23 @@ class PrecheckInput(serializers.Serializer):
                                    help_text=f"{selectors.benchmarks_with_option('raw')}: raw model responses "
                                              "(as for the upload).")
     options = serializers.JSONField(required=False, default=dict, help_text="Scorer options, as for the upload.")
+    model = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=200,
+        help_text="The model's name, as for the upload (optional): a benchmark may read the file by it, e.g. the "
+                  "coordinate system of the model's family where the coordinate mode is left at auto; `applied` says "
+                  "what was chosen and why.")
 
     def validate_options(self, value):
         if not isinstance(value, dict):
             raise serializers.ValidationError("options must be a JSON object")
         return value
+
+
+class AppliedOutput(serializers.Serializer):
+    setting = serializers.CharField(help_text="What the scorer chooses, e.g. \"coordinate system\".")
+    value = serializers.CharField(help_text="The choice, e.g. \"normalized_0_1000\".")
+    why = serializers.CharField(help_text="What decided it: the upload's options, the model's name, the file, a "
+                                          "default.")
 
 
 class ProblemOutput(serializers.Serializer):
@@ -177,6 +189,7 @@ class PrecheckOutput(serializers.Serializer):
                                     help_text="Keys of samples no line answers (the first 20; they score 0).")
     missing_count = serializers.IntegerField()
     notes = serializers.ListField(child=serializers.CharField())
+    applied = AppliedOutput(many=True, help_text="The choices the scorer will make reading the file, and why.")
 
 
 class PrecheckApi(APIView):
@@ -196,10 +209,10 @@ class PrecheckApi(APIView):
         options = dict(v["options"])
         if v["raw"]:
             options["raw"] = True
-        result = submission_precheck(split=split, uploaded_file=v["file"], options=options)
+        result = submission_precheck(split=split, uploaded_file=v["file"], options=options, model=v["model"].strip())
         report = result.report
         return Response(PrecheckOutput({
             "ok": result.ok, "checked_by": result.checked_by, "problems": [p.as_dict() for p in result.problems],
             "file_format": report.file_format, "records": report.records, "matched": report.matched,
             "samples": report.samples, "missing": list(report.missing), "missing_count": report.missing_count,
-            "notes": list(report.notes)}).data)
+            "notes": list(report.notes), "applied": [a.as_dict() for a in report.applied]}).data)

@@ -1,7 +1,8 @@
 """The files a benchmark's format page hands out: a small example prediction file for a split (the plugin's
 `FormatGuide.example_record` for its first samples; the scorer accepts it) and the inputs of a split as a zip.
 
-A split's inputs: `questions.jsonl` (one line per sample: key, labels and what the model is shown) and, for a split
+A split's inputs: `questions.jsonl` (one line per sample: key, labels and what the model is shown), the files the
+plugin's `FormatGuide.input_files` builds from those same records (EPIC: the paper's prompts) and, for a split
 with public ground truth only, its images; of a hidden split the questions only, its images named but not
 included. Ground truth is never read (`scoring.selectors.split_inputs`). Images are found by the convention the
 importers follow: `inputs["images"]` lists paths relative to MEDIA_ROOT or MEDIA_ROOT/public, or {"name", "url"}
@@ -87,13 +88,31 @@ def question_line(record: SampleRecord, *, with_images: bool) -> tuple[dict[str,
     return line, files
 
 
-def _readme(split: Split, *, with_images: bool, samples: int) -> str:
+def _readme(split: Split, *, with_images: bool, samples: int, extra: list[str]) -> str:
     hidden = ("Its ground truth is hidden: this file holds the questions only; the images are named in "
               "questions.jsonl but not included.") if not with_images else \
         "Its ground truth is public; its images are included under the paths questions.jsonl names."
+    more = "".join(f"{name}: see the format page (built from the inputs above only).\n" for name in extra)
     return (f"{split.benchmark.name}, split {split.name} version {split.version}: {samples} samples.\n{hidden}\n"
             "questions.jsonl: one line per sample: key, category, group, task and inputs (what the model is shown).\n"
-            f"How a prediction file looks: /leaderboard/{split.benchmark.slug}/format/\n")
+            f"{more}How a prediction file looks: /leaderboard/{split.benchmark.slug}/format/\n")
+
+
+RESERVED_NAMES = frozenset({"README.txt", "questions.jsonl"})
+
+
+def extra_input_files(split: Split, records: list[SampleRecord]) -> list[tuple[str, str]]:
+    """The plugin's extra files for the inputs download (`FormatGuide.input_files`), from the records `split_inputs`
+    read (keys, labels, inputs: never ground truth); names that would clash with the zip's own files are left out."""
+    make = plugin_for(split.benchmark.scorer).format.input_files_function()
+    if make is None:
+        return []
+    found = []
+    for name, text in make(records):
+        safe = _safe_zip_name(name)
+        if safe is not None and safe not in RESERVED_NAMES:
+            found.append((safe, text))
+    return found
 
 
 def split_inputs_zip(*, split: Split) -> Path:
@@ -101,10 +120,12 @@ def split_inputs_zip(*, split: Split) -> Path:
     with_images = not split.hidden_ground_truth
     records = split_inputs(split=split)
     lines = [question_line(r, with_images=with_images) for r in records]
+    extra = extra_input_files(split, records)
     media = Path(settings.MEDIA_ROOT).resolve()
     sources = {name: _media_file(media, relative) for _, files in lines for name, relative in files}
     found = sorted((name, path.stat().st_size) for name, path in sources.items() if path is not None)
-    content = [[line for line, _ in lines], found]
+    content = [[line for line, _ in lines], found, [(name, hashlib.sha256(text.encode()).hexdigest())
+                                                    for name, text in extra]]
     digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]
     folder = Path(settings.VAR_DIR) / "format-inputs"
     target = folder / f"{split.benchmark.slug}-{split.name}-v{split.version}-{'public' if with_images else 'q'}-{digest}.zip"
@@ -115,9 +136,12 @@ def split_inputs_zip(*, split: Split) -> Path:
     os.close(handle)
     try:
         with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr("README.txt", _readme(split, with_images=with_images, samples=len(records)))
+            archive.writestr("README.txt", _readme(split, with_images=with_images, samples=len(records),
+                                                   extra=[name for name, _ in extra]))
             archive.writestr("questions.jsonl", "".join(json.dumps(line, ensure_ascii=False) + "\n"
                                                         for line, _ in lines))
+            for name, text in extra:
+                archive.writestr(name, text)
             for name, source in sorted(sources.items()):
                 if source is not None:
                     archive.write(source, name, compress_type=zipfile.ZIP_STORED)  # images are compressed already

@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from leaderboard.selectors import benchmarks_with_option
+from scoring import benchmarks
 from scoring.benchmarks import plugins
 from scoring.models import Split
 from scoring.precheck import submission_precheck
@@ -19,10 +20,27 @@ class PrecheckForm(forms.Form):
     raw_responses = forms.BooleanField(
         required=False, label=f"The file holds raw model responses ({benchmarks_with_option('raw')}: parse them first)",
         help_text="Tick it as you will on the upload form: the file is read the way it will be scored.")
+    model_name = forms.CharField(
+        max_length=200, required=False, label="Model name (optional)",
+        help_text="As you will enter it on the upload form: a benchmark may read the file by it (e.g. the coordinate "
+                  "system of the model's family where the coordinate mode is left at auto).")
+    # then each benchmark's upload options (`BenchmarkPlugin.upload_options`), as on the upload form
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["split"].queryset = splits_open_for_submission()
+        for name, option in benchmarks.upload_options().items():
+            self.fields[name] = forms.ChoiceField(choices=option.choices, required=False, initial=option.default,
+                                                  label=option.label, help_text=option.help)
+
+    def scorer_options(self) -> dict:
+        """The scorer options the form's choices stand for, as the upload form's (`SubmissionForm.scorer_options`)."""
+        data = self.cleaned_data
+        options: dict = {"raw": True} if data.get("raw_responses") else {}
+        for name, option in benchmarks.upload_options().items():
+            if data.get(name) and data[name] != option.default:
+                options[name] = data[name]
+        return options
 
     def clean_file(self):
         f = self.cleaned_data["file"]
@@ -39,7 +57,7 @@ def precheck(request: HttpRequest) -> HttpResponse:
         if form.is_valid():
             data = form.cleaned_data
             result = submission_precheck(split=data["split"], uploaded_file=data["file"],
-                                         options={"raw": True} if data["raw_responses"] else {})
+                                         options=form.scorer_options(), model=data["model_name"].strip())
         else:
             status = 400
     else:

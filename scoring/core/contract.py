@@ -108,6 +108,19 @@ MISSING_LISTED = 20  # keys of unanswered samples a pre-check report lists; the 
 
 
 @dataclass(frozen=True)
+class AppliedSetting:
+    """A choice the scorer will make when it reads the file, and why (EPIC: the coordinate system, from the upload's
+    mode, the model's family or auto detection), so a submitter sees it before uploading."""
+
+    setting: str  # what is chosen, e.g. "coordinate system"
+    value: str  # the choice, e.g. "normalized_0_1000"
+    why: str  # what decided it, e.g. "family Qwen3-VL, from the model name 'Qwen3-VL-8B'"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"setting": self.setting, "value": self.value, "why": self.why}
+
+
+@dataclass(frozen=True)
 class PrecheckReport:
     """What a benchmark's pre-check found, without scoring: the problems its scorer would refuse the file for, what
     the file was read as, and how its lines line up with the split (counts, and the keys of samples no line answers:
@@ -121,16 +134,18 @@ class PrecheckReport:
     missing: Sequence[str] = ()  # the first MISSING_LISTED keys of samples no line answers (they score 0)
     missing_count: int = 0
     notes: Sequence[str] = ()  # what the submitter should know that is not a problem
+    applied: Sequence[AppliedSetting] = ()  # the choices the scorer will make reading the file, and why
 
     @classmethod
     def of(cls, problems: Sequence[FileProblem], *, file_format: str, records: int, matched_keys: Iterable[str],
-           samples: Sequence[SampleRecord], notes: Sequence[str] = ()) -> "PrecheckReport":
+           samples: Sequence[SampleRecord], notes: Sequence[str] = (),
+           applied: Sequence[AppliedSetting] = ()) -> "PrecheckReport":
         """A report from the keys the file's lines matched, in the split's sample order."""
         answered = set(matched_keys) & {s.key for s in samples}
         missing = [s.key for s in samples if s.key not in answered]
         return cls(problems=tuple(problems), file_format=file_format, records=records, matched=len(answered),
                    samples=len(samples), missing=tuple(missing[:MISSING_LISTED]), missing_count=len(missing),
-                   notes=tuple(notes))
+                   notes=tuple(notes), applied=tuple(applied))
 
 
 @dataclass(frozen=True)

@@ -50,12 +50,19 @@ class FormatGuide:
     # "module:function", () -> ((what, text), ...): the prompts this site uses with the benchmark (what models are
     # asked, which judge prompts verdicts are given under), read when the page is shown; site-side (may use Django).
     prompts: str = ""
+    # "module:function", (records: Sequence[SampleRecord]) -> ((zip name, text), ...): files the split's inputs
+    # download holds beside questions.jsonl (EPIC: the paper's prompts per sample and per task type). It is given the
+    # samples' keys, labels and inputs only, never their ground truth (hidden splits too); pure.
+    input_files: str = ""
 
     def example_function(self) -> Callable[[Any], Any] | None:
         return load_target(self.example_record) if self.example_record else None
 
     def prompts_function(self) -> Callable[[], Sequence[tuple[str, str]]] | None:
         return load_target(self.prompts) if self.prompts else None
+
+    def input_files_function(self) -> Callable[[Sequence[Any]], Sequence[tuple[str, str]]] | None:
+        return load_target(self.input_files) if self.input_files else None
 
 
 class SampleDetails(Protocol):

@@ -13,6 +13,7 @@ import pytest
 
 from leaderboard.format_files import EXAMPLE_SAMPLES
 from scoring import pipeline
+from scoring.benchmarks.epic.core import prompts as epic_prompts
 from scoring.benchmarks.plan.core.protocol import BUILT_IN_MODEL_PROMPTS, BUILT_IN_PROMPTS
 from tests.scoring.bench_splits import BENCHMARKS, split_of, upload
 from tests.scoring.factories import SampleFactory, SplitFactory
@@ -70,7 +71,7 @@ def test_a_hidden_split_hands_out_its_questions_only_and_no_ground_truth(client,
     split = split_of("epic-bench", tmp_path)
     assert split.hidden_ground_truth
     archive = inputs(client, split)
-    assert sorted(archive.namelist()) == ["README.txt", "questions.jsonl"]
+    assert sorted(archive.namelist()) == ["README.txt", "prompt_templates.json", "prompts.jsonl", "questions.jsonl"]
     lines = [json.loads(x) for x in archive.read("questions.jsonl").splitlines()]
     assert [x["key"] for x in lines] == list(split.samples.order_by("position", "key").values_list("key", flat=True))
     first = lines[0]
@@ -159,5 +160,63 @@ def test_the_plan_page_shows_the_prompts_in_use_and_follows_the_sites_prompt_fil
 
 
 def test_a_benchmark_without_prompts_shows_no_prompt_section(client, tmp_path):
+    split_of("vge-bench", tmp_path)
+    assert 'id="format-prompts"' not in client.get("/leaderboard/vge-bench/format/").content.decode()
+
+
+def _strings(value) -> set[str]:
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return {s for v in value.values() for s in _strings(v)}
+    if isinstance(value, list):
+        return {s for v in value for s in _strings(v)}
+    return set()
+
+
+def test_a_hidden_epic_splits_inputs_hold_the_papers_prompts_built_from_inputs_only(client, tmp_path):
+    """The issue: "Serve the paper's system prompts and response-format blocks (App. C) with each split's inputs
+    download [...] per task type, so a model author can run the benchmark exactly as the paper did". On a hidden
+    split the prompts come from what a model is shown: no mask, count or answer of the ground truth."""
+    split = split_of("epic-bench", tmp_path)
+    assert split.hidden_ground_truth
+    archive = inputs(client, split)
+    questions = {x["key"]: x for x in map(json.loads, archive.read("questions.jsonl").splitlines())}
+    prompts = [json.loads(x) for x in archive.read("prompts.jsonl").splitlines()]
+    assert [p["key"] for p in prompts] == list(questions)
+    tasks = epic_prompts.task_prompts()
+    for line in prompts:
+        question = questions[line["key"]]
+        task = tasks[line["prompt_task"]]
+        assert line["images"] == question["inputs"]["images"] and len(line["images"]) == task.images
+        assert line["system"] == task.system_prompt.strip().splitlines()[0]
+        assert line["user"] == "\n".join([task.system_prompt.strip().split("\n", 1)[1].strip(),
+                                          task.response_format.strip(), *[" <image> "] * task.images,
+                                          *question["inputs"]["prompt"]]).strip()
+    by_task = {line["task"]: line for line in prompts}
+    assert by_task["FeasiblePath_Exo"]["user"].endswith("Target Area Description: the red mat, the door.")
+    # Nothing of the ground truth: no mask, no GT field, no scored value that is not in the inputs.
+    text = archive.read("prompts.jsonl").decode() + archive.read("prompt_templates.json").decode()
+    truth = [s.ground_truth for s in split.samples.all()]
+    masks = {s for gt in truth for s in _strings(gt.get("mask_annotation")) if len(s) > 8}
+    assert masks and not any(m in text for m in masks)
+    for name in ("masklet_", "count_target_instance", "count_contact_target", "count_matching_area",
+                 "precise_count", "count_in_description", "placement_feasible", "visually_blocked", "/media/",
+                 "ground_truth", "mask_annotation"):
+        assert name not in text, name
+    templates = json.loads(archive.read("prompt_templates.json"))
+    assert templates["source"]["license"] == "Apache-2.0"
+    assert "prompts.jsonl" in archive.read("README.txt").decode()
+
+
+def test_the_epic_format_page_shows_each_task_types_system_prompt_and_response_format(client, tmp_path):
+    """The issue: "Serve the paper's system prompts and response-format blocks (App. C) [...] on the format page, per
+    task type"."""
     split_of("epic-bench", tmp_path)
-    assert 'id="format-prompts"' not in client.get("/leaderboard/epic-bench/format/").content.decode()
+    block = client.get("/leaderboard/epic-bench/format/").content.decode().split('id="format-prompts"')[1]
+    block = block.split("</table>")[0]
+    for task in epic_prompts.task_prompts().values():
+        assert f"{task.title}: system prompt ({task.system_var})" in block
+        assert f"{task.title}: response format ({task.response_var})" in block
+        for text in (task.system_prompt.strip(), task.response_format.strip()):
+            assert f"<code style=\"white-space: pre-wrap\">{escape(text)}</code></details>" in block

@@ -7,6 +7,8 @@ import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from drf_spectacular.generators import SchemaGenerator
 
 from scoring import pipeline, services
 from scoring.benchmarks.epic.core import demo
@@ -175,3 +177,51 @@ def test_the_precheck_warns_when_the_ranges_contradict_the_chosen_system(split, 
     assert "read as absolute" in note
     assert precheck_notes(split, in_thousandths, model="Qwen3-VL-8B-Instruct") == []
     assert precheck_notes(split, in_fractions) == []  # auto reads them as fractions: nothing contradicts
+
+
+def test_the_precheck_applies_the_model_family_given_on_its_page_and_api(client, split, samples):
+    """The issue: "warn in the pre-check when the answers' coordinate ranges contradict the chosen system": the
+    pre-check takes the model's name (page and API) and says which system it applied and why, so the same 0-1000
+    file reads as the scorer will read it."""
+    in_thousandths = body([to_std_record(demo.raw_line(s, thousandths(s))) for s in samples])
+
+    def api(**extra):
+        response = client.post("/api/submissions/precheck/", {
+            "benchmark": "epic-bench", "split": split.name,
+            "file": SimpleUploadedFile("p.jsonl", in_thousandths), **extra})
+        assert response.status_code == 200 and response.json()["ok"] is True, response.json()
+        return response.json()
+
+    family = api(model="Qwen/Qwen3-VL-8B-Instruct")
+    [applied] = family["applied"]
+    assert applied["setting"] == "coordinate system" and applied["value"] == "normalized_0_1000"
+    assert "family Qwen3-VL, from the model name 'Qwen/Qwen3-VL-8B-Instruct'" in applied["why"]
+    assert family["notes"] == []  # nothing contradicts the family's system
+
+    auto = api()
+    [applied] = auto["applied"]
+    assert applied["value"] == "auto" and "per sample from its own numbers" in applied["why"]
+    assert "no model name given" in applied["why"]
+    [note] = auto["notes"]
+    assert "Auto detection will read 5 line(s) whose coordinates lie within 0-1000" in note
+    assert "else as absolute pixels" in note and "give its name or choose coord_mode normalized_0_1000" in note
+
+    declared = api(model="Qwen3-VL-8B", options=json.dumps({"coord_mode": "absolute"}))
+    assert declared["applied"][0]["value"] == "absolute" and "the upload's coord_mode" in declared["applied"][0]["why"]
+
+    # The page: a model name field, and the system it applied in the result.
+    page = client.post(reverse("submission-precheck"), {"split": split.pk, "model_name": "gemini-2.5-pro",
+                                                  "file": SimpleUploadedFile("p.jsonl", in_thousandths)})
+    html = page.content.decode()
+    assert page.status_code == 200 and 'name="model_name"' in html and 'name="coord_mode"' in html
+    assert ("Coordinate system: <code>normalized_0_1000</code> (family Gemini, from the model name "
+            "&#x27;gemini-2.5-pro&#x27;") in html
+    page = client.post(reverse("submission-precheck"), {"split": split.pk, "model_name": "My-VLM", "coord_mode": "auto",
+                                                  "file": SimpleUploadedFile("p.jsonl", in_thousandths)})
+    assert "the model name &#x27;My-VLM&#x27; shows none of the toolkit&#x27;s families" in page.content.decode()
+
+
+def test_the_precheck_schema_documents_the_model_name_and_what_was_applied():
+    components = SchemaGenerator().get_schema(request=None, public=True)["components"]["schemas"]
+    assert "model" in components["PrecheckInputRequest"]["properties"]
+    assert components["PrecheckOutput"]["properties"]["applied"]["items"]["$ref"].endswith("/AppliedOutput")

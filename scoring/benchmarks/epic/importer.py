@@ -5,7 +5,7 @@ Every `*_mask_rle.json` under `EPIC_Bench/` is one sample (sorted path order), k
 `Sample.ground_truth`; images and overlays are copied once, content-addressed, under
 MEDIA_ROOT/public/epic-bench/img/ (a split with hidden ground truth: MEDIA_ROOT/hidden/<benchmark>/<split>/img/,
 served only to those allowed to see the split, see `scoring/split_media.py`), and listed in `Sample.inputs` with
-the prompt text. Re-importing the same layout changes nothing.
+the prompt's description lines (core/prompts.py, the toolkit converters' rules). Re-importing the same layout changes nothing.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import transaction
 
 from scoring.benchmarks.epic.core.geometry import union_of_instances
+from scoring.benchmarks.epic.core.prompts import description_lines
 from scoring.benchmarks.epic.core.raw import task_from_path
 from scoring.benchmarks.epic.core.scorer import GroundTruth
 from scoring.benchmarks.epic.core.taxonomy import GT_FIELDS, LEAF_BY_NAME, OVERLAY_SUFFIX, PR, Leaf
@@ -103,43 +104,6 @@ def check_ground_truth(gt: Any, leaf: Leaf) -> list[str]:
     if fam == PR and truth.feasibility(names.feasibility) is None:
         problems.append("field 'placement_feasible': missing or not a boolean")
     return problems
-
-
-def _first_text(*values: Any) -> str:
-    for value in values:
-        if isinstance(value, list):
-            value = value[0] if value else None
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return ""
-
-
-def prompt_lines(gt: dict[str, Any], leaf: Leaf) -> list[str]:
-    """The description lines the converters append after the images (spec section 2.1)."""
-    text = gt.get("text_annotation") if isinstance(gt.get("text_annotation"), dict) else {}
-    masks = gt.get("mask_annotation") if isinstance(gt.get("mask_annotation"), dict) else {}
-    label = _first_text(text.get("text_label"), gt.get("text_label"))
-    code = leaf.group_code
-    if leaf.category == "TargetLocalization":
-        return [f"Target Object Description: {label}"]
-    if code == "FP":
-        norm = re.sub(r"2{2,}", ",", label)
-        norm = re.sub(r"\s*,\s*", ", ", norm)
-        norm = re.sub(r"\s+", " ", norm).strip().strip(",").strip()
-        return [f"Target Area Description: {norm}."]
-    if code == "CR":
-        if leaf.name != "ContactRelationship_TypeOne":
-            label = re.sub(r"\s+", " ", label.replace("2", ", ")).strip()
-        return [f"Reference Object Description: {label}"]
-    if code == "AR":
-        reference = _first_text(text.get("reference_object_description_en"), masks.get("target_en"))
-        task = _first_text(text.get("text_label"), text.get("task_description_en"))
-        return [f"Reference Object Description: {reference}", f"Task Description: {task}"]
-    if code == "PR":
-        reference = _first_text(text.get("reference_object_description_en"), masks.get("target_en"))
-        region = _first_text(text.get("placement_region_description_en"), masks.get("placement_region_en"))
-        return [f"Reference Object Description: {reference}", f"Placement Region Description: {region}"]
-    return []
 
 
 def _image_file(folder: Path, stem: str) -> Path | None:
@@ -231,7 +195,7 @@ def epic_split_import(*, path: Path, split_name: str, hidden: bool, version: int
             report.images_stored += int(new)
             images.append({"name": file.relative_to(parent).as_posix(), "url": media_url(name)})
         rows.append({"key": key, "category": leaf.category, "group": leaf.group, "task": leaf.name,
-                     "inputs": {"images": images, "prompt": prompt_lines(gt, leaf), "by_type": leaf.by_type},
+                     "inputs": {"images": images, "prompt": description_lines(gt, leaf), "by_type": leaf.by_type},
                      "ground_truth": gt})
     with transaction.atomic():
         split, created = Split.objects.get_or_create(

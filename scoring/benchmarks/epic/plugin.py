@@ -83,7 +83,9 @@ FORMAT = FormatGuide(
     options=(
         ("raw", "the file holds raw responses (the form's \"raw responses\" box; client --raw)"),
         ("coord_mode", "the coordinate system of every box and point: " + ", ".join(COORDINATE_SYSTEMS)
-         + " (the form's coordinate mode; client --coord-mode)"),
+         + " (the form's coordinate mode; client --coord-mode). Left at auto: each line's coordinate_system, else the "
+         "system of the model's family where the model's name shows one, else detection per sample; the pre-check "
+         "(page and API, given the model's name) says which it applies"),
         ("compat", "read boxes and counts exactly as the toolkit does, quirks included (see the scoring notes)"),
     ),
     coordinate_systems=tuple((name, COORDINATE_MEANINGS[name]) for name in COORDINATE_SYSTEMS),
@@ -92,9 +94,16 @@ FORMAT = FormatGuide(
         "Boxes are [x1, y1, x2, y2]; a box given the other way round is reordered. Gemini prints [ymin, xmin, ymax, "
         "xmax] unless asked otherwise: ask it for [x1, y1, x2, y2].",
         "The example file answers each sample it holds with one made-up box (or path): it scores, low.",
+        "To run a model as the paper did, ask it with the paper's prompts (below; its App. C, the public toolkit's "
+        "texts): each split's inputs download holds prompts.jsonl, one line per sample with the system message, the "
+        "user message (one <image> placeholder per image, in the order of images) and the images, and "
+        "prompt_templates.json, the texts per task type. The default prompts name no coordinate system: choose the "
+        "coordinate mode your model answers in when you upload.",
     ),
     example_record="scoring.benchmarks.epic.core.example:example_record",
     example_options=(("raw", True),),
+    prompts="scoring.benchmarks.epic.core.prompts:format_prompts",
+    input_files="scoring.benchmarks.epic.core.prompts:input_files",
 )
 
 PROTOCOL = ScoringProtocol(

@@ -17,6 +17,7 @@ from scoring.benchmarks.epic.core.fields import (
     ABSOLUTE,
     AUTO,
     COORDINATE_SYSTEMS,
+    FAMILY_COORDINATES,
     NO_VALID_RESPONSE,
     NORM_1,
     NORM_1000,
@@ -36,6 +37,7 @@ from scoring.benchmarks.epic.core.raw import gt_path_from_images, image_paths
 from scoring.benchmarks.epic.core.scorer import SCORER_VERSION, Options, SampleScore, summarize
 from scoring.benchmarks.epic.core.taxonomy import CATEGORY_CODES, GROUP_CODE_BY_KEY, LEAVES
 from scoring.core.contract import (
+    AppliedSetting,
     FileProblem,
     PrecheckReport,
     SampleRecord,
@@ -233,11 +235,63 @@ def precheck(inp: ScorerInput) -> PrecheckReport:
     parsed, matched, problems = read_for_matching(inp, raw=raw, read_answers=False)
     if not matched and not problems:
         problems = [FileProblem("no line matches a sample of this split")]
+    records = [line.record for line in matched.values()]
     notes = ["The answers in raw responses are parsed when the file is scored: one that cannot be read scores 0 "
-             "as no valid response, it does not reject the file."] if raw else coordinate_warnings(
-                 [line.record for line in matched.values()], options)
+             "as no valid response, it does not reject the file."] if raw else [
+                 *coordinate_warnings(records, options), *auto_notes(records, options)]
     return PrecheckReport.of(problems, file_format="raw responses" if raw else "std_format",
-                             records=len(parsed.lines), matched_keys=matched, samples=inp.samples, notes=notes)
+                             records=len(parsed.lines), matched_keys=matched, samples=inp.samples, notes=notes,
+                             applied=[applied_coordinates(records, options, inp.model)])
+
+
+def _declared(record: Mapping[str, Any]) -> str:
+    """The coordinate_system a line declares (auto: none; an unhashable value reads as none, as in the scorer)."""
+    try:
+        return coordinate_mode(record.get("coordinate_system"))
+    except TypeError:
+        return AUTO
+
+
+def applied_coordinates(records: Sequence[Mapping[str, Any]], options: Options, model: str) -> AppliedSetting:
+    """Which coordinate system the scorer will read the file's lines in, and why (`Options.mode_for`, said once for
+    the file): the upload's coord_mode; else the lines' own coordinate_system where every line declares one; else the
+    model family's, from the model's name; else auto detection per sample."""
+    setting = "coordinate system"
+    if options.coord_mode:
+        return AppliedSetting(setting, options.coord_mode, "declared: the upload's coord_mode, for every line")
+    declared = [mode for mode in map(_declared, records) if mode != AUTO]
+    if records and len(declared) == len(records):
+        return AppliedSetting(setting, ", ".join(sorted(set(declared))), "declared: each line's coordinate_system")
+    own = (f"; {len(declared)} of {len(records)} lines declare their own coordinate_system and keep it"
+           if declared else "")
+    if options.family:
+        return AppliedSetting(setting, family_coordinates(options.family) or AUTO,
+                              f"family {options.family}, from the model name '{model}' (coord_mode left at "
+                              f"auto){own}")
+    why = (f"the model name '{model}' shows none of the toolkit's families" if model else "no model name given")
+    return AppliedSetting(setting, AUTO, f"auto, per sample from its own numbers (coord_mode left at auto; {why})"
+                                         f"{own}")
+
+
+def auto_notes(records: Sequence[Mapping[str, Any]], options: Options) -> list[str]:
+    """What auto detection does with the lines it reads, where it may not be what the model meant: numbers within
+    0-1000 and above 1 are read as pixels unless one is above the image's larger side (spec 5.1, bug B4)."""
+    ranges = []
+    for record in records:
+        try:
+            mode = options.mode_for(record)
+        except TypeError:
+            mode = options.mode_for({})
+        values = _coordinates(record) if mode == AUTO else []
+        if values and 1 < max(values) <= 1000 and min(values) >= 0:
+            ranges.append(max(values))
+    if not ranges:
+        return []
+    families = ", ".join(family for family, mode in FAMILY_COORDINATES if mode == NORM_1000)
+    return [f"Auto detection will read {len(ranges)} line(s) whose coordinates lie within 0-1000 (up to "
+            f"{max(ranges):g}): each sample as {NORM_1000} only where a number is above its image's larger side, "
+            f"else as {ABSOLUTE} pixels, so 0-1000 answers on images up to 1000 px read as pixels. If the model "
+            f"answers in thousandths ({families}), give its name or choose coord_mode {NORM_1000}."]
 
 
 def _coordinates(record: Mapping[str, Any]) -> list[float]:
