@@ -10,15 +10,34 @@ from channels.auth import AuthMiddlewareStack
 from channels.routing import ProtocolTypeRouter, URLRouter
 from channels.security.websocket import AllowedHostsOriginValidator
 
-from config.routing import websocket_urlpatterns
+from config.routing import token_websocket_urlpatterns, websocket_urlpatterns
 from leaderboard.asgi import board_fast_path
 from simulator.asgi import agent_admission
+
+
+def websockets_by_auth(session_sockets, token_sockets, token_routes):
+    """Sockets that read the session cookie go through the origin check (a page of another site must not open one
+    with the visitor's cookie); sockets that authenticate by API token alone read no cookie, so an origin proves
+    nothing there, and harnesses send none."""
+
+    async def application(scope, receive, send):
+        path = scope.get("path", "").lstrip("/")
+        if any(route.pattern.match(path) for route in token_routes):
+            return await token_sockets(scope, receive, send)
+        return await session_sockets(scope, receive, send)
+
+    return application
+
 
 application = ProtocolTypeRouter(
     {
         # Anonymous board reads are answered from the page cache before the middleware stack (see leaderboard.asgi);
         # agent API requests enter Django a few at a time per process (see simulator.asgi).
         "http": board_fast_path(agent_admission(django_asgi_app)),
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": websockets_by_auth(
+            AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+            URLRouter(token_websocket_urlpatterns),
+            token_websocket_urlpatterns,
+        ),
     }
 )

@@ -3,7 +3,8 @@ the embedded default (one uvicorn process, SQLite, in-memory channel layer, loca
 the production profile (scripts/serve.sh --prod: supervisord.conf's uvicorn workers on PostgreSQL and Redis).
 
 Prints requests/s (agent API: steps/s), p50, p99 and errors per path and set-up (the agent API also through its
-batch form, --batch actions a request), the bare engine's steps/s in one process, and the ratio
+batch form, --batch actions a request, and through the agent socket, ws/vge/agent/, one socket per agent), the bare
+engine's steps/s in one process, and the ratio
 of served agent steps/s to it (the serving overhead). Targets (issue 14), shown as MET / NOT MET:
   board page and board API at 50 connections: p99 < 200 ms (board API >= 1,000 req/s);
   agent API at 200 agents: embedded >= 300 steps/s and p99 < 1 s; production >= 600 steps/s and p99 < 500 ms;
@@ -44,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 import psycopg
 import redis
+import websockets
 
 from perf.board_load import build_site
 from scoring.benchmarks.vge.core.device import load_device
@@ -256,6 +258,53 @@ async def load_agents_batched(host: str, port: int, token: str, task_ids: list[s
     return figures
 
 
+async def load_agents_socket(host: str, port: int, token: str, task_ids: list[str], agents: int,
+                             seconds: float) -> Figures:
+    """`agents` harness clients on the agent socket (ws/vge/agent/), one socket each, token sent once on the
+    handshake, stepping one episode after another (reset / step) until time is up; counts steps."""
+    figures = Figures()
+    deadline = time.monotonic() + seconds
+
+    async def agent(i: int) -> None:
+        rng = random.Random(2000 + i)
+        try:
+            socket = await websockets.connect(f"ws://{host}:{port}/ws/vge/agent/", open_timeout=60,
+                                              additional_headers={"Authorization": f"Token {token}"},
+                                              max_size=2**22)
+        except (OSError, asyncio.TimeoutError, websockets.InvalidHandshake) as exc:
+            figures.add(0.0, False, f"agent {i} connect: {exc!r}")
+            return
+        episode_running = False
+        try:
+            while time.monotonic() < deadline:
+                if not episode_running:
+                    await socket.send(json.dumps({"type": "reset", "task": task_ids[rng.randrange(len(task_ids))]}))
+                    answer = json.loads(await socket.recv())
+                    if answer.get("status") != 201:
+                        figures.add(0.0, False, f"reset -> {str(answer)[:120]}")
+                        await asyncio.sleep(0.1)
+                        continue
+                    episode_running = True
+                x, y = rng.randint(0, 1000), rng.randint(0, 1000)
+                start = time.perf_counter()
+                await socket.send(json.dumps({"type": "step",
+                                              "output": f"Action: Press(coord=[{x}, {y}], params=[0])"}))
+                answer = json.loads(await socket.recv())
+                ok = answer.get("status") == 200
+                figures.add(time.perf_counter() - start, ok, f"step -> {str(answer)[:120]}")
+                if not ok or answer["done"]:
+                    episode_running = False
+        except (OSError, websockets.ConnectionClosed) as exc:
+            figures.add(0.0, False, f"agent {i}: {exc!r}")
+        finally:
+            await socket.close()
+
+    began = time.monotonic()
+    await asyncio.gather(*(agent(i) for i in range(agents)))
+    figures.elapsed = time.monotonic() - began
+    return figures
+
+
 # --- the bare engine ---------------------------------------------------------------------------------------------
 def bare_engine_steps_per_s(seconds: float = 3.0) -> float:
     """Steps/s of the VGE engine alone, one process, on the demo library with the agents' kind of output."""
@@ -433,6 +482,9 @@ def main() -> int:
                 figures = asyncio.run(load_agents("127.0.0.1", port, token, tasks, conns, args.seconds))
                 rows.append((setup, "agent API", conns, figures.summary()))
                 print(f"[{setup}] agent API x{conns}: {rows[-1][3]}", *figures.samples, flush=True)
+                figures = asyncio.run(load_agents_socket("127.0.0.1", port, token, tasks, conns, args.seconds))
+                rows.append((setup, "agent socket", conns, figures.summary()))
+                print(f"[{setup}] agent socket x{conns}: {rows[-1][3]}", *figures.samples, flush=True)
                 if args.batch > 1:
                     figures = asyncio.run(load_agents_batched("127.0.0.1", port, token, tasks, conns, args.batch,
                                                               args.seconds))

@@ -121,47 +121,51 @@ class EpisodeActBatchApi(APIView):
         return Response({"results": results})
 
 
+def detail_answer(*, user, episode_id: int) -> dict:
+    """The episode as this user may see it: the detail view below and the agent socket's `state` (simulator.agent).
+    Refusals are raised."""
+    episode = Episode.objects.select_related("task__device", "task__sample__split").filter(pk=episode_id).first()
+    if episode is None:
+        raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
+    if episode.owner_id not in (None, user.pk) and not user.is_staff:
+        raise EpisodeError("This episode belongs to someone else.", status=403)
+    engine, _ = engine_with_task(episode.task)
+    state = EpisodeState.from_dict(episode.state)
+    trace = selectors.episode_trace(episode=episode)
+    metrics = episode.metrics
+    split = episode.task.sample.split if episode.task.sample_id else None
+    # A task of a hidden split: even once over, the player sees what it saw while playing, no states or l_opt.
+    keys = detail_keys(plugin_for(BENCHMARK_SLUG), hidden=bool(split and split.hidden_ground_truth),
+                       curator=is_curator(user))
+    if not episode.finished or keys is not None:
+        trace = [selectors.public_step(s) for s in trace]
+        metrics = disclosed(metrics, keys)
+    if not episode.finished:  # the agent sees the past turns its `history` option allows (the steps stay whole)
+        trace = history_window(trace, episode.history)
+    # λ: the one the episode chose, or its task's, which a task of a hidden split does not disclose
+    budget = {LAMBDA_OPTION: episode.played_lambda} if keys is None or episode.lam is not None else {}
+    return {
+        **budget,
+        "id": episode.pk,
+        "task": episode.task.task_id,
+        "kind": episode.kind,
+        "finished": episode.finished,
+        "success": episode.success,
+        "metrics": metrics,
+        "perturbation": episode.perturbation,
+        HISTORY_OPTION: episode.history_shown,
+        INSTRUCTION_OPTION: episode.instruction,
+        "observation": observation(episode=episode, engine=engine, state=state),
+        "trace": trace,
+    }
+
+
 class EpisodeDetailApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(responses={200: EpisodeOutput, **error_responses(401, 403, 404)})
     def get(self, request: Request, pk: int) -> Response:
-        episode = Episode.objects.select_related("task__device", "task__sample__split").filter(pk=pk).first()
-        if episode is None:
-            raise EpisodeError(f"Unknown episode {pk}.", status=404)
-        if episode.owner_id not in (None, request.user.pk) and not request.user.is_staff:
-            raise EpisodeError("This episode belongs to someone else.", status=403)
-        engine, _ = engine_with_task(episode.task)
-        state = EpisodeState.from_dict(episode.state)
-        trace = selectors.episode_trace(episode=episode)
-        metrics = episode.metrics
-        split = episode.task.sample.split if episode.task.sample_id else None
-        # A task of a hidden split: even once over, the player sees what it saw while playing, no states or l_opt.
-        keys = detail_keys(plugin_for(BENCHMARK_SLUG), hidden=bool(split and split.hidden_ground_truth),
-                           curator=is_curator(request.user))
-        if not episode.finished or keys is not None:
-            trace = [selectors.public_step(s) for s in trace]
-            metrics = disclosed(metrics, keys)
-        if not episode.finished:  # the agent sees the past turns its `history` option allows (the steps stay whole)
-            trace = history_window(trace, episode.history)
-        # λ: the one the episode chose, or its task's, which a task of a hidden split does not disclose
-        budget = {LAMBDA_OPTION: episode.played_lambda} if keys is None or episode.lam is not None else {}
-        return Response(
-            {
-                **budget,
-                "id": episode.pk,
-                "task": episode.task.task_id,
-                "kind": episode.kind,
-                "finished": episode.finished,
-                "success": episode.success,
-                "metrics": metrics,
-                "perturbation": episode.perturbation,
-                HISTORY_OPTION: episode.history_shown,
-                INSTRUCTION_OPTION: episode.instruction,
-                "observation": observation(episode=episode, engine=engine, state=state),
-                "trace": trace,
-            }
-        )
+        return Response(detail_answer(user=request.user, episode_id=pk))
 
 
 class EpisodeViewImageApi(APIView):

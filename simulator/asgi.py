@@ -41,7 +41,7 @@ log = logging.getLogger("django.request")
 Answer = tuple[int, dict, tuple[tuple[bytes, bytes], ...]]
 
 
-def _token_key(scope) -> str | None:
+def token_key(scope) -> str | None:
     """The key of an `Authorization: Token <key>` header as DRF reads it (None: not that form)."""
     parts = (header(scope, b"authorization") or b"").split()
     if len(parts) != 2 or parts[0].lower() != b"token":
@@ -107,7 +107,7 @@ def agent_admission(app, limit: int | None = None):
             threads = ThreadPoolExecutor(size, thread_name_prefix="agent-act")
         path = scope["path"]
         route = fast_route(path) if scope.get("method") == "POST" else None
-        key = _token_key(scope) if route else None
+        key = token_key(scope) if route else None
         if key is None or not _is_json(scope):
             async with places:
                 return await app(scope, receive, send)

@@ -1,0 +1,182 @@
+"""The agent socket: a gym-style websocket for harnesses (as OpenEnv serves environments), beside the HTTP agent API.
+
+One socket per harness, authenticated once by its API token, then any number of episodes: `reset` starts one (the
+body of `POST /api/vge/episodes/`), `step` plays one model output in it (the body of `POST .../act/`), `state`
+reads it (the body of `GET /api/vge/episodes/<id>/`). The same services answer as for the HTTP API
+(`simulator.api.start_answer`, `step_answer`, `detail_answer`), so the same steps are stored and scored the same way;
+only the per-request HTTP parsing, token check and Django request stack are gone.
+
+Frames: JSON text, or msgpack in binary frames; each reply is in the encoding of the message it answers. Every
+message may carry an `id`, echoed in its reply, so a harness may send several without waiting. Messages:
+  {"type": "auth", "token": KEY}  (or an `Authorization: Token KEY` header on the handshake)
+  {"type": "reset", "task": ID, "perturbation"?, "lambda"?, "history"?, "instruction"?}
+  {"type": "step", "output": TEXT, "episode"?: ID}   (default: the socket's current episode)
+  {"type": "state", "episode"?: ID}                  (also makes it the current one: how a dropped harness resumes)
+Replies: {"type": <the message's>, "id", "status", ...the HTTP API's body}; a message that plays nothing gets
+{"type": "error", "id", "status", "error": {...the API's error body}} and the socket stays open.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import msgpack
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.db import close_old_connections
+from rest_framework.exceptions import AuthenticationFailed
+
+from accounts.auth import CachedTokenAuthentication
+from scoring.core import bounded
+from scoring.errors import ServiceRefusal
+from simulator import api
+from simulator.asgi import LARGEST_ID, token_key
+from simulator.serializers import plain_act_output
+
+# The largest message: a model output of ACT_OUTPUT_MAX characters (up to 4 bytes each in UTF-8) and its envelope.
+MAX_MESSAGE = 4 * 20000 + 4096
+MAX_DEPTH = 8  # {"type": "reset", ...options}: 2 deep
+TYPES = ("auth", "reset", "step", "state")
+
+_threads: list[ThreadPoolExecutor] = []
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The threads that run sockets' database work, as many as the HTTP agent API's places (AGENT_API_CONCURRENCY):
+    a bounded pool, not a thread per socket, for the reason simulator.asgi gives."""
+    if not _threads:
+        _threads.append(ThreadPoolExecutor(settings.AGENT_API_CONCURRENCY, thread_name_prefix="agent-socket"))
+    return _threads[0]
+
+
+def _played(call: Callable[[], Any]) -> Any:
+    close_old_connections()
+    try:
+        return call()
+    finally:
+        close_old_connections()
+
+
+def _authenticated(key: str):
+    """The token's user, or None (the same check and cache as every API request)."""
+    try:
+        user, _ = CachedTokenAuthentication().authenticate_credentials(key)
+    except AuthenticationFailed:
+        return None
+    return user
+
+
+class Refused(Exception):
+    def __init__(self, status: int, message: str, field: str = ""):
+        super().__init__(message)
+        self.body = ServiceRefusal(message, status=status, field=field or None).body()
+        self.status = status
+
+
+class AgentConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        self.user = None
+        self.episode: int | None = None
+        await self.accept()
+        key = token_key(self.scope)
+        if key is not None:
+            self.user = await self._run(lambda: _authenticated(key))
+            if self.user is None:
+                await self.close(code=4401)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        binary = bytes_data is not None
+        message: Any = None
+        try:
+            message = self._decode(text_data, bytes_data)
+            reply = await self._dispatch(message)
+        except Refused as exc:
+            reply = {"type": "error", "status": exc.status, "error": exc.body}
+        if isinstance(message, dict) and "id" in message:
+            reply["id"] = message["id"]
+        if binary:
+            await self.send(bytes_data=msgpack.packb(reply, use_bin_type=True))
+        else:
+            await self.send(text_data=_json(reply))
+
+    def _decode(self, text_data: str | None, bytes_data: bytes | None) -> Any:
+        size = len(text_data) if text_data is not None else len(bytes_data or b"")
+        if size > MAX_MESSAGE:
+            raise Refused(400, f"A message may be at most {MAX_MESSAGE} bytes; this one has {size}.")
+        if text_data is not None:
+            try:
+                return bounded.loads(text_data, max_depth=MAX_DEPTH)
+            except bounded.TooDeep as exc:
+                raise Refused(400, str(exc)) from None
+            except (ValueError, RecursionError):
+                raise Refused(400, "That message is not JSON; nothing was played.") from None
+        try:
+            # Bounded by the frame's size (checked above); a message needs no long array or map, and the decoder
+            # refuses nesting past its own stack (StackError).
+            return msgpack.unpackb(bytes_data or b"", raw=False, strict_map_key=True, max_array_len=64,
+                                   max_map_len=64)
+        except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, TypeError):
+            raise Refused(400, "That binary message is not msgpack; nothing was played.") from None
+
+    async def _dispatch(self, message: Any) -> dict:
+        kind = message.get("type") if isinstance(message, dict) else None
+        if kind not in TYPES:
+            raise Refused(400, f"Unknown message type {str(kind)[:40]!r}; expected one of {', '.join(TYPES)}.",
+                          field="type")
+        if kind == "auth":
+            return await self._auth(message)
+        if self.user is None:
+            raise Refused(401, "Authenticate first: {\"type\": \"auth\", \"token\": ...} or an Authorization header.")
+        user = self.user
+        if kind == "reset":
+            data = {k: v for k, v in message.items() if k not in ("type", "id")}
+            status, body = await self._run(lambda: api.start_answer(user=user, data=data))
+            if status == 201:
+                self.episode = body["episode"]
+            return {"type": kind, "status": status, **body} if status < 400 else _error(status, body)
+        episode = self._episode(message)
+        if kind == "state":
+            try:
+                body = await self._run(lambda: api.detail_answer(user=user, episode_id=episode))
+            except ServiceRefusal as exc:
+                return _error(exc.status, exc.body())
+            self.episode = episode
+            return {"type": kind, "status": 200, **body}
+        output = plain_act_output(message)
+        if output is None:
+            raise Refused(400, "A step needs `output`: the model's text, at most 20000 characters, no NUL.",
+                          field="output")
+        status, body = await self._run(lambda: api.step_answer(user=user, episode_id=episode, output=output))
+        return {"type": kind, "status": status, **body} if status < 400 else _error(status, body)
+
+    async def _auth(self, message: dict) -> dict:
+        key = message.get("token")
+        if not isinstance(key, str) or not key or len(key) > 200:
+            raise Refused(400, "`token` must be your API token.", field="token")
+        user = await self._run(lambda: _authenticated(key))
+        if user is None:
+            raise Refused(401, "Invalid token.", field="token")
+        self.user = user
+        return {"type": "auth", "status": 200, "user": user.get_username()}
+
+    def _episode(self, message: dict) -> int:
+        episode = message.get("episode", self.episode)
+        if episode is None:
+            raise Refused(400, "No episode: send `reset` first, or name one with `episode`.", field="episode")
+        if isinstance(episode, bool) or not isinstance(episode, int) or not 0 < episode <= LARGEST_ID:
+            raise Refused(400, "`episode` must be an episode id.", field="episode")
+        return episode
+
+    async def _run(self, call: Callable[[], Any]) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(_pool(), _played, call)
+
+
+def _error(status: int, body: dict) -> dict:
+    return {"type": "error", "status": status, "error": body}
+
+
+def _json(reply: dict) -> str:
+    return json.dumps(reply, ensure_ascii=False, separators=(",", ":"))
