@@ -99,3 +99,23 @@ def test_a_phone_shows_the_first_rows_at_once_scrolls_the_table_alone_and_fits_t
     _screenshot(page, "phone-plots")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     context.close()
+
+
+def test_an_expanded_board_shows_no_plus_buttons_and_its_group_labels_on_screen(asgi_server, chromium, board_rows):
+    """Issue 32: "With `?expand=1` the group buttons still show "+"; the TARGET LOCALIZATION label centres over 17
+    columns, off-screen." """
+    context = chromium.new_context(viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    page.goto(f"{asgi_server}/leaderboard/epic-bench/?expand=1")
+    assert page.locator("#board-table button.expand").count() > 0
+    assert page.locator("#board-table button.expand:visible").count() == 0
+    spans = page.evaluate(
+        """() => Array.from(document.querySelectorAll('#board-table tr.board-groups th.group-head')).map((th) => {
+               const range = document.createRange(); range.selectNodeContents(th);
+               const r = range.getBoundingClientRect();
+               return [th.textContent.trim(), th.colSpan, r.left, r.right]; })""")
+    target = next(s for s in spans if s[0].lower() == "target localization")
+    assert target[1] >= 10  # its categories and their task columns
+    assert 0 <= target[2] and target[3] <= 1366, target  # the label itself is on screen
+    _screenshot(page, "expanded-1366")
+    context.close()
