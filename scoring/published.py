@@ -24,6 +24,12 @@ def _entry_for(row: PublishedRow) -> ModelEntry:
         entry = variants.filter(thinking=ModelEntry.Thinking.NO).first() or (
             variants.first() if variants.count() == 1 else None
         )
+    if entry is None and row.thinking:
+        # Loaded before the mode was known (the facts file states it from the name): the same model, now stated.
+        entry = variants.filter(thinking=ModelEntry.Thinking.UNKNOWN, owner__isnull=True).first()
+        if entry is not None:
+            entry.thinking = row.thinking
+            entry.save(update_fields=["thinking"])
     if entry is None:
         entry = ModelEntry.objects.create(
             name=row.model, thinking=row.thinking, slug=model_entry_slug(row.model, row.thinking), kind=row.kind

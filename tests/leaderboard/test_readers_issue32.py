@@ -83,6 +83,20 @@ def test_search_by_organisation_finds_the_papers_rows(client):
     assert qwen.organisation == "Qwen team, Alibaba Cloud" and "organisation" not in qwen.fact_sources
 
 
+def test_a_model_seeded_before_its_facts_keeps_one_entry(client):
+    """Issue 32: "fill organisation, open weights, parameters and thinking mode for the reported rows from the
+    papers (with the source)": a database seeded before the facts file gets them on its existing entries, without
+    a second entry for a mode the name states."""
+    split = board_test_split("vge-bench")
+    old = make_entry("Doubao-1.5-Thinking-Vision-Pro", kind="proprietary", thinking="")
+    make_reported(split, old, 16.68)
+    call_command("seed_published")
+    entries = ModelEntry.objects.filter(name="Doubao-1.5-Thinking-Vision-Pro")
+    assert [(e.pk, e.thinking) for e in entries] == [(old.pk, "yes")]
+    rows = client.get("/leaderboard/vge-bench/export.json").json()["rows"]
+    assert [r["thinking"] for r in rows if r["model"] == "Doubao-1.5-Thinking-Vision-Pro"] == ["yes"]
+
+
 def test_the_analysis_tab_opens_on_a_split_with_scored_samples(client):
     """Issue 32: "The Analysis tab opens on an empty split ("0 models, 0 samples") and orders its tabs differently
     from the board; "docs/analyses.md" is cited as plain text." And: "`/leaderboard/<b>/analysis/<key>.csv` without
