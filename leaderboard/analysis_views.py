@@ -19,10 +19,11 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_safe
+from markdown_it import MarkdownIt
 
 from leaderboard import selectors
-from leaderboard.board_views import error_page, resolve_board
+from leaderboard.board_views import error_page, resolve_board, svg_response
 from leaderboard.core import analysis_svg
 from leaderboard.core.board import board_build, csv_cell, filter_rows
 from scoring import access
@@ -32,6 +33,7 @@ from scoring.core.plugin import BenchmarkPlugin
 from scoring.core.published import read_deltas, read_table
 
 FORMATS = ("svg", "csv", "json")
+METHOD_DOC = Path(settings.BASE_DIR) / "docs" / "analyses.md"
 
 
 def _context(plugin: BenchmarkPlugin, split, rows, filtered, *, site_reads: bool = True) -> AnalysisContext:
@@ -85,30 +87,36 @@ def _withheld_message(split, key: str) -> str:
             "not computed for this split.")
 
 
+def _resolve(request: HttpRequest, slug: str):
+    """The board's rows as `resolve_board` reads them; with no `?split=`, the split the tab opens on (one with
+    uploads scored here) rather than the board's (whose papers' rows have no per-sample scores)."""
+    default = None if request.GET.get("split") else selectors.analysis_split_name(slug=slug)
+    return resolve_board(request, slug, default_split=default)
+
+
 @require_GET
 def analysis(request: HttpRequest, slug: str) -> HttpResponse:
-    resolved, error = resolve_board(request, slug)
+    resolved, error = _resolve(request, slug)
     if error:
         return error
     benchmark, split, spec, query = resolved
     figures, withheld = _figures(benchmark, split, spec, query)
-    base = {"split": split.name} if request.GET.get("split") else {}
-    params = urlencode({**base, **query.as_params()})
+    params = urlencode({"split": split.name, **query.as_params()})  # the figures' links and the board's: this split
     shown = [{"f": f, "svg": mark_safe(analysis_svg.render(f.chart, title=f.title) or "")}  # our own escaped SVG
              for f in figures or ()]
     return render(request, "leaderboard/analysis.html", {
-        "benchmark": benchmark, "split": split, "splits": benchmark.splits.order_by("name", "-version"),
+        "benchmark": benchmark, "split": split, "splits": selectors.board_splits(benchmark=benchmark),
         "query": query, "params": params, "figures": shown, "declared": figures is not None,
         "withheld": withheld,
         "kinds": ["proprietary", "open-source", "embodied", "human", "baseline"],
     })
 
 
-@require_GET
+@require_safe
 def analysis_figure(request: HttpRequest, slug: str, key: str, fmt: str) -> HttpResponse:
     if fmt not in FORMATS:
         return error_page(request, 404, f"No format '{fmt[:20]}': use .svg, .csv or .json.")
-    resolved, error = resolve_board(request, slug)
+    resolved, error = _resolve(request, slug)
     if error:
         return error
     benchmark, split, spec, query = resolved
@@ -129,7 +137,7 @@ def analysis_figure(request: HttpRequest, slug: str, key: str, fmt: str) -> Http
         body = analysis_svg.render(figure.chart, title=figure.title)
         if body is None:
             return error_page(request, 404, f"Figure '{figure.key}' is a table only: use .csv or .json.")
-        return HttpResponse(body, content_type="image/svg+xml")
+        return svg_response(body)
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer)
@@ -143,3 +151,18 @@ def analysis_figure(request: HttpRequest, slug: str, key: str, fmt: str) -> Http
         response = HttpResponse(json.dumps(payload, indent=1), content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
+
+
+@require_GET
+def analysis_method(request: HttpRequest, slug: str) -> HttpResponse:
+    """How each figure is computed: docs/analyses.md as a page (the tab cites it; the docs are not served
+    otherwise). Markdown without raw HTML: the text is escaped."""
+    resolved, error = resolve_board(request, slug)
+    if error:
+        return error
+    benchmark = resolved[0]
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(METHOD_DOC.read_text(encoding="utf-8"))
+    return render(request, "leaderboard/analysis_method.html", {
+        "benchmark": benchmark, "body": mark_safe(body),  # rendered with raw HTML off: escaped
+        "source": "docs/analyses.md",
+    })

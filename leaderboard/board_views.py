@@ -21,7 +21,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_safe
 
 from accounts import roles
 from leaderboard import selectors, services, tasks
@@ -71,11 +71,12 @@ def protocol_statement(slug: str) -> str:
     return plugin.protocol.statement() if plugin is not None else ""
 
 
-def resolve_board(request: HttpRequest, slug: str):
+def resolve_board(request: HttpRequest, slug: str, *, default_split: str | None = None):
     """(benchmark, split, spec, query) as the board reads them, or an error response (404, 400). The Analysis tab
-    reads its rows the same way."""
+    reads its rows the same way (with its own `default_split` when the URL names none)."""
     try:
-        benchmark, split = selectors.benchmark_split_cached(slug=slug, split_name=request.GET.get("split") or None)
+        benchmark, split = selectors.benchmark_split_cached(
+            slug=slug, split_name=request.GET.get("split") or default_split)
     except selectors.BoardNotFound as exc:
         return None, error_page(request, 404, str(exc))
     spec = board_for(benchmark.slug)
@@ -262,7 +263,7 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
 
     def build() -> selectors.CachedResponse:
         view, _ = board_view(split, spec, query)
-        header, body = export_table(view)
+        header, body = export_table(view, {spec.columns[0].key: selectors.headline_key(benchmark.slug)})
         if fmt == "csv":
             buffer = io.StringIO()
             writer = csv.writer(buffer)
@@ -294,7 +295,14 @@ def cached_response(found: selectors.CachedResponse) -> HttpResponse:
     return response
 
 
-@require_GET
+def svg_response(body: str) -> HttpResponse:
+    """An SVG plot as the site's own pages embed it (<object>): framing by this site only, not DENY as elsewhere."""
+    response = HttpResponse(body, content_type="image/svg+xml")
+    response["X-Frame-Options"] = "SAMEORIGIN"
+    return response
+
+
+@require_safe
 def board_plot(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     if kind not in ("params", "categories"):
         return error_page(request, 404, f"No plot '{kind[:20]}': use params.svg or categories.svg.")
@@ -326,11 +334,12 @@ def board_plot(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
             series = [svg.Series(r.model_name + (" (thinking)" if r.thinking == "yes" else ""),
                                  [r.value(c.key) for c in cats], href=reverse("model-page", args=[r.model_slug]))
                       for r in top]
-            # Each metric on its own axis: a metric of about 1 is invisible on a 0-100 one.
+            # Each metric on its own axis: a metric of about 1 is invisible on a 0-100 one; percentages share 0-100.
             body = svg.metric_panels([_plot_label(c) for c in cats], series,
-                                     title=f"{benchmark.name}: top {len(top)} models by category")
+                                     title=f"{benchmark.name}: top {len(top)} models by category",
+                                     scales=[c.scale for c in cats])
         cache.set(key, body, selectors.ROWS_TIMEOUT)
-    return HttpResponse(body, content_type="image/svg+xml")
+    return svg_response(body)
 
 
 def _plot_label(column) -> str:
@@ -350,7 +359,8 @@ def model_page(request: HttpRequest, slug: str) -> HttpResponse:
             v = sub.score.overall if c.key == "overall" else sub.score.breakdown.get(c.key)
             cells.append({"label": c.label, "text": format_value(v if isinstance(v, (int, float)) else None, c.digits)})
         by_benchmark.setdefault(sub.split.benchmark.name, []).append({"sub": sub, "cells": cells})
-    charts = list(dict.fromkeys((s.split.benchmark.slug, s.split.benchmark.name, s.split.name) for s in subs))
+    charts = [(*chart, chart_has_human(benchmark_slug=chart[0], split_name=chart[2])) for chart in dict.fromkeys(
+        (s.split.benchmark.slug, s.split.benchmark.name, s.split.name) for s in subs)]
     # The size the board shows: the entry's own, else the one its name states (as the board reads it).
     size = entry.parameters_b if entry.parameters_b is not None else parameters_from_name(entry.name)
     reported_in = list(dict.fromkeys(
@@ -362,12 +372,12 @@ def model_page(request: HttpRequest, slug: str) -> HttpResponse:
         # A model the papers list among the open-source ones has open weights, even when its entry does not say.
         "open_weights": entry.open_weights if entry.open_weights is not None
         else (True if entry.kind == ModelEntry.Kind.OPEN_SOURCE and reported_in else None),
-        "reported_in": reported_in,
+        "reported_in": reported_in, "any_human": any(chart[3] for chart in charts),
         "can_edit": model_entry_editable_by(entry=entry, user=request.user),
     })
 
 
-@require_GET
+@require_safe
 def model_chart(request: HttpRequest, slug: str, benchmark: str) -> HttpResponse:
     """Bars of a model's category scores against the best model and the human baseline on that board."""
     entry = get_object_or_404(ModelEntry, slug=slug)
@@ -389,17 +399,30 @@ def model_chart(request: HttpRequest, slug: str, benchmark: str) -> HttpResponse
         return (max if up else min)(scored, key=lambda r: r.value(headline.key)) if scored else None
 
     own = best_of(mine) or mine[0]
-    series = [svg.Series(entry.name, [own.value(c.key) for c in cats])]
     leader = best_of([r for r in data.rows if r.kind not in ("human", "baseline")])
+    human = best_of([r for r in data.rows if r.kind == "human"])
+    shown = [own, *(r for r in (leader, human) if r is not None and r.model_id != entry.pk)]
+    # A panel no shown row has a figure for would be an empty axis: leave it out (the board's plot does the same).
+    cats = [c for c in cats if any(r.value(c.key) is not None for r in shown)] or list(spec.columns[:1])
+    series = [svg.Series(entry.name, [own.value(c.key) for c in cats])]
     if leader is not None and leader.model_id != entry.pk:
         series.append(svg.Series(f"Best: {leader.model_name}", [leader.value(c.key) for c in cats],
                                  href=reverse("model-page", args=[leader.model_slug])))
-    human = best_of([r for r in data.rows if r.kind == "human"])
     if human is not None and human.model_id != entry.pk:
         series.append(svg.Series(f"Human: {human.model_name}", [human.value(c.key) for c in cats],
                                  href=reverse("model-page", args=[human.model_slug])))
-    body = svg.metric_panels([_plot_label(c) for c in cats], series, title=f"{entry.name} on {bench.name}")
-    return HttpResponse(body, content_type="image/svg+xml")
+    body = svg.metric_panels([_plot_label(c) for c in cats], series, title=f"{entry.name} on {bench.name}",
+                             scales=[c.scale for c in cats])
+    return svg_response(body)
+
+
+def chart_has_human(*, benchmark_slug: str, split_name: str) -> bool:
+    """Whether a model page's chart on this board draws a human baseline (a benchmark without one draws none)."""
+    try:
+        _, split = selectors.benchmark_split(slug=benchmark_slug, split_name=split_name)
+    except selectors.BoardNotFound:
+        return False
+    return any(r.kind == "human" for r in selectors.board_data(split=split).rows)
 
 
 # --- drill-down ---------------------------------------------------------------------------------

@@ -59,6 +59,19 @@ def board_splits(*, benchmark: Benchmark) -> list[Split]:
     return sorted(splits, key=lambda s: (not s.is_default, s.entries == 0, s.name, -s.version))
 
 
+def analysis_split_name(*, slug: str) -> str | None:
+    """The split the Analysis tab opens on when the URL names none: the first of the board's tabs (`board_splits`
+    order) with a public upload scored here (its figures need per-sample scores; the papers' rows have none), else
+    None (the board's own default)."""
+    benchmark = Benchmark.objects.filter(slug=slug).first()
+    if benchmark is None:
+        return None
+    scored = set(Submission.objects.filter(
+        split__benchmark=benchmark, source=Submission.Source.UPLOAD, status=Submission.Status.SCORED,
+        visibility=Submission.Visibility.PUBLIC).values_list("split_id", flat=True).distinct())
+    return next((s.name for s in board_splits(benchmark=benchmark) if s.pk in scored), None)
+
+
 def benchmark_split_cached(*, slug: str, split_name: str | None) -> tuple[Benchmark, Split]:
     """`benchmark_split`, remembered for a few seconds: splits change rarely, boards are read often."""
     key = f"board-split:{slug[:60]}:{(split_name or '')[:60]}"

@@ -19,6 +19,7 @@ urlpatterns = [
          name="board-format-inputs"),
     path("leaderboard/<slug:slug>/plots/<str:kind>.svg", board_views.board_plot, name="board-plot"),
     path("leaderboard/<slug:slug>/analysis/", analysis_views.analysis, name="board-analysis"),
+    path("leaderboard/<slug:slug>/analysis/method/", analysis_views.analysis_method, name="board-analysis-method"),
     path("leaderboard/<slug:slug>/analysis/<slug:key>.<str:fmt>", analysis_views.analysis_figure,
          name="board-analysis-figure"),
     path("models/<slug:slug>/", board_views.model_page, name="model-page"),

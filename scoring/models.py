@@ -91,6 +91,10 @@ class ModelEntry(models.Model):
     code_url = models.URLField(blank=True)
     model_url = models.URLField(blank=True, help_text="Model card or weights.")
     description = models.TextField(blank=True)
+    fact_sources = models.JSONField(
+        default=dict, blank=True,
+        help_text="Where each fact filled from the papers' data is stated: field name -> source. An owner's edit "
+                  "of a field drops its source.")
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="model_entries"
     )

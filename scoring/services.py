@@ -183,7 +183,11 @@ def model_entry_update(*, user: AbstractBaseUser, entry: ModelEntry, values: dic
     with transaction.atomic():
         for name, (_, value) in changes.items():
             setattr(entry, name, value)
-        entry.save(update_fields=list(changes))
+        fields = list(changes)
+        if any(name in (entry.fact_sources or {}) for name in changes):  # the paper's source no longer applies
+            entry.fact_sources = {k: v for k, v in entry.fact_sources.items() if k not in changes}
+            fields.append("fact_sources")
+        entry.save(update_fields=fields)
         _audit(subject=ChangeRecord.Subject.MODEL_ENTRY, object_id=entry.pk, user=user, changes=changes)
     _boards_of_entry_invalidate(entry)
     return changes

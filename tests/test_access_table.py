@@ -162,6 +162,7 @@ TABLE: dict[str, Row] = {
     "leaderboard/<slug:slug>/plots/<str:kind>.svg": Row(sub("/leaderboard/epic-bench/plots/scatter.svg?split={split}"),
                                                         ALL_SAFE),
     "leaderboard/<slug:slug>/analysis/": Row(sub("/leaderboard/epic-bench/analysis/?split={split}"), EVERYONE),
+    "leaderboard/<slug:slug>/analysis/method/": Row(sub("/leaderboard/epic-bench/analysis/method/"), EVERYONE),
     "leaderboard/<slug:slug>/analysis/<slug:key>.<str:fmt>": Row(
         sub("/leaderboard/epic-bench/analysis/counting-exact.json?split={split}"), EVERYONE,
         dict.fromkeys(ROLES, HIDDEN)),

@@ -400,12 +400,14 @@ def format_value(value: float | None, digits: int = 2) -> str:
     return "" if value is None else f"{value:.{digits}f}"
 
 
-def export_table(view: BoardView) -> tuple[list[str], list[list[object]]]:
+def export_table(view: BoardView, names: Mapping[str, str] | None = None) -> tuple[list[str], list[list[object]]]:
     """Header and rows of exactly what the board shows (rank, model, kind, thinking, params, source, columns,
-    and the interval bounds of each column)."""
+    and the interval bounds of each column). A column is named by its key, or by `names[key]` (a headline kept
+    under "overall" that the benchmark calls by its metric's name)."""
     header = ["rank", "model", "kind", "thinking", "parameters_b", "source", "submission"]
     for c in view.columns:
-        header += [c.key, f"{c.key}_ci_low", f"{c.key}_ci_high"]
+        name = (names or {}).get(c.key) or c.key
+        header += [name, f"{name}_ci_low", f"{name}_ci_high"]
     body: list[list[object]] = []
     for rank, row in zip(view.ranks, view.rows):
         line: list[object] = [

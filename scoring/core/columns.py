@@ -31,6 +31,7 @@ class Column:
     level: Level = Level.HEADLINE
     parent: str = ""  # for leaves: the headline column they expand from
     digits: int = 2
+    scale: float | None = 100.0  # the top of a plot's axis for it: 100 for a percentage; None: from its values
 
     @property
     def better_arrow(self) -> str:

@@ -166,3 +166,62 @@ def read_deltas(directory: Path, table: PublishedTable) -> list[PublishedDelta]:
             raise PublishedDataError(f"{path.name}, line {line}, column 'delta': a delta needs a value")
         out.append(PublishedDelta(table.benchmark, subject, metric, delta, (record["source"] or "").strip(), line))
     return out
+
+
+MODEL_FACTS_FILENAME = "model_facts.csv"
+FACT_COLUMNS = ("model", "organisation", "organisation_source", "open_weights", "open_weights_source",
+                "parameters_b", "parameters_source", "thinking", "thinking_source")
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """What is known of a published model beyond its figures, each fact with where it is stated (the paper's table,
+    the model's name, the maker's release). An empty fact is unknown, never false."""
+
+    model: str
+    organisation: str = ""
+    open_weights: bool | None = None
+    parameters_b: float | None = None
+    thinking: str = ""  # "yes"/"no" when the paper's row does not state the mode and the name does
+    sources: Mapping[str, str] = field(default_factory=dict)  # ModelEntry field name -> source
+
+
+def _yes_no(text: str, *, path: Path, line: int, column: str) -> str:
+    text = (text or "").strip().lower()
+    if text not in ("", "yes", "no"):
+        raise PublishedDataError(f"{path.name}, line {line}, column '{column}': '{text}' is not yes, no or empty")
+    return text
+
+
+def read_model_facts(directory: Path, filename: str = MODEL_FACTS_FILENAME) -> dict[str, ModelFacts]:
+    """Model name -> its facts ({} when the directory has no such file). Each fact needs its source."""
+    path = directory / filename
+    if not path.exists():
+        return {}
+    out: dict[str, ModelFacts] = {}
+    for line, record in _records(path, FACT_COLUMNS):
+        model = (record["model"] or "").strip()
+        if not model or model in out:
+            raise PublishedDataError(f"{path.name}, line {line}: a model name is needed, once: '{model}'")
+        open_weights = _yes_no(record["open_weights"], path=path, line=line, column="open_weights")
+        thinking = _yes_no(record["thinking"], path=path, line=line, column="thinking")
+        facts = {
+            "organisation": ((record["organisation"] or "").strip(), "organisation_source"),
+            "open_weights": (open_weights, "open_weights_source"),
+            "parameters_b": ((record["parameters_b"] or "").strip(), "parameters_source"),
+            "thinking": (thinking, "thinking_source"),
+        }
+        sources = {}
+        for name, (value, source_column) in facts.items():
+            source = (record[source_column] or "").strip()
+            if value and not source:
+                raise PublishedDataError(f"{path.name}, line {line}: {model}'s {name} needs its source")
+            if value:
+                sources[name] = source
+        out[model] = ModelFacts(
+            model=model, organisation=facts["organisation"][0],
+            open_weights={"yes": True, "no": False}.get(open_weights),
+            parameters_b=_number(record["parameters_b"], path=path, line=line, column="parameters_b"),
+            thinking=thinking, sources=sources,
+        )
+    return out

@@ -131,7 +131,7 @@ def test_model_page_shows_the_size_the_board_knows_and_says_where_it_comes_from(
     stated = make_entry("Stated-Model", params=12.5, organisation="Lab X")
     page = client.get(f"/models/{stated.slug}/").content.decode()
     assert "12.5 B</dd>" in page and "read from" not in page and "Lab X" in page
-    assert "Open weights</dt><dd>not stated" in page  # no paper row, no field: an honest blank
+    assert "Open weights</dt><dd id=\"model-open-weights\">not stated" in page  # no paper row, no field: an honest blank
 
 
 @pytest.mark.django_db

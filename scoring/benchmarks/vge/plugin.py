@@ -26,6 +26,10 @@ _SHOWN: dict[str, tuple[str, str, bool, bool]] = {
     "AvgWDist": ("Avg W-Dist", "Mean weighted click distance (0..1000)", True, True),
 }
 
+# Metrics that are no percentage: counts per sub-goal or goal (axis from their values) and click distances on the
+# views' 0..1000 grid; the others are percentages (plots put them on one 0-100 axis).
+_SCALES: dict[str, float | None] = {"VSPS": None, "GVPE": None, "AvgDist": 1000.0, "AvgWDist": 1000.0}
+
 
 def board() -> BoardSpec:
     columns = []
@@ -39,6 +43,7 @@ def board() -> BoardSpec:
             group="On demand" if on_demand else "",
             direction=Direction.DOWN if lower_is_better else Direction.UP,
             level=Level.EXTRA if on_demand else Level.HEADLINE,
+            scale=_SCALES.get(metric, 100.0),
         ))
     return BoardSpec(SLUG, tuple(columns))
 
