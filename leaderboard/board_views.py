@@ -39,6 +39,7 @@ from leaderboard.core.board import (
     parse_query,
     top_marks,
 )
+from leaderboard.core.readings import reading_sentence
 from scoring import access
 from scoring.benchmarks import UnknownBenchmark, board_for, plugin_for
 from scoring.core.columns import Level
@@ -63,11 +64,29 @@ def _plugin(slug: str) -> BenchmarkPlugin | None:
         return None
 
 
-def protocol_statement(slug: str) -> str:
-    """Which protocol the board's numbers use, as its page, API and JSON export say it ("" when the benchmark
-    declares none)."""
+def protocol_statement(slug: str, reading: str = "") -> str:
+    """Which protocol the board's numbers use, as its page, API and JSON export say it, with which of the
+    benchmark's readings the figures shown are ("" when the benchmark declares neither)."""
     plugin = _plugin(slug)
-    return plugin.protocol.statement() if plugin is not None else ""
+    if plugin is None:
+        return ""
+    return " ".join(part for part in (plugin.protocol.statement(), reading_sentence(plugin.readings, reading))
+                    if part)
+
+
+def reading_keys(slug: str) -> tuple[str, ...]:
+    """The keys of the benchmark's readings, the headline's first (none: the board takes no ?reading=)."""
+    return tuple(r.key for r in selectors.benchmark_readings(slug))
+
+
+def reading_shown(slug: str, reading: str) -> dict[str, str] | None:
+    """The reading the figures shown are under, as the API and JSON export name it (None: one reading only)."""
+    plugin = _plugin(slug)
+    found = plugin.reading(reading) if plugin is not None else None
+    if found is None:
+        return None
+    return {"key": found.key, "label": found.label, "description": found.description,
+            "headline": found is plugin.readings[0]}
 
 
 def resolve_board(request: HttpRequest, slug: str):
@@ -79,14 +98,14 @@ def resolve_board(request: HttpRequest, slug: str):
         return None, error_page(request, 404, str(exc))
     spec = board_for(benchmark.slug)
     try:
-        query = parse_query(request.GET, spec)
+        query = parse_query(request.GET, spec, reading_keys(benchmark.slug))
     except BadBoardQuery as exc:
         return None, error_page(request, 400, f"Bad parameter '{exc.parameter}': {exc.message}")
     return (benchmark, split, spec, query), None
 
 
 def _view(split, spec, query) -> tuple[BoardView, str]:
-    data = selectors.board_data(split=split)
+    data = selectors.board_data(split=split, reading=query.reading)
     return board_build(data.rows, spec, query, data.pairs), data.cache_key
 
 
@@ -231,8 +250,13 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
     }
     plugin = _plugin(benchmark.slug)
     if plugin is not None:
-        context["protocol"] = protocol_statement(benchmark.slug)
+        context["protocol"] = protocol_statement(benchmark.slug, query.reading)
         context["protocol_docs"] = plugin.protocol.docs
+        shown = plugin.reading(query.reading)
+        context["readings"] = [
+            {"reading": r, "shown": r is shown, "headline": i == 0,
+             "link": "?" + urlencode({**base, **query.as_params(reading="" if i == 0 else r.key)})}
+            for i, r in enumerate(plugin.readings)]
     if plugin is not None and (extras := plugin.board_extras.context_function()) is not None:
         context["board_extras"] = extras(benchmark, split)
         context["board_extras_template"] = plugin.board_extras.template
@@ -257,7 +281,8 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
 
     def build() -> selectors.CachedResponse:
         view, _ = _view(split, spec, query)
-        header, body = export_table(view)
+        reading = reading_shown(benchmark.slug, query.reading)
+        header, body = export_table(view, reading["key"] if reading else "")
         if fmt == "csv":
             buffer = io.StringIO()
             writer = csv.writer(buffer)
@@ -270,7 +295,8 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
                 "benchmark": benchmark.slug,
                 "split": split.name,
                 "split_version": split.version,
-                "protocol": protocol_statement(benchmark.slug),
+                "protocol": protocol_statement(benchmark.slug, query.reading),
+                "reading": reading,
                 "columns": header,
                 "rows": [dict(zip(header, line)) for line in body],
             }
@@ -297,7 +323,7 @@ def board_plot(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     if error:
         return error
     benchmark, split, spec, query = resolved
-    data = selectors.board_data(split=split)
+    data = selectors.board_data(split=split, reading=query.reading)
     key = f"{data.cache_key}:plot:{kind}:{query.canonical()}"
     body = cache.get(key)
     if body is None:
