@@ -477,6 +477,7 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
             "view": sample_view(_drilldown_sample(plugin, sample, details, s.outcome, show_gt=show_gt))
             if sample_view else {},
             "question": _question(sample.inputs, drilldown.question_keys) if sample else None,
+            "readings": _sample_readings(plugin, s.readings, keys),
         })
     filters = urlencode({k: v for k, v in (("task", task), ("outcome", outcome)) if v})
     return render(request, "leaderboard/samples.html", {
@@ -487,6 +488,17 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
         "drilldown": drilldown,
         "drilldown_page": page_extras(show_gt=show_gt) if (page_extras := drilldown.page_function()) else {},
     })
+
+
+def _sample_readings(plugin: BenchmarkPlugin | None, readings: Any,
+                     keys: frozenset[str] | None) -> list[tuple[str, dict[str, Any]]]:
+    """A sample's second readings where they differ from its score, as (label, {score, invalid, outcome}), for a
+    viewer who may see all of its details (`keys` None: a public split, or a curator). On a split with hidden ground
+    truth a second reading could tell more of it than the headline, so others never get them here."""
+    if keys is not None or plugin is None or not isinstance(readings, dict):
+        return []
+    labels_by_key = {r.key: r.label for r in plugin.readings}
+    return [(labels_by_key[k], v) for k, v in readings.items() if k in labels_by_key and isinstance(v, dict)]
 
 
 def _question(inputs: Any, keys: tuple[str, ...]) -> str | None:
@@ -539,9 +551,11 @@ def submission_samples_export(request: HttpRequest, pk: int) -> StreamingHttpRes
         for s in selectors.sample_scores(submission=submission).iterator(chunk_size=500):
             details, components = sample_disclosed(s.details, s.components, outcome=s.outcome, keys=keys,
                                                    hidden=hidden)
-            yield json.dumps({"index": s.index, "key": s.key, "task": s.task, "score": s.score, "outcome": s.outcome,
-                              "invalid": s.invalid, "error": s.error, "components": components,
-                              "details": details}, ensure_ascii=False) + "\n"
+            line = {"index": s.index, "key": s.key, "task": s.task, "score": s.score, "outcome": s.outcome,
+                    "invalid": s.invalid, "error": s.error, "components": components, "details": details}
+            if keys is None and s.readings:  # second readings: as the drill-down shows them (_sample_readings)
+                line["readings"] = s.readings
+            yield json.dumps(line, ensure_ascii=False) + "\n"
 
     response = StreamingHttpResponse(lines(), content_type="application/jsonl; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="submission-{submission.pk}-samples.jsonl"'

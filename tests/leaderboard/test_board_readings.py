@@ -218,3 +218,17 @@ def test_the_fast_path_never_serves_one_readings_page_for_the_other(user, epic_t
         assert isinstance(cached, bytes) and not order(cached)
     path = "/leaderboard/epic-bench/?" + long
     assert board_page_key("board:1:v1:fp", path) != board_page_key("board:1:v1:fp", path + "&reading=strict")
+
+
+def test_the_drilldown_of_a_public_split_shows_a_samples_strict_figure_where_it_differs(client, user, epic_t):
+    """"keep the stricter reading as a labelled second figure": on a public split the per-sample results show the
+    strict reading's score beside the toolkit's where they differ, and the samples export carries it."""
+    split, samples = epic_t
+    gd = samples["GroundDetection"]
+    submission = upload(user, split, [std_line(gd, UNPARSEABLE)], "Unparseable-VL")
+    html = client.get(f"/submissions/{submission.pk}/samples/?task={gd.leaf.name}").content.decode()
+    assert "the strict reading: <strong>0.000</strong> invalid (invalid)" in html
+    lines = [json.loads(x) for x in b"".join(client.get(f"/submissions/{submission.pk}/samples.jsonl")
+                                               .streaming_content).decode().splitlines()]
+    assert [x["readings"] for x in lines if "readings" in x] == [
+        {"strict": {"score": 0.0, "invalid": True, "outcome": "invalid"}}]
