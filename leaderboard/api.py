@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from leaderboard import selectors
-from leaderboard.board_views import board_view, cached_response, protocol_statement
+from leaderboard.board_views import board_view, cached_response, protocol_statement, reading_keys, reading_shown
 from leaderboard.core.board import BadBoardQuery, parse_query
 from scoring import services
 from scoring.benchmarks import board_for
@@ -56,6 +56,15 @@ class RowOutput(serializers.Serializer):
         help_text="Repeated runs averaged into this row (their submission ids); empty for a single submission")
     run_spread = serializers.DictField(
         child=serializers.FloatField(), help_text="Per column, the run-to-run standard deviation of repeated runs")
+    reading_note = serializers.CharField(
+        allow_blank=True, help_text="Why the row has no figures under the reading shown (empty when it has)")
+
+
+class ReadingOutput(serializers.Serializer):
+    key = serializers.CharField()
+    label = serializers.CharField()
+    description = serializers.CharField()
+    headline = serializers.BooleanField(help_text="The headline's reading, which ranks the board by default")
 
 
 class BoardOutput(serializers.Serializer):
@@ -65,6 +74,8 @@ class BoardOutput(serializers.Serializer):
     sort = serializers.CharField()
     protocol = serializers.CharField(allow_blank=True,
                                      help_text="Which protocol the board's numbers use (empty: the benchmark names none)")
+    reading = ReadingOutput(allow_null=True, help_text="The reading the figures shown are under (null: the "
+                                                       "benchmark scores under one reading)")
     total_rows = serializers.IntegerField()
     columns = ColumnOutput(many=True)
     rows = RowOutput(many=True)
@@ -82,6 +93,8 @@ BOARD_PARAMETERS = [
     OpenApiParameter("entries", str, enum=["best", "all"], description="Best entry per model (default) or all"),
     OpenApiParameter("expand", bool, description="Include leaf columns"),
     OpenApiParameter("extras", bool, description="Include on-demand columns"),
+    OpenApiParameter("reading", str, description="A second reading's key to show and rank by (a benchmark with "
+                                                 "readings, e.g. strict); default: the headline's"),
 ]
 
 
@@ -101,7 +114,7 @@ class LeaderboardApi(APIView):
             raise ServiceRefusal(str(exc), status=404) from None
         spec = board_for(bench.slug)
         try:
-            query = parse_query(request.GET, spec)
+            query = parse_query(request.GET, spec, reading_keys(bench.slug))
         except BadBoardQuery as exc:
             raise ServiceRefusal(exc.message, field=exc.parameter) from None
         if request.accepted_renderer.format != "json":  # the browsable page of a browser: not cached
@@ -131,12 +144,14 @@ def _board_body(bench, split, spec, query) -> dict:
             "scorer_version": r.scorer_version,
             "runs": list(r.run_ids),
             "run_spread": {k: v for k, v in r.run_spread.items() if k in keys},
+            "reading_note": r.reading_note,
         }
         for rank, r in zip(view.ranks, view.rows)
     ]
     body = {
         "benchmark": bench.slug, "split": split.name, "split_version": split.version, "sort": query.sort,
-        "protocol": protocol_statement(bench.slug), "total_rows": view.total_rows,
+        "protocol": protocol_statement(bench.slug, query.reading), "reading": reading_shown(bench.slug, query.reading),
+        "total_rows": view.total_rows,
         "columns": [{"key": c.key, "label": c.label, "title": c.title, "group": c.group,
                      "direction": c.direction.value, "level": c.level.value} for c in view.columns],
         "rows": rows,

@@ -40,6 +40,7 @@ from leaderboard.core.board import (
     parse_query,
     top_marks,
 )
+from leaderboard.core.readings import reading_sentence
 from scoring import access
 from scoring.benchmarks import UnknownBenchmark, board_for, plugin_for
 from scoring.core.columns import Level
@@ -64,11 +65,29 @@ def _plugin(slug: str) -> BenchmarkPlugin | None:
         return None
 
 
-def protocol_statement(slug: str) -> str:
-    """Which protocol the board's numbers use, as its page, API and JSON export say it ("" when the benchmark
-    declares none)."""
+def protocol_statement(slug: str, reading: str = "") -> str:
+    """Which protocol the board's numbers use, as its page, API and JSON export say it, with which of the
+    benchmark's readings the figures shown are ("" when the benchmark declares neither)."""
     plugin = _plugin(slug)
-    return plugin.protocol.statement() if plugin is not None else ""
+    if plugin is None:
+        return ""
+    return " ".join(part for part in (plugin.protocol.statement(), reading_sentence(plugin.readings, reading))
+                    if part)
+
+
+def reading_keys(slug: str) -> tuple[str, ...]:
+    """The keys of the benchmark's readings, the headline's first (none: the board takes no ?reading=)."""
+    return tuple(r.key for r in selectors.benchmark_readings(slug))
+
+
+def reading_shown(slug: str, reading: str) -> dict[str, str] | None:
+    """The reading the figures shown are under, as the API and JSON export name it (None: one reading only)."""
+    plugin = _plugin(slug)
+    found = plugin.reading(reading) if plugin is not None else None
+    if found is None:
+        return None
+    return {"key": found.key, "label": found.label, "description": found.description,
+            "headline": found is plugin.readings[0]}
 
 
 def resolve_board(request: HttpRequest, slug: str, *, default_split: str | None = None):
@@ -81,15 +100,16 @@ def resolve_board(request: HttpRequest, slug: str, *, default_split: str | None 
         return None, error_page(request, 404, str(exc))
     spec = board_for(benchmark.slug)
     try:
-        query = parse_query(request.GET, spec)
+        query = parse_query(request.GET, spec, reading_keys(benchmark.slug))
     except BadBoardQuery as exc:
         return None, error_page(request, 400, f"Bad parameter '{exc.parameter}': {exc.message}")
     return (benchmark, split, spec, query), None
 
 
 def board_view(split, spec, query) -> tuple[BoardView, str]:
-    """The view a board page, its API and exports show, with the significance of the pairs it shows side by side
-    (`services.board_view_build`); pairs left for later go to the worker once the request commits."""
+    """The view a board page, its API and exports show (under the query's reading), with the significance of the
+    pairs it shows side by side (`services.board_view_build`); pairs left for later go to the worker once the
+    request commits."""
     view, data_key, later = services.board_view_build(split=split, spec=spec, query=query)
     if later:
         transaction.on_commit(lambda: tasks.board_comparisons_fill.delay(split.pk, [list(p) for p in later]))
@@ -237,8 +257,13 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
     }
     plugin = _plugin(benchmark.slug)
     if plugin is not None:
-        context["protocol"] = protocol_statement(benchmark.slug)
+        context["protocol"] = protocol_statement(benchmark.slug, query.reading)
         context["protocol_docs"] = plugin.protocol.docs
+        shown = plugin.reading(query.reading)
+        context["readings"] = [
+            {"reading": r, "shown": r is shown, "headline": i == 0,
+             "link": "?" + urlencode({**base, **query.as_params(reading="" if i == 0 else r.key)})}
+            for i, r in enumerate(plugin.readings)]
     if plugin is not None and (extras := plugin.board_extras.context_function()) is not None:
         context["board_extras"] = extras(benchmark, split)
         context["board_extras_template"] = plugin.board_extras.template
@@ -263,7 +288,9 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
 
     def build() -> selectors.CachedResponse:
         view, _ = board_view(split, spec, query)
-        header, body = export_table(view, {spec.columns[0].key: selectors.headline_key(benchmark.slug)})
+        reading = reading_shown(benchmark.slug, query.reading)
+        header, body = export_table(view, {spec.columns[0].key: selectors.headline_key(benchmark.slug)},
+                                    reading=reading["key"] if reading else "")
         if fmt == "csv":
             buffer = io.StringIO()
             writer = csv.writer(buffer)
@@ -276,7 +303,8 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
                 "benchmark": benchmark.slug,
                 "split": split.name,
                 "split_version": split.version,
-                "protocol": protocol_statement(benchmark.slug),
+                "protocol": protocol_statement(benchmark.slug, query.reading),
+                "reading": reading,
                 "columns": header,
                 "rows": [dict(zip(header, line)) for line in body],
             }
@@ -310,7 +338,7 @@ def board_plot(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     if error:
         return error
     benchmark, split, spec, query = resolved
-    data = selectors.board_data(split=split)
+    data = selectors.board_data(split=split, reading=query.reading)
     key = f"{data.cache_key}:plot:{kind}:{query.canonical()}"
     body = cache.get(key)
     if body is None:
@@ -479,6 +507,7 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
             "view": sample_view(_drilldown_sample(plugin, sample, details, s.outcome, show_gt=show_gt))
             if sample_view else {},
             "question": _question(sample.inputs, drilldown.question_keys) if sample else None,
+            "readings": _sample_readings(plugin, s.readings, keys),
         })
     filters = urlencode({k: v for k, v in (("task", task), ("outcome", outcome)) if v})
     return render(request, "leaderboard/samples.html", {
@@ -489,6 +518,17 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
         "drilldown": drilldown,
         "drilldown_page": page_extras(show_gt=show_gt) if (page_extras := drilldown.page_function()) else {},
     })
+
+
+def _sample_readings(plugin: BenchmarkPlugin | None, readings: Any,
+                     keys: frozenset[str] | None) -> list[tuple[str, dict[str, Any]]]:
+    """A sample's second readings where they differ from its score, as (label, {score, invalid, outcome}), for a
+    viewer who may see all of its details (`keys` None: a public split, or a curator). On a split with hidden ground
+    truth a second reading could tell more of it than the headline, so others never get them here."""
+    if keys is not None or plugin is None or not isinstance(readings, dict):
+        return []
+    labels_by_key = {r.key: r.label for r in plugin.readings}
+    return [(labels_by_key[k], v) for k, v in readings.items() if k in labels_by_key and isinstance(v, dict)]
 
 
 def _question(inputs: Any, keys: tuple[str, ...]) -> str | None:
@@ -541,9 +581,11 @@ def submission_samples_export(request: HttpRequest, pk: int) -> StreamingHttpRes
         for s in selectors.sample_scores(submission=submission).iterator(chunk_size=500):
             details, components = sample_disclosed(s.details, s.components, outcome=s.outcome, keys=keys,
                                                    hidden=hidden)
-            yield json.dumps({"index": s.index, "key": s.key, "task": s.task, "score": s.score, "outcome": s.outcome,
-                              "invalid": s.invalid, "error": s.error, "components": components,
-                              "details": details}, ensure_ascii=False) + "\n"
+            line = {"index": s.index, "key": s.key, "task": s.task, "score": s.score, "outcome": s.outcome,
+                    "invalid": s.invalid, "error": s.error, "components": components, "details": details}
+            if keys is None and s.readings:  # second readings: as the drill-down shows them (_sample_readings)
+                line["readings"] = s.readings
+            yield json.dumps(line, ensure_ascii=False) + "\n"
 
     response = StreamingHttpResponse(lines(), content_type="application/jsonl; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="submission-{submission.pk}-samples.jsonl"'

@@ -7,6 +7,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
+from leaderboard.board_views import protocol_statement
 from leaderboard.format_files import EXAMPLE_SAMPLES, example_file, split_inputs_zip
 from scoring.benchmarks import UnknownBenchmark, plugin_for
 from scoring.models import Benchmark, Split
@@ -34,7 +35,7 @@ def format_page(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "leaderboard/format.html", {
         "benchmark": benchmark, "guide": guide, "splits": splits, "has_example": bool(guide.example_record),
         "example_options": options, "example_samples": EXAMPLE_SAMPLES, "prompts": prompts() if prompts else (),
-        "protocol": plugin.protocol.statement(), "protocol_docs": plugin.protocol.docs})
+        "protocol": protocol_statement(benchmark.slug), "protocol_docs": plugin.protocol.docs})
 
 
 @require_GET

@@ -3,6 +3,7 @@ version plus a cheap fingerprint of the split's scored submissions (so a score w
 whose local cache we cannot bump, still shows), and never touch per-sample rows."""
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections import OrderedDict
@@ -14,6 +15,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Q, QuerySet, Sum
 
 from leaderboard.core.board import BoardRow, PairSignificance, combine_runs, parameters_from_name
+from leaderboard.core.readings import Figures, figures_under
 from leaderboard.models import BoardComparison
 from scoring import access
 from scoring.benchmarks import UnknownBenchmark, plugin_for, plugins
@@ -166,8 +168,14 @@ def board_page_key(board_key: str, full_path: str) -> str:
     """The whole-response cache key of a board read: the page of an anonymous reader, the board API's JSON and the
     exports (the views and the ASGI fast path share it). With the board key it names the split, the scoring cache
     version (bumped when a score lands) and the data fingerprint; the full path names the format (page, API,
-    export.csv, export.json), the split name and the filters."""
-    return f"{board_key}:page:{full_path[:500]}"
+    export.csv, export.json), the split name, the reading and the filters. A long path is named by its digest, so
+    two paths that differ only past some length (a reading after a long parameter) never share a key."""
+    if len(full_path) > PAGE_PATH_KEPT:
+        full_path = "sha256:" + hashlib.sha256(full_path.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{board_key}:page:{full_path}"
+
+
+PAGE_PATH_KEPT = 300  # characters of a full path a page key holds as they are; a longer one: its digest
 
 
 # Whole responses are kept in this process too, in front of the shared cache: their key names the split, the
@@ -245,15 +253,21 @@ def headline_key(benchmark_slug: str) -> str:
         return "overall"
 
 
-def _row(sub: Submission, headline: str) -> BoardRow:
+def _row(sub: Submission, headline: str, *, reading: str = "", readings=(), hidden: bool = False) -> BoardRow:
     score = sub.score
     entry = sub.model_entry
-    breakdown = {k: v for k, v in (score.breakdown or {}).items() if isinstance(v, (int, float)) or v is None}
-    intervals = {k: (float(v[0]), float(v[1])) for k, v in (score.intervals or {}).items()
+    # The figures under the reading shown (leaderboard.core.readings): the score's own, a second set stored with
+    # it, or none (blank, so unranked, with the reason).
+    shown = figures_under(
+        readings=readings, key=reading, reported=sub.source == Submission.Source.REPORTED,
+        scorer_version=score.scorer_version or sub.scorer_version, hidden=hidden,
+        own=Figures(score.overall, score.breakdown or {}, score.intervals or {}), stored=score.readings or {})
+    breakdown = {k: v for k, v in shown.breakdown.items() if isinstance(v, (int, float)) or v is None}
+    intervals = {k: (float(v[0]), float(v[1])) for k, v in shown.intervals.items()
                  if isinstance(v, (list, tuple)) and len(v) == 2 and None not in v}
     if headline in intervals:
         intervals.setdefault("overall", intervals[headline])
-    overall = score.overall if score.overall is not None else breakdown.get("overall")
+    overall = shown.overall if shown.overall is not None else breakdown.get("overall")
     details = score.details if isinstance(score.details, dict) else {}
     pending = (str(details.get("status_text") or "awaiting judgement")[:80]) if details.get("final") is False else ""
     return BoardRow(
@@ -275,21 +289,33 @@ def _row(sub: Submission, headline: str) -> BoardRow:
         finished_at=sub.finished_at.isoformat() if sub.finished_at else "",
         pending=pending,
         run_set=sub.run_set,
+        reading_note=shown.note,
     )
 
 
-def _load_rows(split_id: int) -> list[BoardRow]:
-    """The board's rows: scored public submissions (a private or withdrawn one is on no board)."""
+def _load_rows(split_id: int, reading: str = "") -> list[BoardRow]:
+    """The board's rows: scored public submissions (a private or withdrawn one is on no board), with their figures
+    under the reading asked for ("": the headline's)."""
     subs = (
         Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED, score__isnull=False,
                                   visibility=Submission.Visibility.PUBLIC)
         .select_related("model_entry", "score")
         .order_by("id")
     )
-    slug = Split.objects.filter(pk=split_id).values_list("benchmark__slug", flat=True).first()
+    slug, hidden = Split.objects.filter(pk=split_id).values_list("benchmark__slug", "hidden_ground_truth").first() \
+        or ("", False)
     headline = headline_key(slug) if slug else "overall"
+    readings = benchmark_readings(slug) if slug else ()
     # Repeated runs of one variant (same model entry and run label) are one row: their mean, spread and interval.
-    return combine_runs([_row(s, headline) for s in subs])
+    return combine_runs([_row(s, headline, reading=reading, readings=readings, hidden=hidden) for s in subs])
+
+
+def benchmark_readings(benchmark_slug: str) -> tuple:
+    """The readings a benchmark's plugin scores every upload under, the headline's first (none: one reading)."""
+    try:
+        return plugin_for(benchmark_slug).readings
+    except UnknownBenchmark:
+        return ()
 
 
 def _load_pairs(split_id: int) -> dict[frozenset[int], PairSignificance]:
@@ -313,12 +339,14 @@ class BoardData:
     pairs: dict[frozenset[int], PairSignificance]
 
 
-def board_data(*, split: Split) -> BoardData:
+def board_data(*, split: Split, reading: str = "") -> BoardData:
+    """The board's rows and pairs under a reading ("": the headline's), cached under the board key and the reading."""
     key = board_cache_key(split_id=split.pk)
-    cached = cache.get(key)
+    rows_key = f"{key}:reading:{reading}" if reading else key
+    cached = cache.get(rows_key)
     if cached is None:
-        cached = (_load_rows(split.pk), _load_pairs(split.pk))
-        cache.set(key, cached, ROWS_TIMEOUT)
+        cached = (_load_rows(split.pk, reading), _load_pairs(split.pk))
+        cache.set(rows_key, cached, ROWS_TIMEOUT)
     return BoardData(key, cached[0], cached[1])
 
 

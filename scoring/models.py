@@ -194,6 +194,10 @@ class Score(models.Model):
     breakdown = models.JSONField(default=dict, blank=True, help_text="Column key -> value.")
     intervals = models.JSONField(default=dict, blank=True, help_text="Column key -> [low, high], 95% bootstrap.")
     details = models.JSONField(default=dict, blank=True)
+    readings = models.JSONField(
+        default=dict, blank=True,
+        help_text="Second readings of the same upload (the plugin's `readings`), by key: overall, breakdown, "
+                  "intervals, details, tells_more.")
     scorer_version = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -213,6 +217,9 @@ class SampleScore(models.Model):
     error = models.TextField(blank=True)
     components = models.JSONField(default=dict, blank=True)
     details = models.JSONField(default=dict, blank=True)
+    readings = models.JSONField(
+        default=dict, blank=True,
+        help_text="Second readings by key ({score, invalid, outcome}), only where they differ from this row's.")
 
     class Meta:
         ordering = ["submission", "index"]

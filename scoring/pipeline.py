@@ -140,6 +140,7 @@ def score_publish(*, submission: Submission, result: ScoringResult) -> None:
         breakdown=dict(result.breakdown),
         intervals={k: list(v) for k, v in result.intervals.items()},
         details=dict(result.details),
+        readings={key: figures.as_dict() for key, figures in result.readings.items()},
         scorer_version=result.scorer_version,
     )
     SampleScore.objects.bulk_create(
@@ -156,6 +157,7 @@ def score_publish(*, submission: Submission, result: ScoringResult) -> None:
                 error=s.error,
                 components=dict(s.components),
                 details=dict(s.details),
+                readings={key: reading.as_dict() for key, reading in s.readings.items()},
             )
             for s in result.samples
         ],

@@ -42,6 +42,7 @@ class BoardRow:
     run_set: str = ""  # the uploader's label for repeated runs of one variant ("" for a single run)
     run_ids: tuple[int, ...] = ()  # the submissions averaged into this row (repeated runs); () for a single one
     run_spread: Mapping[str, float] = field(default_factory=dict)  # per column: run-to-run standard deviation
+    reading_note: str = ""  # why the row has no figures under the reading shown (leaderboard.core.readings)
 
     @property
     def runs(self) -> int:
@@ -77,6 +78,7 @@ class BoardQuery:
     all_entries: bool = False
     expanded: bool = False
     extras: bool = False
+    reading: str = ""  # a second reading's key (the plugin's `readings`); "": the headline's
 
     def canonical(self) -> str:
         """A stable text form, used as part of cache keys."""
@@ -85,7 +87,7 @@ class BoardQuery:
             for x in (
                 self.sort, self.descending, ",".join(sorted(self.kinds)), ",".join(sorted(self.thinking)),
                 ",".join(sorted(self.sources)), self.min_params, self.max_params, self.search.lower(),
-                self.all_entries, self.expanded, self.extras,
+                self.all_entries, self.expanded, self.extras, self.reading,
             )
         )
 
@@ -115,6 +117,8 @@ class BoardQuery:
             params["expand"] = "1"
         if q.extras:
             params["extras"] = "1"
+        if q.reading:
+            params["reading"] = q.reading
         return params
 
 
@@ -149,8 +153,20 @@ def _flag(params: Mapping[str, str], name: str, truthy: Sequence[str] = ("1", "t
     raise BadBoardQuery(name, f"'{raw[:40]}' is not one of {', '.join(truthy)} or 0")
 
 
-def parse_query(params: Mapping[str, str], spec: BoardSpec) -> BoardQuery:
-    """Read a board query from request parameters; raises BadBoardQuery on anything malformed."""
+def _reading(params: Mapping[str, str], readings: Sequence[str]) -> str:
+    """The second reading asked for: "" for none or the headline's own (the first of `readings`)."""
+    raw = (params.get("reading") or "").strip()
+    if not raw or (readings and raw == readings[0]):
+        return ""
+    if raw not in readings[1:]:
+        allowed = ", ".join(readings) if readings else "none (this board has one reading)"
+        raise BadBoardQuery("reading", f"unknown reading '{raw[:40]}'; readings: {allowed}")
+    return raw
+
+
+def parse_query(params: Mapping[str, str], spec: BoardSpec, readings: Sequence[str] = ()) -> BoardQuery:
+    """Read a board query from request parameters; raises BadBoardQuery on anything malformed. `readings`: the
+    keys of the benchmark's readings, the headline's first (`?reading=` takes one of them)."""
     sort = (params.get("sort") or spec.default_sort).strip()
     if spec.column(sort) is None:
         raise BadBoardQuery("sort", f"unknown column '{sort[:60]}'; columns: {', '.join(c.key for c in spec.columns)}")
@@ -175,6 +191,7 @@ def parse_query(params: Mapping[str, str], spec: BoardSpec) -> BoardQuery:
         all_entries=entries == "all",
         expanded=_flag(params, "expand"),
         extras=_flag(params, "extras"),
+        reading=_reading(params, readings),
     )
     if query.min_params is not None and query.max_params is not None and query.min_params > query.max_params:
         raise BadBoardQuery("min_params", "is larger than max_params")
@@ -380,7 +397,8 @@ def board_build(
         kept = best_per_model(kept, column)
     ordered = sort_rows(kept, column, descending=query.descending)
     columns = spec.visible(expanded=query.expanded, extras=query.extras)
-    compared = compared_pairs(ordered, column)
+    # Comparisons are of the headline reading's per-sample scores: none is shown under another reading.
+    compared = compared_pairs(ordered, column) if not query.reading else ()
     ties = adjacent_ties(ordered, pairs or {}) if compared else set()
     return BoardView(
         spec=spec,
@@ -400,14 +418,18 @@ def format_value(value: float | None, digits: int = 2) -> str:
     return "" if value is None else f"{value:.{digits}f}"
 
 
-def export_table(view: BoardView, names: Mapping[str, str] | None = None) -> tuple[list[str], list[list[object]]]:
+def export_table(view: BoardView, names: Mapping[str, str] | None = None, *, reading: str = ""
+                 ) -> tuple[list[str], list[list[object]]]:
     """Header and rows of exactly what the board shows (rank, model, kind, thinking, params, source, columns,
     and the interval bounds of each column). A column is named by its key, or by `names[key]` (a headline kept
-    under "overall" that the benchmark calls by its metric's name)."""
+    under "overall" that the benchmark calls by its metric's name). With `reading` (a board with readings: the key
+    of the one shown), a column naming it on every row and one saying why a row has no figures under it."""
     header = ["rank", "model", "kind", "thinking", "parameters_b", "source", "submission"]
     for c in view.columns:
         name = (names or {}).get(c.key) or c.key
         header += [name, f"{name}_ci_low", f"{name}_ci_high"]
+    if reading:
+        header += ["reading", "reading_note"]
     body: list[list[object]] = []
     for rank, row in zip(view.ranks, view.rows):
         line: list[object] = [
@@ -416,6 +438,8 @@ def export_table(view: BoardView, names: Mapping[str, str] | None = None) -> tup
         for c in view.columns:
             iv = row.interval(c.key)
             line += [row.value(c.key), iv[0] if iv else None, iv[1] if iv else None]
+        if reading:
+            line += [reading, row.reading_note]
         body.append(line)
     return header, body
 

@@ -24,6 +24,37 @@ class SampleRecord:
 
 
 @dataclass(frozen=True)
+class SampleReading:
+    """One sample under a second reading of the same answers (a plugin's `Reading`), kept only where it differs from
+    the headline's score, validity or outcome."""
+
+    score: float | None
+    invalid: bool = False
+    outcome: str = "ok"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"score": self.score, "invalid": self.invalid, "outcome": self.outcome}
+
+
+@dataclass(frozen=True)
+class ReadingFigures:
+    """The figure set of a second reading of the same upload, stored with its score: the same columns as the
+    headline's `overall`, `breakdown` and `intervals`. `tells_more`: per sample, these figures would tell a submitter
+    more of the ground truth than the headline's do, so a split with hidden ground truth does not show them."""
+
+    overall: float | None
+    breakdown: Mapping[str, float | None]
+    intervals: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    details: Mapping[str, Any] = field(default_factory=dict)
+    tells_more: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"overall": self.overall, "breakdown": dict(self.breakdown),
+                "intervals": {k: list(v) for k, v in self.intervals.items()}, "details": dict(self.details),
+                "tells_more": self.tells_more}
+
+
+@dataclass(frozen=True)
 class SampleResult:
     index: int
     key: str
@@ -34,6 +65,7 @@ class SampleResult:
     error: str = ""
     components: Mapping[str, Any] = field(default_factory=dict)
     details: Mapping[str, Any] = field(default_factory=dict)
+    readings: Mapping[str, SampleReading] = field(default_factory=dict)  # by reading key, only where they differ
 
 
 @dataclass(frozen=True)
@@ -44,6 +76,7 @@ class ScoringResult:
     scorer_version: str
     intervals: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     details: Mapping[str, Any] = field(default_factory=dict)
+    readings: Mapping[str, ReadingFigures] = field(default_factory=dict)  # the plugin's second readings, by key
 
 
 @dataclass(frozen=True)

@@ -188,6 +188,21 @@ class ScoringProtocol:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """One reading of the answers a benchmark scores every upload under. A plugin's `readings` lists them, the
+    headline's own first (the figures that rank its board by default); each other one is a second figure set stored
+    with the same score (`ScoringResult.readings[key]`) that the board, its API and exports show with
+    `?reading=<key>`. The protocol line says which reading the numbers shown use."""
+
+    key: str  # the board's ?reading= value (a slug)
+    label: str  # a few words: "the toolkit's reading"
+    description: str  # a sentence: what this reading does, said by the protocol line when its figures are shown
+    # Scorer versions from before every reading was stored, whose headline figures were made under this reading:
+    # they count as this reading's figures (and as no other's).
+    legacy_versions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class BenchmarkPlugin:
     slug: str  # the name `Benchmark.scorer` holds, e.g. "epic-bench"
     title: str
@@ -238,6 +253,16 @@ class BenchmarkPlugin:
     # Which protocol the board's numbers use (e.g. EPIC's default reading or the toolkit's), named on the board, in
     # its API and JSON export and on the format page; the default names none.
     protocol: ScoringProtocol = ScoringProtocol()
+    # The readings every upload is scored under, the headline's first (EPIC: the toolkit's, then the strict reading
+    # of deviations B1 and B5); none: one reading, and the board takes no ?reading=.
+    readings: tuple[Reading, ...] = ()
+
+    def reading(self, key: str) -> Reading | None:
+        """The reading of this key; "" (or the first reading's key) names the headline's."""
+        if not self.readings:
+            return None
+        return self.readings[0] if key in ("", self.readings[0].key) else next(
+            (r for r in self.readings if r.key == key), None)
 
     def score_function(self) -> Scorer:
         return load_target(self.scorer)

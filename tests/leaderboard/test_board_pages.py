@@ -112,7 +112,9 @@ def test_csv_export_has_exactly_the_rows_and_columns_shown(client, board):
     lines = list(csv.reader(io.StringIO(response.content.decode())))
     header, body = lines[0], lines[1:]
     assert [line[1] for line in body] == [r.model_name for r in page.rows]
-    assert [h for h in header if not h.endswith(("_ci_low", "_ci_high"))][7:] == [c.key for c in page.columns]
+    # then the reading the figures are under and why a row has none (EPIC scores two readings)
+    assert [h for h in header if not h.endswith(("_ci_low", "_ci_high"))][7:] == [
+        *(c.key for c in page.columns), "reading", "reading_note"]
 
 
 @pytest.mark.django_db

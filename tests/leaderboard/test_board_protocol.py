@@ -6,6 +6,7 @@ import pytest
 from django.core.cache import cache
 from django.utils.html import escape
 
+from leaderboard.board_views import protocol_statement
 from scoring import benchmarks
 from scoring.benchmarks.plan.core.protocol import PROMPT_VERSION
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA
@@ -16,7 +17,8 @@ from tests.tiny_benchmark.plugin import SLUG as TINY_SLUG
 
 # What each built-in board must say of its protocol, beyond the plugin's own sentences.
 EXPECTED = {
-    "epic-bench": ("default reading", "deviation B1", "compat", "coordinate_system", "auto"),
+    "epic-bench": ("toolkit's reading", "strict reading", "deviations B1 and B5", "coordinate_system", "auto",
+                   "Figures shown: the toolkit's reading (the headline", "?reading=strict"),
     "plan-bench": ("rule judge", "LLM judge when one is configured", "people",
                    "A score is final only when no item awaits judgement", "no LLM judge is configured",
                    PROMPT_VERSION),
@@ -42,7 +44,8 @@ def test_each_built_in_board_names_its_protocol(client, settings, slug):
     settings.JUDGE_BASE_URL, settings.JUDGE_MODEL, settings.PLAN_JUDGE_PROMPT_FILE = "", "", ""
     board_test_split(slug)
     plugin = benchmarks.plugin_for(slug)
-    statement = plugin.protocol.statement()
+    statement = protocol_statement(slug)  # the plugin's sentences, and which reading the figures are (if it has some)
+    assert statement.startswith(plugin.protocol.statement())
     assert plugin.protocol.text and all(words in statement for words in EXPECTED[slug])
 
     line = _protocol_line(client.get(f"/leaderboard/{slug}/").content.decode())

@@ -273,3 +273,50 @@ def test_plan_drilldown_of_a_hidden_split_shows_no_answer_or_judge_reply(client,
     assert all(fingerprints) and not any(f in html for f in fingerprints)
     assert leaks(html, ("JUDGE-SAW", "raw_judge_output", "judgement_key", "answer_hint")) == []
     assert "Also accept" not in html and "In any order" not in html  # the answer hints
+
+
+def test_epic_strict_figures_of_a_hidden_split_tell_nothing_the_headline_does_not(client, user, epic_hidden):
+    """Issue 28: "score uploads the toolkit's way by default ... keep the stricter reading as a labelled second figure
+    (or column set) that a reader can switch to". On a split with hidden ground truth the strict figures are shown
+    only where they tell nothing its headline does not: an unparseable answer to a GroundDetection sample with an
+    empty GT (the toolkit's 1.0, strict 0: the headline gave the emptiness away already) is shown; the same to a
+    TargetLocalization sample with an empty GT and the right count (the toolkit's 1.0; strict, the count's weight,
+    which follows from GT flags the headline does not give away) is withheld. Per-sample strict figures reach no
+    non-curator's page of a hidden split."""
+    split, samples = epic_hidden
+    by_leaf = {s.leaf.name: s for s in samples}
+    gd, category = by_leaf["GroundDetection"], by_leaf["Category"]
+    assert category.truth["count"] == 0 and not category.truth["boxes"]  # an empty GT
+    ground = Sample.objects.get(split=split, key=gd.key)
+    ground.ground_truth["mask_annotation"]["masklet_ground"] = []
+    ground.save(update_fields=["ground_truth"])
+
+    def line(sample, count):
+        nr = ["Not Required"]
+        return json.dumps({"key": sample.key, "formatted_response_localization": "I cannot tell.",
+                           "formatted_response_count": count, "formatted_response_path": nr,
+                           "formatted_response_binary": nr}).encode()
+
+    shown = upload(user, split, line(gd, ["Not Required"]), name="Model-G")
+    withheld = upload(user, split, line(category, [0]), name="Model-C")
+    assert shown.score.readings["strict"]["tells_more"] is False
+    assert withheld.score.readings["strict"]["tells_more"] is True
+    assert SampleScore.objects.filter(submission=withheld).exclude(readings={}).count() == 1
+
+    board = client.get(f"/api/leaderboards/epic-bench/?split={split.name}&reading=strict").json()
+    rows = {r["model"]["name"]: r for r in board["rows"]}
+    assert rows["Model-G"]["values"]["overall"] == 0 and rows["Model-G"]["rank"] == 1
+    assert rows["Model-C"]["values"]["overall"] is None and rows["Model-C"]["rank"] is None
+    assert rows["Model-C"]["values"]["BA"] is None and "withheld" in rows["Model-C"]["reading_note"]
+    exported = client.get(f"/leaderboard/epic-bench/export.json?split={split.name}&reading=strict").json()
+    assert [r["overall"] for r in exported["rows"] if r["model"] == "Model-C"] == [None]
+    headline = client.get(f"/api/leaderboards/epic-bench/?split={split.name}").json()
+    assert all(r["values"]["overall"] > 0 for r in headline["rows"])  # the toolkit's 1.0 for both
+
+    client.force_login(user)
+    for submission in (shown, withheld):
+        html = all_pages(client, f"/submissions/{submission.pk}/samples/")
+        exported_samples = client.get(f"/submissions/{submission.pk}/samples.jsonl")
+        text = html + b"".join(exported_samples.streaming_content).decode()
+        assert leaks(text, EPIC_GT_KEYS) == []
+        assert "readings" not in text and "tells_more" not in text

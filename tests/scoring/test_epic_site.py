@@ -106,7 +106,7 @@ def test_raw_oracle_upload_is_scored_with_board_columns(user, split):
     assert 50 < score.overall <= 100 and score.overall == pytest.approx(score.breakdown["overall"])
     low, high = score.intervals["overall"]
     assert low <= score.overall <= high
-    assert "(default)" in score.scorer_version and score.details["parser"] == "reference"
+    assert score.scorer_version == "epic-1.1" and score.details["parser"] == "reference"
     rows = SampleScore.objects.filter(submission=submission)
     assert rows.count() == 23 and not rows.filter(invalid=True).exists()
     assert set(rows.values_list("outcome", flat=True)) <= {"ok", "low_iou", "wrong_count"}
@@ -126,13 +126,14 @@ def test_std_format_upload_scores_like_the_cli(user, split, layout, tmp_path):
     assert submission.score.overall == pytest.approx(100 * cli, abs=1e-9)
 
 
-def test_missing_predictions_are_invalid_and_compat_is_recorded(user, split):
+def test_missing_predictions_are_invalid_and_the_retired_compat_option_is_noted(user, split):
     lines = raw_lines()[:20]
     submission = submit(user, split, lines, options={"raw": True, "compat": True})
     assert submission.status == "scored"
     missing = SampleScore.objects.filter(submission=submission, outcome="missing")
     assert missing.count() == 3 and all(m.invalid and m.score == 0 for m in missing)
-    assert "(compat)" in submission.score.scorer_version and submission.score.details["missing"] == 3
+    assert submission.score.scorer_version == "epic-1.1" and submission.score.details["missing"] == 3
+    assert "compat option is retired" in submission.score.details["notes"][0]["message"]
 
 
 @pytest.mark.parametrize("mutate, message", [
@@ -211,7 +212,7 @@ def test_the_cli_warns_when_a_raw_file_is_read_without_raw(tmp_path, capsys, lay
 def test_string_options_from_forms_are_read_as_flags():
     from scoring.benchmarks.epic.scorer import options_from
     assert options_from({"raw": "true", "compat": "false"}) == (options_from({"raw": True})[0], True)
-    assert options_from({"compat": "1"})[0].compat and not options_from({"raw": "0"})[1]
+    assert options_from({"compat": "1"}) == options_from({}) and not options_from({"raw": "0"})[1]
 
 
 def test_upload_for_another_split_fails(user, split):

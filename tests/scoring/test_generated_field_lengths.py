@@ -30,7 +30,7 @@ LONGEST_HOSTNAME = "h" * 64  # Linux HOST_NAME_MAX: what Celery's %h expands to 
 
 
 def epic_versions() -> list[str]:
-    return [f"{EPIC_SCORER_VERSION} ({mode})" for mode in ("default", "compat")]  # EpicOptions.mode_name
+    return [EPIC_SCORER_VERSION]  # since epic-1.1 one version: both readings are scored per upload
 
 
 def plan_versions() -> list[str]:

@@ -4,7 +4,15 @@ from __future__ import annotations
 from scoring.benchmarks.epic.core.fields import AUTO, COORDINATE_MEANINGS, COORDINATE_SYSTEMS, FAMILY_COORDINATES
 from scoring.benchmarks.epic.core.taxonomy import CATEGORIES, CATEGORY_CODES, CATEGORY_TITLES, GROUP_TITLES, LEAVES
 from scoring.core.columns import BoardSpec, Column, Level
-from scoring.core.plugin import BenchmarkPlugin, Drilldown, FormatGuide, PublicMedia, ScoringProtocol, UploadOption
+from scoring.core.plugin import (
+    BenchmarkPlugin,
+    Drilldown,
+    FormatGuide,
+    PublicMedia,
+    Reading,
+    ScoringProtocol,
+    UploadOption,
+)
 from scoring.core.published import PublishedTable
 
 SLUG = "epic-bench"
@@ -86,7 +94,6 @@ FORMAT = FormatGuide(
          + " (the form's coordinate mode; client --coord-mode). Left at auto: each line's coordinate_system, else the "
          "system of the model's family where the model's name shows one, else detection per sample; the pre-check "
          "(page and API, given the model's name) says which it applies"),
-        ("compat", "read boxes and counts exactly as the toolkit does, quirks included (see the scoring notes)"),
     ),
     coordinate_systems=tuple((name, COORDINATE_MEANINGS[name]) for name in COORDINATE_SYSTEMS),
     model_coordinates=FAMILY_COORDINATES,
@@ -107,12 +114,26 @@ FORMAT = FormatGuide(
 )
 
 PROTOCOL = ScoringProtocol(
-    text=("Scored here by the hub's default reading: a string (other than Not Required) where boxes or points are "
-          "expected is an invalid response (deviation B1; the public toolkit reads it as an empty answer). An "
-          "upload with the compat option is read as the toolkit reads it, and its scorer version ends in (compat). "
-          "Coordinates: the mode chosen at upload, else each line's coordinate_system, else the system of the "
-          "model's family (named in the model's name), else auto, decided per sample from its numbers. Reported rows are the papers' numbers, by the toolkit's reading."),
+    text=("Every upload is scored twice in one pass: by the public toolkit's reading, which produced every reported "
+          "row and ranks the board, and by the hub's strict reading (deviations B1 and B5), a second labelled figure "
+          "set. Coordinates: the mode chosen at upload, else each line's coordinate_system, else the system of the "
+          "model's family (named in the model's name), else auto, decided per sample from its numbers. Reported "
+          "rows are the papers' numbers, by the toolkit's reading."),
     docs="docs/epic-scoring.md",
+)
+
+# The headline's reading first. Scores of epic-1.0 were made under one reading, the upload's: the default was the
+# strict one, the compat option the toolkit's.
+READINGS = (
+    Reading(key="toolkit", label="the toolkit's reading",
+            description=("as the public toolkit reads answers: a string where boxes or points are expected is an "
+                         "empty answer (1.0 against an empty ground truth)"),
+            legacy_versions=("epic-1.0 (compat)",)),
+    Reading(key="strict", label="the strict reading",
+            description=("the hub's reading: a string (other than Not Required) where boxes or points are expected "
+                         "is an invalid response scoring 0 (deviation B1), a ground truth error is never the "
+                         "model's (B5)"),
+            legacy_versions=("epic-1.0 (default)",)),
 )
 
 COORD_MODE = UploadOption(
@@ -161,4 +182,5 @@ PLUGIN = BenchmarkPlugin(
     ),
     sample_details="scoring.benchmarks.epic.core.overlay:EpicSampleDetails",
     protocol=PROTOCOL,
+    readings=READINGS,
 )

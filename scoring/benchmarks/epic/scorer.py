@@ -1,7 +1,9 @@
 """EPIC-Bench on the site: the split's samples and an uploaded file in, a ScoringResult out, through the core.
 
-The upload is the toolkit's std_format, or raw responses with `options={"raw": true}`; `{"compat": true}`
-reproduces the toolkit's reading of B1/B5 and `{"coord_mode": ...}` overrides coordinate systems. Each
+The upload is the toolkit's std_format, or raw responses with `options={"raw": true}`; `{"coord_mode": ...}`
+overrides coordinate systems. Every upload is scored under both readings in one pass: the toolkit's (the headline,
+as every reported row was scored) and the strict one of deviations B1 and B5 (`STRICT`, stored beside it); the
+retired `compat` option changes nothing and is noted. Each
 prediction is matched to a sample by key: the GT JSON path from the `EPIC_Bench/` folder on
 ("EPIC_Bench/Navigation/.../x_mask_rle.json"), taken from `key`/`id`, `ground_truth.gt_json_path` or the
 images. The sample's own task and GT are used; a sample without a prediction scores 0 as an invalid response.
@@ -31,15 +33,17 @@ from scoring.benchmarks.epic.core.pipeline import (
     format_problem,
     head_in_other_format,
     read_file,
-    score_with_gt,
+    score_readings_with_gt,
 )
 from scoring.benchmarks.epic.core.raw import gt_path_from_images, image_paths
-from scoring.benchmarks.epic.core.scorer import SCORER_VERSION, Options, SampleScore, summarize
+from scoring.benchmarks.epic.core.scorer import SCORER_VERSION, Options, SampleScore, strict_tells_more, summarize
 from scoring.benchmarks.epic.core.taxonomy import CATEGORY_CODES, GROUP_CODE_BY_KEY, LEAVES
 from scoring.core.contract import (
     AppliedSetting,
     FileProblem,
     PrecheckReport,
+    ReadingFigures,
+    SampleReading,
     SampleRecord,
     SampleResult,
     ScorerInput,
@@ -103,7 +107,9 @@ def match(lines: Sequence[Line], samples: Sequence[SampleRecord]) -> tuple[dict[
 
 
 def _missing_record() -> dict[str, Any]:
-    nvr = [NO_VALID_RESPONSE]
+    """A sample the file has no line for: No Valid Response, bare, in every field, which both readings score 0 as an
+    invalid response (the toolkit reads a list holding it as an empty answer: 1.0 against an empty GT)."""
+    nvr = NO_VALID_RESPONSE
     return {"formatted_response_localization": nvr, "formatted_response_count": nvr,
             "formatted_response_path": nvr, "formatted_response_binary": nvr}
 
@@ -117,6 +123,12 @@ def _record_for(sample: SampleRecord, line: Line | None) -> dict[str, Any]:
     return record
 
 
+TOOLKIT, STRICT = "toolkit", "strict"  # the plugin's reading keys
+COMPAT_RETIRED = ("The compat option is retired and changes nothing: every upload is scored by the toolkit's reading "
+                  "(the board's headline) and by the strict reading of deviations B1 and B5 (the board's "
+                  "?reading=strict).")
+
+
 def options_from(raw_options: Mapping[str, Any], model: str = "") -> tuple[Options, bool]:
     """The scorer's options and the raw flag from the upload's options; `model` (the model entry's name) gives the
     toolkit family whose coordinate system replaces auto when coord_mode is left at auto."""
@@ -125,8 +137,8 @@ def options_from(raw_options: Mapping[str, Any], model: str = "") -> tuple[Optio
         raise SubmissionRejected(f"Unknown coord_mode '{coord}'.", [FileProblem(
             f"coord_mode must be one of {', '.join(COORDINATE_SYSTEMS)}", field="options.coord_mode")])
     coord = None if coord == "auto" else coord
-    return Options(compat=_flag(raw_options.get("compat")), coord_mode=coord,
-                   family=None if coord else model_family(model)), _flag(raw_options.get("raw"))
+    return Options(compat=True, coord_mode=coord, family=None if coord else model_family(model)), \
+        _flag(raw_options.get("raw"))
 
 
 def _flag(value: Any) -> bool:
@@ -160,14 +172,21 @@ def intervals_of(scores: Sequence[SampleScore]) -> dict[str, tuple[float, float]
     return bootstrap_mean_intervals([s.score for s in scores], columns, strata=[s.category for s in scores], scale=100.0)
 
 
-def sample_result(sample: SampleRecord, line: Line | None, s: SampleScore) -> SampleResult:
+def sample_result(sample: SampleRecord, line: Line | None, s: SampleScore, strict: SampleScore | None = None) -> SampleResult:
+    """One sample's row: the toolkit's reading, with the strict reading's score where it differs."""
     outcome = "missing" if line is None else s.outcome
+    readings = {}
+    if strict is not None and strict is not s:
+        strict_outcome = "missing" if line is None else strict.outcome
+        if (strict.score, strict.invalid, strict_outcome) != (s.score, s.invalid, outcome):
+            readings[STRICT] = SampleReading(strict.score, strict.invalid, strict_outcome)
     error = s.error or ""
     if line is None:
         error = "no prediction for this sample"
     details: dict[str, Any] = {"line": line.number if line else None, "gt_error": s.gt_error, **dict(s.details)}
     return SampleResult(index=s.index, key=sample.key, score=s.score, task=sample.task, outcome=outcome,
-                        invalid=s.invalid, error=error, components=dict(s.components), details=details)
+                        invalid=s.invalid, error=error, components=dict(s.components), details=details,
+                        readings=readings)
 
 
 RAW_CHOICE = ("tick \"The file holds raw model responses\" on the form (API and client: raw=true, or options "
@@ -239,6 +258,8 @@ def precheck(inp: ScorerInput) -> PrecheckReport:
     notes = ["The answers in raw responses are parsed when the file is scored: one that cannot be read scores 0 "
              "as no valid response, it does not reject the file."] if raw else [
                  *coordinate_warnings(records, options), *auto_notes(records, options)]
+    if "compat" in (inp.options or {}):
+        notes = [COMPAT_RETIRED, *notes]
     return PrecheckReport.of(problems, file_format="raw responses" if raw else "std_format",
                              records=len(parsed.lines), matched_keys=matched, samples=inp.samples, notes=notes,
                              applied=[applied_coordinates(records, options, inp.model)])
@@ -378,11 +399,17 @@ def score(inp: ScorerInput) -> ScoringResult:
     records = [_record_for(s, line) for s, line in zip(samples, lines)]
     triples = ((record, s.ground_truth, None if s.ground_truth else "the sample has no ground truth")
                for s, record in zip(samples, records))
-    scores = score_with_gt(triples, options=options, progress=inp.progress, total=len(samples), every=PROGRESS_EVERY)
+    pairs = score_readings_with_gt(triples, options=options, progress=inp.progress, total=len(samples),
+                                   every=PROGRESS_EVERY)
+    scores = [toolkit for toolkit, _ in pairs]
+    strict_scores = [strict for _, strict in pairs]
     summary = summarize(scores)
     breakdown = breakdown_of(summary)
+    notes = [p.as_dict() for p in parsed.problems][:200]
+    if "compat" in (inp.options or {}):
+        notes.insert(0, {"line": None, "field": "options.compat", "message": COMPAT_RETIRED})
     details = {
-        "mode": options.mode_name,
+        "mode": TOOLKIT,
         "parser": "reference" if raw else "std_format",
         "coord_override": options.coord_mode,
         "coordinates": coordinates_of(records, lines, scores, options),
@@ -393,13 +420,32 @@ def score(inp: ScorerInput) -> ScoringResult:
         "gt_errors": sum(1 for s in scores if s.gt_error),
         "counts": {k: {"n": b["total_processed"], "invalid": b["num_invalid_response"]}
                    for part in ("by_category", "by_group", "by_type") for k, b in summary[part].items()},
-        "notes": [p.as_dict() for p in parsed.problems][:200],
+        "notes": notes,
     }
+    intervals = intervals_of(scores)
     return ScoringResult(
         overall=breakdown["overall"],
         breakdown=breakdown,
-        samples=[sample_result(s, line, sc) for s, line, sc in zip(samples, lines, scores)],
-        scorer_version=f"{SCORER_VERSION} ({options.mode_name})",
-        intervals=intervals_of(scores),
+        samples=[sample_result(s, line, toolkit, strict)
+                 for s, line, (toolkit, strict) in zip(samples, lines, pairs)],
+        scorer_version=SCORER_VERSION,
+        intervals=intervals,
         details=details,
+        readings={STRICT: strict_figures(scores, strict_scores, intervals)},
+    )
+
+
+def strict_figures(scores: Sequence[SampleScore], strict_scores: Sequence[SampleScore],
+                   intervals: Mapping[str, tuple[float, float]]) -> ReadingFigures:
+    """The strict reading's figure set: its breakdown, its intervals (the headline's where no sample differs: the
+    same samples, the same resamples) and whether it tells a submitter more of a hidden ground truth."""
+    differs = [i for i, (a, b) in enumerate(zip(scores, strict_scores)) if a is not b and a.score != b.score]
+    summary = summarize(strict_scores)
+    return ReadingFigures(
+        overall=100.0 * summary["overall"]["average_score"],
+        breakdown=breakdown_of(summary),
+        intervals=intervals_of(strict_scores) if differs else intervals,
+        details={"num_invalid_response": summary["overall"]["num_invalid_response"],
+                 "gt_errors": sum(1 for s in strict_scores if s.gt_error), "samples_differing": len(differs)},
+        tells_more=any(strict_tells_more(scores[i], strict_scores[i]) for i in differs),
     )

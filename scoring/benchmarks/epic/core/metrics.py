@@ -17,6 +17,8 @@ from .geometry import PixelLookup, Region, boxes_iou, iou, region_of, split_two_
 
 NVR_ERROR = "No Valid Response"
 NO_POINTS_ERROR = "No path points parsed"
+PRED_COUNT_MISSING = "Missing pred_count: the answer gives no count"
+PRED_BINARY_MISSING = "Missing pred_binary: the answer gives no yes or no"
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,9 @@ def count(value: Any, *, gt_count: int | None, precise: bool, in_description: bo
     pred = F.pred_count(value)
     details = {"pred_count": pred, "gt_count": gt_count, "exact": exact}
     if pred is None:
-        return Metric(0.0, "Missing pred_count or gt_count", details=details)
+        # The toolkit says "Missing pred_count or gt_count" here; the answer alone is at fault, and a page of a split
+        # with hidden ground truth must not suggest anything of the GT ("Missing" still marks it invalid).
+        return Metric(0.0, PRED_COUNT_MISSING, details=details)
     if gt_count is None:
         text = "Missing pred_count or gt_count" if compat else "GT data error: the ground truth has no count"
         return Metric(0.0, text, gt_error=True, details=details)
@@ -125,7 +129,7 @@ def binary(value: Any, *, gt_value: bool | None, compat: bool) -> Metric:
     pred = F.pred_binary(value)
     details = {"pred": pred, "gt": gt_value}
     if pred is None:
-        return Metric(0.0, "Missing pred_binary or gt_binary", details=details)
+        return Metric(0.0, PRED_BINARY_MISSING, details=details)
     if gt_value is None:
         text = "Missing pred_binary or gt_binary" if compat else "GT data error: the ground truth has no feasibility"
         return Metric(0.0, text, gt_error=True, details=details)

@@ -23,7 +23,7 @@ from scoring.core.jsonl import JsonLine, json_error, json_lines, line_limit, too
 from .fields import first
 from .geometry import forget_prepared, prepare
 from .raw import to_std_record
-from .scorer import Options, SampleScore, gt_json_path, score_sample
+from .scorer import Options, SampleScore, gt_json_path, score_readings, score_sample
 from .taxonomy import GT_FIELDS, family
 
 
@@ -349,14 +349,32 @@ def score_with_gt(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | N
                   options: Options = Options(), progress: Callable[[int, int], None] | None = None,
                   total: int = 0, every: int = 250) -> list[SampleScore]:
     """Score (record, raw GT, GT problem) triples where the caller already holds the GT (the site)."""
-    out: list[SampleScore] = []
+    return [toolkit for toolkit, _ in _score_batched(pairs, options=options, progress=progress, total=total,
+                                                      every=every, both=False)]
+
+
+def score_readings_with_gt(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | None, str | None]], *,
+                           options: Options = Options(), progress: Callable[[int, int], None] | None = None,
+                           total: int = 0, every: int = 250) -> list[tuple[SampleScore, SampleScore]]:
+    """`score_with_gt` under both readings at once: (the toolkit's, the strict) per triple (`score_readings`)."""
+    return _score_batched(pairs, options=options, progress=progress, total=total, every=every, both=True)
+
+
+def _score_batched(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | None, str | None]], *,
+                   options: Options, progress: Callable[[int, int], None] | None, total: int, every: int,
+                   both: bool) -> list[tuple[SampleScore, SampleScore]]:
+    out: list[tuple[SampleScore, SampleScore]] = []
     batch: list[tuple[Mapping[str, Any], Mapping[str, Any] | None, str | None]] = []
 
     def flush() -> None:
         _prepare_masks((record, raw_gt) for record, raw_gt, _ in batch)
         try:
             for record, raw_gt, problem in batch:
-                out.append(score_sample(record, raw_gt, index=len(out), options=options, gt_problem=problem))
+                if both:
+                    out.append(score_readings(record, raw_gt, index=len(out), options=options, gt_problem=problem))
+                else:
+                    one = score_sample(record, raw_gt, index=len(out), options=options, gt_problem=problem)
+                    out.append((one, one))
         finally:
             forget_prepared()
         batch.clear()

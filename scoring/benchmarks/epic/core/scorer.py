@@ -3,12 +3,13 @@
 Rules: dispatch by (task_category, task_type) as the reference registry does (unregistered pairs get the
 placeholder score 0, not invalid); GT fields are read from the raw GT first (text_annotation, then
 mask_annotation), then from the record's inline `ground_truth`; a scorer exception scores 0 and is invalid.
-Deviations B1 and B5 apply unless `compat` is set (then the toolkit's reading is reproduced).
+Deviations B1 and B5 apply unless `compat` is set (then the toolkit's reading is reproduced); `score_readings`
+gives both readings of a record in one go, rescoring under the strict reading only where it can differ.
 """
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import fields as F
@@ -28,7 +29,7 @@ from .taxonomy import (
     resolve_leaf,
 )
 
-SCORER_VERSION = "epic-1.0"
+SCORER_VERSION = "epic-1.1"  # 1.1: both readings scored per upload, the toolkit's as the headline
 _INVALID_MARKERS = ("No Valid Response", "No path points parsed", "Missing")
 
 
@@ -176,6 +177,48 @@ def score_sample(record: Mapping[str, Any], raw_gt: Mapping[str, Any] | None, *,
     except Exception as exc:  # noqa: BLE001 - the reference scores a crashing sample 0 and invalid
         return SampleScore(index, category, task_type, leaf, 0.0, _components(), error=f"{type(exc).__name__}: {exc}",
                            invalid=True, outcome="error")
+
+
+_LIST_FIELDS = ("formatted_response_localization", "formatted_response_path")
+_SCALAR_FIELDS = ("formatted_response_count", "formatted_response_binary")
+
+
+def strict_may_differ(record: Mapping[str, Any], toolkit: SampleScore) -> bool:
+    """Whether the strict reading (B1, B5) can score a record otherwise than the toolkit's reading did: some field's
+    sentinel reading differs between the two (B1: a string where a list is expected, a wrapped sentinel), the
+    toolkit's score met a GT error (B5), or the scorer failed. Elsewhere the two readings take the same branches."""
+    if toolkit.gt_error or toolkit.outcome == "error":
+        return True
+    for names, expects_list in ((_LIST_FIELDS, True), (_SCALAR_FIELDS, False)):
+        for name in names:
+            value = record.get(name)
+            if F.sentinel(value, expects_list=expects_list, compat=True) != F.sentinel(
+                    value, expects_list=expects_list, compat=False):
+                return True
+    return False
+
+
+def score_readings(record: Mapping[str, Any], raw_gt: Mapping[str, Any] | None, *, index: int = 0,
+                   options: Options = Options(), gt_problem: str | None = None) -> tuple[SampleScore, SampleScore]:
+    """(the toolkit's reading, the strict reading) of one record; the second is the first object itself where the
+    strict reading cannot differ (`strict_may_differ`), so most records are scored once."""
+    toolkit = score_sample(record, raw_gt, index=index, options=replace(options, compat=True), gt_problem=gt_problem)
+    if not strict_may_differ(record, toolkit):
+        return toolkit, toolkit
+    return toolkit, score_sample(record, raw_gt, index=index, options=replace(options, compat=False),
+                                 gt_problem=gt_problem)
+
+
+def strict_tells_more(toolkit: SampleScore, strict: SampleScore) -> bool:
+    """Whether a sample's strict score tells its submitter more of the ground truth than its toolkit score with its
+    components does. The two differ only where the toolkit read an unusable localization as no boxes against an
+    empty GT (localization 1 there, 0 under B1); the strict total is then the toolkit's less the localization
+    weight. That weight is fixed (or the whole score) except in TL and CR, where it follows from GT flags
+    (`tl_weights`); there the toolkit's total gives it away already unless localization and count scored alike."""
+    if strict.score == toolkit.score or family(strict.category, strict.task_type) not in (TL, CR):
+        return False
+    components = toolkit.components
+    return components.get("localization_score") == components.get("count_score")
 
 
 def _score_family(fam: str, record: Mapping[str, Any], raw_gt: Mapping[str, Any] | None, *, index: int,
