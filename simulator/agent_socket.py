@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -26,7 +27,7 @@ from typing import Any
 import msgpack
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
 from rest_framework.exceptions import AuthenticationFailed
 
 from accounts.auth import CachedTokenAuthentication
@@ -41,15 +42,32 @@ MAX_MESSAGE = 4 * 20000 + 4096
 MAX_DEPTH = 8  # {"type": "reset", ...options}: 2 deep
 TYPES = ("auth", "reset", "step", "state")
 
-_threads: list[ThreadPoolExecutor] = []
+_threads: list[tuple[ThreadPoolExecutor, int]] = []
 
 
 def _pool() -> ThreadPoolExecutor:
     """The threads that run sockets' database work, as many as the HTTP agent API's places (AGENT_API_CONCURRENCY):
     a bounded pool, not a thread per socket, for the reason simulator.asgi gives."""
     if not _threads:
-        _threads.append(ThreadPoolExecutor(settings.AGENT_API_CONCURRENCY, thread_name_prefix="agent-socket"))
-    return _threads[0]
+        size = settings.AGENT_API_CONCURRENCY
+        _threads.append((ThreadPoolExecutor(size, thread_name_prefix="agent-socket"), size))
+    return _threads[0][0]
+
+
+def pool_shutdown() -> None:
+    """Close every pool thread's database connection and stop the threads (a test's end; the next socket makes a new
+    pool). Each thread closes its own: Django's connections belong to the thread that opened them."""
+    if not _threads:
+        return
+    pool, size = _threads.pop()
+    barrier = threading.Barrier(size)
+
+    def close(_: int) -> None:
+        barrier.wait(timeout=30)  # holds each thread until all have a task, so every thread gets exactly one
+        connections.close_all()
+
+    list(pool.map(close, range(size)))
+    pool.shutdown(wait=True)
 
 
 def _played(call: Callable[[], Any]) -> Any:

@@ -14,6 +14,7 @@ from channels.testing import WebsocketCommunicator
 from rest_framework.authtoken.models import Token
 
 from config.asgi import application
+from simulator import agent_socket
 from simulator.models import Episode, Step
 from tests.simulator.conftest import BACK_FRONT, OPEN_DASH, PRESS_POWER, PRESS_START
 from tests.websockets import run_async
@@ -22,6 +23,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 PATH = "/ws/vge/agent/"
 OUTPUTS = ("I am not sure.", OPEN_DASH, PRESS_POWER, BACK_FRONT, PRESS_START)
+
+
+@pytest.fixture(autouse=True)
+def _socket_threads_closed():
+    """The socket's worker threads keep their database connections between messages; close them after each test,
+    so the test database can be dropped."""
+    yield
+    agent_socket.pool_shutdown()
 
 
 @pytest.fixture
