@@ -95,6 +95,9 @@ FORMAT = FormatGuide(
     ),
     example_record="scoring.benchmarks.epic.core.example:example_record",
     example_options=(("raw", True),),
+    line_keys=("images", "response", "key", "id", "sample_id", "ground_truth", "task_type", "task_category",
+               "formatted_response_*", "coordinate_system"),
+    line_signatures=(("images", "response"), ("formatted_response_*",)),
 )
 
 PROTOCOL = ScoringProtocol(
