@@ -11,6 +11,7 @@ from django.views.static import serve
 
 from accounts.roles import is_curator
 from scoring import access, benchmarks, selectors, services
+from scoring.core.contract import report_groups
 from scoring.errors import FileRefused
 from scoring.forms import ModelEntryForm, SubmissionForm, VisibilityForm
 from scoring.models import ChangeRecord, ModelEntry, Submission
@@ -147,6 +148,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "scoring/submission_detail.html", {
         "submission": submission, "score": score, "options": options_shown(submission.options or {}),
         "coordinates": coordinates_shown(score.details) if score else None,
+        "failure_groups": report_groups(submission.error_report or []),
         "benchmark_pages": benchmark_pages(submission),
         "visibility_form": visibility_form if submission.source == Submission.Source.UPLOAD else None,
         "changes": selectors.change_records(subject=ChangeRecord.Subject.SUBMISSION, object_id=submission.pk),

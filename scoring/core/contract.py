@@ -186,6 +186,14 @@ class SubmissionRejected(Exception):
         return report
 
 
+def report_groups(report: Iterable[Mapping[str, Any]]) -> list[ProblemGroup]:
+    """A stored report (`SubmissionRejected.report()`) grouped by kind, as a refusal is: the kept problems only (the
+    last entry saying how many more there were stays as it is)."""
+    problems = [FileProblem(str(p.get("message", "")), p.get("line"), p.get("field")) for p in report
+                if isinstance(p, Mapping) and not p.get("more")]
+    return SubmissionRejected("", problems).groups()
+
+
 MISSING_LISTED = 20  # keys of unanswered samples a pre-check report lists; the rest are only counted
 
 

@@ -134,3 +134,23 @@ def test_the_error_model_groups_problems_of_one_kind_and_counts_them_all():
     assert [g.count for g in groups] == [5000, 1] and rejection.problem_count == 5001
     assert str(groups[0]).startswith("5,000 lines (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …), e.g. field 'key': 'k-0'")
     assert str(groups[1]) == "line 9000: not valid JSON"
+
+
+def test_a_failed_submissions_page_groups_its_repeated_problems(client, user, dummy_benchmark):
+    """"a wrong field name (`imgs`) gets 50 identical rows": on the page of a file that reached the scorer (past the
+    intake's bound), "repeated identical problems are grouped" too, with their count."""
+    from scoring import pipeline, services
+    from tests.scoring.bench_splits import past_the_intake
+    from tests.scoring.factories import ModelEntryFactory, SampleFactory, SplitFactory
+
+    split = SplitFactory(benchmark__slug="dummy-bench", benchmark__scorer="dummy")
+    for i in range(50):
+        SampleFactory(split=split, key=f"k{i}", position=i)
+    with past_the_intake():
+        submission = services.submission_create(user=user, split=split, model_entry=ModelEntryFactory(owner=user),
+                                                uploaded_file=SimpleUploadedFile("p.txt", b"x\n" * 50))
+    pipeline.submission_score(submission_id=submission.pk, worker="w")
+    client.force_login(user)
+    html = client.get(f"/submissions/{submission.pk}/").content.decode()
+    assert "<td>50 lines: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …</td><td>value</td><td>&#x27;x&#x27; is not a number</td>" in html
+    assert html.count("is not a number") == 1
