@@ -10,22 +10,34 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from rest_framework.authtoken.models import Token
 
 from accounts.roles import is_curator
 from accounts.sign_in import cool_off_minutes, sign_in_lock_lift, sign_in_locks
 
 
+def _next_page(request: HttpRequest) -> str:
+    """Where the page that sent the visitor here asked to go back to (`next`), if it is a page of this site."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    safe = url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
+                                           require_https=request.is_secure())
+    return target if safe else ""
+
+
 def signup(request: HttpRequest) -> HttpResponse:
+    """A new account, signed in at once, then back to the page that asked for it (`next`: e.g. the upload form a
+    visitor's Submit link led to), else the home page."""
     if request.method == "POST":
         form = UserCreationForm(request.POST)
         if form.is_valid():
             user = form.save()
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            return redirect("home")
+            return redirect(_next_page(request) or "home")
     else:
         form = UserCreationForm()
-    return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
+    return render(request, "registration/signup.html", {"form": form, "next": _next_page(request)},
+                  status=400 if form.errors else 200)
 
 
 @login_required

@@ -21,6 +21,17 @@ def _benchmark_and_plugin(slug: str):
         raise Http404("This benchmark has no scorer yet, so no file format.") from None
 
 
+def client_command(*, site: str, benchmark: str, options=()) -> str:
+    """The command line that uploads a file to the benchmark with `python -m scoring.client` (scoring/client.py),
+    with the upload options given as its flags."""
+    flags = []
+    for name, value in options:
+        flag = f"--{name.replace('_', '-')}"
+        flags.append(flag if value is True else f"{flag} {value}")
+    return " ".join(["python -m scoring.client submit", f"--url {site}", "--token YOUR_TOKEN",
+                     f"--benchmark {benchmark}", '--model "My-VLM-7B"', *flags, "predictions.jsonl"])
+
+
 def _split(benchmark: Benchmark, name: str, version: int) -> Split:
     return get_object_or_404(Split, benchmark=benchmark, name=name, version=version)
 
@@ -33,6 +44,8 @@ def format_page(request: HttpRequest, slug: str) -> HttpResponse:
     options = ", ".join(f"{k}={'true' if v is True else v}" for k, v in guide.example_options)
     prompts = guide.prompts_function()
     return render(request, "leaderboard/format.html", {
+        "cli_example": client_command(site=request.build_absolute_uri("/").rstrip("/"), benchmark=benchmark.slug,
+                                      options=guide.example_options),
         "benchmark": benchmark, "guide": guide, "splits": splits, "has_example": bool(guide.example_record),
         "example_options": options, "example_samples": EXAMPLE_SAMPLES, "prompts": prompts() if prompts else (),
         "protocol": protocol_statement(benchmark.slug), "protocol_docs": plugin.protocol.docs})

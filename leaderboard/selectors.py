@@ -21,6 +21,7 @@ from scoring import access
 from scoring.benchmarks import UnknownBenchmark, plugin_for, plugins
 from scoring.core.analysis import ModelSamples, SampleRow
 from scoring.core.disclosure import disclosed
+from scoring.core.states import provisional_of
 from scoring.models import Benchmark, ModelEntry, SampleScore, Split, Submission
 from scoring.selectors import board_cache_version, board_version_key
 
@@ -269,7 +270,8 @@ def _row(sub: Submission, headline: str, *, reading: str = "", readings=(), hidd
         intervals.setdefault("overall", intervals[headline])
     overall = shown.overall if shown.overall is not None else breakdown.get("overall")
     details = score.details if isinstance(score.details, dict) else {}
-    pending = (str(details.get("status_text") or "awaiting judgement")[:80]) if details.get("final") is False else ""
+    provisional = provisional_of(details)  # the same words as the submission's page and the API
+    pending = str(provisional)[:120] if provisional is not None else ""
     return BoardRow(
         submission_id=sub.pk,
         model_id=entry.pk,

@@ -10,7 +10,8 @@ sent); the option's own flag wins over its preset.
 
 Uses httpx and the public API (POST /api/submissions/, GET /api/submissions/{id}/); no Django (the options come
 from the pure benchmark registry).
-Exit status: 0 scored, 1 failed or refused, 2 bad arguments, 3 timed out.
+Exit status: 0 scored (or awaiting judgement: scored, with answers left for a judge or for people; the score is
+provisional), 1 failed or refused, 2 bad arguments, 3 timed out.
 """
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ import httpx
 from scoring import benchmarks
 from scoring.core.plugin import UploadOption
 
-FINAL = ("scored", "failed")
+# What the API's `status` says once the site is done with the file: awaiting_judgement is scored, with answers left
+# for a judge or for people (its score is provisional until they decide them).
+FINAL = ("scored", "awaiting_judgement", "failed")
 
 
 class ClientError(Exception):
@@ -42,8 +45,20 @@ def _detail(response: httpx.Response) -> str:
         parts = [str(body.get("detail", ""))]
         if body.get("errors"):
             parts.append(json.dumps(body["errors"]))
-        return " ".join(p for p in parts if p) or json.dumps(body)
+        text = " ".join(p for p in parts if p) or json.dumps(body)
+        problems = [p for p in body.get("problems") or [] if isinstance(p, dict)]
+        return "\n".join([text, *(f"  {_problem_text(p)}" for p in problems)])
     return json.dumps(body)
+
+
+def _problem_text(problem: dict[str, Any]) -> str:
+    """One kind of problem of a refused file, as the site groups them: "50 lines (1, 2, ...): message"."""
+    count, lines = problem.get("count") or 1, problem.get("lines") or []
+    message = str(problem.get("message", ""))
+    if count == 1:
+        return f"line {problem.get('line')}: {message}" if problem.get("line") is not None else message
+    shown = ", ".join(map(str, lines)) + (", ..." if count > len(lines) else "")
+    return f"{count} lines ({shown}): {message}" if lines else f"{count} problems: {message}"
 
 
 def submit(
@@ -175,6 +190,10 @@ def main(argv: list[str] | None = None, *, transport: httpx.BaseTransport | None
             return 1
     if final["status"] == "scored":
         print(json.dumps({"status": "scored", "score": final.get("score")}, indent=1), file=out)
+        return 0
+    if final["status"] == "awaiting_judgement":
+        print(json.dumps({"status": "awaiting_judgement", "provisional": final.get("provisional"),
+                          "score": final.get("score")}, indent=1), file=out)
         return 0
     print(f"failed: {final.get('error_message') or 'no message'}", file=out)
     for problem in (final.get("error_report") or [])[:20]:

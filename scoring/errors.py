@@ -3,7 +3,9 @@ renders it (and DRF's own errors) through scoring.api_errors, the HTML pages thr
 raises these, none builds an error body of its own."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
+
+from scoring.core.contract import ProblemGroup
 
 INVALID_REQUEST = "Invalid request."
 
@@ -45,3 +47,22 @@ class InvalidRequest(ServiceRefusal):
 
 class SubmissionError(ServiceRefusal):
     """An upload (or a change to a submission or model entry) refused before anything is stored."""
+
+
+class FileRefused(SubmissionError):
+    """An upload refused for what its file holds, before anything of it is stored (no quota used, no submission, no
+    model entry): `message` says why in a sentence; `groups` are the file's problems by kind, each said once with
+    how many lines it is on ("50 lines: field `imgs` is not known — did you mean `images`?"), and `total` counts
+    every problem, so no count is cut short unsaid."""
+
+    def __init__(self, message: str, *, groups: Sequence[ProblemGroup], total: int):
+        super().__init__(message, field="file")
+        self.groups = list(groups)
+        self.total = total
+
+    def problem_lines(self) -> list[str]:
+        """The groups as sentences, for pages and the command-line client."""
+        return [str(group) for group in self.groups]
+
+    def body(self) -> dict[str, Any]:
+        return {**super().body(), "problems": [group.as_dict() for group in self.groups], "problem_count": self.total}

@@ -76,3 +76,8 @@ class ModelEntryForm(forms.ModelForm):
 
 class VisibilityForm(forms.Form):
     visibility = forms.ChoiceField(choices=Submission.Visibility.choices, widget=forms.RadioSelect)
+    # "withdraw": sent by the confirmation page only; a withdrawal without it is asked again there first
+    confirm = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def withdrawal_confirmed(self) -> bool:
+        return self.cleaned_data.get("confirm") == "withdraw"

@@ -2,6 +2,8 @@
 from django.conf import settings
 from django.db import models
 
+from scoring.core.states import AWAITING, AWAITING_LABEL, Provisional, provisional_of
+
 
 class Benchmark(models.Model):
     slug = models.SlugField(unique=True)
@@ -170,6 +172,32 @@ class Submission(models.Model):
     @property
     def is_final(self) -> bool:
         return self.status in (self.Status.SCORED, self.Status.FAILED)
+
+    class State(models.TextChoices):
+        """What a submission is, as its page, its submitter's list, the API's `status` and the board say: its
+        status, except that one scored with a score that is not final (scoring.core.states) awaits judgement."""
+
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        AWAITING_JUDGEMENT = AWAITING, AWAITING_LABEL
+        SCORED = "scored", "Scored"
+        FAILED = "failed", "Failed"
+
+    @property
+    def provisional(self) -> Provisional | None:
+        """The open items and provisional range of a scored submission whose score is not final, else None."""
+        if self.status != self.Status.SCORED:
+            return None
+        score = getattr(self, "score", None)
+        return provisional_of(score.details) if score is not None else None
+
+    @property
+    def state(self) -> str:
+        return self.State.AWAITING_JUDGEMENT if self.provisional is not None else self.status
+
+    @property
+    def state_label(self) -> str:
+        return self.State(self.state).label
 
 
 class UploadQuotaDay(models.Model):

@@ -1,26 +1,30 @@
 """The checks an upload meets before anything of it is stored, and the free format pre-check that stores nothing.
 
 `scoring.services.submission_create` calls `submission_check` (signed in, within the split's daily quota
-(scoring.quota), a file of an allowed size) and `submission_format_check` (the plugin's sniff) first, then stores;
-`submission_precheck` validates a file's format for anyone, without scoring or storing it and without using quota.
+(scoring.quota), a file of an allowed size) and `submission_file_check` (the plugin's sniff, then the same pre-check
+as the free check page: the one check of an upload's content, for the web form, the API and the command-line client)
+first, then stores; `submission_precheck` validates a file's format for anyone, without scoring or storing it and
+without using quota.
 """
 from __future__ import annotations
 
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import UploadedFile
 
-from scoring.benchmarks import UnknownBenchmark, plugin_for
+from scoring.benchmarks import UnknownBenchmark, plugin_for, plugins
 from scoring.core.bounded import document_error
 from scoring.core.contract import FileProblem, PrecheckReport, ScorerInput, SubmissionRejected
+from scoring.core.intake import head_fits, head_objects, with_misnamed_fields
 from scoring.core.jsonl import json_lines, text_lines
-from scoring.core.plugin import SNIFF_BYTES
-from scoring.errors import SubmissionError
+from scoring.core.plugin import SNIFF_BYTES, BenchmarkPlugin
+from scoring.errors import FileRefused, SubmissionError
 from scoring.models import Split
 from scoring.quota import submission_quota_check
 from scoring.selectors import split_samples
@@ -50,48 +54,23 @@ def submission_check(*, user: AbstractBaseUser | None, split: Split | None, uplo
         )
 
 
-def submission_format_check(*, split: Split, uploaded_file: UploadedFile, options: dict[str, Any]) -> None:
-    """Refuse, before it is stored (no quota used), an upload whose start shows it is in a format its options do not
-    read: the benchmark plugin's `sniff` (EPIC: raw responses without the raw option). The scorer says the same of
-    a file it is given anyway, for every line."""
-    try:
-        sniff = plugin_for(split.benchmark.scorer).sniff_function()
-    except UnknownBenchmark:
-        return
-    if sniff is None:
-        return
-    uploaded_file.seek(0)
-    head = uploaded_file.read(SNIFF_BYTES)
-    uploaded_file.seek(0)
-    try:
-        message = sniff(head, options, complete=len(head) >= uploaded_file.size)
-    except SubmissionRejected as exc:  # the options themselves are wrong
-        raise SubmissionError(exc.message, field="options") from None
-    if message:
-        raise SubmissionError(f"{message} Nothing was stored and no quota was used.", field="file")
-
-
-def _generic_problems(path: Path, name: str, *, samples: int) -> list[FileProblem]:
+def _generic_problems(path: Path, name: str, *, samples: int) -> SubmissionRejected:
     """The checks every file gets when its benchmark has no pre-check of its own: it is UTF-8 text read with the
     readers' shared decoding (scoring.core.jsonl), no longer than the split's line bound, and a .jsonl / .json
-    file's lines or document are JSON. Stops at the 20th problem."""
+    file's lines or document are JSON. Every problem is counted (the rejection keeps the first ones)."""
     suffix = name.lower().rsplit(".", 1)[-1] if "." in name else ""
     if suffix == "json":
         error = document_error(path.read_bytes())
-        return [FileProblem(error)] if error else []
+        return SubmissionRejected("", [FileProblem(error)] if error else [])
     problems: list[FileProblem] = []
     try:
         with path.open("rb") as handle:
             lines = json_lines(handle, samples=samples) if suffix in ("jsonl", "ndjson") else text_lines(
                 handle, samples=samples)
-            for line in lines:
-                if line.error:
-                    problems.append(FileProblem(line.error, line=line.number))
-                    if len(problems) >= 20:
-                        break
+            problems += (FileProblem(line.error, line=line.number) for line in lines if line.error)
     except SubmissionRejected as exc:
         problems += exc.problems
-    return problems
+    return SubmissionRejected("", problems)
 
 
 @dataclass(frozen=True)
@@ -103,6 +82,26 @@ class PrecheckResult:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+
+def _file_precheck(*, split: Split, path: Path, name: str, options: Mapping[str, Any] | None,
+                   model: str) -> tuple[SubmissionRejected, PrecheckReport, str]:
+    """The file at `path` read and matched to the split as its scorer would (the plugin's pre-check), or the generic
+    check: every problem (in a rejection, which counts them all), the pre-check's report and who checked."""
+    try:
+        precheck = plugin_for(split.benchmark.scorer).precheck_function()
+    except UnknownBenchmark:
+        precheck = None
+    if precheck is None:
+        return _generic_problems(path, name, samples=split.samples.count()), PrecheckReport(), "generic"
+    samples = split_samples(split=split, labels_only=True)
+    try:
+        found = precheck(ScorerInput(file_path=path, samples=samples, options=dict(options or {}), model=model))
+    except SubmissionRejected as exc:  # the file cannot be read far enough to be matched
+        rejection = exc if exc.problems else SubmissionRejected(exc.message, [FileProblem(exc.message)])
+        return rejection, PrecheckReport(samples=len(samples)), "scorer"
+    report = found if isinstance(found, PrecheckReport) else PrecheckReport(problems=tuple(found))
+    return SubmissionRejected("", report.problems), report, "scorer"
 
 
 def submission_precheck(*, split: Split, uploaded_file: UploadedFile, options: Mapping[str, Any] | None = None,
@@ -122,27 +121,127 @@ def submission_precheck(*, split: Split, uploaded_file: UploadedFile, options: M
         return PrecheckResult([FileProblem(
             f"the pre-check reads files of up to {limit:,} bytes and this one has {uploaded_file.size:,}: upload it "
             "to have it checked and scored, or check a part of it here")], "generic")
-    try:
-        precheck = plugin_for(split.benchmark.scorer).precheck_function()
-    except UnknownBenchmark:
-        precheck = None
+    with _temporary_copy(uploaded_file) as path:
+        rejection, report, checked_by = _file_precheck(split=split, path=path, name=uploaded_file.name,
+                                                       options=options, model=model)
+    left_out = rejection.left_out_problem()
+    return PrecheckResult(rejection.problems + ([left_out] if left_out else []), checked_by, report)
+
+
+@contextmanager
+def _temporary_copy(uploaded_file: UploadedFile) -> Iterator[Path]:
+    """The upload in a temporary file, removed on leaving."""
     with tempfile.NamedTemporaryFile(suffix="-" + Path(uploaded_file.name).name[-80:]) as tmp:
         for chunk in uploaded_file.chunks():
             tmp.write(chunk)
         tmp.flush()
-        path = Path(tmp.name)
-        if precheck is None:
-            return PrecheckResult(_generic_problems(path, uploaded_file.name, samples=split.samples.count()), "generic")
-        samples = split_samples(split=split, labels_only=True)
-        try:
-            found = precheck(ScorerInput(file_path=path, samples=samples, options=dict(options or {}), model=model))
-        except SubmissionRejected as exc:
-            found = exc if exc.problems else SubmissionRejected(exc.message, [FileProblem(exc.message)])
-    if isinstance(found, SubmissionRejected):  # the file cannot be read far enough to be matched
-        report = PrecheckReport(samples=len(samples))
-        rejection = found
+        uploaded_file.seek(0)
+        yield Path(tmp.name)
+
+
+# -- the intake: one check of an upload's file, whichever way it came (web form, API, command-line client) ---------
+
+NOTHING_STORED = "Nothing was stored and no quota was used."
+
+
+def _head(uploaded_file: UploadedFile) -> tuple[bytes, bool]:
+    uploaded_file.seek(0)
+    head = uploaded_file.read(SNIFF_BYTES)
+    uploaded_file.seek(0)
+    return head, len(head) >= uploaded_file.size
+
+
+def _sniffed(*, plugin: BenchmarkPlugin | None, head: bytes, complete: bool, options: dict[str, Any]) -> str | None:
+    sniff = plugin.sniff_function() if plugin is not None else None
+    if sniff is None:
+        return None
+    try:
+        return sniff(head, options, complete=complete)
+    except SubmissionRejected as exc:  # the options themselves are wrong
+        raise SubmissionError(exc.message, field="options") from None
+
+
+def format_look_alikes(*, head: bytes, complete: bool, plugin: BenchmarkPlugin | None) -> list[BenchmarkPlugin]:
+    """The other registered benchmarks whose predictions file this start of a file looks like: every JSON object line
+    holds one of their `FormatGuide.line_signatures`, and none holds one of the split's own benchmark's. Asked of
+    every plugin alike (none is named here)."""
+    objects = head_objects(head, complete=complete)
+    if plugin is not None and head_fits(objects, plugin.format.line_signatures):
+        return []
+    return [other for other in plugins() if other is not plugin and head_fits(objects, other.format.line_signatures)]
+
+
+def _object_lines(path: Path, *, samples: int) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    try:
+        with path.open("rb") as handle:
+            for line in json_lines(handle, samples=samples):
+                if isinstance(line.value, dict):
+                    yield line.number, line.value
+    except SubmissionRejected:
+        return
+
+
+def _with_misnamed_fields(rejection: SubmissionRejected, *, path: Path, known: Sequence[str],
+                          samples: int) -> SubmissionRejected:
+    """The rejection with each line's problems replaced by its misnamed fields, where a line has one."""
+    if not known or not rejection.problems:
+        return rejection
+    problems = with_misnamed_fields(rejection.problems, _object_lines(path, samples=samples), known)
+    if problems == rejection.problems:
+        return rejection
+    unkept = rejection.problem_count - len(rejection.problems)
+    return SubmissionRejected(rejection.message, problems, total=len(problems) + unkept)
+
+
+def submission_file_check(*, split: Split, uploaded_file: UploadedFile, options: dict[str, Any],
+                          model: str = "") -> None:
+    """Refuse, before it is stored, a file the scorer would refuse: the one check of an upload's content, which
+    `scoring.services.submission_create` runs for the web form, the API and the command-line client alike. First
+    the benchmark plugin's `sniff` (a file plainly in a format the options do not read), then the pre-check the
+    free check page runs (the file read and matched to the split as the scorer reads it); a file over
+    PRECHECK_MAX_BYTES gets the sniff only, and the scorer says the rest.
+
+    Refused as `FileRefused`: a sentence saying why (naming the other benchmark whose predictions file it looks
+    like, where one does: `format_look_alikes`), and the problems grouped by kind with their counts (a field
+    misnamed on a line is said in place of that line's other problems: "did you mean `images`?")."""
+    try:
+        plugin: BenchmarkPlugin | None = plugin_for(split.benchmark.scorer)
+    except UnknownBenchmark:
+        plugin = None
+    head, complete = _head(uploaded_file)
+    sniffed = _sniffed(plugin=plugin, head=head, complete=complete, options=options)
+    if sniffed:  # one problem, which the sentence says: no list below it
+        rejection = SubmissionRejected(sniffed, total=1)
+    elif uploaded_file.size > settings.PRECHECK_MAX_BYTES:
+        return
     else:
-        report = found if isinstance(found, PrecheckReport) else PrecheckReport(problems=tuple(found))
-        rejection = SubmissionRejected("", report.problems)
-    left_out = rejection.left_out_problem()
-    return PrecheckResult(rejection.problems + ([left_out] if left_out else []), "scorer", report)
+        with _temporary_copy(uploaded_file) as path:
+            rejection, _, _ = _file_precheck(split=split, path=path, name=uploaded_file.name, options=options,
+                                             model=model)
+            if not rejection.problem_count:
+                return
+            rejection = _with_misnamed_fields(rejection, path=path, known=plugin.format.line_keys if plugin else (),
+                                              samples=split.samples.count())
+    raise FileRefused(_refusal_sentence(split=split, plugin=plugin, rejection=rejection, sniffed=sniffed,
+                                        look_alikes=format_look_alikes(head=head, complete=complete, plugin=plugin)),
+                      groups=[] if sniffed else rejection.groups(), total=rejection.problem_count)
+
+
+def _refusal_sentence(*, split: Split, plugin: BenchmarkPlugin | None, rejection: SubmissionRejected,
+                      sniffed: str | None, look_alikes: Sequence[BenchmarkPlugin]) -> str:
+    own = plugin.title if plugin is not None else split.benchmark.name
+    if look_alikes:
+        titles = " or ".join(other.title for other in look_alikes)
+        return (f"This looks like {_a(titles)} predictions file, and this split is {own}'s ({split.name}): upload "
+                f"it to {_a(titles)} split, or send {_a(own)} predictions file here (its format page shows one). "
+                f"{NOTHING_STORED}")
+    if sniffed:
+        return f"{sniffed} {NOTHING_STORED}"
+    count = rejection.problem_count
+    return (f"The file cannot be scored on {own} ({split.name}): {count:,} problem{'s' if count != 1 else ''}, "
+            f"below. {NOTHING_STORED}")
+
+
+
+def _a(title: str) -> str:
+    return f"{'an' if title[:1].upper() in 'AEIOU' else 'a'} {title}"

@@ -6,6 +6,7 @@ from django.db.models import QuerySet
 
 from accounts.roles import is_curator
 from scoring.core.contract import SampleRecord
+from scoring.core.states import provisional_of
 from scoring.models import ChangeRecord, ModelEntry, Sample, Split, Submission
 
 
@@ -74,17 +75,21 @@ def split_inputs(*, split: Split, limit: int | None = None) -> list[SampleRecord
 def submission_live_state(*, submission_id: int) -> dict | None:
     """What a submission's page shows live, read from its row (the worker writes progress there, so this works
     across processes with any channel layer); None when there is no such submission."""
-    row = Submission.objects.filter(pk=submission_id).values("status", "progress_done", "progress_total").first()
+    row = Submission.objects.filter(pk=submission_id).values(
+        "status", "progress_done", "progress_total", "score__details").first()
     if row is None:
         return None
     status = Submission.Status(row["status"])
+    final = status in (Submission.Status.SCORED, Submission.Status.FAILED)
+    if status == Submission.Status.SCORED and provisional_of(row["score__details"]) is not None:
+        status = Submission.State.AWAITING_JUDGEMENT  # scored, the score not final: as the page and the API say
     return {
         "type": "state",
         "status": status.value,
         "label": status.label,
         "done": row["progress_done"],
         "total": row["progress_total"],
-        "final": status in (Submission.Status.SCORED, Submission.Status.FAILED),
+        "final": final,
     }
 
 

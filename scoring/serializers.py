@@ -6,9 +6,15 @@ from scoring.models import Submission
 
 
 class ErrorProblemOutput(serializers.Serializer):
-    line = serializers.IntegerField(allow_null=True)
+    """One kind of problem of a refused file: said once, with how many lines it is on and the first of them."""
+
+    line = serializers.IntegerField(allow_null=True, help_text="The first line with this problem, if on a line.")
     field = serializers.CharField(allow_null=True)
-    message = serializers.CharField()
+    message = serializers.CharField(help_text="The first such problem's message (the others differ at most in "
+                                              "quoted values).")
+    count = serializers.IntegerField(required=False, help_text="How many problems of this kind the file has.")
+    lines = serializers.ListField(child=serializers.IntegerField(), required=False,
+                                  help_text="The first 10 lines with this problem.")
 
 
 @extend_schema_serializer(component_name="Error")
@@ -21,7 +27,10 @@ class ErrorOutput(serializers.Serializer):
     field = serializers.CharField(required=False, help_text="The request field at fault, if one.")
     line = serializers.IntegerField(required=False, help_text="The line of the uploaded file at fault, if one.")
     errors = serializers.DictField(required=False, help_text="Field -> messages, when the request did not validate.")
-    problems = ErrorProblemOutput(many=True, required=False, help_text="A file's problems, by line and field.")
+    problems = ErrorProblemOutput(many=True, required=False,
+                                  help_text="A refused file's problems, grouped by kind, each with its count.")
+    problem_count = serializers.IntegerField(required=False, help_text="How many problems the refused file has in "
+                                                                       "all (every one is in a group's count).")
 
 
 ERROR_MEANINGS = {
@@ -97,7 +106,21 @@ class ScoreOutput(serializers.Serializer):
     scorer_version = serializers.CharField()
 
 
+class ProvisionalOutput(serializers.Serializer):
+    open_items = serializers.IntegerField(allow_null=True, help_text="Items whose answers still wait for judgement.")
+    low = serializers.FloatField(allow_null=True, help_text="Provisional overall if every open item is wrong.")
+    high = serializers.FloatField(allow_null=True, help_text="Provisional overall if every open item is right.")
+    text = serializers.CharField(help_text='As the pages say it, e.g. "awaiting judgement (33 open items; '
+                                           'provisional 40.00–55.00)".')
+
+
 class SubmissionOutput(serializers.ModelSerializer):
+    status = serializers.ChoiceField(
+        source="state", choices=Submission.State.choices, read_only=True,
+        help_text="queued, running, scored or failed; awaiting_judgement: scored, but answers still wait for a judge "
+                  "or for people, so the score is provisional (`provisional`) and not final.")
+    status_label = serializers.CharField(source="state_label", read_only=True, help_text="The status in words.")
+    provisional = serializers.SerializerMethodField()
     benchmark = serializers.CharField(source="split.benchmark.slug")
     split = serializers.CharField(source="split.name")
     split_version = serializers.IntegerField(source="split.version")
@@ -111,7 +134,8 @@ class SubmissionOutput(serializers.ModelSerializer):
     class Meta:
         model = Submission
         fields = [
-            "id", "benchmark", "split", "split_version", "model", "status", "error_message", "error_report",
+            "id", "benchmark", "split", "split_version", "model", "status", "status_label", "provisional",
+            "error_message", "error_report",
             "error_count", "scorer_version", "progress_done", "progress_total", "created_at", "finished_at", "score", "url",
             "visibility",
         ]
@@ -120,6 +144,14 @@ class SubmissionOutput(serializers.ModelSerializer):
     def get_score(self, obj: Submission) -> dict | None:
         score = getattr(obj, "score", None) if obj.status == Submission.Status.SCORED else None
         return None if score is None else ScoreOutput(score).data
+
+    @extend_schema_field(ProvisionalOutput(allow_null=True, help_text="While the status is awaiting_judgement: the "
+                                                                      "open items and the provisional range; else null."))
+    def get_provisional(self, obj: Submission) -> dict | None:
+        found = obj.provisional
+        if found is None:
+            return None
+        return {"open_items": found.open_items, "low": found.low, "high": found.high, "text": str(found)}
 
     def get_error_count(self, obj: Submission) -> int:
         # Each listed problem counts one; the last entry of a capped report counts those it stands for.

@@ -1,4 +1,8 @@
-"""Writes for submissions: check an upload, then store it and enqueue its scoring (`scoring.pipeline` scores it)."""
+"""Writes for submissions: check an upload, then store it and enqueue its scoring (`scoring.pipeline` scores it).
+
+Every upload, from the web form, the API or the command-line client, passes `submission_create`, which refuses a
+file the scorer would refuse before anything is stored (`scoring.precheck.submission_file_check`): no quota used,
+no submission row, no model entry."""
 from __future__ import annotations
 
 import hashlib
@@ -17,7 +21,7 @@ from scoring.core.names import name_invisible_characters, names_look_alike
 from scoring.errors import SubmissionError
 from scoring.models import Benchmark, ChangeRecord, ModelEntry, Split, Submission
 from scoring.pipeline import submission_score
-from scoring.precheck import submission_check, submission_format_check, submitter_check
+from scoring.precheck import submission_check, submission_file_check, submitter_check
 from scoring.quota import submission_quota_claim
 from scoring.selectors import board_cache_invalidate, model_entry_editable_by
 from scoring.tasks import submission_enqueue
@@ -259,7 +263,7 @@ def submission_create(
     if visibility not in (Submission.Visibility.PUBLIC, Submission.Visibility.PRIVATE):
         raise SubmissionError("An upload is public or private.", field="visibility")
     submission_check(user=user, split=split, uploaded_file=uploaded_file)
-    submission_format_check(split=split, uploaded_file=uploaded_file, options=options or {})
+    submission_file_check(split=split, uploaded_file=uploaded_file, options=options or {}, model=model_entry.name)
     sha = _sha256(uploaded_file)
     stored_name = None
     try:

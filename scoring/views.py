@@ -11,6 +11,8 @@ from django.views.static import serve
 
 from accounts.roles import is_curator
 from scoring import access, benchmarks, selectors, services
+from scoring.core.contract import report_groups
+from scoring.errors import FileRefused
 from scoring.forms import ModelEntryForm, SubmissionForm, VisibilityForm
 from scoring.models import ChangeRecord, ModelEntry, Submission
 from scoring.quota import quotas_for_user
@@ -25,13 +27,14 @@ def upload_formats() -> list[tuple[str, str]]:
 def submission_new(request: HttpRequest) -> HttpResponse:
     splits = selectors.splits_open_for_submission()
     status = 200
+    refusal = None
     if request.method == "POST":
         try:
             services.upload_request_check(user=request.user, content_length=request.META.get("CONTENT_LENGTH"))
         except services.SubmissionError as exc:
             # The body is never read, so the form stays unbound: the refusal is shown above it.
             context = {"form": SubmissionForm(splits=splits), "upload_error": exc.message,
-                       "upload_formats": upload_formats()}
+                       "upload_formats": upload_formats(), "site_url": request.build_absolute_uri("/").rstrip("/")}
             return render(request, "scoring/submission_new.html", context, status=exc.status)
         form = SubmissionForm(request.POST, request.FILES, splits=splits)
         if form.is_valid():
@@ -52,6 +55,9 @@ def submission_new(request: HttpRequest) -> HttpResponse:
                     run_set=data["run_set"],
                     visibility=data["visibility"] or Submission.Visibility.PUBLIC,
                 )
+            except FileRefused as exc:  # what the file holds: said above the form, its problems grouped
+                refusal = exc
+                status = exc.status
             except services.SubmissionError as exc:
                 form.add_error("file" if exc.field == "file" else None, exc.message)
                 status = exc.status
@@ -61,10 +67,24 @@ def submission_new(request: HttpRequest) -> HttpResponse:
         else:
             status = 400
     else:
-        form = SubmissionForm(splits=splits, initial={"split": request.GET.get("split")})
+        form = SubmissionForm(splits=splits, initial={"split": _split_asked(request, splits)})
     quotas = quotas_for_user(user=request.user, splits=splits)
     return render(request, "scoring/submission_new.html",
-                  {"form": form, "quotas": quotas, "upload_formats": upload_formats()}, status=status)
+                  {"form": form, "quotas": quotas, "upload_formats": upload_formats(), "refusal": refusal,
+                   "site_url": request.build_absolute_uri("/").rstrip("/")},
+                  status=status)
+
+
+def _split_asked(request: HttpRequest, splits) -> int | str | None:
+    """The split the link to the form chose: `?split=<id>`, or `?benchmark=<slug>` (a format page's or a board's
+    Submit link): that benchmark's default split, else its first open one."""
+    if request.GET.get("split"):
+        return request.GET["split"]
+    slug = request.GET.get("benchmark")
+    if not slug:
+        return None
+    chosen = splits.filter(benchmark__slug=slug).order_by("-is_default", "name", "-version").first()
+    return chosen.pk if chosen is not None else None
 
 
 @login_required
@@ -128,6 +148,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "scoring/submission_detail.html", {
         "submission": submission, "score": score, "options": options_shown(submission.options or {}),
         "coordinates": coordinates_shown(score.details) if score else None,
+        "failure_groups": report_groups(submission.error_report or []),
         "benchmark_pages": benchmark_pages(submission),
         "visibility_form": visibility_form if submission.source == Submission.Source.UPLOAD else None,
         "changes": selectors.change_records(subject=ChangeRecord.Subject.SUBMISSION, object_id=submission.pk),
@@ -144,6 +165,12 @@ def submission_visibility(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, "Choose public, private or withdrawn.")
         return redirect("submission-detail", pk=pk)
+    withdrawing = (form.cleaned_data["visibility"] == Submission.Visibility.WITHDRAWN
+                   and submission.visibility != Submission.Visibility.WITHDRAWN)
+    if withdrawing and not form.withdrawal_confirmed():
+        # Withdrawing is for good: a page says so and asks again (works without JavaScript)
+        return render(request, "scoring/submission_withdraw.html",
+                      {"submission": submission, "curator": is_curator(request.user)})
     try:
         changed = services.submission_visibility_set(user=request.user, submission=submission,
                                                      visibility=form.cleaned_data["visibility"])

@@ -5,6 +5,7 @@ A scorer takes the split's samples as plain records and the submitted file's pat
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -99,25 +100,106 @@ class FileProblem:
 
 PROBLEMS_KEPT = 100  # problems a rejection keeps, and a failed submission stores; the rest are only counted
 PROBLEM_TEXT_KEPT = 1000  # characters of one problem's message that are stored (a message may quote the file)
+GROUPS_KEPT = 100  # kinds of problem a rejection counts apart; problems of further kinds are counted together
+GROUP_LINES_LISTED = 10  # lines a group names; the rest are counted
+
+_QUOTED = re.compile(r"'[^']*'|`[^`]*`|\"[^\"]*\"")
+_NUMBER = re.compile(r"\d+")
+
+
+def problem_kind(problem: FileProblem) -> tuple[str | None, str]:
+    """What a problem says regardless of the line it is on: its field and its message with quoted values and numbers
+    blanked, so "'a-1' is not a sample" and "'a-2' is not a sample" are one kind."""
+    return problem.field, _NUMBER.sub("#", _QUOTED.sub("'…'", problem.message))
+
+
+@dataclass(frozen=True)
+class ProblemGroup:
+    """Problems of one kind (`problem_kind`): the first one's message and field, how many there are in all and the
+    first GROUP_LINES_LISTED of their lines. `alike`: the messages differ only in quoted values or numbers (then the
+    first stands for them, "e.g."), else they are identical."""
+
+    message: str
+    field: str | None
+    count: int
+    lines: tuple[int, ...] = ()
+    alike: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"count": self.count, "lines": list(self.lines), "field": self.field, "message": self.message,
+                "line": self.lines[0] if self.lines else None}
+
+    def __str__(self) -> str:
+        # a message that names its field itself ("field `imgs` is not known") is not prefixed with it again
+        named = self.field and (f"`{self.field}`" in self.message or f"'{self.field}'" in self.message)
+        first = FileProblem(self.message, field=None if named else self.field)
+        if self.count == 1:
+            return str(FileProblem(self.message, line=self.lines[0] if self.lines else None, field=first.field))
+        shown = ", ".join(map(str, self.lines)) + (", …" if self.count > len(self.lines) else "")
+        where = f"{self.count:,} lines ({shown})" if self.lines else f"{self.count:,} problems"
+        return f"{where}{', e.g.' if self.alike else ':'} {first}"
+
+
+class _Groups:
+    """Problems counted by kind as they stream past: GROUPS_KEPT kinds apart, the rest as one count."""
+
+    def __init__(self) -> None:
+        self.first: dict[tuple[str | None, str], FileProblem] = {}
+        self.counts: dict[tuple[str | None, str], int] = {}
+        self.lines: dict[tuple[str | None, str], list[int]] = {}
+        self.alike: set[tuple[str | None, str]] = set()
+        self.other = 0
+
+    def add(self, problem: FileProblem) -> None:
+        kind = problem_kind(problem)
+        if kind not in self.first:
+            if len(self.first) >= GROUPS_KEPT:
+                self.other += 1
+                return
+            self.first[kind], self.counts[kind], self.lines[kind] = problem, 0, []
+        self.counts[kind] += 1
+        if problem.message != self.first[kind].message:
+            self.alike.add(kind)
+        if problem.line is not None and len(self.lines[kind]) < GROUP_LINES_LISTED:
+            self.lines[kind].append(problem.line)
+
+    def groups(self) -> list[ProblemGroup]:
+        found = [ProblemGroup(first.message, first.field, self.counts[kind], tuple(self.lines[kind]),
+                              kind in self.alike) for kind, first in self.first.items()]
+        if self.other:
+            found.append(ProblemGroup("problems of other kinds", None, self.other))
+        return found
 
 
 class SubmissionRejected(Exception):
     """The submitted file cannot be scored; the problems say what is wrong and where.
 
     Keeps the first PROBLEMS_KEPT problems and counts them all (`problem_count`), so a file with a million bad
-    lines costs no more than one with a hundred: `problems` may be any iterable, a generator included. `total`
-    gives the count when the caller stopped collecting early."""
+    lines costs no more than one with a hundred: `problems` may be any iterable, a generator included. Every
+    problem is also counted by its kind (`groups()`: "50 lines: ..."), so what repeats is said once, with its
+    count. `total` gives the count when the caller stopped collecting early."""
 
     def __init__(self, message: str, problems: Iterable[FileProblem] = (), *, total: int = 0):
         super().__init__(message)
         self.message = message
         self.problems: list[FileProblem] = []
+        self._groups = _Groups()
         count = 0
         for problem in problems:
             if count < PROBLEMS_KEPT:
                 self.problems.append(problem)
+            self._groups.add(problem)
             count += 1
         self.problem_count = max(count, total)
+
+    def groups(self) -> list[ProblemGroup]:
+        """The problems by kind, in the order each kind first appeared, with their counts; problems counted only
+        (`total` beyond those given) are one last group."""
+        found = self._groups.groups()
+        uncounted = self.problem_count - sum(group.count for group in found)
+        if uncounted > 0:
+            found.append(ProblemGroup("further problems, not told apart", None, uncounted))
+        return found
 
     def left_out_problem(self) -> FileProblem | None:
         """"and K more problems", when problems were counted but not kept."""
@@ -135,6 +217,14 @@ class SubmissionRejected(Exception):
         if left_out is not None:
             report.append({**left_out.as_dict(), "more": self.problem_count - len(self.problems)})
         return report
+
+
+def report_groups(report: Iterable[Mapping[str, Any]]) -> list[ProblemGroup]:
+    """A stored report (`SubmissionRejected.report()`) grouped by kind, as a refusal is: the kept problems only (the
+    last entry saying how many more there were stays as it is)."""
+    problems = [FileProblem(str(p.get("message", "")), p.get("line"), p.get("field")) for p in report
+                if isinstance(p, Mapping) and not p.get("more")]
+    return SubmissionRejected("", problems).groups()
 
 
 MISSING_LISTED = 20  # keys of unanswered samples a pre-check report lists; the rest are only counted

@@ -47,6 +47,14 @@ class FormatGuide:
     # a file the scorer accepts for that sample; the format page offers a small example file of such lines.
     example_record: str = ""
     example_options: tuple[tuple[str, Any], ...] = ()  # the upload options the example file needs
+    # What happens to the example file once uploaded, as the format page promises it ("scores (low)").
+    example_outcome: str = "it passes the format check and scores (low)"
+    # The field names a JSON line of the benchmark's predictions may hold ("x_*": every name starting "x_"): a line
+    # the scorer refuses that holds an unknown name close to one of these is told so ("did you mean `images`?").
+    line_keys: tuple[str, ...] = ()
+    # Key sets (patterns as above) that mark a line as this benchmark's predictions, whatever else it holds: a file
+    # refused on another benchmark's split whose lines all hold one is named as this benchmark's file.
+    line_signatures: tuple[tuple[str, ...], ...] = ()
     # "module:function", () -> ((what, text), ...): the prompts this site uses with the benchmark (what models are
     # asked, which judge prompts verdicts are given under), read when the page is shown; site-side (may use Django).
     prompts: str = ""

@@ -54,9 +54,9 @@ if (status && status.dataset.ws) {
       fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
         .then((r) => (r.ok ? r.json() : Promise.reject(r.status)))
         .then((s) => {
-          show({ status: s.status, label: s.status.charAt(0).toUpperCase() + s.status.slice(1),
+          show({ status: s.status, label: s.status_label || s.status,
                  done: s.progress_done, total: s.progress_total });
-          if (s.status === "scored" || s.status === "failed") { clearInterval(timer); finish(socket); }
+          if (["scored", "awaiting_judgement", "failed"].includes(s.status)) { clearInterval(timer); finish(socket); }
         })
         .catch(() => {});
     }, POLL_MS);

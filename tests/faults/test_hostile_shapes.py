@@ -57,18 +57,21 @@ def test_one_very_long_line_to_the_precheck_and_the_worker(site, user, token, tm
     server = site.server()
     worker = site.worker()
     worker.wait_ready()
-    server_idle, worker_idle = server.rss_mib(), worker.rss_mib()
+    # and a server whose intake reads no file whole (PRECHECK_MAX_BYTES=1: the sniff only), so the worker gets one
+    past_intake = site.server(PRECHECK_MAX_BYTES="1")
+    server_idle, worker_idle, past_idle = server.rss_mib(), worker.rss_mib(), past_intake.rss_mib()
     try:
-        _long_line_to_each(server, token, splits)
+        _long_line_to_each(server, past_intake, token, splits)
     finally:
-        growth = {"server": _growth(server, server_idle), "worker": _growth(worker, worker_idle)}
+        growth = {"server": _growth(server, server_idle), "worker": _growth(worker, worker_idle),
+                  "server past the intake": _growth(past_intake, past_idle)}
         print(f"30 MB line, pre-check and upload on {len(splits)} benchmarks: growth (MiB) {growth}")
     # and neither process grew by more than a few times the line bound
-    assert_within_memory_bound(server, worker)
+    assert_within_memory_bound(server, worker, past_intake)
     assert max(growth.values()) < LINE_GROWTH_MIB, growth
 
 
-def _long_line_to_each(server, token: str, splits) -> None:
+def _long_line_to_each(server, past_intake, token: str, splits) -> None:
     for benchmark, split in splits.items():
         form = {"benchmark": benchmark, "split": split.name, "options": json.dumps(options_for(benchmark))}
         # When a 30 MB one-line file goes to the anonymous pre-check
@@ -78,8 +81,15 @@ def _long_line_to_each(server, token: str, splits) -> None:
         assert response.status_code == 200, response.text[:500]
         assert not response.json()["ok"]
         assert "line 1: a line of more than 4,194,304 bytes" in json.dumps(response.json()["problems"]), response.text
-        # When it is uploaded and scored by the worker
+        # When it is uploaded: the intake refuses it for the same reason, before anything is stored
+        stored = Submission.objects.count()
         response = httpx.post(f"{server.url}/api/submissions/", headers=_auth(token), timeout=120,
+                              data={**form, "model": "Long"}, files={"file": ("long.jsonl", LONG_LINE)})
+        assert response.status_code == 400, response.text[:500]
+        assert "line 1: a line of more than 4,194,304 bytes" in json.dumps(response.json()["problems"]), response.text
+        assert Submission.objects.count() == stored
+        # When it reaches the worker past the intake (a server that pre-checks no file whole) and is scored
+        response = httpx.post(f"{past_intake.url}/api/submissions/", headers=_auth(token), timeout=120,
                               data={**form, "model": "Long"}, files={"file": ("long.jsonl", LONG_LINE)})
         assert response.status_code == 201, response.text[:500]
         submission_id = response.json()["id"]

@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import override_settings
 
 from scoring import services
 from scoring.benchmarks.epic.core import demo as epic_demo
@@ -88,8 +89,17 @@ def options_for(benchmark: str) -> dict:
     return {"raw": True} if benchmark == "epic-bench" else {}
 
 
+def past_the_intake():
+    """Uploads stored as a file past the intake's pre-check bound is (PRECHECK_MAX_BYTES: such a file gets the
+    plugin's sniff only, and the scorer says the rest), so that what the scorer does with a file the intake would
+    refuse can be tested."""
+    return override_settings(PRECHECK_MAX_BYTES=0)
+
+
 def upload(user, split: Split, body: bytes, *, options: dict | None = None, name: str = "pred.jsonl") -> Submission:
-    """A queued submission of `body` (its scoring job is not sent: the test runs it)."""
+    """A queued submission of `body` (its scoring job is not sent: the test runs it), stored past the intake's
+    pre-check (`past_the_intake`)."""
     entry, _ = ModelEntry.objects.get_or_create(name="Model-F", defaults={"slug": "model-f"})
-    return services.submission_create(user=user, split=split, model_entry=entry, options=options or {},
-                                      uploaded_file=SimpleUploadedFile(name, body))
+    with past_the_intake():
+        return services.submission_create(user=user, split=split, model_entry=entry, options=options or {},
+                                          uploaded_file=SimpleUploadedFile(name, body))

@@ -19,6 +19,7 @@ from scoring.benchmarks.plan.core.demo import demo_items
 from scoring.benchmarks.plan.services.importing import plan_items_import
 from scoring.models import Benchmark, Sample, Split
 from tests.leaderboard.test_hidden_ground_truth import upload
+from tests.scoring.bench_splits import past_the_intake
 
 pytestmark = pytest.mark.django_db
 
@@ -271,9 +272,10 @@ def test_a_junk_upload_does_not_open_a_hidden_splits_images(user):
     submitter.force_login(user)
     assert _get(submitter, url)[0] == 404
     entry = ModelEntry.objects.create(name="Junk-M", slug="junk-m")
-    junk = scoring_services.submission_create(
-        user=user, split=split, model_entry=entry, options={},
-        uploaded_file=SimpleUploadedFile("junk.jsonl", b'{"id": "nothing-here"}\n{"not": "an answer"}\n'))
+    with past_the_intake():  # a junk file the scorer fails (the intake would refuse it before storing)
+        junk = scoring_services.submission_create(
+            user=user, split=split, model_entry=entry, options={},
+            uploaded_file=SimpleUploadedFile("junk.jsonl", b'{"id": "nothing-here"}\n{"not": "an answer"}\n'))
     pipeline.submission_score(submission_id=junk.pk, worker="test")
     junk.refresh_from_db()
     assert junk.status == Submission.Status.FAILED

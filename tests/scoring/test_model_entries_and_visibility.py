@@ -134,7 +134,7 @@ def test_making_it_public_puts_it_on_the_board_and_withdrawing_takes_it_off_for_
     assert row["model"]["name"] == "Later-VL" and row["model"]["kind"] == ""  # not stated, not open-source
     assert '<td class="kind" data-key="kind">not stated</td>' in client.get("/leaderboard/dummy-bench/").content.decode()
     client.force_login(user)
-    client.post(f"/submissions/{mine.pk}/visibility/", {"visibility": "withdrawn"})
+    client.post(f"/submissions/{mine.pk}/visibility/", {"visibility": "withdrawn", "confirm": "withdraw"})  # confirmed
     client.logout()
     assert "Later-VL" not in client.get("/leaderboard/dummy-bench/").content.decode()
     client.force_login(user)

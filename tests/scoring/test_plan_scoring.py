@@ -23,6 +23,7 @@ from scoring.benchmarks.plan.services.judge import (
 )
 from scoring.benchmarks.plan.services.judgements import plan_judgement_decide, plan_judgements_reconcile
 from scoring.models import Benchmark, ModelEntry, Score, Split, Submission
+from tests.scoring.bench_splits import past_the_intake
 
 pytestmark = pytest.mark.django_db
 
@@ -47,9 +48,10 @@ def reviewer(django_user_model):
 def submit(user, split: Split, lines: list[dict], name: str = "Model-X") -> Submission:
     entry, _ = ModelEntry.objects.get_or_create(name=name, defaults={"slug": name.lower()})
     body = "".join(json.dumps(line) + "\n" for line in lines).encode()
-    submission = services.submission_create(
-        user=user, split=split, model_entry=entry, uploaded_file=SimpleUploadedFile("pred.jsonl", body)
-    )
+    with past_the_intake():  # what the scorer says of files the intake would refuse
+        submission = services.submission_create(
+            user=user, split=split, model_entry=entry, uploaded_file=SimpleUploadedFile("pred.jsonl", body)
+        )
     assert pipeline.submission_score(submission_id=submission.pk, worker="test") in ("scored", "failed")
     submission.refresh_from_db()
     return submission
@@ -199,9 +201,10 @@ def test_xlsx_without_prediction_column_fails_with_the_header_row(user, split) -
     buffer = io.BytesIO()
     book.save(buffer)
     entry = ModelEntry.objects.create(name="Sheet", slug="sheet")
-    submission = services.submission_create(
-        user=user, split=split, model_entry=entry, uploaded_file=SimpleUploadedFile("result.xlsx", buffer.getvalue())
-    )
+    with past_the_intake():
+        submission = services.submission_create(
+            user=user, split=split, model_entry=entry,
+            uploaded_file=SimpleUploadedFile("result.xlsx", buffer.getvalue()))
     pipeline.submission_score(submission_id=submission.pk, worker="test")
     submission.refresh_from_db()
     assert submission.status == "failed" and submission.error_report[0]["line"] == 1

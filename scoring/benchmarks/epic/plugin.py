@@ -111,6 +111,9 @@ FORMAT = FormatGuide(
     example_options=(("raw", True),),
     prompts="scoring.benchmarks.epic.core.prompts:format_prompts",
     input_files="scoring.benchmarks.epic.core.prompts:input_files",
+    line_keys=("images", "response", "key", "id", "sample_id", "ground_truth", "task_type", "task_category",
+               "formatted_response_*", "coordinate_system"),
+    line_signatures=(("images", "response"), ("formatted_response_*",)),
 )
 
 PROTOCOL = ScoringProtocol(

@@ -48,6 +48,11 @@ FORMAT = FormatGuide(
     notes=("The questions file of a split has the item ids, questions, options and image names; a VLMEvalKit input "
            "sheet (no prediction column) is not a result sheet.",),
     example_record="scoring.benchmarks.plan.core.readers:example_prediction",
+    example_outcome=("it passes the format check; answers the rules decide are scored at once, and the rest wait "
+                     "for the judge (or, without one, for people): until then the upload is \"Awaiting judgement\" "
+                     "with a provisional score and the count of open items, not \"Scored\""),
+    line_keys=("id", "index", "prediction"),
+    line_signatures=(("id", "prediction"),),
     prompts="scoring.benchmarks.plan.services.judge:format_prompts",
 )
 

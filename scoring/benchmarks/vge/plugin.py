@@ -71,6 +71,8 @@ FORMAT = FormatGuide(
                     '{"task": "microwave-0007/t3", "outputs": ["Thinking: the round button starts it. '
                     'Action: Press(coord=[730, 180], params=[0])"]}'),),
     example_record="scoring.benchmarks.vge.core.replay:example_episode",
+    line_keys=("task", "outputs"),
+    line_signatures=(("task", "outputs"),),
 )
 
 PROTOCOL = ScoringProtocol(

@@ -2,8 +2,8 @@
 VLMEvalKit result sheets as TSV or xlsx).
 
 Every problem is reported with its line (JSONL/TSV) or row (xlsx, 1-based like a spreadsheet) through
-`SubmissionRejected` carrying `FileProblem`s; readers collect up to MAX_PROBLEMS before giving up so a submitter
-sees several mistakes at once.
+`SubmissionRejected` carrying `FileProblem`s; readers collect every problem of the file (reading is bounded by
+the split's line limit) so a submitter sees all mistakes at once, counted in all and grouped by kind.
 """
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from scoring.benchmarks.plan.core.types import DIMENSION_OF, DIMENSIONS, SUBTASK
 from scoring.core.contract import FileProblem, SubmissionRejected
 from scoring.core.jsonl import json_lines, line_limit, too_many_lines
 
-MAX_PROBLEMS = 20
 _SUBTASK_BY_NAME = {name.lower(): code for code, name in SUBTASK_NAMES.items()}
 _SUBTASK_BY_CODE = {code.lower(): code for code in SUBTASK_NAMES}
 _DIMENSION_BY_NAME = {name.lower(): name for name in DIMENSIONS}
@@ -32,8 +31,6 @@ class _Problems:
 
     def add(self, message: str, line: int | None = None, field: str | None = None) -> None:
         self.items.append(FileProblem(message=message, line=line, field=field))
-        if len(self.items) >= MAX_PROBLEMS:
-            self.raise_()
 
     def raise_(self) -> None:
         first = self.items[0]
