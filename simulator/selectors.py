@@ -19,7 +19,13 @@ from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_OPTION
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.core.disclosure import disclosed
 from scoring.models import SampleScore, Submission
-from simulator.engines import EpisodeError, engine_for, engine_with_task, episode_owner_check, observation
+from simulator.engines import (
+    EpisodeError,
+    engine_for,
+    engine_with_task,
+    episode_player_check,
+    observation,
+)
 from simulator.human_board import HUMAN_ENTRY_SLUG
 from simulator.models import Device, Episode, Task
 
@@ -47,17 +53,16 @@ def public_step(outcome: dict[str, Any]) -> dict[str, Any]:
     return step
 
 
-def play_state(*, episode_id: int, user) -> dict[str, Any]:
+def play_state(*, episode_id: int, user, guest_episodes: list[int] | None = None) -> dict[str, Any]:
     """Everything the play page needs to (re)draw an episode: observation, budget maxima, the feedback log, and
-    once it is over its metrics (on a task of a hidden split only those the VGE plugin allows: no l_opt)."""
-    if user is None or not user.is_authenticated:
+    once it is over its metrics (on a task of a hidden split only those the VGE plugin allows: no l_opt).
+    `guest_episodes`: the practice episodes this browser started without an account (engines.guest_episode_ids)."""
+    if (user is None or not user.is_authenticated) and not guest_episodes:
         raise EpisodeError("Sign in to play.", status=401)
     episode = Episode.objects.select_related("task__device", "task__sample__split").filter(pk=episode_id).first()
     if episode is None:
         raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
-    episode_owner_check(episode, user)
-    if episode.owner_id != user.pk:
-        raise EpisodeError("This episode belongs to someone else; you can only watch its replay.", status=403)
+    episode_player_check(episode, user, list(guest_episodes or ()))
     engine, _ = engine_with_task(episode.task)
     state = EpisodeState.from_dict(episode.state)
     split = _split_of(episode.task)
