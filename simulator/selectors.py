@@ -76,9 +76,36 @@ def play_state(*, episode_id: int, user, guest_episodes: list[int] | None = None
         "success": episode.success,
         "options": episode_options_shown(episode, hidden=keys is not None),
         "metrics": disclosed(episode.metrics, keys) if episode.finished else {},
+        "result": result_figures(disclosed(episode.metrics, keys), goals_total=episode.task.goals_count)
+        if episode.finished else [],
         "observation": observation(episode=episode, engine=engine, state=state),
         "log": [public_step(o) for o in episode_trace(episode=episode)],
     }
+
+
+def _figure(value: Any) -> str:
+    return f"{value:.1f}".removesuffix(".0") if isinstance(value, float) else str(value)
+
+
+def result_figures(metrics: dict[str, Any], *, goals_total: int) -> list[tuple[str, str]]:
+    """The figures of a finished episode as its result box shows them (issue 32: the box explained SR without showing
+    the episode's own): SR, SPL, State-F1, the turns (and the fewest possible, where the viewer may see l_opt) and the
+    goals reached of all. `metrics`: the episode's metrics as disclosed to this viewer."""
+    out = [(name, _figure(metrics[name])) for name in ("SR", "SPL", "State-F1") if metrics.get(name) is not None]
+    if metrics.get("turns") is not None:
+        shortest = f" (shortest possible: {metrics['l_opt']})" if metrics.get("l_opt") is not None else ""
+        out.append(("Turns", f"{metrics['turns']}{shortest}"))
+    if metrics.get("goals_reached") is not None:
+        out.append(("Goals reached", f"{metrics['goals_reached']} of {goals_total}"))
+    return out
+
+
+def episode_result_shown(episode: Episode, *, user) -> list[tuple[str, str]]:
+    """The result box of a finished episode for this viewer (none while it runs)."""
+    if not episode.finished:
+        return []
+    keys = access.sample_detail_keys(split=_split_of(episode.task), user=user, plugin=plugin_for(VGE_SLUG))
+    return result_figures(disclosed(episode.metrics, keys), goals_total=episode.task.goals_count)
 
 
 def episode_options_shown(episode: Episode, *, hidden: bool) -> dict[str, Any]:

@@ -96,6 +96,7 @@ def episode_play(request: HttpRequest, pk: int) -> HttpResponse:
         "practice_hints": list(practice.HINTS) if episode.task.task_id == practice.TASK_ID else None,
         "lambdas": range(LAMBDA_MIN, LAMBDA_MAX + 1), "instruction_styles": INSTRUCTION_STYLES,
         "guest": not request.user.is_authenticated,
+        "result": selectors.episode_result_shown(episode, user=request.user),
     })
 
 
