@@ -5,6 +5,7 @@ from typing import Any, Iterable
 
 from django.db.models import Count, Q
 
+from accounts.roles import is_curator
 from scoring import access
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.vge.core.engine import EpisodeState
@@ -27,7 +28,7 @@ from simulator.engines import (
     observation,
 )
 from simulator.human_board import HUMAN_ENTRY_SLUG
-from simulator.models import Device, Episode, Task
+from simulator.models import Device, Episode, PlayerChoice, Task
 
 
 def device_definitions(*, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -131,7 +132,7 @@ def replay_episode(*, episode_id: int, user) -> dict[str, Any]:
         raise EpisodeError("This episode is visible to its player and to curators only.", status=403)
     if not episode.finished:
         raise EpisodeError("This episode is still running: it can be replayed once it is over.", status=409)
-    who = episode.owner.get_username() if episode.owner else "anonymous"
+    who = player_name_shown(episode, viewer=user)
     return _replay(
         title=f"Episode {episode.pk}", subtitle=f"{episode.get_kind_display()} · {who}",
         task=task_as_worded(episode.task.definition, episode.instruction), trace=episode_trace(episode=episode),
@@ -141,6 +142,28 @@ def replay_episode(*, episode_id: int, user) -> dict[str, Any]:
         options=options_words(lam=episode.played_lambda, own=episode.lam is None, perturbation=episode.perturbation,
                               history=episode.history_shown, instruction=episode.instruction),
     )
+
+
+ANONYMOUS_PLAYER = "a player"
+
+
+def player_name_shown(episode: Episode, *, viewer) -> str:
+    """Who played an episode, as this viewer may see it: an agent episode's owner as ever; a human episode's player
+    by name to themselves, to curators, and to everyone only when the player chose so (PlayerChoice), else
+    "a player" (issue 32)."""
+    if episode.owner is None:
+        return "anonymous"
+    if episode.kind != Episode.Kind.HUMAN:
+        return episode.owner.get_username()
+    own = viewer is not None and viewer.is_authenticated and viewer.pk == episode.owner_id
+    chosen = PlayerChoice.objects.filter(user_id=episode.owner_id, name_on_replays=True).exists()
+    return episode.owner.get_username() if own or chosen or is_curator(viewer) else ANONYMOUS_PLAYER
+
+
+def player_replay_name_chosen(*, user) -> bool:
+    """Whether this player chose to show their name on their replays (False: the default)."""
+    return bool(user is not None and user.is_authenticated
+                and PlayerChoice.objects.filter(user_id=user.pk, name_on_replays=True).exists())
 
 
 def replay_submission(*, submission_id: int, index: int, user) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from simulator.engines import GUEST_EPISODES_KEY, EpisodeError, guest_episode_id
 from simulator.models import Device, Episode, Task
 from simulator.services.baseline import baseline_mark, baseline_next_episode
 from simulator.services.episodes import episode_open_for_guest, episode_open_for_player
+from simulator.services.players import player_replay_name_set
 from simulator.services.view_images import device_view_image
 
 # A refusal on a simulator page: the error page titled "Simulator", back to the simulator's home.
@@ -51,6 +52,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "mine": mine,
         "curator": is_curator(request.user),
         "human": selectors.baseline_overview()["human"],
+        "replay_name": selectors.player_replay_name_chosen(user=request.user),
         "practice": practice.TASK_ID if Task.objects.filter(task_id=practice.TASK_ID).exists() else None,
     })
 
@@ -146,6 +148,18 @@ def baseline_refresh(request: HttpRequest) -> HttpResponse:
     rows = human_board.human_board_refresh()
     messages.success(request, "Human row recomputed." if rows else "No finished baseline episode yet.")
     return redirect("simulator-baseline")
+
+
+@login_required
+@require_POST
+@refusals_shown_here
+def player_replay_name(request: HttpRequest) -> HttpResponse:
+    """The player's choice whether their replays show their name to everyone (issue 32)."""
+    shown = request.POST.get("shown") == "1"
+    player_replay_name_set(user=request.user, shown=shown)
+    messages.success(request, "Your replays now show your name to everyone." if shown
+                     else "Your replays now show you as “a player” to everyone but you and the curators.")
+    return redirect("simulator-home")
 
 
 def _replay_shown(request: HttpRequest, replay: dict, *, hidden: bool) -> dict:
