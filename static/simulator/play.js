@@ -73,6 +73,7 @@ function start(root) {
       setBusy(false);
     } else if (msg.type === "step") {
       addLog(stepEntry(msg.step));
+      $("last-feedback").textContent = stepEntry(msg.step).text || "";
       render(msg.observation);
       showHint(msg.step);
       setBusy(false);

@@ -46,6 +46,9 @@ def test_an_anonymous_visitor_practises_without_an_account():
 
     run_async(scenario)
     assert Step.objects.filter(episode=episode).count() == 1
+    image = f"/api/vge/episodes/{episode.pk}/view.png?turn=1"
+    assert visitor.get(image).status_code == 200  # the view is drawn for the visitor who plays it
+    assert Client().get(image).status_code in (401, 403)  # and for nobody else without an account
 
 
 def test_another_anonymous_visitor_cannot_play_someone_elses_practice():
