@@ -21,7 +21,7 @@ from scoring.core.disclosure import detail_keys, disclosed
 from scoring.errors import InvalidRequest, ServiceRefusal
 from scoring.serializers import error_responses
 from simulator import selectors
-from simulator.engines import EpisodeError, engine_with_task, observation
+from simulator.engines import EpisodeError, engine_with_task, guest_episode_ids, observation
 from simulator.models import Episode
 from simulator.serializers import (
     ActBatchInput,
@@ -168,8 +168,17 @@ class EpisodeDetailApi(APIView):
         return Response(detail_answer(user=request.user, episode_id=pk))
 
 
+class SignedInOrOwnPractice(permissions.BasePermission):
+    """Signed in, or the anonymous visitor whose browser started this practice episode (issue 32)."""
+
+    def has_permission(self, request: Request, view) -> bool:
+        if request.user and request.user.is_authenticated:
+            return True
+        return int(view.kwargs.get("pk", 0)) in guest_episode_ids(getattr(request, "session", None))
+
+
 class EpisodeViewImageApi(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [SignedInOrOwnPractice]
 
     @extend_schema(responses={(200, "image/png"): bytes, **error_responses(400, 401, 403, 404)})
     def get(self, request: Request, pk: int):

@@ -16,7 +16,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from scoring.benchmarks.vge.core.play import PlayInputError, action_text
 from scoring.core import bounded
 from simulator import selectors
-from simulator.engines import EpisodeError
+from simulator.engines import EpisodeError, guest_episode_ids
 from simulator.services.episodes import episode_give_up, episode_step
 
 MAX_MESSAGE = 4096
@@ -33,11 +33,16 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.episode_id = int(self.scope["url_route"]["kwargs"]["pk"])
         self.user = self.scope.get("user")
+        # an anonymous visitor plays the practice episodes their browser started (issue 32)
+        self.guests: list[int] = []
         self.read_only = False
         self.group: str | None = None
         await self.accept()
         try:
-            state = await database_sync_to_async(selectors.play_state)(episode_id=self.episode_id, user=self.user)
+            # the session is read from the database: off the event loop
+            self.guests = await database_sync_to_async(guest_episode_ids)(self.scope.get("session"))
+            state = await database_sync_to_async(selectors.play_state)(
+                episode_id=self.episode_id, user=self.user, guest_episodes=self.guests)
         except EpisodeError as exc:
             await self.send_json({"type": "refused", "message": exc.message, "fatal": True})
             await self.close(code=4000 + exc.status)
@@ -78,7 +83,7 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
         kind = content.get("type") if isinstance(content, dict) else None
         if kind == "sync":
             await self.send_json(await database_sync_to_async(selectors.play_state)(
-                episode_id=self.episode_id, user=self.user))
+                episode_id=self.episode_id, user=self.user, guest_episodes=self.guests))
             return
         if kind not in ("act", "give_up"):
             await self._refuse(f"Unknown message type {str(kind)[:40]!r}; expected act, give_up or sync.")
@@ -93,7 +98,7 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
                 await self._refuse(exc.message)
                 return
             await self.send_json(await database_sync_to_async(selectors.play_state)(
-                episode_id=self.episode_id, user=self.user))
+                episode_id=self.episode_id, user=self.user, guest_episodes=self.guests))
             return
         try:
             text = action_text(content)
@@ -110,7 +115,7 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
                               "seq": content.get("seq")})
         if outcome.done:  # the page shows the episode's metrics at the end
             await self.send_json(await database_sync_to_async(selectors.play_state)(
-                episode_id=self.episode_id, user=self.user))
+                episode_id=self.episode_id, user=self.user, guest_episodes=self.guests))
 
     async def _refuse(self, message: str) -> None:
         await self.send_json({"type": "refused", "message": message})

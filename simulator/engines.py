@@ -73,6 +73,31 @@ def episode_owner_check(episode: Episode, user: AbstractBaseUser | None) -> None
         raise EpisodeError("This episode belongs to someone else.", status=403)
 
 
+# The session key of the practice episodes an anonymous visitor started in this browser (their ids): a visitor
+# without an account plays only those (issue 32: anonymous visitors practise; only scored episodes need an account).
+GUEST_EPISODES_KEY = "vge_guest_episodes"
+
+
+def guest_episode_ids(session: Any) -> list[int]:
+    """The practice episodes this browser's session started without an account."""
+    if session is None:
+        return []
+    return [int(pk) for pk in session.get(GUEST_EPISODES_KEY, []) if isinstance(pk, int)]
+
+
+def episode_player_check(episode: Episode, user: AbstractBaseUser | None, guest_episodes: list[int]) -> None:
+    """Who may play an episode in the browser: its owner; or, without an account, the browser that started this
+    ownerless (practice) episode."""
+    if user is not None and user.is_authenticated:
+        episode_owner_check(episode, user)
+        if episode.owner_id != user.pk:  # staff too: they watch replays, they do not play others' episodes
+            raise EpisodeError("This episode belongs to someone else; you can only watch its replay.", status=403)
+        return
+    if episode.owner_id is None and episode.pk in guest_episodes:
+        return
+    raise EpisodeError("Sign in to play.", status=401)
+
+
 def observation(*, episode: Episode, engine: Engine, state: EpisodeState) -> dict[str, Any]:
     """What a player or agent sees now. Never names states or components."""
     core = engine.task(state.task)

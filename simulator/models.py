@@ -153,3 +153,18 @@ class Step(models.Model):
 
     def __str__(self) -> str:
         return f"{self.episode_id}#{self.index}"
+
+
+class PlayerChoice(models.Model):
+    """A player's choices about what others see of them. `name_on_replays`: whether the replays of their human
+    episodes show their user name to everyone; by default (and without a row) only they and curators see it, others
+    see "a player" (issue 32: replays of a named player's episodes were open to anonymous visitors)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE,
+                                related_name="vge_player_choice")
+    name_on_replays = models.BooleanField(
+        default=False, help_text="Show my user name on the replays of my episodes to everyone (else: a player).")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"choices of user {self.user_id}"

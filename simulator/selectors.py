@@ -5,6 +5,7 @@ from typing import Any, Iterable
 
 from django.db.models import Count, Q
 
+from accounts.roles import is_curator
 from scoring import access
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.vge.core.engine import EpisodeState
@@ -19,9 +20,15 @@ from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_OPTION
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.core.disclosure import disclosed
 from scoring.models import SampleScore, Submission
-from simulator.engines import EpisodeError, engine_for, engine_with_task, episode_owner_check, observation
+from simulator.engines import (
+    EpisodeError,
+    engine_for,
+    engine_with_task,
+    episode_player_check,
+    observation,
+)
 from simulator.human_board import HUMAN_ENTRY_SLUG
-from simulator.models import Device, Episode, Task
+from simulator.models import Device, Episode, PlayerChoice, Task
 
 
 def device_definitions(*, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -47,17 +54,16 @@ def public_step(outcome: dict[str, Any]) -> dict[str, Any]:
     return step
 
 
-def play_state(*, episode_id: int, user) -> dict[str, Any]:
+def play_state(*, episode_id: int, user, guest_episodes: list[int] | None = None) -> dict[str, Any]:
     """Everything the play page needs to (re)draw an episode: observation, budget maxima, the feedback log, and
-    once it is over its metrics (on a task of a hidden split only those the VGE plugin allows: no l_opt)."""
-    if user is None or not user.is_authenticated:
+    once it is over its metrics (on a task of a hidden split only those the VGE plugin allows: no l_opt).
+    `guest_episodes`: the practice episodes this browser started without an account (engines.guest_episode_ids)."""
+    if (user is None or not user.is_authenticated) and not guest_episodes:
         raise EpisodeError("Sign in to play.", status=401)
     episode = Episode.objects.select_related("task__device", "task__sample__split").filter(pk=episode_id).first()
     if episode is None:
         raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
-    episode_owner_check(episode, user)
-    if episode.owner_id != user.pk:
-        raise EpisodeError("This episode belongs to someone else; you can only watch its replay.", status=403)
+    episode_player_check(episode, user, list(guest_episodes or ()))
     engine, _ = engine_with_task(episode.task)
     state = EpisodeState.from_dict(episode.state)
     split = _split_of(episode.task)
@@ -71,9 +77,36 @@ def play_state(*, episode_id: int, user) -> dict[str, Any]:
         "success": episode.success,
         "options": episode_options_shown(episode, hidden=keys is not None),
         "metrics": disclosed(episode.metrics, keys) if episode.finished else {},
+        "result": result_figures(disclosed(episode.metrics, keys), goals_total=episode.task.goals_count)
+        if episode.finished else [],
         "observation": observation(episode=episode, engine=engine, state=state),
         "log": [public_step(o) for o in episode_trace(episode=episode)],
     }
+
+
+def _figure(value: Any) -> str:
+    return f"{value:.1f}".removesuffix(".0") if isinstance(value, float) else str(value)
+
+
+def result_figures(metrics: dict[str, Any], *, goals_total: int) -> list[tuple[str, str]]:
+    """The figures of a finished episode as its result box shows them (issue 32: the box explained SR without showing
+    the episode's own): SR, SPL, State-F1, the turns (and the fewest possible, where the viewer may see l_opt) and the
+    goals reached of all. `metrics`: the episode's metrics as disclosed to this viewer."""
+    out = [(name, _figure(metrics[name])) for name in ("SR", "SPL", "State-F1") if metrics.get(name) is not None]
+    if metrics.get("turns") is not None:
+        shortest = f" (shortest possible: {metrics['l_opt']})" if metrics.get("l_opt") is not None else ""
+        out.append(("Turns", f"{metrics['turns']}{shortest}"))
+    if metrics.get("goals_reached") is not None:
+        out.append(("Goals reached", f"{metrics['goals_reached']} of {goals_total}"))
+    return out
+
+
+def episode_result_shown(episode: Episode, *, user) -> list[tuple[str, str]]:
+    """The result box of a finished episode for this viewer (none while it runs)."""
+    if not episode.finished:
+        return []
+    keys = access.sample_detail_keys(split=_split_of(episode.task), user=user, plugin=plugin_for(VGE_SLUG))
+    return result_figures(disclosed(episode.metrics, keys), goals_total=episode.task.goals_count)
 
 
 def episode_options_shown(episode: Episode, *, hidden: bool) -> dict[str, Any]:
@@ -99,7 +132,7 @@ def replay_episode(*, episode_id: int, user) -> dict[str, Any]:
         raise EpisodeError("This episode is visible to its player and to curators only.", status=403)
     if not episode.finished:
         raise EpisodeError("This episode is still running: it can be replayed once it is over.", status=409)
-    who = episode.owner.get_username() if episode.owner else "anonymous"
+    who = player_name_shown(episode, viewer=user)
     return _replay(
         title=f"Episode {episode.pk}", subtitle=f"{episode.get_kind_display()} · {who}",
         task=task_as_worded(episode.task.definition, episode.instruction), trace=episode_trace(episode=episode),
@@ -109,6 +142,28 @@ def replay_episode(*, episode_id: int, user) -> dict[str, Any]:
         options=options_words(lam=episode.played_lambda, own=episode.lam is None, perturbation=episode.perturbation,
                               history=episode.history_shown, instruction=episode.instruction),
     )
+
+
+ANONYMOUS_PLAYER = "a player"
+
+
+def player_name_shown(episode: Episode, *, viewer) -> str:
+    """Who played an episode, as this viewer may see it: an agent episode's owner as ever; a human episode's player
+    by name to themselves, to curators, and to everyone only when the player chose so (PlayerChoice), else
+    "a player" (issue 32)."""
+    if episode.owner is None:
+        return "anonymous"
+    if episode.kind != Episode.Kind.HUMAN:
+        return episode.owner.get_username()
+    own = viewer is not None and viewer.is_authenticated and viewer.pk == episode.owner_id
+    chosen = PlayerChoice.objects.filter(user_id=episode.owner_id, name_on_replays=True).exists()
+    return episode.owner.get_username() if own or chosen or is_curator(viewer) else ANONYMOUS_PLAYER
+
+
+def player_replay_name_chosen(*, user) -> bool:
+    """Whether this player chose to show their name on their replays (False: the default)."""
+    return bool(user is not None and user.is_authenticated
+                and PlayerChoice.objects.filter(user_id=user.pk, name_on_replays=True).exists())
 
 
 def replay_submission(*, submission_id: int, index: int, user) -> dict[str, Any]:

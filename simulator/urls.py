@@ -15,6 +15,7 @@ urlpatterns += [
     path("simulator/", views.home, name="simulator-home"),
     path("simulator/play/<path:task_id>/", views.play_task, name="simulator-play-task"),
     path("simulator/episodes/<int:pk>/play/", views.episode_play, name="simulator-episode-play"),
+    path("simulator/player/replay-name/", views.player_replay_name, name="simulator-player-replay-name"),
     path("simulator/baseline/", views.baseline_curate, name="simulator-baseline"),
     path("simulator/baseline/next/", views.baseline_next, name="simulator-baseline-next"),
     path("simulator/baseline/refresh/", views.baseline_refresh, name="simulator-baseline-refresh"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -21,10 +22,11 @@ from scoring.core.disclosure import detail_keys, disclosed
 from scoring.error_pages import ErrorPage, refusals_shown
 from scoring.models import Submission
 from simulator import human_board, selectors
-from simulator.engines import EpisodeError
+from simulator.engines import GUEST_EPISODES_KEY, EpisodeError, guest_episode_ids
 from simulator.models import Device, Episode, Task
 from simulator.services.baseline import baseline_mark, baseline_next_episode
-from simulator.services.episodes import episode_open_for_player
+from simulator.services.episodes import episode_open_for_guest, episode_open_for_player
+from simulator.services.players import player_replay_name_set
 from simulator.services.view_images import device_view_image
 
 # A refusal on a simulator page: the error page titled "Simulator", back to the simulator's home.
@@ -50,29 +52,43 @@ def home(request: HttpRequest) -> HttpResponse:
         "mine": mine,
         "curator": is_curator(request.user),
         "human": selectors.baseline_overview()["human"],
+        "replay_name": selectors.player_replay_name_chosen(user=request.user),
         "practice": practice.TASK_ID if Task.objects.filter(task_id=practice.TASK_ID).exists() else None,
     })
 
 
-@login_required
 @refusals_shown_here
 def play_task(request: HttpRequest, task_id: str) -> HttpResponse:
     """Resume the player's running episode on this task with the options asked for (`?lambda=N`: the interaction
     budget λ, none: the task's own; `?instruction=rephrased`: the goals in a second wording), or start one with
-    them."""
+    them. Without an account: the practice task only (its episode kept in this browser's session); any other task
+    sends the visitor to sign in, saying why (issue 32)."""
+    task_id = task_id.strip("/")
+    if not request.user.is_authenticated:
+        if task_id != practice.TASK_ID:
+            messages.info(request, "Scored episodes need an account: sign in (or register) to play this task. "
+                                   "The practice panel on the simulator's home page needs no account.")
+            return redirect_to_login(request.get_full_path())
+        guests = guest_episode_ids(request.session)
+        episode = episode_open_for_guest(task_id=task_id, guest_episodes=guests)
+        if episode.pk not in guests:
+            request.session[GUEST_EPISODES_KEY] = [*guests, episode.pk][-20:]
+        return redirect("simulator-episode-play", pk=episode.pk)
     episode = episode_open_for_player(user=request.user, task_id=task_id.strip("/"),
                                       lam=request.GET.get(LAMBDA_OPTION) or None,
                                       instruction=request.GET.get(INSTRUCTION_OPTION) or None)
     return redirect("simulator-episode-play", pk=episode.pk)
 
 
-@login_required
 @refusals_shown_here
 def episode_play(request: HttpRequest, pk: int) -> HttpResponse:
+    guests = [] if request.user.is_authenticated else guest_episode_ids(request.session)
+    if not request.user.is_authenticated and pk not in guests:
+        return redirect_to_login(request.get_full_path())
     episode = Episode.objects.select_related("task__device", "task__sample__split").filter(pk=pk).first()
     if episode is None:
         raise Http404(f"Unknown episode {pk}.")
-    if episode.owner_id != request.user.pk:
+    if episode.owner_id != (request.user.pk if request.user.is_authenticated else None):
         raise EpisodeError(
             "This episode belongs to someone else; you can watch its replay once it is over.", status=403)
     split = episode.task.sample.split if episode.task.sample_id else None
@@ -81,6 +97,8 @@ def episode_play(request: HttpRequest, pk: int) -> HttpResponse:
         "options": selectors.episode_options_shown(episode, hidden=bool(split and split.hidden_ground_truth)),
         "practice_hints": list(practice.HINTS) if episode.task.task_id == practice.TASK_ID else None,
         "lambdas": range(LAMBDA_MIN, LAMBDA_MAX + 1), "instruction_styles": INSTRUCTION_STYLES,
+        "guest": not request.user.is_authenticated,
+        "result": selectors.episode_result_shown(episode, user=request.user),
     })
 
 
@@ -130,6 +148,18 @@ def baseline_refresh(request: HttpRequest) -> HttpResponse:
     rows = human_board.human_board_refresh()
     messages.success(request, "Human row recomputed." if rows else "No finished baseline episode yet.")
     return redirect("simulator-baseline")
+
+
+@login_required
+@require_POST
+@refusals_shown_here
+def player_replay_name(request: HttpRequest) -> HttpResponse:
+    """The player's choice whether their replays show their name to everyone (issue 32)."""
+    shown = request.POST.get("shown") == "1"
+    player_replay_name_set(user=request.user, shown=shown)
+    messages.success(request, "Your replays now show your name to everyone." if shown
+                     else "Your replays now show you as “a player” to everyone but you and the curators.")
+    return redirect("simulator-home")
 
 
 def _replay_shown(request: HttpRequest, replay: dict, *, hidden: bool) -> dict:

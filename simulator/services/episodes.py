@@ -11,6 +11,7 @@ from django.db import connection, transaction
 from django.db.models.sql.subqueries import InsertQuery, UpdateQuery
 from django.utils import timezone
 
+from scoring.benchmarks.vge.core import practice
 from scoring.benchmarks.vge.core.engine import Engine, EpisodeState, StepOutcome
 from scoring.benchmarks.vge.core.episode_options import (
     HISTORY_OPTION,
@@ -204,6 +205,21 @@ def episode_open_for_player(*, user: AbstractBaseUser, task_id: str, lam: object
     if running is not None:
         return running
     episode, _ = episode_start(user=user, task_id=task_id, kind=Episode.Kind.HUMAN, lam=lam, instruction=instruction)
+    return episode
+
+
+def episode_open_for_guest(*, task_id: str, guest_episodes: list[int]) -> Episode:
+    """An anonymous visitor's practice: their running practice episode (one this browser started), or a new one
+    without an owner. Only the practice task is played without an account: it is never scored, in no split and never
+    in the Human row; every other task needs an account (issue 32)."""
+    if task_id != practice.TASK_ID:
+        raise EpisodeError("Scored episodes need an account: sign in to play this task.", status=401)
+    running = (Episode.objects.filter(pk__in=guest_episodes, owner__isnull=True, kind=Episode.Kind.HUMAN,
+                                      finished=False, task__task_id=task_id)
+               .order_by("-created_at", "-pk").first())
+    if running is not None:
+        return running
+    episode, _ = episode_start(user=None, task_id=task_id, kind=Episode.Kind.HUMAN)
     return episode
 
 

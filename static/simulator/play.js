@@ -73,6 +73,7 @@ function start(root) {
       setBusy(false);
     } else if (msg.type === "step") {
       addLog(stepEntry(msg.step));
+      $("last-feedback").textContent = stepEntry(msg.step).text || "";
       render(msg.observation);
       showHint(msg.step);
       setBusy(false);
@@ -138,6 +139,7 @@ function start(root) {
       `<span class="goal-dot ${i < reached ? "done" : i === reached ? "now" : ""}"></span>`).join("");
     bar("global", obs.budgets.global, obs.budgets_max.global);
     bar("local", obs.budgets.local, obs.budgets_max.local);
+    $("local-budget").hidden = Boolean(obs.done); // no goal is left once the episode is over
     views = obs.accessible_views;
     const holder = $("views");
     holder.innerHTML = "";
@@ -179,14 +181,11 @@ function start(root) {
     $("result-title").textContent = msg.gave_up ? "You gave up — the episode counts as played up to here."
       : msg.success ? "Success: all goals reached!" : "Out of turns: the episode is over.";
     $("result").className = `panel result ${msg.success ? "result-ok" : "result-bad"}`;
-    const m = msg.metrics || {};
-    const rows = [["Turns", m.turns], ["Shortest possible", m.l_opt], ["Goals reached", m.goals_reached],
-      ["SPL", m.SPL], ["State-F1", m["State-F1"]]];
+    // the episode's own figures, worded by the server (selectors.result_figures)
     $("result-metrics").innerHTML = "";
-    rows.forEach(([k, v]) => {
-      if (v === undefined || v === null) return;
+    (msg.result || []).forEach(([k, v]) => {
       const dt = document.createElement("dt"), dd = document.createElement("dd");
-      dt.textContent = k; dd.textContent = typeof v === "number" && !Number.isInteger(v) ? v.toFixed(1) : v;
+      dt.textContent = k; dd.textContent = v;
       $("result-metrics").append(dt, dd);
     });
     disableAll();

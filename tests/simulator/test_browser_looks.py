@@ -95,7 +95,7 @@ def test_a_newcomer_finishes_the_practice_task_by_clicking(asgi_server, page, us
     page.click("#practice-start")
     page.wait_for_selector("#conn.conn-ok")
     # the state message follows the socket's opening: wait for it rather than read the placeholder
-    expect(page.locator("#instruction")).to_contain_text("Press the round red button", timeout=15_000)
+    expect(page.locator("#instruction")).to_contain_text("Press the big round red button", timeout=15_000)
     # a wrong first try: the hint says what to do
     perform(page, "Pull(coord=[475, 285], params=[4])")
     assert page.locator("#hint").is_visible() and "Press (key C)" in page.locator("#hint").text_content()

@@ -85,10 +85,11 @@ DEVICE: dict[str, Any] = {
 }
 
 LESSONS = (
-    ("pressed", "Press the round red button: choose Press (C) and click on it.",
-     "Choose Press (key C), then click in the middle of the round red button at the top of the panel."),
-    ("long", "Now hold it: choose Long press (L) and click the same button.",
-     "A long press is its own action: choose Long press (key L), then click the red button again."),
+    # Each instruction names its component unambiguously (core/mentions.py): the panel has two round red buttons.
+    ("pressed", "Press the big round red button: choose Press (C) and click on it.",
+     "Choose Press (key C), then click in the middle of the big round red button, just right of the display panel."),
+    ("long", "Now hold it: choose Long press (L) and click the big red button again.",
+     "A long press is its own action: choose Long press (key L), then click the big red button again."),
     ("dial2", "Turn the dial two detents clockwise: choose Rotate (R), clockwise, 2 detents, and click the dial.",
      "Each mark around the dial is one detent. Choose Rotate (R), set the direction to clockwise and Detents to 2, then click the dial."),
     ("door_open", "Open the door: choose Pull (O) with the direction 'out' and click the door.",
@@ -99,7 +100,7 @@ LESSONS = (
      "A switch is pushed: choose Push (U), set the direction to 'up' (or press the Up arrow key), then click the tall switch on the right."),
     ("mode2", "Look closer at the panel at the top left (Look closer, V, then click it), then Double press (D) its small button.",
      "The small button sits on a panel that needs a close-up: choose Look closer (V) and click the panel, or use the 'dashboard' view button once it appears; then choose Double press (D) and click the small button."),
-    ("lifted", "Go to the top view (the view buttons under the image) and Grasp (G) the handle.",
+    ("lifted", "Go to the top view (listed under the image) and Grasp (G) the handle.",
      "The handle is only on the top: click the 'top' view button (or its number key), choose Grasp (G) and click the handle."),
     ("done", "Wait (W) until the display says WELL DONE.",
      "Some things take time: press 'Wait a while' (W) without clicking on the image."),

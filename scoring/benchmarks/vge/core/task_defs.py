@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from scoring.benchmarks.vge.core.device import DASHBOARD, IMMEDIATE, Device, Problem, Transition
 from scoring.benchmarks.vge.core.graphs import INF, DeviceGraphs
+from scoring.benchmarks.vge.core.mentions import disambiguated
 
 FORMAT = "vge-task/1"
 DEFAULT_LAMBDA = 5
@@ -168,6 +169,15 @@ def _describe(path: list[Transition], end: int) -> str:
     return text
 
 
+def _named(device: Device, path: list[Transition], end: int) -> str:
+    """The goal's text with every component it mentions named unambiguously (issue 32: "Press the round red
+    button" on a panel with two red buttons): a mention that fits several components and the one this goal's
+    transition acts on is reworded to fit that one alone (core/mentions.py)."""
+    text = _describe(path, end)
+    actor = next((t.trigger for t in reversed(path[:end + 1]) if t.trigger in device.components), None)
+    return disambiguated(text, device, actor) if actor else text
+
+
 def generate_tasks(device: Device, *, seed: int, count: int = 4, lam: float = DEFAULT_LAMBDA,
                    start_view: str = "front", max_goals: int = 3) -> list[Task]:
     """Deterministic tasks for a device: single-goal and multi-goal ones along loop-free paths."""
@@ -199,7 +209,7 @@ def generate_tasks(device: Device, *, seed: int, count: int = 4, lam: float = DE
                 continue
             seen.add(goals)
             texts = tuple(
-                (TEMPLATES_FIRST if n == 0 else TEMPLATES_NEXT)[rng.randrange(3)].format(d=_describe(path, i))
+                (TEMPLATES_FIRST if n == 0 else TEMPLATES_NEXT)[rng.randrange(3)].format(d=_named(device, path, i))
                 for n, i in enumerate(chosen)
             )
             candidates.append((goals, texts))
