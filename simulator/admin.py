@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from simulator.engines import EpisodeError
-from simulator.models import Device, Episode, Step, Task
+from simulator.models import Device, Episode, PlayerChoice, Step, Task
 from simulator.services.baseline import baseline_mark
 
 
@@ -63,3 +63,10 @@ class EpisodeAdmin(admin.ModelAdmin):
 class StepAdmin(admin.ModelAdmin):
     list_display = ("episode", "index", "created_at")
     raw_id_fields = ("episode",)
+
+
+@admin.register(PlayerChoice)
+class PlayerChoiceAdmin(admin.ModelAdmin):
+    list_display = ("user", "name_on_replays", "updated_at")
+    list_filter = ("name_on_replays",)
+    raw_id_fields = ("user",)

@@ -1,7 +1,8 @@
 """Every route × every role × a public and a hidden split: the status class each gets, and that the hidden split's
 ground truth (its masks' RLE strings) and images never reach someone not allowed them.
 
-The table is keyed by the URLconf's own patterns (walked from `get_resolver()`) and the websocket routes: a route
+The table is keyed by the URLconf's own patterns (walked from `get_resolver()`) and the websocket routes (those
+behind the session stack and those authenticated by token alone): a route
 without a row fails `test_every_route_has_a_row`. A row names how to build its URL from the fixture objects
 (tests/access_fixtures.py) and the expected class per role and split kind:
   ok: 200 · login: a redirect to the login page · hidden: 404 (or 403) · safe: refused or answered, never a 5xx,
@@ -17,7 +18,7 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from config.routing import websocket_urlpatterns
+from config.routing import token_websocket_urlpatterns, websocket_urlpatterns
 from tests.access_fixtures import ROLES, Variant, world_build
 
 pytestmark = pytest.mark.django_db
@@ -140,6 +141,8 @@ TABLE: dict[str, Row] = {
     "simulator/": Row(fixed("/simulator/"), EVERYONE),
     "simulator/play/<path:task_id>/": Row(fixed("/simulator/play/none/t1/"), ALL_SAFE, held_by=NOT_HERE),
     "simulator/episodes/<int:pk>/play/": Row(fixed("/simulator/episodes/999999/play/"), ALL_SAFE, held_by=NOT_HERE),
+    "simulator/player/replay-name/": Row(fixed("/simulator/player/replay-name/"), ALL_SAFE,
+                                         held_by="tests/simulator/test_players_replay_name.py"),
     "simulator/baseline/": Row(fixed("/simulator/baseline/"), ALL_SAFE),
     "simulator/baseline/next/": Row(fixed("/simulator/baseline/next/"), ALL_SAFE),
     "simulator/baseline/refresh/": Row(fixed("/simulator/baseline/refresh/"), ALL_SAFE),
@@ -188,6 +191,8 @@ TABLE: dict[str, Row] = {
     "ws:ws/submissions/<int:pk>/": Row(None, ALL_SAFE, held_by="tests/scoring/test_consumers.py"),
     "ws:ws/boards/<int:split_id>/": Row(None, ALL_SAFE, held_by="tests/leaderboard (board socket tests)"),
     "ws:ws/vge/episodes/<int:pk>/": Row(None, ALL_SAFE, held_by="tests/simulator/test_consumers.py"),
+    # The agent socket: token auth only, its own episodes (and ownerless ones) only.
+    "ws:ws/vge/agent/": Row(None, ALL_SAFE, held_by="tests/simulator/test_agent_socket.py"),
 }
 
 
@@ -207,7 +212,8 @@ def routes() -> list[str]:
                 found.append(text)
 
     walk(get_resolver(), "")
-    return [*dict.fromkeys(found), *(f"ws:{p.pattern}" for p in websocket_urlpatterns)]
+    sockets = [*websocket_urlpatterns, *token_websocket_urlpatterns]
+    return [*dict.fromkeys(found), *(f"ws:{p.pattern}" for p in sockets)]
 
 
 def test_every_route_has_a_row():
