@@ -16,7 +16,7 @@ from django.templatetags.static import static
 
 from accounts.roles import is_curator
 from annotation import selectors
-from annotation.core.epic import field_label, leaf_for
+from annotation.core.epic import leaf_for
 from annotation.forms import AssignForm, ProjectForm, UploadForm
 from annotation.models import Item, Project
 from annotation.serializers import ItemOutput
@@ -148,7 +148,7 @@ def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
             "masklets": [{"name": m.name, "image": m.image_index, "scored": m.scored, "label": m.label}
                          for m in leaf.masklets],
             "text_fields": list(leaf.text_fields), "count_field": leaf.count_field,
-            "field_labels": {name: field_label(name) for name in (*leaf.text_fields, leaf.count_field) if name},
+            "field_labels": {name: leaf.field_label(name) for name in (*leaf.text_fields, leaf.count_field) if name},
             "has_feasibility": leaf.has_feasibility,
         },
         "api": {"item": f"/api/annotation/items/{item.pk}/", "submit": f"/api/annotation/items/{item.pk}/submit/"},
