@@ -83,6 +83,14 @@ class Leaf:
             return f"{field_label(name)} (stored with the sample, not shown to the model)"
         return field_label(name)
 
+    def name_label(self, name: str) -> str:
+        """A plain label for any of the leaf's names: a text or count field, or a masklet (what it holds)."""
+        spec = next((m for m in self.masklets if m.name == name), None)
+        if spec is not None:
+            kind = "scored mask" if spec.scored else "reference mask, shown through the overlay"
+            return f"{spec.label[:1].upper()}{spec.label[1:]} ({kind})"
+        return self.field_label(name)
+
     def masklet(self, name: str) -> MaskletSpec:
         for spec in self.masklets:
             if spec.name == name:
