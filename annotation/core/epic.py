@@ -78,9 +78,9 @@ class Leaf:
         """What the editor calls a field: the prompt line it lands in, or a plain name saying it is stored only."""
         line = self.prompt_line(name)
         if line is not None:
-            return f"{line} (the model's prompt{'; ' + self.prompt_hint if self.prompt_hint else ''})"
+            return f"{line} · in the model's prompt{'; ' + self.prompt_hint if self.prompt_hint else ''}"
         if name in self.text_fields:
-            return f"{field_label(name)} (stored with the sample, not shown to the model)"
+            return f"{field_label(name)} · not in the prompt"
         return field_label(name)
 
     def name_label(self, name: str) -> str:

@@ -102,7 +102,7 @@ def test_fields_land_in_the_published_prompt_where_their_labels_say(
     # Fields the model never sees say so, and every prompt field is named by the line it becomes.
     for field, label in labels.items():
         if field in leaf.text_fields:
-            assert (leaf.prompt_line(field) is not None) != ("not shown to the model" in label), label
+            assert (leaf.prompt_line(field) is not None) != ("not in the prompt" in label), label
 
 
 def test_target_localization_text_label_is_the_target_object_description(client, annotator, item_factory, small_png):
@@ -113,4 +113,4 @@ def test_target_localization_text_label_is_the_target_object_description(client,
     labels = _editor_labels(client, item)
     assert labels["text_label"].startswith("Target Object Description")
     assert "Instruction given to the robot" not in labels.values()
-    assert "not shown to the model" in labels["target_object_description_en"]
+    assert "not in the prompt" in labels["target_object_description_en"]
