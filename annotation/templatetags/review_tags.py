@@ -56,7 +56,8 @@ def review_marker_svg(item, review):
 @register.filter
 def leaf_label(name: str, leaf_path: str) -> str:
     """`{{ name|leaf_label:item.project.leaf }}`: the label the editor gives a field or masklet, not its raw key."""
+    name = str(name)
     try:
-        return leaf_for(leaf_path).name_label(str(name))
+        return leaf_for(leaf_path).name_label(name.removeprefix("texts."))  # a diff names texts "texts.<field>"
     except KeyError:
         return str(name)

@@ -186,7 +186,7 @@ def test_revise_shows_comments_and_marker_in_the_editor_the_new_version_shows_it
     page.goto(f"{base}/annotation/review/items/{item.pk}/")
     page.wait_for_function("() => window.reviewPage.ready === 1")
     diff = page.text_content("#diff")
-    assert "texts.text_label" in diff and "the round red disc" in diff and "#1 changed (IoU" in diff
+    assert "Target Object Description" in diff and "the round red disc" in diff and "#1 changed (IoU" in diff
     assert page.text_content("#round") == "1"
     page.screenshot(path=str(SCREENSHOT_DIR / "review-diff.png"), full_page=True)
 
