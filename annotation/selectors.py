@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q, QuerySet
 
-from accounts.roles import ANNOTATOR, CURATOR, REVIEWER, is_curator, is_reviewer
+from accounts.roles import ANNOTATOR, CURATOR, REVIEWER, curators_q, is_curator, is_reviewer
 from annotation.models import Image, Item, Project, SecondOpinion
 
 
@@ -49,3 +49,9 @@ def people_with_roles() -> list[tuple[str, list[str]]]:
         names = {g.name for g in user.groups.all()} | ({CURATOR} if user.is_staff else set())
         out.append((user.get_username(), [r for r in (ANNOTATOR, REVIEWER, CURATOR) if r in names]))
     return out
+
+
+def curator_names(*, limit: int = 5) -> list[str]:
+    """Who can assign items (named on the page an annotator sees for an item that is not theirs)."""
+    users = get_user_model().objects.filter(curators_q()).distinct().order_by("username")
+    return [user.get_username() for user in users[:limit]]

@@ -14,13 +14,14 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.templatetags.static import static
 
-from accounts.roles import is_curator
+from accounts.roles import is_annotator, is_curator, is_reviewer
 from annotation import selectors
-from annotation.core.epic import field_label, leaf_for
+from annotation.core.epic import leaf_for
 from annotation.forms import AssignForm, ProjectForm, UploadForm
 from annotation.models import Item, Project
 from annotation.serializers import ItemOutput
 from annotation.services import export
+from annotation.services.editing import EDITABLE_STATES, findings_json, item_lint
 from annotation.services.errors import AnnotationError
 from annotation.services.permissions import can_edit_item
 from annotation.services.projects import images_upload, items_assign, project_create, role_set
@@ -137,18 +138,26 @@ def _ort_static() -> dict[str, str] | None:
 def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
     item = get_object_or_404(Item.objects.select_related("project", "assignee"), pk=pk)
     if not can_edit_item(request.user, item):
-        raise Http404("No such item.")
+        # Issue 32: not a bare "Not Found": say whose item it is (to the project's annotators and reviewers) and
+        # who can hand it over.
+        team = is_annotator(request.user) or is_reviewer(request.user)
+        return render(request, "annotation/item_not_yours.html", {
+            "item": item, "show_assignee": team, "curators": selectors.curator_names(),
+        }, status=403)
     # Opening the item starts its embedding (and the next items') on the worker; idempotent.
     item_open(user=request.user, item=item)
     leaf = leaf_for(item.project.leaf)
+    item_data = dict(ItemOutput(item).data)
+    if item.state in EDITABLE_STATES:  # items stored before upload-time linting said "No findings." when empty
+        item_data["findings"] = findings_json(item_lint(item))
     config = {
-        "item": ItemOutput(item).data,
+        "item": item_data,
         "leaf": {
             "path": leaf.path, "family": leaf.family.value, "images": leaf.images,
             "masklets": [{"name": m.name, "image": m.image_index, "scored": m.scored, "label": m.label}
                          for m in leaf.masklets],
             "text_fields": list(leaf.text_fields), "count_field": leaf.count_field,
-            "field_labels": {name: field_label(name) for name in (*leaf.text_fields, leaf.count_field) if name},
+            "field_labels": {name: leaf.field_label(name) for name in (*leaf.text_fields, leaf.count_field) if name},
             "has_feasibility": leaf.has_feasibility,
         },
         "api": {"item": f"/api/annotation/items/{item.pk}/", "submit": f"/api/annotation/items/{item.pk}/submit/"},

@@ -48,6 +48,10 @@ class Leaf:
     has_feasibility: bool
     overlay: OverlaySpec | None
     images: int = 1
+    # The text fields the published sample's prompt reads, each with the prompt line it becomes, in prompt order
+    # (docs/formats/epic.md section 2.1: e.g. TL's `text_label` IS "Target Object Description").
+    prompt_fields: tuple[tuple[str, str], ...] = ()
+    prompt_hint: str = ""  # how to write several areas/objects in the prompt field, where the converter splits them
 
     @property
     def category(self) -> str:
@@ -65,6 +69,27 @@ class Leaf:
     @property
     def scored_masklets(self) -> tuple[str, ...]:
         return tuple(m.name for m in self.masklets if m.scored)
+
+    def prompt_line(self, name: str) -> str | None:
+        """The prompt line (e.g. "Target Object Description") a text field becomes, or None if the model never sees it."""
+        return dict(self.prompt_fields).get(name)
+
+    def field_label(self, name: str) -> str:
+        """What the editor calls a field: the prompt line it lands in, or a plain name saying it is stored only."""
+        line = self.prompt_line(name)
+        if line is not None:
+            return f"{line} · in the model's prompt{'; ' + self.prompt_hint if self.prompt_hint else ''}"
+        if name in self.text_fields:
+            return f"{field_label(name)} · not in the prompt"
+        return field_label(name)
+
+    def name_label(self, name: str) -> str:
+        """A plain label for any of the leaf's names: a text or count field, or a masklet (what it holds)."""
+        spec = next((m for m in self.masklets if m.name == name), None)
+        if spec is not None:
+            kind = "scored mask" if spec.scored else "reference mask, shown through the overlay"
+            return f"{spec.label[:1].upper()}{spec.label[1:]} ({kind})"
+        return self.field_label(name)
 
     def masklet(self, name: str) -> MaskletSpec:
         for spec in self.masklets:
@@ -84,6 +109,7 @@ def _tl(group: str, name: str) -> Leaf:
         count_text_fields=("text_label", "target_object_description_en"),
         has_feasibility=False,
         overlay=None,
+        prompt_fields=(("text_label", "Target Object Description"),),
     )
 
 
@@ -104,6 +130,8 @@ def _fp(side: str) -> Leaf:
         count_text_fields=(),
         has_feasibility=False,
         overlay=OverlaySpec(OVERLAY_SUFFIX[Family.FP], "masklet_target_area"),
+        prompt_fields=(("text_label", "Target Area Description"),),
+        prompt_hint="separate several areas with 22",
     )
 
 
@@ -122,6 +150,8 @@ def _cr(kind: str) -> Leaf:
         count_text_fields=(),
         has_feasibility=False,
         overlay=OverlaySpec(OVERLAY_SUFFIX[Family.CR], "masklet_reference_object"),
+        prompt_fields=(("text_label", "Reference Object Description"),),
+        prompt_hint="" if kind == "TypeOne" else "separate the objects with 2",
     )
 
 
@@ -168,6 +198,8 @@ _ALL += [
         count_text_fields=(),
         has_feasibility=False,
         overlay=OverlaySpec(OVERLAY_SUFFIX[Family.AR], "masklet_reference_area"),
+        prompt_fields=(("reference_object_description_en", "Reference Object Description"),
+                       ("text_label", "Task Description")),
     ),
     _cr("TypeOne"),
     _cr("TypeTwo"),
@@ -185,6 +217,8 @@ _ALL += [
         count_text_fields=(),
         has_feasibility=True,
         overlay=OverlaySpec(OVERLAY_SUFFIX[Family.PR], "masklet_reference_object"),
+        prompt_fields=(("reference_object_description_en", "Reference Object Description"),
+                       ("placement_region_description_en", "Placement Region Description")),
     ),
 ]
 
@@ -195,7 +229,8 @@ assert list(LEAVES) == list(BY_TYPE_ORDER), "annotation's leaf table must follow
 
 # What the editor shows for each label field (the EPIC field names stay the keys on the wire and in exports).
 FIELD_LABELS: dict[str, str] = {
-    "text_label": "Instruction given to the robot",
+    # `text_label` is always a prompt field; its label is the prompt line it becomes (Leaf.field_label).
+    "text_label": "Main description",
     "target_object_description_en": "Target object, described (English)",
     "target_object_description_cn": "Target object, described (Chinese)",
     "target_area_description_en": "Target area, described (English)",

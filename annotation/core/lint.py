@@ -175,6 +175,18 @@ def _check_count(item: LintInput, count_field: str, count_masklet: str, n_instan
                 count_field,
             )
         )
+    elif item.count != n_instances and item.count > 0 and n_instances > 0:
+        # Without precise count the scorer grades the count softly, so a group drawn as one instance (a pile, a
+        # crowd) can be meant: still a finding, but one the annotator may override with a reason.
+        findings.append(
+            Finding(
+                "count-instances-differ", Severity.WARNING,
+                f"{count_field} is {item.count} but {count_masklet} has {n_instances} instance(s): draw one "
+                "instance per object, or give a reason (precise count unset: the count is scored as approximate; "
+                "with precise count set this is an error)",
+                count_field,
+            )
+        )
     if item.count > 0 and n_instances == 0:
         findings.append(
             Finding("empty-mask-positive-count", Severity.ERROR,
@@ -218,6 +230,16 @@ def _check_count_text(
                     "count_in_description")
         )
     return findings
+
+
+def _check_prompt_texts(item: LintInput) -> list[Finding]:
+    """Every text the published prompt reads must be filled in (else the model reads e.g. "Task Description: ")."""
+    return [
+        Finding("missing-description", Severity.ERROR,
+                f"{line} ({name}) is empty: the model's prompt would read \"{line}: \"", name)
+        for name, line in item.leaf.prompt_fields
+        if not str(item.texts.get(name) or "").strip()
+    ]
 
 
 def _check_count_flag(item: LintInput) -> list[Finding]:
@@ -316,11 +338,12 @@ def _check_overlaps(masklet: str, instance_masks: Sequence[np.ndarray | None], o
 
 
 def lint(item: LintInput, options: LintOptions = LintOptions()) -> list[Finding]:
-    """All findings for one item, in a stable order: masks, counts and count texts, feasibility, required
+    """All findings for one item, in a stable order: masks, the prompt's texts, counts and count texts, feasibility, required
     masklets, then each masklet's instance geometry."""
     leaf = item.leaf
     masks, findings = _decode_masks(item)
     findings += _check_unknown_masklets(item, masks)
+    findings += _check_prompt_texts(item)
     if leaf.count_field is not None and leaf.count_masklet is not None:
         n_instances = _count_instances(masks[leaf.count_masklet])
         findings += _check_count(item, leaf.count_field, leaf.count_masklet, n_instances)

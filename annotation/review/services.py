@@ -38,6 +38,7 @@ from annotation.services.transitions import audit_record, item_transition
 from scoring.benchmarks.epic.importer import epic_split_import
 from scoring.benchmarks.epic.plugin import SLUG as EPIC_SLUG
 from scoring.models import Benchmark, Sample, Split
+from scoring.selectors import board_cache_invalidate
 
 # --- reads used by the checks ----------------------------------------------------------------------------
 
@@ -362,6 +363,10 @@ def items_publish(
             ))
         audit_record(item=None, project=items[0].project, actor=user, action="publish_split",
                      detail={"split": str(target), "items": [i.pk for i in items], "created_version": new_version})
+        # Every board page of the benchmark lists its split tabs: a new split (or version, or sample) shows on all
+        # of them at once, not only once someone opens it (issue 32). After the commit, so no reader caches the old.
+        split_ids = list(Split.objects.filter(benchmark=benchmark).values_list("pk", flat=True))
+        transaction.on_commit(lambda: [board_cache_invalidate(split_id=pk) for pk in split_ids])
     return target, links
 
 

@@ -66,6 +66,8 @@ def review_item(request: HttpRequest, pk: int) -> HttpResponse:
     context = selectors.review_context(item=item)
     return render(request, "annotation/review_item.html", {
         "item": item, "refusal": refusal, "error": error, "posted": posted, **context,
+        # Issue 32: a refused verdict comes back with the reasons ticked as they were posted.
+        "posted_reasons": request.POST.getlist("reasons") if posted else [],
         "findings": item.findings, "override_reason": item.override_reason,
     }, status=status)
 

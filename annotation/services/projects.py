@@ -17,6 +17,7 @@ from accounts.roles import ANNOTATOR, REVIEWER, is_annotator, is_curator
 from annotation.core import images as image_core
 from annotation.core.epic import LEAVES, leaf_for
 from annotation.models import Image, Item, ItemImage, ItemRevision, Project
+from annotation.services.editing import findings_json, item_lint
 from annotation.services.errors import AnnotationError
 from annotation.services.transitions import audit_record, item_revision_create
 
@@ -101,6 +102,9 @@ def images_upload(*, user: AbstractBaseUser, name: str, data: image_core.Upload,
                                                updated_by=user)
                     for index, image_file in enumerate(group):
                         ItemImage.objects.create(item=item, image=by_hash[image_file.sha256], index=index)
+                    # An empty item is not clean: the editor shows what is still missing from the start (issue 32).
+                    item.findings = findings_json(item_lint(item))
+                    item.save(update_fields=["findings"])
                     item_revision_create(item, ItemRevision.Kind.CREATE, user, note=f"from upload {name}")
                     items.append(item)
     except BaseException:

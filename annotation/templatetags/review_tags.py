@@ -4,6 +4,7 @@ from __future__ import annotations
 from django import template
 from django.utils.html import format_html, format_html_join
 
+from annotation.core.epic import leaf_for
 from annotation.models import AuditEvent, Item
 from annotation.review.selectors import review_comments_for_editor
 
@@ -50,3 +51,13 @@ def review_marker_svg(item, review):
             image.width, image.height, index + 1, image.pk, image.width, image.height, circles,
         ))
     return format_html_join("", "{}", ((p,) for p in parts))
+
+
+@register.filter
+def leaf_label(name: str, leaf_path: str) -> str:
+    """`{{ name|leaf_label:item.project.leaf }}`: the label the editor gives a field or masklet, not its raw key."""
+    name = str(name)
+    try:
+        return leaf_for(leaf_path).name_label(name.removeprefix("texts."))  # a diff names texts "texts.<field>"
+    except KeyError:
+        return str(name)

@@ -130,7 +130,7 @@ def test_annotator_segments_edits_saves_and_submits_in_the_editor(
     assert Item.objects.get(pk=item.pk).state == "in_progress"
     page.fill("#override-reason", "the description is quoted from the operator verbatim")
     page.click("#btn-submit")
-    page.wait_for_function("() => document.getElementById('save-status').textContent === 'Submitted for review.'")
+    page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Submitted for review')")
     submitted = Item.objects.get(pk=item.pk)
     assert submitted.state == Item.State.SUBMITTED
     assert submitted.override_reason == "the description is quoted from the operator verbatim"

@@ -33,7 +33,7 @@ def test_the_canvas_is_locked_in_review_after_submitting(
     assert page.evaluate("() => { const e = document.getElementById('item-state'); return e.getClientRects().length; }") == 1
     assert page.evaluate("() => { const c = document.querySelector('.ann-leaf code'); return c.scrollWidth <= c.clientWidth + 1; }")
     # Plain labels and the project's instructions.
-    assert page.text_content("label[for=t-text_label]") == "Instruction given to the robot"
+    assert page.text_content("label[for=t-text_label]") == "Target Object Description · in the model's prompt"
     assert "Count every mug" in page.text_content("#instructions")
     # The "Keyboard shortcuts" button is readable on the white sidebar (it was white on white).
     colour = page.evaluate("() => getComputedStyle(document.getElementById('btn-help')).color")
@@ -56,7 +56,7 @@ def test_the_canvas_is_locked_in_review_after_submitting(
     if "give a reason" in page.text_content("#save-status"):
         page.fill("#override-reason", "a stroke is all this test draws")
         page.click("#btn-submit")
-    page.wait_for_function("() => document.getElementById('save-status').textContent === 'Submitted for review.'")
+    page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Submitted for review')")
     assert Item.objects.get(pk=item.pk).state == Item.State.SUBMITTED
 
     # Locked and saying so: the brush, the clicks, undo and the buttons change nothing.

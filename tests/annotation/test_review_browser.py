@@ -75,7 +75,7 @@ def test_annotate_submit_two_reviews_publish_and_see_the_sample(
     page.check("#f-precise")
     page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Saved')")
     page.click("#btn-submit")
-    page.wait_for_function("() => document.getElementById('save-status').textContent === 'Submitted for review.'")
+    page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Submitted for review')")
     assert Item.objects.get(pk=item.pk).state == Item.State.SUBMITTED
 
     # Two reviewers, one after the other; the first one also drops a marker on the image.
@@ -179,14 +179,14 @@ def test_revise_shows_comments_and_marker_in_the_editor_the_new_version_shows_it
     page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Saved')")
     page.click("#btn-submit")
     try:
-        page.wait_for_function("() => document.getElementById('save-status').textContent === 'Submitted for review.'")
+        page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Submitted for review')")
     except PlaywrightTimeoutError:
         raise AssertionError(f"not submitted: {page.text_content('#save-status')!r} {page.text_content('#findings')!r}") from None
     _switch(page, base, "rob")
     page.goto(f"{base}/annotation/review/items/{item.pk}/")
     page.wait_for_function("() => window.reviewPage.ready === 1")
     diff = page.text_content("#diff")
-    assert "texts.text_label" in diff and "the round red disc" in diff and "#1 changed (IoU" in diff
+    assert "Target Object Description" in diff and "the round red disc" in diff and "#1 changed (IoU" in diff
     assert page.text_content("#round") == "1"
     page.screenshot(path=str(SCREENSHOT_DIR / "review-diff.png"), full_page=True)
 
@@ -236,7 +236,7 @@ def test_blind_second_annotation_in_the_editor_flags_a_disagreeing_item_for_the_
     page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Saved')")
     page.screenshot(path=str(SCREENSHOT_DIR / "review-blind-editor.png"))
     page.click("#btn-submit")
-    page.wait_for_function("() => document.getElementById('save-status').textContent === 'Submitted for review.'")
+    page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Submitted for review')")
     opinion = SecondOpinion.objects.get(item=item)
     assert opinion.status == "done" and opinion.low_agreement and opinion.f1 == 0.0 and opinion.count_equal
 

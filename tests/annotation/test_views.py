@@ -70,10 +70,11 @@ def test_the_editor_is_cross_origin_isolated_and_its_static_files_may_be_loaded_
                                                                                                  "same-origin")
 
 
-def test_editor_of_someone_elses_item_is_not_found(client, annotator, item_factory, small_png):
+def test_editor_of_someone_elses_item_is_forbidden(client, annotator, item_factory, small_png):
     [item] = item_factory(small_png)
     client.force_login(annotator)
-    assert client.get(f"/annotation/items/{item.pk}/").status_code == 404
+    assert client.get(f"/annotation/items/{item.pk}/").status_code == 403  # issue 32: a page that says why
+    assert client.get("/annotation/items/999999/").status_code == 404
     assert client.get("/annotation/").status_code == 200
 
 

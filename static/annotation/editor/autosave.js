@@ -132,7 +132,9 @@ export async function submit() {
     state.version = res.data.version;
     state.itemState = res.data.state;
     $("item-state").textContent = "in review";
-    setSaveStatus("Submitted for review.");
+    // The submit made a new version on the server: the status line and the HUD show it (issue 32).
+    setSaveStatus(`Submitted for review (version ${state.version}).`);
+    updateHud();
     applyLock();
     backup();
     localStorage.removeItem(STORAGE_KEY);

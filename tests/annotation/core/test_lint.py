@@ -64,7 +64,10 @@ def test_number_in_text_without_the_flag_and_flag_without_number():
 def test_precise_count_must_equal_instances():
     findings = lint(tl(count=3, precise_count=True))
     assert codes(findings) == ["count-instances-mismatch"]
-    assert lint(tl(count=3, precise_count=False)) == []
+    # Issue 32: "a count of 5 with 2 instances passes unless "precise count" is ticked": without it the
+    # difference is a warning (overridable with a reason), with it an error.
+    assert codes(lint(tl(count=5, precise_count=False))) == ["count-instances-differ"]
+    assert lint(tl(count=5, precise_count=False))[0].severity.value == "warning"
 
 
 def test_empty_mask_with_positive_count_and_mask_with_zero_count():
@@ -74,7 +77,9 @@ def test_empty_mask_with_positive_count_and_mask_with_zero_count():
 
 
 def test_placement_feasibility_rules():
-    base = dict(leaf=PR, image_sizes=(SIZE,), instances={"masklet_reference_object": [box(0, 10, 0, 10)],
+    base = dict(leaf=PR, image_sizes=(SIZE,), texts={"reference_object_description_en": "a pot",
+                                                      "placement_region_description_en": "the shelf"},
+                instances={"masklet_reference_object": [box(0, 10, 0, 10)],
                                                           "masklet_placement_region": [box(50, 90, 50, 150)]})
     assert codes(lint(LintInput(**base))) == ["missing-feasibility"]
     assert lint(LintInput(**base, placement_feasible=False)) == []
@@ -100,7 +105,7 @@ def test_large_intended_hole_is_not_flagged():
     ring = np.zeros(SIZE, bool)
     ring[10:90, 10:90] = True
     ring[30:70, 30:70] = False
-    assert lint(tl(count=1, instances={"masklet_target": [rle.encode(ring)]}, texts={})) == []
+    assert lint(tl(count=1, instances={"masklet_target": [rle.encode(ring)]}, texts={"text_label": "the ring"})) == []
 
 
 def test_mask_of_the_wrong_size_and_undecodable_mask_are_errors():

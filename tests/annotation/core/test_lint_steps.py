@@ -47,7 +47,9 @@ def tl(**kwargs):
 
 
 def pr(**kwargs):
-    defaults = dict(leaf=PR, image_sizes=(SIZE,), instances={"masklet_reference_object": [box(0, 10, 0, 10)],
+    defaults = dict(leaf=PR, image_sizes=(SIZE,), texts={"reference_object_description_en": "a pot",
+                                                         "placement_region_description_en": "the top shelf"},
+                    instances={"masklet_reference_object": [box(0, 10, 0, 10)],
                                                               "masklet_placement_region": [box(50, 90, 50, 150)]})
     defaults.update(kwargs)
     return LintInput(**defaults)
@@ -160,6 +162,7 @@ EXPECTED = {
         ('count-in-description-without-number', W, 'count-in-description is set but the description states no number', 'count_in_description', None),
     ],
     'flag-without-number-no-texts': [
+        ('missing-description', E, 'Target Object Description (text_label) is empty: the model\'s prompt would read "Target Object Description: "', 'text_label', None),
         ('count-in-description-without-number', W, 'count-in-description is set but the description states no number', 'count_in_description', None),
     ],
     'precise-count-mismatch': [
@@ -220,6 +223,7 @@ EXPECTED = {
         ('tiny-fragment', W, 'masklet_target[1] has 1 fragment(s) under 2000 px (smallest 1200 px)', 'masklet_target', 1),
     ],
     'three-way-overlap-and-empty-instance': [
+        ('count-instances-differ', W, 'count_target_instance is 4 but masklet_target has 3 instance(s): draw one instance per object, or give a reason (precise count unset: the count is scored as approximate; with precise count set this is an error)', 'count_target_instance', None),
         ('empty-instance', W, 'masklet_target[1] has no pixels', 'masklet_target', 1),
         ('overlapping-instances', W, 'masklet_target[0] and [2] overlap by 100 px', 'masklet_target', 2),
         ('overlapping-instances', W, 'masklet_target[0] and [3] overlap by 25 px', 'masklet_target', 3),
@@ -233,6 +237,7 @@ EXPECTED = {
     'cr-separator-digits': [
     ],
     'cr-empty': [
+        ('missing-description', E, 'Reference Object Description (text_label) is empty: the model\'s prompt would read "Reference Object Description: "', 'text_label', None),
     ],
     'gd-empty': [
         ('empty-masklet', E, 'masklet_ground (each separate ground region) is empty', 'masklet_ground', None),
@@ -240,10 +245,13 @@ EXPECTED = {
     'fp-empty-and-unknown': [
         ('unknown-masklet', E, "Navigation/FeasiblePath/FeasiblePath_Exo has no masklet 'masklet_bogus'", 'masklet_bogus', None),
         ('unknown-masklet', E, "Navigation/FeasiblePath/FeasiblePath_Exo has no masklet 'masklet_other'", 'masklet_other', None),
+        ('missing-description', E, 'Target Area Description (text_label) is empty: the model\'s prompt would read "Target Area Description: "', 'text_label', None),
         ('empty-masklet', E, 'masklet_path (the feasible ground area) is empty', 'masklet_path', None),
         ('empty-masklet', E, 'masklet_target_area (both endpoint areas (two separate blobs)) is empty', 'masklet_target_area', None),
     ],
     'ar-reference-only': [
+        ('missing-description', E, 'Reference Object Description (reference_object_description_en) is empty: the model\'s prompt would read "Reference Object Description: "', 'reference_object_description_en', None),
+        ('missing-description', E, 'Task Description (text_label) is empty: the model\'s prompt would read "Task Description: "', 'text_label', None),
         ('empty-masklet', E, 'masklet_affordance_region (the region used for the task) is empty', 'masklet_affordance_region', None),
     ],
     'vm-missing-image': [
