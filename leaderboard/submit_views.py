@@ -9,6 +9,7 @@ from django.shortcuts import render
 from leaderboard.selectors import benchmarks_with_option
 from scoring import benchmarks
 from scoring.benchmarks import plugins
+from scoring.forms import scorer_options_chosen
 from scoring.models import Split
 from scoring.precheck import submission_precheck
 from scoring.selectors import splits_open_for_submission
@@ -34,13 +35,8 @@ class PrecheckForm(forms.Form):
                                                   label=option.label, help_text=option.help)
 
     def scorer_options(self) -> dict:
-        """The scorer options the form's choices stand for, as the upload form's (`SubmissionForm.scorer_options`)."""
-        data = self.cleaned_data
-        options: dict = {"raw": True} if data.get("raw_responses") else {}
-        for name, option in benchmarks.upload_options().items():
-            if data.get(name) and data[name] != option.default:
-                options[name] = data[name]
-        return options
+        """The scorer options the form's choices stand for, as the upload form's."""
+        return scorer_options_chosen(self.cleaned_data)
 
     def clean_file(self):
         f = self.cleaned_data["file"]

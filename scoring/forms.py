@@ -4,6 +4,16 @@ from scoring import benchmarks
 from scoring.models import ModelEntry, Split, Submission
 
 
+def scorer_options_chosen(data: dict) -> dict:
+    """The scorer options a form's cleaned choices stand for: `raw` when the raw-responses box is ticked, and each
+    benchmark upload option left away from its default (the upload form and the pre-check form alike)."""
+    options: dict = {"raw": True} if data.get("raw_responses") else {}
+    for name, option in benchmarks.upload_options().items():
+        if data.get(name) and data[name] != option.default:
+            options[name] = data[name]
+    return options
+
+
 class SplitChoiceField(forms.ModelChoiceField):
     def label_from_instance(self, obj: Split) -> str:
         hidden = "hidden ground truth" if obj.hidden_ground_truth else "public ground truth"
@@ -39,12 +49,7 @@ class SubmissionForm(forms.Form):
 
     def scorer_options(self) -> dict:
         """The scorer options the form's choices stand for (the API's `raw` and `options`)."""
-        data = self.cleaned_data
-        options: dict = {"raw": True} if data.get("raw_responses") else {}
-        for name, option in benchmarks.upload_options().items():
-            if data.get(name) and data[name] != option.default:
-                options[name] = data[name]
-        return options
+        return scorer_options_chosen(self.cleaned_data)
 
     def __init__(self, *args, splits=None, **kwargs):
         super().__init__(*args, **kwargs)
