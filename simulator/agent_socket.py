@@ -87,13 +87,6 @@ def _authenticated(key: str):
     return user
 
 
-class Refused(Exception):
-    def __init__(self, status: int, message: str, field: str = ""):
-        super().__init__(message)
-        self.body = ServiceRefusal(message, status=status, field=field or None).body()
-        self.status = status
-
-
 class AgentConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.user = None
@@ -111,8 +104,8 @@ class AgentConsumer(AsyncWebsocketConsumer):
         try:
             message = self._decode(text_data, bytes_data)
             reply = await self._dispatch(message)
-        except Refused as exc:
-            reply = {"type": "error", "status": exc.status, "error": exc.body}
+        except ServiceRefusal as exc:  # the site's one refusal, answered in the API's error body
+            reply = _error(exc.status, exc.body())
         if isinstance(message, dict) and "id" in message:
             reply["id"] = message["id"]
         if binary:
@@ -123,31 +116,31 @@ class AgentConsumer(AsyncWebsocketConsumer):
     def _decode(self, text_data: str | None, bytes_data: bytes | None) -> Any:
         size = len(text_data) if text_data is not None else len(bytes_data or b"")
         if size > MAX_MESSAGE:
-            raise Refused(400, f"A message may be at most {MAX_MESSAGE} bytes; this one has {size}.")
+            raise ServiceRefusal(status=400, message=f"A message may be at most {MAX_MESSAGE} bytes; this one has {size}.")
         if text_data is not None:
             try:
                 return bounded.loads(text_data, max_depth=MAX_DEPTH)
             except bounded.TooDeep as exc:
-                raise Refused(400, str(exc)) from None
+                raise ServiceRefusal(status=400, message=str(exc)) from None
             except (ValueError, RecursionError):
-                raise Refused(400, "That message is not JSON; nothing was played.") from None
+                raise ServiceRefusal(status=400, message="That message is not JSON; nothing was played.") from None
         try:
             # Bounded by the frame's size (checked above); a message needs no long array or map, and the decoder
             # refuses nesting past its own stack (StackError).
             return msgpack.unpackb(bytes_data or b"", raw=False, strict_map_key=True, max_array_len=64,
                                    max_map_len=64)
         except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, TypeError):
-            raise Refused(400, "That binary message is not msgpack; nothing was played.") from None
+            raise ServiceRefusal(status=400, message="That binary message is not msgpack; nothing was played.") from None
 
     async def _dispatch(self, message: Any) -> dict:
         kind = message.get("type") if isinstance(message, dict) else None
         if kind not in TYPES:
-            raise Refused(400, f"Unknown message type {str(kind)[:40]!r}; expected one of {', '.join(TYPES)}.",
+            raise ServiceRefusal(status=400, message=f"Unknown message type {str(kind)[:40]!r}; expected one of {', '.join(TYPES)}.",
                           field="type")
         if kind == "auth":
             return await self._auth(message)
         if self.user is None:
-            raise Refused(401, "Authenticate first: {\"type\": \"auth\", \"token\": ...} or an Authorization header.")
+            raise ServiceRefusal(status=401, message="Authenticate first: {\"type\": \"auth\", \"token\": ...} or an Authorization header.")
         user = self.user
         if kind == "reset":
             data = {k: v for k, v in message.items() if k not in ("type", "id")}
@@ -157,15 +150,12 @@ class AgentConsumer(AsyncWebsocketConsumer):
             return {"type": kind, "status": status, **body} if status < 400 else _error(status, body)
         episode = self._episode(message)
         if kind == "state":
-            try:
-                body = await self._run(lambda: api.detail_answer(user=user, episode_id=episode))
-            except ServiceRefusal as exc:
-                return _error(exc.status, exc.body())
+            body = await self._run(lambda: api.detail_answer(user=user, episode_id=episode))
             self.episode = episode
             return {"type": kind, "status": 200, **body}
         output = plain_act_output(message)
         if output is None:
-            raise Refused(400, "A step needs `output`: the model's text, at most 20000 characters, no NUL.",
+            raise ServiceRefusal(status=400, message="A step needs `output`: the model's text, at most 20000 characters, no NUL.",
                           field="output")
         status, body = await self._run(lambda: api.step_answer(user=user, episode_id=episode, output=output))
         return {"type": kind, "status": status, **body} if status < 400 else _error(status, body)
@@ -173,19 +163,19 @@ class AgentConsumer(AsyncWebsocketConsumer):
     async def _auth(self, message: dict) -> dict:
         key = message.get("token")
         if not isinstance(key, str) or not key or len(key) > 200:
-            raise Refused(400, "`token` must be your API token.", field="token")
+            raise ServiceRefusal(status=400, message="`token` must be your API token.", field="token")
         user = await self._run(lambda: _authenticated(key))
         if user is None:
-            raise Refused(401, "Invalid token.", field="token")
+            raise ServiceRefusal(status=401, message="Invalid token.", field="token")
         self.user = user
         return {"type": "auth", "status": 200, "user": user.get_username()}
 
     def _episode(self, message: dict) -> int:
         episode = message.get("episode", self.episode)
         if episode is None:
-            raise Refused(400, "No episode: send `reset` first, or name one with `episode`.", field="episode")
+            raise ServiceRefusal(status=400, message="No episode: send `reset` first, or name one with `episode`.", field="episode")
         if isinstance(episode, bool) or not isinstance(episode, int) or not 0 < episode <= LARGEST_ID:
-            raise Refused(400, "`episode` must be an episode id.", field="episode")
+            raise ServiceRefusal(status=400, message="`episode` must be an episode id.", field="episode")
         return episode
 
     async def _run(self, call: Callable[[], Any]) -> Any:
