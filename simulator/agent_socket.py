@@ -27,14 +27,14 @@ from typing import Any
 import msgpack
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.db import close_old_connections, connections
+from django.db import connections
 from rest_framework.exceptions import AuthenticationFailed
 
 from accounts.auth import CachedTokenAuthentication
 from scoring.core import bounded
 from scoring.errors import ServiceRefusal
 from simulator import api
-from simulator.asgi import LARGEST_ID, token_key
+from simulator.asgi import LARGEST_ID, token_key, with_connections
 from simulator.serializers import plain_act_output
 
 # The largest message: a model output of ACT_OUTPUT_MAX characters (up to 4 bytes each in UTF-8) and its envelope.
@@ -68,14 +68,6 @@ def pool_shutdown() -> None:
 
     list(pool.map(close, range(size)))
     pool.shutdown(wait=True)
-
-
-def _played(call: Callable[[], Any]) -> Any:
-    close_old_connections()
-    try:
-        return call()
-    finally:
-        close_old_connections()
 
 
 def _authenticated(key: str):
@@ -179,7 +171,7 @@ class AgentConsumer(AsyncWebsocketConsumer):
         return episode
 
     async def _run(self, call: Callable[[], Any]) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(_pool(), _played, call)
+        return await asyncio.get_running_loop().run_in_executor(_pool(), with_connections, call)
 
 
 def _error(status: int, body: dict) -> dict:

@@ -78,19 +78,28 @@ def fast_operation(route: tuple[type, dict[str, Any]], data) -> Callable[[Any], 
     return lambda user: api.step_answer(user=user, episode_id=kwargs["pk"], output=output)
 
 
-def fast_played(key: str, operation: Callable[[Any], tuple[int, dict]]) -> Answer:
-    """One request, as the DRF view answers it: status, body, extra headers. Connections are looked after as
-    Django does around a request."""
+def with_connections(call: Callable[[], Any]) -> Any:
+    """`call()` in a worker thread, its database connections looked after as Django does around a request (the fast
+    path here and the agent socket, simulator.agent_socket)."""
     close_old_connections()
     try:
+        return call()
+    finally:
+        close_old_connections()
+
+
+def fast_played(key: str, operation: Callable[[Any], tuple[int, dict]]) -> Answer:
+    """One request, as the DRF view answers it: status, body, extra headers."""
+
+    def played() -> Answer:
         try:
             user, _ = CachedTokenAuthentication().authenticate_credentials(key)
         except AuthenticationFailed as exc:
             return 401, {"detail": str(exc.detail)}, ((b"www-authenticate", b"Token"),)
         status, body = operation(user)
         return status, body, ()
-    finally:
-        close_old_connections()
+
+    return with_connections(played)
 
 
 def agent_admission(app, limit: int | None = None):
