@@ -9,8 +9,10 @@ import pytest
 from PIL import Image as PILImage
 
 from annotation import embeddings
+from annotation.core import rle
 from annotation.core.segmentation import Embedding as SamEmbedding
 from annotation.core.segmentation import EmbeddingCache, SamBackend
+from annotation.services.editing import item_save, item_submit
 from tests.annotation.core.conftest import drawn_scene  # the drawn test images of the core tests
 
 
@@ -32,6 +34,23 @@ def zip_bytes(entries: list[tuple[str, bytes]]) -> bytes:
         for name, data in entries:
             archive.writestr(name, data)
     return buffer.getvalue()
+
+
+def box_rle(y1, y2, x1, x2, size=(360, 640)) -> dict:
+    """The RLE of a filled rectangle, rows y1:y2 and columns x1:x2, on an image of `size` (h, w)."""
+    mask = np.zeros(size, bool)
+    mask[y1:y2, x1:x2] = True
+    return rle.encode(mask)
+
+
+@pytest.fixture
+def submitted(item_factory, annotator, scene_png):
+    """An item of the drawn scene the annotator labelled ("the red disc", one target) and submitted for review."""
+    [item] = item_factory(scene_png[0], assignee=annotator)
+    saved = item_save(user=annotator, item_id=item.pk, version=item.version,
+                      texts={"text_label": "the red disc"}, count=1, precise_count=True,
+                      instances={"masklet_target": [box_rle(100, 200, 100, 200)]})
+    return item_submit(user=annotator, item_id=item.pk, version=saved.version)
 
 
 @pytest.fixture

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from annotation.core import rle
 from annotation.core.epic import LEAVES
 from annotation.services.editing import item_save
 from scoring.benchmarks.epic.core.prompts import description_lines, prompt_task, sample_prompt
 from scoring.benchmarks.epic.core.taxonomy import LEAF_BY_NAME
 from scoring.models import Sample
+from tests.annotation.conftest import box_rle
 
 from .conftest import png_bytes, zip_bytes
 
@@ -43,9 +43,7 @@ PAPER = {
 
 
 def _box(y1, y2, x1, x2):
-    mask = np.zeros((60, 80), bool)
-    mask[y1:y2, x1:x2] = True
-    return rle.encode(mask)
+    return box_rle(y1, y2, x1, x2, size=(60, 80))
 
 
 def _editor_labels(client, item) -> dict[str, str]:

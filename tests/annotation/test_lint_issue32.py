@@ -7,20 +7,17 @@ warning that the annotator may override with a reason (the scorer grades such a 
 import json
 import re
 
-import numpy as np
 import pytest
 
-from annotation.core import rle
 from annotation.services.editing import item_save, item_submit
 from annotation.services.errors import AnnotationError
+from tests.annotation.conftest import box_rle
 
 pytestmark = pytest.mark.django_db
 
 
 def _box(y1, y2, x1, x2):
-    mask = np.zeros((30, 40), bool)
-    mask[y1:y2, x1:x2] = True
-    return rle.encode(mask)
+    return box_rle(y1, y2, x1, x2, size=(30, 40))
 
 
 def test_an_empty_item_is_not_no_findings(client, annotator, item_factory, small_png):

@@ -2,21 +2,14 @@
 (`text_label`, `masklet_target`) instead of labels; a new split's tab appears only once you are on it."""
 import re
 
-import numpy as np
 import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
 
-from annotation.core import rle
 from annotation.services.editing import item_save, item_submit
+from tests.annotation.conftest import box_rle
 
 pytestmark = pytest.mark.django_db
-
-
-def _box(y1, y2, x1, x2, size=(360, 640)):
-    mask = np.zeros(size, bool)
-    mask[y1:y2, x1:x2] = True
-    return rle.encode(mask)
 
 
 @pytest.fixture
@@ -26,15 +19,6 @@ def rob(django_user_model):
     client = Client()
     client.force_login(user)
     return client
-
-
-@pytest.fixture
-def submitted(item_factory, annotator, scene_png):
-    [item] = item_factory(scene_png[0], assignee=annotator)
-    saved = item_save(user=annotator, item_id=item.pk, version=item.version,
-                      texts={"text_label": "the red disc"}, count=1, precise_count=True,
-                      instances={"masklet_target": [_box(100, 200, 100, 200)]})
-    return item_submit(user=annotator, item_id=item.pk, version=saved.version)
 
 
 def _checked(html: str, name: str) -> list[str]:
@@ -72,7 +56,7 @@ def test_a_new_split_has_its_tab_on_the_board_before_you_are_on_it(item_factory,
     [item] = item_factory(scene_png[0], assignee=annotator)
     item = item_submit(user=annotator, item_id=item.pk, version=item_save(
         user=annotator, item_id=item.pk, version=item.version, texts={"text_label": "the red disc"}, count=1,
-        precise_count=True, instances={"masklet_target": [_box(100, 200, 100, 200)]}).version)
+        precise_count=True, instances={"masklet_target": [box_rle(100, 200, 100, 200)]}).version)
     for name in ("rob", "rita"):
         reviewer = django_user_model.objects.create_user(name, password=f"pw-{name}-123")
         reviewer.groups.add(Group.objects.get_or_create(name="reviewer")[0])

@@ -2,24 +2,16 @@
 import json
 import re
 
-import numpy as np
 import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
 
-from annotation.core import rle
 from annotation.models import AuditEvent, Item, Review, SecondOpinion
 from annotation.review import services as rs
-from annotation.services.editing import item_save, item_submit
 from scoring.models import Sample
+from tests.annotation.conftest import box_rle
 
 pytestmark = pytest.mark.django_db
-
-
-def _box(y1, y2, x1, x2, size=(360, 640)):
-    mask = np.zeros(size, bool)
-    mask[y1:y2, x1:x2] = True
-    return rle.encode(mask)
 
 
 def _user(django_user_model, name, group):
@@ -42,15 +34,6 @@ def rob(django_user_model):
 @pytest.fixture
 def rita(django_user_model):
     return _user(django_user_model, "rita", "reviewer")
-
-
-@pytest.fixture
-def submitted(item_factory, annotator, scene_png):
-    [item] = item_factory(scene_png[0], assignee=annotator)
-    saved = item_save(user=annotator, item_id=item.pk, version=item.version,
-                      texts={"text_label": "the red disc"}, count=1, precise_count=True,
-                      instances={"masklet_target": [_box(100, 200, 100, 200)]})
-    return item_submit(user=annotator, item_id=item.pk, version=saved.version)
 
 
 def test_reviewer_sees_queue_and_pinned_version_and_records_a_revise_with_markers(submitted, rob, annotator):
@@ -131,7 +114,7 @@ def test_blind_second_opinion_editor_and_api(submitted, curator, django_user_mod
     config = json.loads(page.split('<script id="editor-config" type="application/json">')[1].split("</script>")[0])
     assert config["item"]["instances"] == {} and config["leaf"]["text_fields"] == []  # nothing of the first annotation
     assert client.get(f"/api/annotation/images/{config['item']['images'][0]['id']}/file/").status_code == 200
-    body = {"version": 1, "count": 1, "instances": {"masklet_target": [_box(100, 200, 102, 200)]}}
+    body = {"version": 1, "count": 1, "instances": {"masklet_target": [box_rle(100, 200, 102, 200)]}}
     saved = client.put(f"/api/annotation/second/{opinion.pk}/", json.dumps(body), content_type="application/json")
     assert saved.status_code == 200 and saved.json()["version"] == 2
     stale = client.put(f"/api/annotation/second/{opinion.pk}/", json.dumps(body), content_type="application/json")
