@@ -119,8 +119,13 @@ class Submission(models.Model):
         FAILED = "failed", "Failed"
 
     class Source(models.TextChoices):
+        """The row type a board shows and filters by: a paper's number, an author's upload scored here (self-
+        reported), a score the hub re-derived from artefacts it holds (reproduced), or a model the hub ran itself."""
+
         UPLOAD = "upload", "Scored here"
         REPORTED = "reported", "Reported in paper"
+        REPRODUCED = "reproduced", "Reproduced by the hub"
+        HUB_RUN = "hub-run", "Run by the hub"
 
     model_entry = models.ForeignKey(ModelEntry, on_delete=models.CASCADE, related_name="submissions")
     split = models.ForeignKey(Split, on_delete=models.CASCADE, related_name="submissions")
