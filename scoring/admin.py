@@ -1,11 +1,13 @@
 from django import forms
 from django.contrib import admin
 
+from accounts.roles import is_curator
 from scoring.errors import SubmissionError
 from scoring.models import (
     Benchmark,
     ChangeRecord,
     ModelEntry,
+    Phase,
     Sample,
     SampleScore,
     Score,
@@ -21,10 +23,47 @@ class BenchmarkAdmin(admin.ModelAdmin):
     list_display = ("slug", "name", "version", "scorer", "order")
 
 
+class PhaseSplitInline(admin.TabularInline):
+    model = Split
+    fields = ("name", "version", "hidden_ground_truth", "is_default")
+    readonly_fields = ("name", "version", "hidden_ground_truth", "is_default")
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None) -> bool:  # a split joins a phase on the split's own page
+        return False
+
+
+@admin.register(Phase)
+class PhaseAdmin(admin.ModelAdmin):
+    """Curators set a phase's dates (UTC), quotas and rules here; a split joins a phase on the split's page."""
+
+    list_display = ("name", "benchmark", "slug", "opens_at", "closes_at", "daily_quota", "total_quota",
+                    "results_at_close", "private_allowed")
+    list_filter = ("benchmark", "results_at_close", "private_allowed")
+    prepopulated_fields = {"slug": ("name",)}
+    inlines = [PhaseSplitInline]
+    fieldsets = [
+        (None, {"fields": ("benchmark", "name", "slug", "description", "order")}),
+        ("Dates (UTC)", {"fields": ("opens_at", "closes_at")}),
+        ("Quotas per user", {"fields": ("daily_quota", "total_quota")}),
+        ("Results", {"fields": ("results_at_close", "private_allowed")}),
+    ]
+
+    def has_module_permission(self, request) -> bool:
+        return is_curator(request.user) and request.user.is_staff
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return self.has_module_permission(request)
+
+    has_change_permission = has_add_permission = has_delete_permission = has_view_permission  # type: ignore[assignment]
+
+
 @admin.register(Split)
 class SplitAdmin(admin.ModelAdmin):
-    list_display = ("__str__", "benchmark", "name", "version", "hidden_ground_truth", "is_default", "daily_quota")
-    list_filter = ("benchmark", "hidden_ground_truth")
+    list_display = ("__str__", "benchmark", "name", "version", "hidden_ground_truth", "is_default", "phase")
+    list_filter = ("benchmark", "hidden_ground_truth", "phase")
 
 
 @admin.register(Sample)
@@ -70,8 +109,8 @@ class SubmissionAdmin(admin.ModelAdmin):
 
 @admin.register(UploadQuotaDay)
 class UploadQuotaDayAdmin(admin.ModelAdmin):
-    list_display = ("day", "user", "split")
-    list_filter = ("day", "split")
+    list_display = ("day", "user", "phase")
+    list_filter = ("day", "phase")
 
 
 @admin.register(Score)
