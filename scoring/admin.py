@@ -15,6 +15,7 @@ from scoring.models import (
     Submission,
     UploadQuotaDay,
 )
+from scoring.selectors import board_cache_invalidate
 from scoring.services import model_entry_name_visible_check
 
 
@@ -50,6 +51,11 @@ class PhaseAdmin(admin.ModelAdmin):
         ("Quotas per user", {"fields": ("daily_quota", "total_quota")}),
         ("Results", {"fields": ("results_at_close", "private_allowed")}),
     ]
+
+    def save_model(self, request, obj, form, change) -> None:
+        super().save_model(request, obj, form, change)
+        for split_id in obj.splits.values_list("pk", flat=True):  # its dates and rules show on the boards
+            board_cache_invalidate(split_id=split_id)
 
     def has_module_permission(self, request) -> bool:
         return is_curator(request.user) and request.user.is_staff
