@@ -1,8 +1,8 @@
 """factory_boy factories for the scoring models."""
-import factory
-
 from datetime import datetime
 from datetime import timezone as dt_timezone
+
+import factory
 
 from scoring.models import Benchmark, ModelEntry, Phase, Sample, Split
 
@@ -40,7 +40,7 @@ class SplitFactory(factory.django.DjangoModelFactory):
     is_default = True
 
     @factory.post_generation
-    def daily_quota(obj, create, extracted, **kwargs):  # noqa: N805 (factory_boy passes the object first)
+    def daily_quota(obj, create, extracted, **kwargs):
         if extracted is None:
             return
         obj.phase = PhaseFactory(benchmark=obj.benchmark, name=obj.name.capitalize(), daily_quota=extracted)
