@@ -264,3 +264,38 @@ def test_the_format_page_states_each_splits_phase_and_dates(client, bench):
     assert "<strong>Test</strong>" in page and "(closes in 5 hours)" in page
     assert "quota per user: 5 a day, 20 in all; results shown when it closes" in page
     assert "no samples yet: nothing to download or submit" in page
+
+
+# Admin -------------------------------------------------------------------------------------------------------------
+
+@pytest.mark.django_db
+def test_curators_edit_phases_in_the_admin_and_the_board_follows(client, curator, user, bench):
+    # Given a staff curator (not a superuser) and a split in a phase that is open
+    curator.is_staff = True
+    curator.save()
+    phase = _phase(bench, name="Test", opens_at=NOW() - timedelta(days=1))
+    split = _split(phase)
+    client.force_login(curator)
+    assert client.get("/admin/scoring/phase/").status_code == 200
+    # When the curator closes it in the admin
+    change = client.get(f"/admin/scoring/phase/{phase.pk}/change/")
+    assert change.status_code == 200 and "Dates (UTC)" in change.content.decode()
+    closed_at = NOW() - timedelta(minutes=5)
+    response = client.post(f"/admin/scoring/phase/{phase.pk}/change/", {
+        "benchmark": bench.pk, "name": "Test", "slug": phase.slug, "description": "", "order": 0,
+        "opens_at_0": (NOW() - timedelta(days=1)).strftime("%Y-%m-%d"), "opens_at_1": "00:00:00",
+        "closes_at_0": closed_at.strftime("%Y-%m-%d"), "closes_at_1": closed_at.strftime("%H:%M:%S"),
+        "daily_quota": "3", "total_quota": "", "private_allowed": "on",
+        "splits-TOTAL_FORMS": "1", "splits-INITIAL_FORMS": "1", "splits-MIN_NUM_FORMS": "0",
+        "splits-MAX_NUM_FORMS": "1000", "splits-0-id": split.pk, "splits-0-phase": phase.pk,
+    })
+    assert response.status_code == 302, response.content.decode()[:2000]
+    phase.refresh_from_db()
+    assert phase.has_closed() and phase.daily_quota == 3
+    # Then uploads are refused, and the board says the phase closed
+    user_client = client.__class__()
+    user_client.force_login(user)
+    assert form_upload(user_client, split).status_code == 403
+    assert "closed 5 minutes ago" in user_client.get("/leaderboard/dummy-bench/?split=test").content.decode()
+    # And a user who is not a curator cannot reach the phases' admin
+    assert user_client.get("/admin/scoring/phase/").status_code == 302
