@@ -245,6 +245,7 @@ def test_results_at_close_are_held_back_from_boards_until_the_phase_closes(clien
     client.force_login(user)
     own = client.get(f"/submissions/{submission.pk}/").content.decode()
     assert "Scored" in own and "50.0" in own
+    assert "Results of this phase are shown on the board when it closes" in own
     # When the phase closes, the row is on the board for everyone
     phase.closes_at = NOW() - timedelta(seconds=1)
     phase.save()
