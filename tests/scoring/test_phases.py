@@ -237,7 +237,8 @@ def test_results_at_close_are_held_back_from_boards_until_the_phase_closes(clien
     assert "Hidden-Till-Close" not in board
     assert "Results of this phase are shown when it closes" in board and "closes in 2 days" in board
     model_page = client.get(f"/models/{submission.model_entry.slug}/")
-    assert "Hidden-Till-Close" not in model_page.content.decode() or "50.0" not in model_page.content.decode()
+    assert f"scored here #{submission.pk}" not in model_page.content.decode()
+    assert "No scored submissions yet." in model_page.content.decode()
     assert client.get(f"/submissions/{submission.pk}/samples/").status_code in (403, 404)
     api = client.get("/api/leaderboards/dummy-bench/?split=test")
     assert api.status_code == 200 and "Hidden-Till-Close" not in api.content.decode()
@@ -254,6 +255,7 @@ def test_results_at_close_are_held_back_from_boards_until_the_phase_closes(clien
     board = client.get("/leaderboard/dummy-bench/?split=test").content.decode()
     assert "Hidden-Till-Close" in board and "Results of this phase are shown when it closes" not in board
     assert "closed " in board
+    assert f"scored here #{submission.pk}" in client.get(f"/models/{submission.model_entry.slug}/").content.decode()
 
 
 @pytest.mark.django_db
