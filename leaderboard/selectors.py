@@ -22,7 +22,8 @@ from scoring.benchmarks import UnknownBenchmark, plugin_for, plugins
 from scoring.core.analysis import ModelSamples, SampleRow
 from scoring.core.disclosure import disclosed
 from scoring.core.states import provisional_of
-from scoring.models import Benchmark, ModelEntry, SampleScore, Split, Submission
+from scoring.models import Benchmark, ModelEntry, Phase, SampleScore, Split, Submission
+from scoring.phases import phase_shown
 from scoring.selectors import board_cache_version, board_version_key, on_boards
 
 ROWS_TIMEOUT = 300
@@ -145,7 +146,10 @@ def board_fingerprint(*, split_id: int) -> str:
         total=Sum("score__overall"),
     )
     stamp = agg["last"].timestamp() if agg["last"] else 0
-    return f"{agg['n']}-{agg['top']}-{stamp:.6f}-{agg['known']}-{(agg['total'] or 0):.6f}"
+    # The phase's words ("closes in 5 hours", "closed") are on the page too: a cached page turns with them.
+    phase = Phase.objects.filter(splits=split_id).first()
+    when = phase_shown(phase).when.replace(" ", "_") if phase is not None else ""
+    return f"{agg['n']}-{agg['top']}-{stamp:.6f}-{agg['known']}-{(agg['total'] or 0):.6f}-{when}"
 
 
 def board_cache_key(*, split_id: int) -> str:

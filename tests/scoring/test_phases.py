@@ -302,3 +302,20 @@ def test_curators_edit_phases_in_the_admin_and_the_board_follows(client, curator
     assert "closed 5 minutes ago" in user_client.get("/leaderboard/dummy-bench/?split=test").content.decode()
     # And a user who is not a curator cannot reach the phases' admin
     assert user_client.get("/admin/scoring/phase/").status_code == 302
+
+
+@pytest.mark.django_db
+def test_a_cached_board_turns_when_its_phase_closes(client, user, bench):
+    # Given a phase closing in two seconds, and its board read by a visitor (the page is cached whole)
+    phase = _phase(bench, opens_at=NOW() - timedelta(days=1))
+    split = _split(phase)
+    _scored_upload(user, split, "Some-VLM")
+    phase.closes_at = NOW() + timedelta(seconds=3)
+    phase.save()
+    first = client.get("/leaderboard/dummy-bench/?split=test").content.decode()
+    assert "(closes in " in first and "Some-VLM" in first
+    # When the close passes, with no new score and no edit
+    time.sleep(max(0.0, (phase.closes_at - NOW()).total_seconds()) + 1.1)
+    # Then the next visitor reads that it closed
+    later = client.get("/leaderboard/dummy-bench/?split=test").content.decode()
+    assert "(closed " in later and "(closes in " not in later
