@@ -49,6 +49,7 @@ from scoring.core.plugin import BenchmarkPlugin, Drilldown, DrilldownSample
 from scoring.error_pages import refusal_page
 from scoring.errors import ServiceRefusal
 from scoring.models import ModelEntry, Sample, SampleScore, Submission
+from scoring.phases import phase_shown
 from scoring.selectors import model_entry_editable_by
 
 PLOT_TOP_MODELS = 6
@@ -254,6 +255,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "extra_labels": [c.label for c in spec.columns if c.level is Level.EXTRA],
         "board_ws": f"/ws/boards/{split.pk}/",
         "board_fingerprint": selectors.board_fingerprint_of_key(data_key),
+        "phase": phase_shown(split.phase) if split.phase_id else None,
     }
     plugin = _plugin(benchmark.slug)
     if plugin is not None:

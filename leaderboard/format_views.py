@@ -3,6 +3,7 @@ file per split and the inputs of each split to download. The content comes from 
 (`scoring.core.plugin.FormatGuide`), so every registered benchmark has one."""
 from __future__ import annotations
 
+from django.db.models import Count
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
@@ -11,6 +12,7 @@ from leaderboard.board_views import protocol_statement
 from leaderboard.format_files import EXAMPLE_SAMPLES, example_file, split_inputs_zip
 from scoring.benchmarks import UnknownBenchmark, plugin_for
 from scoring.models import Benchmark, Split
+from scoring.phases import phase_shown
 
 
 def _benchmark_and_plugin(slug: str):
@@ -40,13 +42,16 @@ def _split(benchmark: Benchmark, name: str, version: int) -> Split:
 def format_page(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark, plugin = _benchmark_and_plugin(slug)
     guide = plugin.format
-    splits = benchmark.splits.order_by("name", "-version")
+    splits = benchmark.splits.select_related("phase").annotate(sample_count=Count("samples")).order_by(
+        "phase__order", "name", "-version")
+    rows = [{"split": s, "samples": s.sample_count, "phase": phase_shown(s.phase) if s.phase_id else None}
+            for s in splits]
     options = ", ".join(f"{k}={'true' if v is True else v}" for k, v in guide.example_options)
     prompts = guide.prompts_function()
     return render(request, "leaderboard/format.html", {
         "cli_example": client_command(site=request.build_absolute_uri("/").rstrip("/"), benchmark=benchmark.slug,
                                       options=guide.example_options),
-        "benchmark": benchmark, "guide": guide, "splits": splits, "has_example": bool(guide.example_record),
+        "benchmark": benchmark, "guide": guide, "split_rows": rows, "has_example": bool(guide.example_record),
         "example_options": options, "example_samples": EXAMPLE_SAMPLES, "prompts": prompts() if prompts else (),
         "protocol": protocol_statement(benchmark.slug), "protocol_docs": plugin.protocol.docs})
 

@@ -22,8 +22,9 @@ from scoring.benchmarks import UnknownBenchmark, plugin_for, plugins
 from scoring.core.analysis import ModelSamples, SampleRow
 from scoring.core.disclosure import disclosed
 from scoring.core.states import provisional_of
-from scoring.models import Benchmark, ModelEntry, SampleScore, Split, Submission
-from scoring.selectors import board_cache_version, board_version_key
+from scoring.models import Benchmark, ModelEntry, Phase, SampleScore, Split, Submission
+from scoring.phases import phase_shown
+from scoring.selectors import board_cache_version, board_version_key, on_boards
 
 ROWS_TIMEOUT = 300
 SPLIT_TIMEOUT = 300  # splits change rarely; the fast path reads this entry on every request
@@ -55,9 +56,8 @@ def board_splits(*, benchmark: Benchmark) -> list[Split]:
     """A board's split tabs in order, the one it opens on first: the default split, then splits with entries
     (scored public submissions), then empty ones (a split just published into has none yet); each group by name,
     newest version first."""
-    entries = Count("submissions", filter=Q(submissions__status=Submission.Status.SCORED,
-                                            submissions__score__isnull=False,
-                                            submissions__visibility=Submission.Visibility.PUBLIC))
+    shown = on_boards(Submission.objects.filter(status=Submission.Status.SCORED, score__isnull=False))
+    entries = Count("submissions", filter=Q(submissions__in=shown))
     splits = benchmark.splits.annotate(entries=entries)
     return sorted(splits, key=lambda s: (not s.is_default, s.entries == 0, s.name, -s.version))
 
@@ -69,9 +69,9 @@ def analysis_split_name(*, slug: str) -> str | None:
     benchmark = Benchmark.objects.filter(slug=slug).first()
     if benchmark is None:
         return None
-    scored = set(Submission.objects.filter(
+    scored = set(on_boards(Submission.objects.filter(
         split__benchmark=benchmark, source=Submission.Source.UPLOAD, status=Submission.Status.SCORED,
-        visibility=Submission.Visibility.PUBLIC).values_list("split_id", flat=True).distinct())
+    )).values_list("split_id", flat=True).distinct())
     return next((s.name for s in board_splits(benchmark=benchmark) if s.pk in scored), None)
 
 
@@ -140,13 +140,16 @@ def board_page_key_cached(*, slug: str, split_name: str | None, full_path: str) 
 def board_fingerprint(*, split_id: int) -> str:
     """What changes when a board's data changes: scored submissions (count, newest, last finish) and their
     headline figures (a score recomputed in place after a human judgement changes only these)."""
-    agg = Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED,
-                                    visibility=Submission.Visibility.PUBLIC).aggregate(
+    # Rows held back until their phase closes are not counted: the fingerprint changes when they show.
+    agg = on_boards(Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED)).aggregate(
         n=Count("id"), last=Max("finished_at"), top=Max("id"), known=Count("score__overall"),
         total=Sum("score__overall"),
     )
     stamp = agg["last"].timestamp() if agg["last"] else 0
-    return f"{agg['n']}-{agg['top']}-{stamp:.6f}-{agg['known']}-{(agg['total'] or 0):.6f}"
+    # The phase's words ("closes in 5 hours", "closed") are on the page too: a cached page turns with them.
+    phase = Phase.objects.filter(splits=split_id).first()
+    when = phase_shown(phase).when.replace(" ", "_") if phase is not None else ""
+    return f"{agg['n']}-{agg['top']}-{stamp:.6f}-{agg['known']}-{(agg['total'] or 0):.6f}-{when}"
 
 
 def board_cache_key(*, split_id: int) -> str:
@@ -296,11 +299,11 @@ def _row(sub: Submission, headline: str, *, reading: str = "", readings=(), hidd
 
 
 def _load_rows(split_id: int, reading: str = "") -> list[BoardRow]:
-    """The board's rows: scored public submissions (a private or withdrawn one is on no board), with their figures
-    under the reading asked for ("": the headline's)."""
+    """The board's rows: scored public submissions (a private or withdrawn one is on no board, nor an upload whose
+    phase shows results at its close before it closes), with their figures under the reading asked for ("": the
+    headline's)."""
     subs = (
-        Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED, score__isnull=False,
-                                  visibility=Submission.Visibility.PUBLIC)
+        on_boards(Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED, score__isnull=False))
         .select_related("model_entry", "score")
         .order_by("id")
     )
@@ -362,8 +365,7 @@ def board_data_pairs_add(data: BoardData, pairs: Mapping[frozenset[int], PairSig
 
 def model_submissions(*, entry: ModelEntry) -> QuerySet[Submission]:
     return (
-        Submission.objects.filter(model_entry=entry, status=Submission.Status.SCORED, score__isnull=False,
-                                  visibility=Submission.Visibility.PUBLIC)
+        on_boards(Submission.objects.filter(model_entry=entry, status=Submission.Status.SCORED, score__isnull=False))
         .select_related("split__benchmark", "score")
         .order_by("split__benchmark__order", "split__name", "-id")
     )

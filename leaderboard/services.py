@@ -17,6 +17,7 @@ from leaderboard.models import BoardComparison
 from scoring.core.columns import BoardSpec
 from scoring.core.stats import paired_bootstrap
 from scoring.models import SampleScore, Score, Split, Submission
+from scoring.selectors import on_boards
 
 # Comparisons a page computes while it is built (each a bootstrap over the pair's shared samples); a view needing
 # more sends the rest to the worker, which invalidates the board's cache when they are stored.
@@ -71,9 +72,8 @@ def _rank_neighbours(submission: Submission) -> list[tuple[int, int]]:
     overall = Score.objects.filter(submission_id=submission.pk).values_list("overall", flat=True).first()
     if overall is None or submission.visibility != Submission.Visibility.PUBLIC:
         return []
-    others = (Submission.objects.filter(split_id=submission.split_id, status=Submission.Status.SCORED,
-                                        visibility=Submission.Visibility.PUBLIC, source=Submission.Source.UPLOAD,
-                                        score__overall__isnull=False)
+    others = (on_boards(Submission.objects.filter(split_id=submission.split_id, status=Submission.Status.SCORED,
+                                                  source=Submission.Source.UPLOAD, score__overall__isnull=False))
               .exclude(pk=submission.pk))
     above = others.filter(score__overall__gte=overall).order_by("score__overall", "pk")
     below = others.filter(score__overall__lte=overall).order_by("-score__overall", "-pk")

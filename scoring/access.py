@@ -19,6 +19,7 @@ from scoring.benchmarks import UnknownBenchmark, plugin_for
 from scoring.core.disclosure import detail_keys
 from scoring.core.plugin import BenchmarkPlugin
 from scoring.models import Split, Submission
+from scoring.phases import results_waiting
 from scoring.split_media import HIDDEN_DIR, PUBLIC_DIR
 
 User = AbstractBaseUser | AnonymousUser | None
@@ -94,8 +95,9 @@ def submission_own_page_visible_to(*, submission: Submission, user: User) -> boo
 
 def submission_public_to(*, submission: Submission, user: User) -> bool:
     """Whether a viewer may see a submission's results outside its own page: a public one anyone (the split's rules
-    on ground truth still apply); a private or withdrawn one its submitter and curators only."""
-    if submission.visibility == Submission.Visibility.PUBLIC:
+    on ground truth still apply) unless its phase shows results only at its close and has not closed; a private or
+    withdrawn one its submitter and curators only."""
+    if submission.visibility == Submission.Visibility.PUBLIC and not results_waiting(submission):
         return True
     return is_owner(submission=submission, user=user) or is_curator(user)
 

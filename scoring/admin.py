@@ -1,11 +1,13 @@
 from django import forms
 from django.contrib import admin
 
+from accounts.roles import is_curator
 from scoring.errors import SubmissionError
 from scoring.models import (
     Benchmark,
     ChangeRecord,
     ModelEntry,
+    Phase,
     Sample,
     SampleScore,
     Score,
@@ -13,6 +15,7 @@ from scoring.models import (
     Submission,
     UploadQuotaDay,
 )
+from scoring.selectors import board_cache_invalidate
 from scoring.services import model_entry_name_visible_check
 
 
@@ -21,10 +24,52 @@ class BenchmarkAdmin(admin.ModelAdmin):
     list_display = ("slug", "name", "version", "scorer", "order")
 
 
+class PhaseSplitInline(admin.TabularInline):
+    model = Split
+    fields = ("name", "version", "hidden_ground_truth", "is_default")
+    readonly_fields = ("name", "version", "hidden_ground_truth", "is_default")
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None) -> bool:  # a split joins a phase on the split's own page
+        return False
+
+
+@admin.register(Phase)
+class PhaseAdmin(admin.ModelAdmin):
+    """Curators set a phase's dates (UTC), quotas and rules here; a split joins a phase on the split's page."""
+
+    list_display = ("name", "benchmark", "slug", "opens_at", "closes_at", "daily_quota", "total_quota",
+                    "results_at_close", "private_allowed")
+    list_filter = ("benchmark", "results_at_close", "private_allowed")
+    prepopulated_fields = {"slug": ("name",)}
+    inlines = [PhaseSplitInline]
+    fieldsets = [
+        (None, {"fields": ("benchmark", "name", "slug", "description", "order")}),
+        ("Dates (UTC)", {"fields": ("opens_at", "closes_at")}),
+        ("Quotas per user", {"fields": ("daily_quota", "total_quota")}),
+        ("Results", {"fields": ("results_at_close", "private_allowed")}),
+    ]
+
+    def save_model(self, request, obj, form, change) -> None:
+        super().save_model(request, obj, form, change)
+        for split_id in obj.splits.values_list("pk", flat=True):  # its dates and rules show on the boards
+            board_cache_invalidate(split_id=split_id)
+
+    def has_module_permission(self, request) -> bool:
+        return is_curator(request.user) and request.user.is_staff
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return self.has_module_permission(request)
+
+    has_change_permission = has_add_permission = has_delete_permission = has_view_permission  # type: ignore[assignment]
+
+
 @admin.register(Split)
 class SplitAdmin(admin.ModelAdmin):
-    list_display = ("__str__", "benchmark", "name", "version", "hidden_ground_truth", "is_default", "daily_quota")
-    list_filter = ("benchmark", "hidden_ground_truth")
+    list_display = ("__str__", "benchmark", "name", "version", "hidden_ground_truth", "is_default", "phase")
+    list_filter = ("benchmark", "hidden_ground_truth", "phase")
 
 
 @admin.register(Sample)
@@ -70,8 +115,8 @@ class SubmissionAdmin(admin.ModelAdmin):
 
 @admin.register(UploadQuotaDay)
 class UploadQuotaDayAdmin(admin.ModelAdmin):
-    list_display = ("day", "user", "split")
-    list_filter = ("day", "split")
+    list_display = ("day", "user", "phase")
+    list_filter = ("day", "phase")
 
 
 @admin.register(Score)

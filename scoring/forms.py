@@ -17,7 +17,8 @@ def scorer_options_chosen(data: dict) -> dict:
 class SplitChoiceField(forms.ModelChoiceField):
     def label_from_instance(self, obj: Split) -> str:
         hidden = "hidden ground truth" if obj.hidden_ground_truth else "public ground truth"
-        return f"{obj.benchmark.name} — {obj.name} (v{obj.version}, {hidden})"
+        phase = f", phase {obj.phase.name}" if obj.phase_id and obj.phase else ""
+        return f"{obj.benchmark.name} — {obj.name} (v{obj.version}, {hidden}{phase})"
 
 
 class SubmissionForm(forms.Form):
@@ -53,7 +54,12 @@ class SubmissionForm(forms.Form):
 
     def __init__(self, *args, splits=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["split"].queryset = splits if splits is not None else Split.objects.all()
+        # Offered: the open splits. Taken: any split, so that one chosen elsewhere (an old page, a link) and closed
+        # since gets the service's own reason (its phase's dates, no samples) instead of "not a valid choice".
+        field = self.fields["split"]
+        field.queryset = Split.objects.select_related("benchmark", "phase")
+        if splits is not None:
+            field.widget.choices = [("", field.empty_label)] + [(s.pk, field.label_from_instance(s)) for s in splits]
         fields = list(self.fields.items())
         at = next(i for i, (name, _) in enumerate(fields) if name == "note")
         offered = [(name, forms.ChoiceField(choices=option.choices, required=False, initial=option.default,

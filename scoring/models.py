@@ -1,6 +1,7 @@
 """Benchmarks, their splits and samples, model entries, submissions and their scores."""
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from scoring.core.states import AWAITING, AWAITING_LABEL, Provisional, provisional_of
 
@@ -21,6 +22,56 @@ class Benchmark(models.Model):
         return self.name
 
 
+class Phase(models.Model):
+    """A stage of a benchmark's challenge, as on EvalAI and Codabench (a development phase on public ground truth,
+    a test phase on hidden ground truth): its splits take uploads between its dates (UTC), within its quotas per
+    user, and its results are shown at once or only once it closes. A split in no phase is always open, without
+    quota (`scoring.phases`, `scoring.quota`)."""
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="phases")
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=50)
+    description = models.TextField(blank=True)
+    opens_at = models.DateTimeField(default=timezone.now, help_text="Uploads are taken from this moment (UTC).")
+    closes_at = models.DateTimeField(
+        null=True, blank=True, help_text="Uploads are refused from this moment (UTC); empty: open with no end.")
+    daily_quota = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Uploads per user per UTC day, over all the phase's splits; empty: unlimited.")
+    total_quota = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Uploads per user over the whole phase; empty: unlimited.")
+    results_at_close = models.BooleanField(
+        default=False, help_text="Boards show others' results only once the phase has closed (each submitter sees "
+                                 "their own on the submission page at once).")
+    private_allowed = models.BooleanField(
+        default=True, help_text="Whether an upload may be private (scored, seen by its owner only).")
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["benchmark", "order", "opens_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["benchmark", "slug"], name="unique_phase_slug"),
+            models.CheckConstraint(condition=models.Q(closes_at__isnull=True) | models.Q(closes_at__gt=models.F("opens_at")),
+                                   name="phase_closes_after_it_opens"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.benchmark.name}: {self.name}"
+
+    def has_opened(self, now=None) -> bool:
+        return (now or timezone.now()) >= self.opens_at
+
+    def has_closed(self, now=None) -> bool:
+        return self.closes_at is not None and (now or timezone.now()) >= self.closes_at
+
+    def is_open(self, now=None) -> bool:
+        now = now or timezone.now()
+        return self.has_opened(now) and not self.has_closed(now)
+
+    def results_waiting(self, now=None) -> bool:
+        """Whether others' results are held back from the boards now (results at close, not closed yet)."""
+        return self.results_at_close and not self.has_closed(now)
+
+
 class Split(models.Model):
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="splits")
     name = models.SlugField(max_length=50)
@@ -30,9 +81,9 @@ class Split(models.Model):
         default=True, help_text="Ground truth is never shown or served to anyone but curators."
     )
     is_default = models.BooleanField(default=False)
-    daily_quota = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Submissions per user per day; empty means unlimited."
-    )
+    phase = models.ForeignKey(
+        Phase, null=True, blank=True, on_delete=models.SET_NULL, related_name="splits",
+        help_text="The phase whose dates and quotas apply to uploads here; none: always open, no quota.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -206,19 +257,19 @@ class Submission(models.Model):
 
 
 class UploadQuotaDay(models.Model):
-    """One row per user, split and UTC day with uploads. An upload to a split with a daily quota locks this row in
+    """One row per user, phase and UTC day with uploads. An upload to a phase with a quota locks this row in
     the transaction that stores it, so parallel uploads are counted one after the other (`scoring.quota`). The count
     itself is of the submissions, so a failure the site caused gives its quota back."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    split = models.ForeignKey(Split, on_delete=models.CASCADE, related_name="+")
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="+")
     day = models.DateField()
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["user", "split", "day"], name="unique_upload_quota_day")]
+        constraints = [models.UniqueConstraint(fields=["user", "phase", "day"], name="unique_upload_quota_phase_day")]
 
     def __str__(self) -> str:
-        return f"{self.user_id} on {self.split_id}, {self.day}"
+        return f"{self.user_id} in phase {self.phase_id}, {self.day}"
 
 
 class Score(models.Model):

@@ -1,7 +1,8 @@
 """The checks an upload meets before anything of it is stored, and the free format pre-check that stores nothing.
 
-`scoring.services.submission_create` calls `submission_check` (signed in, within the split's daily quota
-(scoring.quota), a file of an allowed size) and `submission_file_check` (the plugin's sniff, then the same pre-check
+`scoring.services.submission_create` calls `submission_check` (signed in, a split with samples whose phase is open
+and allows the visibility asked for (scoring.phases), within the phase's quotas (scoring.quota), a file of an allowed
+size) and `submission_file_check` (the plugin's sniff, then the same pre-check
 as the free check page: the one check of an upload's content, for the web form, the API and the command-line client)
 first, then stores; `submission_precheck` validates a file's format for anyone, without scoring or storing it and
 without using quota.
@@ -25,7 +26,8 @@ from scoring.core.intake import head_fits, head_objects, with_misnamed_fields
 from scoring.core.jsonl import json_lines, text_lines
 from scoring.core.plugin import SNIFF_BYTES, BenchmarkPlugin
 from scoring.errors import FileRefused, SubmissionError
-from scoring.models import Split
+from scoring.models import Split, Submission
+from scoring.phases import phase_private_check, phase_upload_check
 from scoring.quota import submission_quota_check
 from scoring.selectors import split_samples
 
@@ -36,10 +38,24 @@ def submitter_check(user: AbstractBaseUser | None) -> None:
         raise SubmissionError("Sign in to submit (use an API token for scripts).", status=401)
 
 
-def submission_check(*, user: AbstractBaseUser | None, split: Split | None, uploaded_file: UploadedFile | None) -> None:
-    """Refuse an upload that must not be stored: anonymous, over quota, missing, empty or too large."""
+def split_has_samples_check(*, split: Split) -> None:
+    """Refuse an upload to a split that holds no samples yet: nothing in it could be scored."""
+    if not split.samples.exists():
+        raise SubmissionError(
+            f"Split {split.name} of {split.benchmark.name} holds no samples yet, so nothing sent to it could be "
+            "scored; its samples are imported by the site's curators. Choose another split (its format page lists "
+            "them). Nothing was stored and no quota was used.", status=409, field="split")
+
+
+def submission_check(*, user: AbstractBaseUser | None, split: Split | None, uploaded_file: UploadedFile | None,
+                     visibility: str = Submission.Visibility.PUBLIC) -> None:
+    """Refuse an upload that must not be stored: anonymous, to a split with no samples or outside its phase's dates,
+    private where the phase allows public ones only, over quota, missing, empty or too large."""
     submitter_check(user)
     if split is not None:
+        split_has_samples_check(split=split)
+        phase_upload_check(split=split)
+        phase_private_check(split=split, visibility=visibility)
         submission_quota_check(user=user, split=split)
     limit = settings.SUBMISSION_MAX_BYTES
     if uploaded_file is None:

@@ -1,13 +1,17 @@
 """Reads for submissions and boards."""
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.core.cache import cache
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.utils import timezone
 
 from accounts.roles import is_curator
 from scoring.core.contract import SampleRecord
 from scoring.core.states import provisional_of
 from scoring.models import ChangeRecord, ModelEntry, Sample, Split, Submission
+from scoring.phases import results_waiting_q
 
 
 def board_version_key(split_id: int) -> str:
@@ -27,6 +31,12 @@ def board_cache_invalidate(*, split_id: int) -> None:
         cache.set(key, 2, timeout=None)
 
 
+def on_boards(submissions: QuerySet[Submission], *, now: datetime | None = None) -> QuerySet[Submission]:
+    """The submissions a board, a model page or a board figure may show now: public ones, less the uploads whose
+    phase shows results only at its close and has not closed (scoring.phases)."""
+    return submissions.filter(visibility=Submission.Visibility.PUBLIC).exclude(results_waiting_q(now=now))
+
+
 def submissions_of_user(*, user) -> QuerySet[Submission]:
     return (
         Submission.objects.filter(submitter=user)
@@ -35,8 +45,14 @@ def submissions_of_user(*, user) -> QuerySet[Submission]:
     )
 
 
-def splits_open_for_submission() -> QuerySet[Split]:
-    return Split.objects.select_related("benchmark").order_by("benchmark__order", "name", "-version")
+def splits_open_for_submission(*, now: datetime | None = None) -> QuerySet[Split]:
+    """The splits the upload form offers: those with samples, in no phase or in a phase open now (between its
+    dates); the service refuses the others with the reason (scoring.precheck.submission_check)."""
+    now = now or timezone.now()
+    open_phase = Q(phase__isnull=True) | (Q(phase__opens_at__lte=now)
+                                          & (Q(phase__closes_at__isnull=True) | Q(phase__closes_at__gt=now)))
+    return (Split.objects.filter(open_phase, Exists(Sample.objects.filter(split=OuterRef("pk"))))
+            .select_related("benchmark", "phase").order_by("benchmark__order", "name", "-version"))
 
 
 def split_samples(*, split: Split, labels_only: bool = False) -> list[SampleRecord]:

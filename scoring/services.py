@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from datetime import datetime
+from datetime import timezone as dt_timezone
 from typing import Any, Callable, NoReturn
 
 from django.conf import settings
@@ -19,7 +21,8 @@ from django.utils.text import slugify
 from accounts.roles import is_curator
 from scoring.core.names import name_invisible_characters, names_look_alike
 from scoring.errors import SubmissionError
-from scoring.models import Benchmark, ChangeRecord, ModelEntry, Split, Submission
+from scoring.models import Benchmark, ChangeRecord, ModelEntry, Phase, Split, Submission
+from scoring.phases import phase_private_check
 from scoring.pipeline import submission_score
 from scoring.precheck import submission_check, submission_file_check, submitter_check
 from scoring.quota import submission_quota_claim
@@ -215,6 +218,7 @@ def submission_visibility_set(*, user: AbstractBaseUser, submission: Submission,
     before = submission.visibility
     if before == visibility:
         return False
+    phase_private_check(split=submission.split, visibility=visibility)
     with transaction.atomic():
         submission.visibility = visibility
         submission.save(update_fields=["visibility"])
@@ -262,7 +266,7 @@ def submission_create(
     to its submitter only."""
     if visibility not in (Submission.Visibility.PUBLIC, Submission.Visibility.PRIVATE):
         raise SubmissionError("An upload is public or private.", field="visibility")
-    submission_check(user=user, split=split, uploaded_file=uploaded_file)
+    submission_check(user=user, split=split, uploaded_file=uploaded_file, visibility=visibility)
     submission_file_check(split=split, uploaded_file=uploaded_file, options=options or {}, model=model_entry.name)
     sha = _sha256(uploaded_file)
     stored_name = None
@@ -299,6 +303,33 @@ def submission_create(
             Submission.file.field.storage.delete(stored_name)
         raise
     return submission
+
+
+# The demo's phases (`demo_phases_ensure`): open since this date, with no close date, so that the demo stays usable.
+DEMO_PHASES_OPEN = datetime(2026, 1, 1, tzinfo=dt_timezone.utc)
+DEMO_TEST_QUOTA = {"daily_quota": 5, "total_quota": 20}
+
+
+def demo_phases_ensure(*, benchmark: Benchmark, dev: Split, test: Split) -> tuple[Phase, Phase]:
+    """A benchmark's two demo phases, as a challenge has them (idempotent): "Development" on the demo split with
+    public ground truth (no quota), and "Test" on a split with hidden ground truth (5 uploads a day and 20 in all
+    per user, results at once), which also holds the paper's `test` split the migration put in a phase of that
+    slug."""
+    phases = []
+    for slug, name, order, split, fields, description in (
+        ("dev", "Development", 1, dev, {"daily_quota": None, "total_quota": None},
+         "Public ground truth: check your pipeline here, as often as you like."),
+        ("test", "Test", 2, test, DEMO_TEST_QUOTA,
+         "Hidden ground truth: the ranking that counts, within a quota per user."),
+    ):
+        phase, _ = Phase.objects.update_or_create(
+            benchmark=benchmark, slug=slug,
+            defaults={"name": name, "order": order, "opens_at": DEMO_PHASES_OPEN, "closes_at": None,
+                      "results_at_close": False, "private_allowed": True, "description": description, **fields})
+        Split.objects.filter(pk=split.pk).update(phase=phase)
+        split.phase = phase
+        phases.append(phase)
+    return phases[0], phases[1]
 
 
 def demo_submission_ensure(

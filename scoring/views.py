@@ -15,6 +15,7 @@ from scoring.core.contract import report_groups
 from scoring.errors import FileRefused
 from scoring.forms import ModelEntryForm, SubmissionForm, VisibilityForm
 from scoring.models import ChangeRecord, ModelEntry, Submission
+from scoring.phases import phase_shown
 from scoring.quota import quotas_for_user
 
 
@@ -152,6 +153,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "benchmark_pages": benchmark_pages(submission),
         "visibility_form": visibility_form if submission.source == Submission.Source.UPLOAD else None,
         "changes": selectors.change_records(subject=ChangeRecord.Subject.SUBMISSION, object_id=submission.pk),
+        "phase": phase_shown(submission.split.phase) if submission.split.phase_id else None,
         "model_editable": selectors.model_entry_editable_by(entry=submission.model_entry, user=request.user)})
 
 

@@ -81,6 +81,14 @@ def _site_rows_survive_a_flush():
 
     def seed_again(sender, **kwargs):
         seed(apps, None)
+        # and what 0011_phases made of the paper test splits' daily quota: a phase each
+        from scoring.models import Phase, Split
+
+        for split in Split.objects.filter(name="test", phase__isnull=True).select_related("benchmark"):
+            split.phase = Phase.objects.get_or_create(benchmark=split.benchmark, slug="test",
+                                                      defaults={"name": "Test", "daily_quota": 5,
+                                                                "opens_at": split.created_at})[0]
+            split.save(update_fields=["phase"])
 
     post_migrate.connect(seed_again, sender=scoring_app, weak=False, dispatch_uid="tests-seed-again")
     yield

@@ -34,7 +34,8 @@ def test_sign_up_upload_and_see_the_scored_submission(asgi_server, page, tmp_pat
 
 
 def test_empty_upload_shows_the_error_on_the_form(asgi_server, page, tmp_path, django_user_model):
-    SplitFactory(benchmark__slug="dummy-bench", benchmark__name="Dummy Bench", benchmark__scorer="dummy")
+    split = SplitFactory(benchmark__slug="dummy-bench", benchmark__name="Dummy Bench", benchmark__scorer="dummy")
+    SampleFactory(split=split, key="k0")  # the form offers splits with samples only (issue 30)
     django_user_model.objects.create_user("frank", password="pw-frank-123")
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")

@@ -375,7 +375,7 @@ def _split_new_version(latest: Split, *, description: str) -> Split:
     target = Split.objects.create(
         benchmark=latest.benchmark, name=latest.name, version=latest.version + 1,
         description=description or latest.description, hidden_ground_truth=latest.hidden_ground_truth,
-        is_default=latest.is_default, daily_quota=latest.daily_quota,
+        is_default=latest.is_default, phase=latest.phase,
     )
     if latest.is_default:
         Split.objects.filter(pk=latest.pk).update(is_default=False)

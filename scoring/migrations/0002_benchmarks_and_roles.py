@@ -40,19 +40,19 @@ def forwards(apps, schema_editor):
     Benchmark = apps.get_model("scoring", "Benchmark")
     Split = apps.get_model("scoring", "Split")
     Group = apps.get_model("auth", "Group")
+    # The split's quota moved to its phase in 0011; the tests run this function again after a flush, with the
+    # models of today (tests/conftest.py), so a field gone since is left out.
+    split_fields = {field.name for field in Split._meta.get_fields()}
     for spec in BENCHMARKS:
         benchmark, _ = Benchmark.objects.update_or_create(slug=spec["slug"], defaults=spec)
-        Split.objects.get_or_create(
-            benchmark=benchmark,
-            name="test",
-            version=1,
-            defaults={
-                "hidden_ground_truth": True,
-                "is_default": True,
-                "daily_quota": 5,
-                "description": "The paper's test set. Ground truth is hidden; the published rows are reported here.",
-            },
-        )
+        defaults = {
+            "hidden_ground_truth": True,
+            "is_default": True,
+            "daily_quota": 5,
+            "description": "The paper's test set. Ground truth is hidden; the published rows are reported here.",
+        }
+        Split.objects.get_or_create(benchmark=benchmark, name="test", version=1,
+                                    defaults={k: v for k, v in defaults.items() if k in split_fields})
     for role in ROLES:
         Group.objects.get_or_create(name=role)
 

@@ -15,12 +15,12 @@ from django.db import transaction
 from scoring.benchmarks.vge.core import practice
 from scoring.benchmarks.vge.core.demo_agents import DEMO_AGENTS, demo_log
 from scoring.benchmarks.vge.core.device import DeviceInvalid, Problem, load_device
-from scoring.benchmarks.vge.core.library import build_library
+from scoring.benchmarks.vge.core.library import build_library, build_test_tasks
 from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
 from scoring.benchmarks.vge.core.task_defs import TaskInvalid, load_task
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.models import Benchmark, Sample, Split, Submission
-from scoring.services import demo_submission_ensure
+from scoring.services import demo_phases_ensure, demo_submission_ensure
 from simulator.engines import engine_for, engine_with_task
 from simulator.human_board import DEMO_SPLIT
 from simulator.models import Device, Task
@@ -111,6 +111,27 @@ def demo_library_install(*, seed: int = 7, variants: int = 2) -> InstallReport:
     return InstallReport(len(devices), count, str(split))
 
 
+TEST_SPLIT = "demo-test"
+
+
+@transaction.atomic
+def demo_test_install(*, seed: int = 7, variants: int = 2) -> InstallReport:
+    """The demo's test phase: split `demo-test` with hidden ground truth, one task on the first device of each
+    category (`build_test_tasks`), and the demo's Development (split `demo`) and Test phases. Idempotent; after
+    `demo_library_install`."""
+    devices, _ = build_library(seed=seed, variants=variants)
+    tasks = build_test_tasks(devices, seed=seed, every=variants)
+    split = split_ensure(name=TEST_SPLIT, public=False)
+    if split.description == "Generated VGE devices and tasks.":
+        split.description = "Generated VGE tasks, one per device category, hidden ground truth: the demo's test phase."
+        split.save(update_fields=["description"])
+    count = tasks_into_split(tasks=tasks, split=split)
+    Sample.objects.filter(split=split).exclude(key__in={t.id for t in tasks}).delete()
+    dev = split_ensure(name=DEMO_SPLIT, public=True)
+    demo_phases_ensure(benchmark=split.benchmark, dev=dev, test=split)
+    return InstallReport(len(devices), count, str(split))
+
+
 def practice_install() -> Task:
     """The practice panel and its task (idempotent). In no split: practice episodes are never scored and never
     enter the Human row, which counts baseline tasks of the demo split only."""
@@ -118,12 +139,13 @@ def practice_install() -> Task:
     return task_upsert(task=practice.task())
 
 
-def demo_agents_submit(*, split: Split, seed: int = 7) -> list[tuple[str, Submission, str]]:
-    """The demo agents' logs for every task of the split, submitted and replayed by the same scorer (idempotent)."""
+def demo_agents_submit(*, split: Split, seed: int = 7, first_only: bool = False) -> list[tuple[str, Submission, str]]:
+    """The demo agents' logs for every task of the split, submitted and replayed by the same scorer (idempotent).
+    `first_only`: the first demo agent only."""
     tasks = Task.objects.filter(sample__split=split).select_related("device", "sample").order_by("sample__position")
     episodes = [engine_with_task(task) for task in tasks]
     results = []
-    for slug, (name, description, agent) in DEMO_AGENTS.items():
+    for slug, (name, description, agent) in list(DEMO_AGENTS.items())[:1 if first_only else None]:
         submission, outcome = demo_submission_ensure(
             split=split, owner_username="vge-demo", slug=slug, name=name, description=description,
             content=lambda agent=agent: "".join(json.dumps(r) + "\n" for r in demo_log(agent, episodes, seed=seed)),

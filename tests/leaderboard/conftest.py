@@ -56,8 +56,7 @@ def benchmark(slug: str) -> Benchmark:
 
 def board_test_split(slug: str) -> Split:
     return Split.objects.get_or_create(benchmark=benchmark(slug), name="test", version=1,
-                                       defaults={"is_default": True, "hidden_ground_truth": True,
-                                                 "daily_quota": 5})[0]
+                                       defaults={"is_default": True, "hidden_ground_truth": True})[0]
 
 
 @pytest.fixture
@@ -72,7 +71,7 @@ def epic_split(db) -> Split:
 
 @pytest.fixture
 def epic_dev(db) -> Split:
-    split = Split.objects.create(benchmark=benchmark("epic-bench"), name="dev", hidden_ground_truth=False, daily_quota=None)
+    split = Split.objects.create(benchmark=benchmark("epic-bench"), name="dev", hidden_ground_truth=False)
     for i in range(10):
         Sample.objects.create(split=split, key=f"d{i:03d}", position=i, task=EPIC_LEAVES[i % 2])
     return split

@@ -9,7 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from scoring import services
-from scoring.models import ChangeRecord, Split
+from scoring.models import ChangeRecord, Sample, Split
 from tests.scoring.factories import ModelEntryFactory, SampleFactory, SplitFactory
 
 pytestmark = pytest.mark.django_db
@@ -46,6 +46,7 @@ def test_the_format_pages_submit_link_keeps_the_benchmark(client, user):
     html = client.get("/leaderboard/plan-bench/format/").content.decode()
     assert 'href="/submissions/new/?benchmark=plan-bench" id="format-submit"' in html
     chosen = Split.objects.filter(benchmark__slug="plan-bench", is_default=True).order_by("-version").first()
+    Sample.objects.create(split=chosen, key="q0")  # the form offers splits with samples only (issue 30)
     client.force_login(user)
     form = client.get("/submissions/new/?benchmark=plan-bench").content.decode()
     assert f'<option value="{chosen.pk}" selected>' in form

@@ -16,6 +16,7 @@ from scoring.core.contract import FileProblem, SubmissionRejected
 from scoring.models import ModelEntry, Submission, UploadQuotaDay
 from scoring.quota import submission_quota
 from tests.scoring.bench_splits import epic_split, good_file, plan_split
+from tests.scoring.factories import PhaseFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -25,8 +26,8 @@ WRONG_BENCHMARK = "This looks like a PLAN-Bench predictions file"
 @pytest.fixture
 def epic(tmp_path):
     split = epic_split(tmp_path / "epic")
-    split.daily_quota = 5
-    split.save(update_fields=["daily_quota"])
+    split.phase = PhaseFactory(benchmark=split.benchmark, daily_quota=5)
+    split.save(update_fields=["phase"])
     return split
 
 

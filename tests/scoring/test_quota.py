@@ -51,6 +51,7 @@ def test_file_failures_count_but_site_failures_do_not(token_client, user, quota_
 @pytest.mark.django_db
 def test_quota_is_per_split_and_per_user_and_unlimited_without_a_limit(token_client, user, other_user, quota_split):
     dev = SplitFactory(benchmark=quota_split.benchmark, name="dev", daily_quota=None, is_default=False)
+    SampleFactory(split=dev, key="k0", position=0, task="t")
     for _ in range(2):
         assert upload(token_client).status_code == 201
     for _ in range(4):
@@ -131,7 +132,7 @@ def test_past_days_quota_lock_rows_are_pruned_and_todays_kept(user, quota_split)
     # Given lock rows of today, yesterday and last month
     now = datetime(2026, 12, 1, 9, 0, tzinfo=dt_timezone.utc)
     for days_ago in (0, 1, 30):
-        UploadQuotaDay.objects.create(user=user, split=quota_split, day=(now - timedelta(days=days_ago)).date())
+        UploadQuotaDay.objects.create(user=user, phase=quota_split.phase, day=(now - timedelta(days=days_ago)).date())
     # When the daily prune runs
     deleted = quota_days_prune(now=now)
     # Then only today's row is left

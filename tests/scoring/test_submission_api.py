@@ -61,6 +61,7 @@ def test_file_problem_fails_submission_with_line_and_field(token_client, dummy_s
 @pytest.mark.django_db
 def test_benchmark_without_scorer_fails_with_clear_message(token_client, settings):
     split = SplitFactory(benchmark__slug="future-bench", benchmark__scorer="not-written-yet")
+    SampleFactory(split=split, key="k0")  # a split with no samples is refused before storing (issue 30)
     response = token_client.post(
         "/api/submissions/",
         {"benchmark": "future-bench", "split": split.name, "model": "M", "file": SimpleUploadedFile("a.txt", b"1")},

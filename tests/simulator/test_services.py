@@ -18,8 +18,10 @@ def test_make_demo_vge_is_idempotent_and_links_one_sample_per_task():
     counts = (Device.objects.count(), Task.objects.count(), Sample.objects.filter(split__name="demo").count())
     call_command("make_demo_vge")
     assert (Device.objects.count(), Task.objects.count(), Sample.objects.filter(split__name="demo").count()) == counts
-    # 52 library devices and their tasks, one sample each; plus the practice panel and its task, in no split
-    assert counts[0] == 52 + 1 and counts[1] == counts[2] + 1 and counts[2] >= 3 * 52
+    # 52 library devices and their tasks, one sample each; the test phase's 26 tasks (split demo-test, one per
+    # category); plus the practice panel and its task, in no split
+    assert Sample.objects.filter(split__name="demo-test", split__hidden_ground_truth=True).count() == 26
+    assert counts[0] == 52 + 1 and counts[1] == counts[2] + 26 + 1 and counts[2] >= 3 * 52
     assert Task.objects.get(task_id="practice-panel/learn").sample is None
     sample = Sample.objects.get(key="microwave-01/t1")
     assert sample.split.benchmark.slug == "vge-bench" and not sample.split.hidden_ground_truth

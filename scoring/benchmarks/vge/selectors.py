@@ -14,6 +14,7 @@ from scoring.benchmarks.vge.core.graphs import DeviceGraphs
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_OPTION
 from scoring.benchmarks.vge.scorer import site_device_loader
 from scoring.models import SampleScore, Split, Submission
+from scoring.selectors import on_boards
 
 
 def device_graphs(split: Split) -> dict[str, DeviceGraphs]:
@@ -40,8 +41,8 @@ def option_runs(split: Split) -> list[dict[str, Any]]:
     when each task's own; `history`, "full" or a number of turns; `instruction`, "original" or "rephrased"), for the
     figures that compare a model's submissions with each other (robustness, budget, history, instruction), which
     keep those of the board's filtered rows."""
-    subs = (Submission.objects.filter(split=split, status=Submission.Status.SCORED, source=Submission.Source.UPLOAD,
-                                      visibility=Submission.Visibility.PUBLIC)
+    subs = (on_boards(Submission.objects.filter(split=split, status=Submission.Status.SCORED,
+                                                source=Submission.Source.UPLOAD))
             .select_related("model_entry").order_by("id"))
     counts: dict[int, dict[Any, dict[str, Any]]] = {}
     for sub_id, score, components, played, own in SampleScore.objects.filter(submission__in=subs).values_list(

@@ -10,7 +10,13 @@ from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.models import Split
 from simulator.models import Task
 from simulator.services.baseline import baseline_mark
-from simulator.services.library import demo_agents_submit, demo_library_install, practice_install
+from simulator.services.library import (
+    TEST_SPLIT,
+    demo_agents_submit,
+    demo_library_install,
+    demo_test_install,
+    practice_install,
+)
 
 
 class Command(BaseCommand):
@@ -33,6 +39,8 @@ class Command(BaseCommand):
             (folder / "tasks.jsonl").write_text("".join(json.dumps(t.as_dict()) + "\n" for t in tasks))
             self.stdout.write(f"exported to {folder}/devices and {folder}/tasks.jsonl")
         self.stdout.write(f"VGE demo: {report.devices} devices, {report.tasks} tasks in split {report.split}")
+        test = demo_test_install(seed=seed, variants=max(2, variants))
+        self.stdout.write(f"  test phase: {test.tasks} tasks in split {test.split} (hidden ground truth)")
         self.stdout.write(f"  practice task: {practice_install().task_id} (in no split: never scored)")
         if not Task.objects.filter(baseline_rank__isnull=False).exists():
             # A playable human baseline out of the box; curators can choose another set at /simulator/baseline/.
@@ -46,3 +54,8 @@ class Command(BaseCommand):
                 score = getattr(submission, "score", None)
                 sr = f"SR {score.overall:.1f}" if score and score.overall is not None else submission.error_message[:200]
                 self.stdout.write(f"  {name}: #{submission.pk} {outcome}, status {submission.status}, {sr}")
+            test_split = Split.objects.get(benchmark__slug=VGE_SLUG, name=TEST_SPLIT, version=1)
+            for name, submission, outcome in demo_agents_submit(split=test_split, seed=seed, first_only=True):
+                score = getattr(submission, "score", None)
+                sr = f"SR {score.overall:.1f}" if score and score.overall is not None else submission.error_message[:200]
+                self.stdout.write(f"  {name} on {TEST_SPLIT}: #{submission.pk} {outcome}, status {submission.status}, {sr}")

@@ -296,6 +296,18 @@ def build_library(*, seed: int = 7, variants: int = 2, tasks_per_device: int = 4
     return devices, tasks
 
 
+def build_test_tasks(devices: list[dict[str, Any]], *, seed: int = 7, every: int = 2) -> list[Task]:
+    """One task on every `every`-th device (the first variant of each category for the library's two), drawn with
+    another seed than the library's and named `<device>/test1`: the demo's hidden test split, apart from its tasks."""
+    tasks: list[Task] = []
+    for data in devices[::every]:
+        device = load_device(data, source=data["id"])
+        drawn = generate_tasks(device, seed=hash_seed(seed + 1, f"test/{data['id']}"), count=1)
+        tasks += [Task(f"{device.id}/test{n + 1}", t.device, t.start_state, t.start_view, t.goals, t.instructions,
+                       t.lam) for n, t in enumerate(drawn)]
+    return tasks
+
+
 def hash_seed(seed: int, text: str) -> int:
     value = seed
     for ch in text:
