@@ -1,17 +1,20 @@
 """Pages for submitting and following submissions (server-rendered)."""
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django.views.static import serve
 
 from accounts.roles import is_curator
-from scoring import access, benchmarks, selectors, services
+from scoring import access, benchmarks, provenance, selectors, services
 from scoring.core.contract import report_groups
+from scoring.core.provenance import KEYS
 from scoring.errors import FileRefused
 from scoring.forms import ModelEntryForm, SubmissionForm, VisibilityForm
 from scoring.models import ChangeRecord, ModelEntry, Submission
@@ -152,7 +155,29 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "benchmark_pages": benchmark_pages(submission),
         "visibility_form": visibility_form if submission.source == Submission.Source.UPLOAD else None,
         "changes": selectors.change_records(subject=ChangeRecord.Subject.SUBMISSION, object_id=submission.pk),
+        "identical_to": selectors.identical_submissions(submission=submission),
+        "provenance": provenance_rows(score=score, user=request.user),
         "model_editable": selectors.model_entry_editable_by(entry=submission.model_entry, user=request.user)})
+
+
+def provenance_rows(*, score, user) -> list[tuple[str, str]]:
+    """The score's provenance keys as the submission page lists them (key, value as text), in KEYS order."""
+    if score is None or not score.provenance:
+        return []
+    shown = provenance.shown_provenance(score=score, user=user)
+    return [(key, json.dumps(shown[key], sort_keys=True, ensure_ascii=False) if isinstance(shown.get(key), dict)
+             else str(shown.get(key, ""))) for key in KEYS]
+
+
+@require_GET
+def submission_provenance(request: HttpRequest, pk: int) -> HttpResponse:
+    """The score's provenance file (docs/provenance.md), for whoever may see the score: anyone for a public one, its
+    submitter and curators for a private or withdrawn one; a hidden split's ground-truth hash for curators only."""
+    submission = get_object_or_404(Submission.objects.select_related("split__benchmark", "model_entry"), pk=pk)
+    found = provenance.provenance_document(submission=submission, user=request.user)
+    response = JsonResponse(found, json_dumps_params={"indent": 2, "sort_keys": False})
+    response["Content-Disposition"] = f'attachment; filename="submission-{pk}-provenance.json"'
+    return response
 
 
 @login_required
