@@ -29,6 +29,7 @@ urlpatterns = [
     path("submissions/new/", scoring_views.submission_new, name="submission-new"),
     path("submissions/<int:pk>/", scoring_views.submission_detail, name="submission-detail"),
     path("submissions/<int:pk>/provenance.json", scoring_views.submission_provenance, name="submission-provenance"),
+    path("submissions/<int:pk>/reproduce/", scoring_views.submission_reproduce, name="submission-reproduce"),
     path("submissions/<int:pk>/visibility/", scoring_views.submission_visibility, name="submission-visibility"),
     path("submissions/<int:pk>/samples/", board_views.submission_samples, name="submission-samples"),
     path("submissions/<int:pk>/samples.jsonl", board_views.submission_samples_export, name="submission-samples-export"),

@@ -83,6 +83,13 @@ def provenance_document(*, submission: Submission, user: User) -> dict[str, Any]
     has no provenance (a paper's number; a score made before provenance was kept)."""
     if not access.submission_public_to(submission=submission, user=user):
         raise ServiceRefusal("No such submission.", status=404)
+    return stored_document(submission=submission,
+                           ground_truth_visible=access.ground_truth_visible_to(split=submission.split, user=user))
+
+
+def stored_document(*, submission: Submission, ground_truth_visible: bool) -> dict[str, Any]:
+    """The provenance file of the stored score, whole (`ground_truth_visible`: for curators and the site's own
+    commands) or as others see it. Refused (404) where there is no score or it has no provenance."""
     score = Score.objects.filter(submission=submission).first()
     if submission.status != Submission.Status.SCORED or score is None:
         raise ServiceRefusal("This submission has no score yet, so no provenance.", status=404)
@@ -91,10 +98,24 @@ def provenance_document(*, submission: Submission, user: User) -> dict[str, Any]
                else f"scored by {score.scorer_version or 'an earlier scorer'} before the hub kept provenance")
         raise ServiceRefusal(f"Submission #{submission.pk} has no provenance: {why}.", status=404)
     split = submission.split
-    figures = _figures(score, hidden=split.hidden_ground_truth, curator=access.ground_truth_visible_to(
-        split=split, user=user))
-    return core.document(_shown_keys(dict(score.provenance), split=split, user=user), figures,
-                         submission=submission.pk, source=submission.source, url=f"/submissions/{submission.pk}/")
+    keys = dict(score.provenance)
+    if split.hidden_ground_truth and not ground_truth_visible:
+        keys["ground_truth_sha256"] = core.WITHHELD
+    figures = _figures(score, hidden=split.hidden_ground_truth, curator=ground_truth_visible)
+    return core.document(keys, figures, submission=submission.pk, source=submission.source,
+                         url=f"/submissions/{submission.pk}/")
+
+
+def submission_named(*, claimed: dict[str, Any]) -> Submission:
+    """The submission a provenance file names ($.submission), or a refusal naming the key."""
+    submission_id = claimed.get("submission")
+    if not isinstance(submission_id, int) or isinstance(submission_id, bool):
+        raise ServiceRefusal("The provenance file names no submission of this hub ($.submission).",
+                             field="$.submission")
+    submission = Submission.objects.select_related("split__benchmark", "model_entry").filter(pk=submission_id).first()
+    if submission is None:
+        raise ServiceRefusal(f"No such submission #{submission_id}.", status=404, field="$.submission")
+    return submission
 
 
 def provenance_read(*, text: str | bytes) -> dict[str, Any]:
@@ -108,14 +129,7 @@ def provenance_read(*, text: str | bytes) -> dict[str, Any]:
 def provenance_verify(*, claimed: dict[str, Any], user: User) -> list[core.Difference]:
     """Every key where a provenance file differs from the score it names as stored here (keys and figures), as the
     viewer may see that score. An empty list: the file is this score's."""
-    submission_id = claimed.get("submission")
-    if not isinstance(submission_id, int) or isinstance(submission_id, bool):
-        raise ServiceRefusal("The provenance file names no submission of this hub ($.submission).",
-                             field="$.submission")
-    submission = Submission.objects.select_related("split__benchmark").filter(pk=submission_id).first()
-    if submission is None:
-        raise ServiceRefusal(f"No such submission #{submission_id}.", status=404, field="$.submission")
-    stored = provenance_document(submission=submission, user=user)
+    stored = provenance_document(submission=submission_named(claimed=claimed), user=user)
     return core.differences(claimed, stored, keys=(*core.COMPARED, "source"))
 
 

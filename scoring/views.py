@@ -12,10 +12,10 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.static import serve
 
 from accounts.roles import is_curator
-from scoring import access, benchmarks, provenance, selectors, services
+from scoring import access, benchmarks, provenance, selectors, services, services_provenance
 from scoring.core.contract import report_groups
 from scoring.core.provenance import KEYS
-from scoring.errors import FileRefused
+from scoring.errors import FileRefused, ServiceRefusal
 from scoring.forms import ModelEntryForm, SubmissionForm, VisibilityForm
 from scoring.models import ChangeRecord, ModelEntry, Submission
 from scoring.quota import quotas_for_user
@@ -157,7 +157,9 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "changes": selectors.change_records(subject=ChangeRecord.Subject.SUBMISSION, object_id=submission.pk),
         "identical_to": selectors.identical_submissions(submission=submission),
         "provenance": provenance_rows(score=score, user=request.user),
-        "model_editable": selectors.model_entry_editable_by(entry=submission.model_entry, user=request.user)})
+        "model_editable": selectors.model_entry_editable_by(entry=submission.model_entry, user=request.user),
+        "may_reproduce": is_curator(request.user) and score is not None and bool(score.provenance)
+        and submission.source == Submission.Source.UPLOAD})
 
 
 def provenance_rows(*, score, user) -> list[tuple[str, str]]:
@@ -204,6 +206,23 @@ def submission_visibility(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         if changed:
             messages.success(request, f"Submission #{pk} is now {submission.get_visibility_display().lower()}.")
+    return redirect("submission-detail", pk=pk)
+
+
+@login_required
+@require_POST
+def submission_reproduce(request: HttpRequest, pk: int) -> HttpResponse:
+    """A curator has the hub score the stored file again; the same keys and figures mark the row reproduced."""
+    submission = get_object_or_404(Submission.objects.select_related("split__benchmark", "model_entry"), pk=pk)
+    if not access.submission_own_page_visible_to(submission=submission, user=request.user):
+        raise Http404("No such submission.")
+    try:
+        services_provenance.submission_reproduce(user=request.user, submission=submission)
+    except ServiceRefusal as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"Submission #{pk} is reproduced: scored again by the hub, every key and figure "
+                                  "the same.")
     return redirect("submission-detail", pk=pk)
 
 
