@@ -1,4 +1,4 @@
-"""`python manage.py export_split_dir BENCHMARK SPLIT DIR [--version N]`: write a split's samples with their ground
+"""`python manage.py export_split_dir BENCHMARK SPLIT DIR [--split-version N]`: write a split's samples with their ground
 truth as a split folder (DIR/samples.jsonl, DIR/split.json) for `python -m scoring verify --split-dir DIR`. Run by the
 site's operators: it holds a hidden split's ground truth, which only curators may be given."""
 from __future__ import annotations
@@ -21,7 +21,7 @@ class Command(BaseCommand):
         parser.add_argument("benchmark")
         parser.add_argument("split")
         parser.add_argument("folder", type=Path)
-        parser.add_argument("--version", type=int, help="the split's version (default: the newest)")
+        parser.add_argument("--split-version", type=int, dest="version", help="the split's version (default: the newest)")
 
     def handle(self, *args, benchmark: str, split: str, folder: Path, version: int | None, **kw):
         splits = Split.objects.filter(benchmark__slug=benchmark, name=split).order_by("-version")
