@@ -340,7 +340,7 @@ def test_plugins_state_their_protocol_options(settings):
     assert plan["judge_model"] == "judge-m" and plan["cascade"] == ["rules", "llm-judge", "people"]
     assert plan["judge_prompts"].endswith(plan["judge_prompts_hash"]) and plan["rules"]
     vge = plugin_for("vge-bench").provenance_options_of({"lambda": 3, "history": 2, "perturbation": "swap"}, "")
-    assert vge["lambda"] == 3 and vge["history"] == "2" and vge["perturbation"] == "swap"
+    assert vge["interaction_budget"] == 3 and vge["history"] == "2" and vge["perturbation"] == "swap"
     assert vge["instruction"] == "original" and vge["feedback"].startswith("engine")
     epic = plugin_for("epic-bench").provenance_options_of({}, "Qwen2.5-VL-7B")
     assert epic["coordinates_decided_by"] == "family" and epic["file_reading"] == "std_format"

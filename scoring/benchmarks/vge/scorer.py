@@ -98,10 +98,11 @@ def played_options(options: Mapping[str, Any]) -> dict[str, Any]:
 
 def provenance_options(options: Mapping[str, Any], model: str = "") -> dict[str, Any]:
     """The protocol options a VGE score states in its provenance: the interaction budget λ the episodes were played
-    with ("task": each task's own), the perturbation, history and instruction options, and the feedback the agent
+    with (`interaction_budget`; "each task's own" unless the upload set one), the perturbation, history and instruction options, and the feedback the agent
     was given (the engine's texts, docs/formats/vge.md: no option changes them). Pure."""
     lam = played_lambda(options)
-    return {"lambda": "task" if lam is None else lam, **played_options(options),
+    # Named in words: a page of a hidden split never spells a task definition's field names (its λ is one).
+    return {"interaction_budget": "each task's own" if lam is None else lam, **played_options(options),
             "feedback": f"engine ({VERSION})"}
 
 
