@@ -62,8 +62,9 @@ class SubmissionListApi(APIView):
 
     @extend_schema(responses={200: SubmissionOutput(many=True), **error_responses(401)})
     def get(self, request: Request) -> Response:
-        rows = selectors.submissions_of_user(user=request.user)[:200]
-        return Response(SubmissionOutput(rows, many=True, context={"user": request.user}).data)
+        rows = list(selectors.submissions_of_user(user=request.user)[:200])
+        identical = selectors.identical_submissions_of_user(user=request.user, sha256s={r.sha256 for r in rows})
+        return Response(SubmissionOutput(rows, many=True, context={"user": request.user, "identical": identical}).data)
 
 
 class SubmissionDetailApi(APIView):

@@ -88,9 +88,11 @@ def verify_main(argv: Sequence[str]) -> int:
     try:
         claimed = core.read_document(args.provenance.read_bytes())
         samples = read_split_dir(args.split_dir)
-    except (OSError, core.ProvenanceInvalid, SplitDirInvalid) as exc:
-        print(f"refused: {args.provenance if isinstance(exc, core.ProvenanceInvalid) else ''}"
-              f"{': ' if isinstance(exc, core.ProvenanceInvalid) else ''}{exc}", file=sys.stderr)
+    except core.ProvenanceInvalid as exc:
+        print(f"refused: {args.provenance} is not a provenance file: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, SplitDirInvalid) as exc:
+        print(f"refused: {exc}", file=sys.stderr)
         return 2
     if not args.file.is_file():
         print(f"refused: {args.file}: no such file", file=sys.stderr)

@@ -124,3 +124,15 @@ def identical_submissions(*, submission: Submission) -> list[int]:
         return []
     return list(Submission.objects.filter(submitter_id=submission.submitter_id, sha256=submission.sha256)
                 .exclude(pk=submission.pk).order_by("pk").values_list("pk", flat=True)[:20])
+
+
+def identical_submissions_of_user(*, user, sha256s: set[str]) -> dict[str, list[int]]:
+    """For a list of the user's submissions: sha256 -> the ids of all their submissions of that file, oldest first,
+    in one query."""
+    found: dict[str, list[int]] = {}
+    rows = (Submission.objects.filter(submitter=user, sha256__in=[s for s in sha256s if s])
+            .order_by("pk").values_list("sha256", "pk"))
+    for sha, pk in rows:
+        found.setdefault(sha, []).append(pk)
+    return found
+

@@ -88,6 +88,8 @@ def test_an_identical_reupload_is_recognised_and_its_file_stored_once(public_spl
     assert "identical to your submission" in page and f'href="/submissions/{first.pk}/">#{first.pk}</a>' in page
     api = client.get(f"/api/submissions/{again.pk}/").json()
     assert api["identical_to"] == [first.pk] and api["sha256"] == first.sha256
+    listed = {row["id"]: row for row in client.get("/api/submissions/mine/").json()}
+    assert listed[again.pk]["identical_to"] == [first.pk] and listed[first.pk]["identical_to"] == [again.pk]
 
     # Another user's identical file shares the stored copy but is never named to them.
     theirs = upload(other_user, public_split, body, name="Model-Q")
