@@ -181,6 +181,9 @@ def test_a_hidden_splits_provenance_file_leaks_nothing(hidden_split, user, other
         strict = Score.objects.get(submission=public).readings.get("strict", {})
         if strict.get("tells_more"):
             assert "strict" not in response.json()["figures"]["readings"]
+    client.force_login(user)
+    assert client.get(f"/api/submissions/{public.pk}/").json()["provenance"]["ground_truth_sha256"] == WITHHELD
+    assert truth_hash not in client.get(f"/submissions/{public.pk}/").content.decode()
     # A private score's provenance: its submitter and curators only.
     client.force_login(other_user)
     assert client.get(f"/submissions/{private.pk}/provenance.json").status_code == 404
@@ -225,6 +228,16 @@ def test_verify_says_same_on_a_demo_score_and_names_the_key_of_a_tampered_one(pu
     assert same.returncode == 0, same.stderr
     assert same.stdout.strip().splitlines()[-1] == "same"
     assert f"file_sha256: {submission.sha256}" in same.stdout  # the CLI prints the same keys
+
+    # The CLI's own provenance of the file: the same keys the site stamped.
+    written = tmp_path / "cli-provenance.json"
+    made = _run_cli("provenance", str(prediction), "--benchmark", "epic-bench", "--split-dir", str(split_dir),
+                    "--split", public_split.name, "--option", "raw=true", "--model", "Model-P", "-o", str(written))
+    assert made.returncode == 0, made.stderr
+    cli = json.loads(written.read_text())
+    for key in ("file_sha256", "file_size", "scorer_version", "split_version", "ground_truth_sha256", "options"):
+        assert cli[key] == document[key], key
+    assert cli["figures"]["overall"] == pytest.approx(document["figures"]["overall"])
 
     # A figure edited in the file: refused, the key named.
     tampered = tmp_path / "tampered.json"
