@@ -307,7 +307,9 @@ def submission_create(
                 _audit_entry_created(user=user, entry=created, submission=submission)
             transaction.on_commit(lambda: submission_enqueue(submission_id=submission.pk))
     except Exception:
-        if stored_name:
+        # The file this call wrote goes with the refused upload, unless a committed submission of the same content
+        # (stored under the same name) came to point to it meanwhile.
+        if stored_name and not Submission.objects.filter(file=stored_name).exists():
             Submission.file.field.storage.delete(stored_name)
         raise
     return submission
