@@ -251,6 +251,9 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # A running submission whose worker has not reported for this long is taken to be lost and is queued again.
 SCORING_LEASE_SECONDS = env_int("SCORING_LEASE_SECONDS", 120)
+# The hub's version every score's provenance states (docs/provenance.md): set it from `git describe` at build;
+# empty: the version in the code (scoring.core.provenance.HUB_VERSION).
+HUB_VERSION = env_str("EBH_HUB_VERSION", "")
 # Benchmarks from outside scoring/benchmarks/, "module:PLUGIN,..." (a deployment's own; the tests' tiny ones).
 EXTRA_BENCHMARKS = env_str("EXTRA_BENCHMARKS", "")
 

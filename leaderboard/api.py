@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from leaderboard import selectors
 from leaderboard.board_views import board_view, cached_response, protocol_statement, reading_keys, reading_shown
-from leaderboard.core.board import BadBoardQuery, parse_query
+from leaderboard.core.board import ROW_TYPES, BadBoardQuery, parse_query
 from scoring import services
 from scoring.benchmarks import board_for
 from scoring.errors import ServiceRefusal
@@ -58,6 +58,12 @@ class RowOutput(serializers.Serializer):
         child=serializers.FloatField(), help_text="Per column, the run-to-run standard deviation of repeated runs")
     reading_note = serializers.CharField(
         allow_blank=True, help_text="Why the row has no figures under the reading shown (empty when it has)")
+    type = serializers.ChoiceField(
+        choices=list(ROW_TYPES), help_text="reported (a paper's number), upload (self-reported: an upload scored "
+                                           "here), reproduced (made again by the hub from its artefacts), hub-run")
+    provenance = serializers.DictField(
+        help_text="The score's provenance keys (docs/provenance.md); empty for a paper's number. A hidden split's "
+                  "ground-truth hash reads \"withheld\".")
 
 
 class ReadingOutput(serializers.Serializer):
@@ -88,6 +94,7 @@ BOARD_PARAMETERS = [
     OpenApiParameter("kind", str, description="Comma list of proprietary, open-source, embodied, human, baseline"),
     OpenApiParameter("thinking", str, description="Comma list of yes, no, unknown"),
     OpenApiParameter("source", str, description="Comma list of reported, scored"),
+    OpenApiParameter("type", str, description="Comma list of row types: " + ", ".join(ROW_TYPES)),
     OpenApiParameter("min_params", float), OpenApiParameter("max_params", float),
     OpenApiParameter("q", str, description="Search in model name and organisation"),
     OpenApiParameter("entries", str, enum=["best", "all"], description="Best entry per model (default) or all"),
@@ -145,6 +152,8 @@ def _board_body(bench, split, spec, query) -> dict:
             "runs": list(r.run_ids),
             "run_spread": {k: v for k, v in r.run_spread.items() if k in keys},
             "reading_note": r.reading_note,
+            "type": r.row_type,
+            "provenance": dict(r.provenance),
         }
         for rank, r in zip(view.ranks, view.rows)
     ]

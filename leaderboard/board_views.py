@@ -27,6 +27,7 @@ from accounts import roles
 from leaderboard import selectors, services, tasks
 from leaderboard.core import labels, svg
 from leaderboard.core.board import (
+    ROW_TYPE_LABELS,
     BadBoardQuery,
     BoardView,
     active_parameters_from_name,
@@ -252,6 +253,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "toggle_expand": link(expanded=not query.expanded),
         "toggle_extras": link(extras=not query.extras),
         "kinds": ["proprietary", "open-source", "embodied", "human", "baseline"],
+        "row_types": list(ROW_TYPE_LABELS.items()),
         "extra_labels": [c.label for c in spec.columns if c.level is Level.EXTRA],
         "board_ws": f"/ws/boards/{split.pk}/",
         "board_fingerprint": selectors.board_fingerprint_of_key(data_key),

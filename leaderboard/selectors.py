@@ -21,6 +21,7 @@ from scoring import access
 from scoring.benchmarks import UnknownBenchmark, plugin_for, plugins
 from scoring.core.analysis import ModelSamples, SampleRow
 from scoring.core.disclosure import disclosed
+from scoring.core.provenance import WITHHELD
 from scoring.core.states import provisional_of
 from scoring.models import Benchmark, ModelEntry, Phase, SampleScore, Split, Submission
 from scoring.phases import phase_shown
@@ -295,7 +296,18 @@ def _row(sub: Submission, headline: str, *, reading: str = "", readings=(), hidd
         pending=pending,
         run_set=sub.run_set,
         reading_note=shown.note,
+        row_type=sub.source,
+        provenance=_public_provenance(score.provenance, hidden=hidden),
     )
+
+
+def _public_provenance(keys: Any, *, hidden: bool) -> dict[str, Any]:
+    """A score's provenance keys as anyone reading a board may see them: a hidden split's ground-truth hash
+    withheld (scoring.provenance says why)."""
+    keys = dict(keys) if isinstance(keys, dict) else {}
+    if hidden and keys:
+        keys["ground_truth_sha256"] = WITHHELD
+    return keys
 
 
 def _load_rows(split_id: int, reading: str = "") -> list[BoardRow]:

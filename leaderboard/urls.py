@@ -28,6 +28,8 @@ urlpatterns = [
     path("submissions/", scoring_views.submission_list, name="submission-list"),
     path("submissions/new/", scoring_views.submission_new, name="submission-new"),
     path("submissions/<int:pk>/", scoring_views.submission_detail, name="submission-detail"),
+    path("submissions/<int:pk>/provenance.json", scoring_views.submission_provenance, name="submission-provenance"),
+    path("submissions/<int:pk>/reproduce/", scoring_views.submission_reproduce, name="submission-reproduce"),
     path("submissions/<int:pk>/visibility/", scoring_views.submission_visibility, name="submission-visibility"),
     path("submissions/<int:pk>/samples/", board_views.submission_samples, name="submission-samples"),
     path("submissions/<int:pk>/samples.jsonl", board_views.submission_samples_export, name="submission-samples-export"),
@@ -37,5 +39,7 @@ urlpatterns = [
     path("api/submissions/", scoring_api.SubmissionCreateApi.as_view(), name="api-submission-create"),
     path("api/submissions/mine/", scoring_api.SubmissionListApi.as_view(), name="api-submission-list"),
     path("api/submissions/<int:pk>/", scoring_api.SubmissionDetailApi.as_view(), name="api-submission-detail"),
+    path("api/submissions/provenance/verify/", scoring_api.ProvenanceVerifyApi.as_view(),
+         name="api-provenance-verify"),
     path("api/submissions/precheck/", api.PrecheckApi.as_view(), name="api-submission-precheck"),
 ]

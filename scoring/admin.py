@@ -70,6 +70,7 @@ class PhaseAdmin(admin.ModelAdmin):
 class SplitAdmin(admin.ModelAdmin):
     list_display = ("__str__", "benchmark", "name", "version", "hidden_ground_truth", "is_default", "phase")
     list_filter = ("benchmark", "hidden_ground_truth", "phase")
+    readonly_fields = ("ground_truth_sha256",)  # computed from the samples (scoring.provenance), never typed
 
 
 @admin.register(Sample)
@@ -101,6 +102,7 @@ class ModelEntryAdmin(admin.ModelAdmin):
 class ScoreInline(admin.StackedInline):
     model = Score
     extra = 0
+    readonly_fields = ("provenance",)  # what the score was made from: stamped by the pipeline, never edited
 
 
 @admin.register(Submission)
@@ -108,7 +110,7 @@ class SubmissionAdmin(admin.ModelAdmin):
     list_display = ("id", "model_entry", "split", "source", "status", "visibility", "submitter", "created_at",
                     "attempts")
     list_filter = ("status", "source", "visibility", "split")
-    search_fields = ("model_entry__name", "original_filename")
+    search_fields = ("model_entry__name", "original_filename", "sha256")
     inlines = [ScoreInline]
     readonly_fields = ("sha256", "size_bytes", "attempts", "worker", "heartbeat_at", "started_at", "finished_at")
 
@@ -122,6 +124,7 @@ class UploadQuotaDayAdmin(admin.ModelAdmin):
 @admin.register(Score)
 class ScoreAdmin(admin.ModelAdmin):
     list_display = ("submission", "overall", "scorer_version", "created_at")
+    readonly_fields = ("provenance",)
 
 
 @admin.register(SampleScore)

@@ -13,7 +13,14 @@ from rest_framework.views import APIView
 from scoring import access, selectors, services
 from scoring.errors import ServiceRefusal
 from scoring.models import Submission
-from scoring.serializers import SubmissionCreateInput, SubmissionOutput, SubmissionVisibilityInput, error_responses
+from scoring.provenance import provenance_read, provenance_verify
+from scoring.serializers import (
+    ProvenanceVerifyOutput,
+    SubmissionCreateInput,
+    SubmissionOutput,
+    SubmissionVisibilityInput,
+    error_responses,
+)
 
 
 class SubmissionCreateApi(APIView):
@@ -47,7 +54,7 @@ class SubmissionCreateApi(APIView):
             run_set=v["run_set"],
             visibility=v["visibility"],
         )
-        return Response(SubmissionOutput(submission).data, status=status.HTTP_201_CREATED)
+        return Response(SubmissionOutput(submission, context={"user": request.user}).data, status=status.HTTP_201_CREATED)
 
 
 class SubmissionListApi(APIView):
@@ -55,8 +62,9 @@ class SubmissionListApi(APIView):
 
     @extend_schema(responses={200: SubmissionOutput(many=True), **error_responses(401)})
     def get(self, request: Request) -> Response:
-        rows = selectors.submissions_of_user(user=request.user)[:200]
-        return Response(SubmissionOutput(rows, many=True).data)
+        rows = list(selectors.submissions_of_user(user=request.user)[:200])
+        identical = selectors.identical_submissions_of_user(user=request.user, sha256s={r.sha256 for r in rows})
+        return Response(SubmissionOutput(rows, many=True, context={"user": request.user, "identical": identical}).data)
 
 
 class SubmissionDetailApi(APIView):
@@ -67,7 +75,7 @@ class SubmissionDetailApi(APIView):
         submission = get_object_or_404(Submission.objects.select_related("split__benchmark", "model_entry"), pk=pk)
         if not access.submission_own_page_visible_to(submission=submission, user=request.user):
             raise ServiceRefusal("Not your submission.", status=404)
-        return Response(SubmissionOutput(submission).data)
+        return Response(SubmissionOutput(submission, context={"user": request.user}).data)
 
     @extend_schema(request=SubmissionVisibilityInput,
                    responses={200: SubmissionOutput, **error_responses(400, 401, 403, 404)})
@@ -80,7 +88,24 @@ class SubmissionDetailApi(APIView):
         data.is_valid(raise_exception=True)
         services.submission_visibility_set(user=request.user, submission=submission,
                                            visibility=data.validated_data["visibility"])
-        return Response(SubmissionOutput(submission).data)
+        return Response(SubmissionOutput(submission, context={"user": request.user}).data)
+
+class ProvenanceVerifyApi(APIView):
+    """Check a provenance file (the JSON of /submissions/<id>/provenance.json, as the request's body) against the
+    score it names as stored here: `same`, or every key that differs (a tampered or outdated file). Anyone may check
+    a public score; a private one its submitter and curators."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(request={"application/json": {"type": "object"}},
+                   responses={200: ProvenanceVerifyOutput, **error_responses(400, 404)})
+    def post(self, request: Request) -> Response:
+        claimed = provenance_read(text=request.body)
+        found = provenance_verify(claimed=claimed, user=request.user)
+        return Response(ProvenanceVerifyOutput({
+            "same": not found, "submission": claimed["submission"],
+            "differences": [{"key": d.key, "expected": d.expected, "found": d.found} for d in found]}).data)
+
 
 class ApiNotFound(APIView):
     """Any /api/ path no route matches (an id that is not a number, a misspelt benchmark): a JSON 404 in the API's

@@ -7,6 +7,11 @@ import os
 import sys
 
 from scoring import benchmarks
+from scoring.provenance_cli import provenance_main, verify_main
+
+# Commands about any benchmark's scores, beside the benchmarks' own (a benchmark's slug never takes these names).
+GENERAL = {"verify": (verify_main, "make a score again from its file and split: says 'same' or what differs"),
+           "provenance": (provenance_main, "score a file against a split folder and print its provenance keys")}
 
 
 def _commands() -> dict[str, benchmarks.BenchmarkPlugin]:
@@ -15,8 +20,10 @@ def _commands() -> dict[str, benchmarks.BenchmarkPlugin]:
 
 
 def usage() -> str:
-    lines = ["usage: python -m scoring <benchmark> [options]", "", "benchmarks:"]
+    lines = ["usage: python -m scoring <benchmark> [options]", "       python -m scoring verify PROVENANCE.json FILE "
+             "--split-dir DIR", "", "benchmarks:"]
     lines += [f"  {slug:<12} {plugin.cli_help}" for slug, plugin in _commands().items()]
+    lines += ["", "provenance:"] + [f"  {name:<12} {text}" for name, (_, text) in GENERAL.items()]
     lines.append("\n`python -m scoring <benchmark> --help` shows each one's options.")
     return "\n".join(lines)
 
@@ -27,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
         print(usage())
         return 0 if argv else 2
     name, rest = argv[0], argv[1:]
+    if name in GENERAL:
+        return GENERAL[name][0](rest)
     commands = _commands()
     if name not in commands:
         print(f"unknown benchmark '{name}'\n\n{usage()}", file=sys.stderr)

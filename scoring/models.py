@@ -1,4 +1,7 @@
 """Benchmarks, their splits and samples, model entries, submissions and their scores."""
+import re
+from pathlib import PurePath
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -84,6 +87,10 @@ class Split(models.Model):
     phase = models.ForeignKey(
         Phase, null=True, blank=True, on_delete=models.SET_NULL, related_name="splits",
         help_text="The phase whose dates and quotas apply to uploads here; none: always open, no quota.")
+    ground_truth_sha256 = models.CharField(
+        max_length=64, blank=True,
+        help_text="A hash over the samples' keys and ground truth (scoring.core.provenance), computed once for this "
+                  "version when a score first needs it; a new version of the split gets its own.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -162,6 +169,15 @@ class ModelEntry(models.Model):
         return f"{self.name} (thinking)" if self.thinking == self.Thinking.YES else self.name
 
 
+def submission_file_path(instance: "Submission", filename: str) -> str:
+    """Where an upload is stored: under its content's sha256 (content-addressed), so an identical file is found by
+    its name and stored once. The suffix is kept (a reader may tell formats apart by it), lower-cased and short."""
+    suffix = PurePath(filename).suffix.lower()
+    suffix = suffix if re.fullmatch(r"\.[a-z0-9]{1,10}", suffix) else ""
+    sha = instance.sha256 or "unhashed"
+    return f"private/submissions/sha256/{sha[:2]}/{sha}{suffix}"
+
+
 class Submission(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -191,7 +207,7 @@ class Submission(models.Model):
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.UPLOAD)
     visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC,
                                   help_text="Boards show public submissions only.")
-    file = models.FileField(upload_to="private/submissions/%Y/%m/", blank=True)
+    file = models.FileField(upload_to=submission_file_path, blank=True, max_length=200)
     original_filename = models.CharField(max_length=255, blank=True)
     size_bytes = models.BigIntegerField(default=0)
     sha256 = models.CharField(max_length=64, blank=True)
@@ -220,7 +236,8 @@ class Submission(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["split", "status"]), models.Index(fields=["submitter", "created_at"])]
+        indexes = [models.Index(fields=["split", "status"]), models.Index(fields=["submitter", "created_at"]),
+                   models.Index(fields=["sha256"])]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.model_entry} on {self.split}"
@@ -283,6 +300,10 @@ class Score(models.Model):
         help_text="Second readings of the same upload (the plugin's `readings`), by key: overall, breakdown, "
                   "intervals, details, tells_more.")
     scorer_version = models.CharField(max_length=200, blank=True)
+    provenance = models.JSONField(
+        default=dict, blank=True,
+        help_text="What the score was made from (scoring.core.provenance.KEYS): the file's sha256, the scorer, "
+                  "split and hub versions, the ground truth's hash and the protocol options; empty for a paper's.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

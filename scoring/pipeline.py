@@ -18,6 +18,7 @@ from scoring.benchmarks import UnknownBenchmark, plugin_for
 from scoring.core.contract import ScorerInput, ScoringResult, SubmissionRejected
 from scoring.events import score_landed_event, submission_finished_event, submission_progress_event
 from scoring.models import Sample, SampleScore, Score, Submission
+from scoring.provenance import score_keys
 from scoring.selectors import split_samples
 
 ERROR_MESSAGE_KEPT = 4000  # characters of a rejection's message stored with the submission (it may quote the file)
@@ -130,7 +131,9 @@ def _finish_scored(submission: Submission, attempt: int, result: ScoringResult) 
 
 def score_publish(*, submission: Submission, result: ScoringResult) -> None:
     """Write a result as the submission's score, replacing any earlier one, and mark it scored; once committed,
-    announce that a score landed. Call inside the transaction that holds the submission's row lock."""
+    announce that a score landed. Call inside the transaction that holds the submission's row lock. A score of a
+    stored file is stamped with its provenance keys (scoring.provenance.score_keys); one of no file has none."""
+    provenance = score_keys(submission=submission, scorer_version=result.scorer_version) if submission.sha256 else {}
     samples_by_key = dict(Sample.objects.filter(split_id=submission.split_id).values_list("key", "id"))
     Score.objects.filter(submission_id=submission.pk).delete()
     SampleScore.objects.filter(submission_id=submission.pk).delete()
@@ -142,6 +145,7 @@ def score_publish(*, submission: Submission, result: ScoringResult) -> None:
         details=dict(result.details),
         readings={key: figures.as_dict() for key, figures in result.readings.items()},
         scorer_version=result.scorer_version,
+        provenance=provenance,
     )
     SampleScore.objects.bulk_create(
         [

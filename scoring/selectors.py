@@ -129,3 +129,26 @@ def model_entry_editable_by(*, entry: ModelEntry, user) -> bool:
 def change_records(*, subject: str, object_id: int, limit: int = 100) -> QuerySet[ChangeRecord]:
     """The newest changes to one model entry or submission, with who made them."""
     return ChangeRecord.objects.filter(subject=subject, object_id=object_id).select_related("user")[:limit]
+
+
+def identical_submissions(*, submission: Submission) -> list[int]:
+    """The ids of the submitter's other submissions of the very same file (same sha256), oldest first: what the
+    submission's page, the upload's answer and the API say it is identical to. An identical re-upload is entered
+    (another run label, visibility or split may be meant) but its file is stored once (`_file_store`); another
+    user's identical file is shared on disk and never named to this one."""
+    if not submission.sha256 or submission.submitter_id is None:
+        return []
+    return list(Submission.objects.filter(submitter_id=submission.submitter_id, sha256=submission.sha256)
+                .exclude(pk=submission.pk).order_by("pk").values_list("pk", flat=True)[:20])
+
+
+def identical_submissions_of_user(*, user, sha256s: set[str]) -> dict[str, list[int]]:
+    """For a list of the user's submissions: sha256 -> the ids of all their submissions of that file, oldest first,
+    in one query."""
+    found: dict[str, list[int]] = {}
+    rows = (Submission.objects.filter(submitter=user, sha256__in=[s for s in sha256s if s])
+            .order_by("pk").values_list("sha256", "pk"))
+    for sha, pk in rows:
+        found.setdefault(sha, []).append(pk)
+    return found
+

@@ -3,6 +3,8 @@ from rest_framework import serializers
 
 from scoring import benchmarks
 from scoring.models import Submission
+from scoring.provenance import shown_provenance
+from scoring.selectors import identical_submissions
 
 
 class ErrorProblemOutput(serializers.Serializer):
@@ -127,6 +129,16 @@ class SubmissionOutput(serializers.ModelSerializer):
     model = serializers.CharField(source="model_entry.__str__")
     score = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
+    type = serializers.CharField(source="source", read_only=True,
+                                 help_text="The row type: upload (self-reported), reported (paper), reproduced "
+                                           "(re-derived by the hub), hub-run.")
+    sha256 = serializers.CharField(read_only=True, help_text="The uploaded file's sha256.")
+    identical_to = serializers.SerializerMethodField(
+        help_text="Your other submissions of the very same file (same sha256); the file is stored once.")
+    provenance = serializers.SerializerMethodField(
+        help_text="What the score was made from (docs/provenance.md): file sha256 and size, scorer, split and hub "
+                  "versions, the ground truth's hash (\"withheld\" on a hidden split but for curators) and the "
+                  "protocol options; null before scoring. The file: /submissions/<id>/provenance.json.")
     error_count = serializers.SerializerMethodField(
         help_text="How many problems the file had in all; `error_report` lists the first 100, then one entry "
                   "{line: null, field: null, message: 'and K more problems ...', more: K}.")
@@ -137,7 +149,7 @@ class SubmissionOutput(serializers.ModelSerializer):
             "id", "benchmark", "split", "split_version", "model", "status", "status_label", "provisional",
             "error_message", "error_report",
             "error_count", "scorer_version", "progress_done", "progress_total", "created_at", "finished_at", "score", "url",
-            "visibility",
+            "visibility", "type", "sha256", "identical_to", "provenance",
         ]
 
     @extend_schema_field(ScoreOutput(allow_null=True, help_text="The score once the submission is scored, else null."))
@@ -153,9 +165,35 @@ class SubmissionOutput(serializers.ModelSerializer):
             return None
         return {"open_items": found.open_items, "low": found.low, "high": found.high, "text": str(found)}
 
+    def get_identical_to(self, obj: Submission) -> list[int]:
+        by_sha = self.context.get("identical")  # a list's: read once for all its rows
+        if by_sha is not None:
+            return [pk for pk in by_sha.get(obj.sha256, []) if pk != obj.pk][:20]
+        return identical_submissions(submission=obj)
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_provenance(self, obj: Submission) -> dict | None:
+        score = getattr(obj, "score", None) if obj.status == Submission.Status.SCORED else None
+        if score is None or not score.provenance:
+            return None
+        return shown_provenance(score=score, user=self.context.get("user"))
+
     def get_error_count(self, obj: Submission) -> int:
         # Each listed problem counts one; the last entry of a capped report counts those it stands for.
         return sum(p.get("more", 1) for p in obj.error_report or [] if isinstance(p, dict))
 
     def get_url(self, obj: Submission) -> str:
         return f"/submissions/{obj.pk}/"
+
+
+class ProvenanceDifferenceOutput(serializers.Serializer):
+    key = serializers.CharField(help_text='A dotted path: "file_sha256", "options.coord_mode", "figures.overall".')
+    expected = serializers.JSONField(help_text="What the provenance file says.")
+    found = serializers.JSONField(help_text="What the hub holds.")
+
+
+class ProvenanceVerifyOutput(serializers.Serializer):
+    same = serializers.BooleanField(help_text="The file is the stored score's provenance, key for key.")
+    submission = serializers.IntegerField()
+    differences = ProvenanceDifferenceOutput(many=True, help_text="Every key that differs; empty when the same.")
+

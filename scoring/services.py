@@ -249,6 +249,19 @@ def _sha256(uploaded_file: UploadedFile) -> str:
     return digest.hexdigest()
 
 
+def _file_store(submission: Submission, uploaded_file: UploadedFile) -> str | None:
+    """Store the upload under its sha256 (`scoring.models.submission_file_path`), or point to the stored copy of
+    the same content when there is one (an identical file is stored once). Returns the name this call wrote, to
+    remove if the transaction fails; None when it reused a stored file."""
+    field = Submission.file.field
+    name = field.generate_filename(submission, uploaded_file.name)
+    if field.storage.exists(name):
+        submission.file.name = name
+        return None
+    submission.file.save(uploaded_file.name, uploaded_file, save=False)
+    return submission.file.name
+
+
 def submission_create(
     *,
     user: AbstractBaseUser,
@@ -292,14 +305,15 @@ def submission_create(
                 run_set=" ".join(run_set.split())[:60],
                 visibility=visibility,
             )
-            submission.file.save(uploaded_file.name, uploaded_file, save=False)
-            stored_name = submission.file.name
+            stored_name = _file_store(submission, uploaded_file)
             submission.save()
             if created is not None:
                 _audit_entry_created(user=user, entry=created, submission=submission)
             transaction.on_commit(lambda: submission_enqueue(submission_id=submission.pk))
     except Exception:
-        if stored_name:
+        # The file this call wrote goes with the refused upload, unless a committed submission of the same content
+        # (stored under the same name) came to point to it meanwhile.
+        if stored_name and not Submission.objects.filter(file=stored_name).exists():
             Submission.file.field.storage.delete(stored_name)
         raise
     return submission

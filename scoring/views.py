@@ -1,18 +1,21 @@
 """Pages for submitting and following submissions (server-rendered)."""
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django.views.static import serve
 
 from accounts.roles import is_curator
-from scoring import access, benchmarks, selectors, services
+from scoring import access, benchmarks, provenance, selectors, services, services_provenance
 from scoring.core.contract import report_groups
-from scoring.errors import FileRefused
+from scoring.core.provenance import KEYS
+from scoring.errors import FileRefused, ServiceRefusal
 from scoring.forms import ModelEntryForm, SubmissionForm, VisibilityForm
 from scoring.models import ChangeRecord, ModelEntry, Submission
 from scoring.phases import phase_shown
@@ -154,7 +157,31 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "visibility_form": visibility_form if submission.source == Submission.Source.UPLOAD else None,
         "changes": selectors.change_records(subject=ChangeRecord.Subject.SUBMISSION, object_id=submission.pk),
         "phase": phase_shown(submission.split.phase) if submission.split.phase_id else None,
-        "model_editable": selectors.model_entry_editable_by(entry=submission.model_entry, user=request.user)})
+        "identical_to": selectors.identical_submissions(submission=submission),
+        "provenance": provenance_rows(score=score, user=request.user),
+        "model_editable": selectors.model_entry_editable_by(entry=submission.model_entry, user=request.user),
+        "may_reproduce": is_curator(request.user) and score is not None and bool(score.provenance)
+        and submission.source == Submission.Source.UPLOAD})
+
+
+def provenance_rows(*, score, user) -> list[tuple[str, str]]:
+    """The score's provenance keys as the submission page lists them (key, value as text), in KEYS order."""
+    if score is None or not score.provenance:
+        return []
+    shown = provenance.shown_provenance(score=score, user=user)
+    return [(key, json.dumps(shown[key], sort_keys=True, ensure_ascii=False) if isinstance(shown.get(key), dict)
+             else str(shown.get(key, ""))) for key in KEYS]
+
+
+@require_GET
+def submission_provenance(request: HttpRequest, pk: int) -> HttpResponse:
+    """The score's provenance file (docs/provenance.md), for whoever may see the score: anyone for a public one, its
+    submitter and curators for a private or withdrawn one; a hidden split's ground-truth hash for curators only."""
+    submission = get_object_or_404(Submission.objects.select_related("split__benchmark", "model_entry"), pk=pk)
+    found = provenance.provenance_document(submission=submission, user=request.user)
+    response = JsonResponse(found, json_dumps_params={"indent": 2, "sort_keys": False})
+    response["Content-Disposition"] = f'attachment; filename="submission-{pk}-provenance.json"'
+    return response
 
 
 @login_required
@@ -181,6 +208,23 @@ def submission_visibility(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         if changed:
             messages.success(request, f"Submission #{pk} is now {submission.get_visibility_display().lower()}.")
+    return redirect("submission-detail", pk=pk)
+
+
+@login_required
+@require_POST
+def submission_reproduce(request: HttpRequest, pk: int) -> HttpResponse:
+    """A curator has the hub score the stored file again; the same keys and figures mark the row reproduced."""
+    submission = get_object_or_404(Submission.objects.select_related("split__benchmark", "model_entry"), pk=pk)
+    if not access.submission_own_page_visible_to(submission=submission, user=request.user):
+        raise Http404("No such submission.")
+    try:
+        services_provenance.submission_reproduce(user=request.user, submission=submission)
+    except ServiceRefusal as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"Submission #{pk} is reproduced: scored again by the hub, every key and figure "
+                                  "the same.")
     return redirect("submission-detail", pk=pk)
 
 

@@ -86,6 +86,13 @@ TABLE: dict[str, Row] = {
     "submissions/new/": Row(fixed("/submissions/new/"), SIGNED_IN),
     "submissions/<int:pk>/": Row(sub("/submissions/{pk}/"), OWN),
     "submissions/<int:pk>/visibility/": Row(sub("/submissions/{pk}/visibility/"), ALL_SAFE),
+    # A public score's provenance is anyone's (the board shows its keys); a hidden split's ground-truth hash is
+    # withheld but for curators (tests/scoring/test_provenance.py holds that and the private case).
+    "submissions/<int:pk>/provenance.json": Row(sub("/submissions/{pk}/provenance.json"), EVERYONE),
+    "submissions/<int:pk>/reproduce/": Row(sub("/submissions/{pk}/reproduce/"), ALL_SAFE,
+                                           held_by="tests/scoring/test_provenance.py"),
+    "api/submissions/provenance/verify/": Row(fixed("/api/submissions/provenance/verify/"), ALL_SAFE,
+                                              held_by="tests/scoring/test_provenance.py"),
     "models/<slug:slug>/edit/": Row(sub("/models/{entry}/edit/"), ALL_SAFE),
     "api/submissions/": Row(fixed("/api/submissions/"), ALL_SAFE),
     "api/submissions/mine/": Row(fixed("/api/submissions/mine/"), ALL_SAFE),

@@ -6,10 +6,11 @@ here too, and anything malformed raises `BadBoardQuery` with the parameter and w
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from scoring.core.columns import BoardSpec, Column, Direction, Level
 from scoring.core.numbers import finite
@@ -17,6 +18,12 @@ from scoring.core.numbers import finite
 KINDS = ("proprietary", "open-source", "embodied", "human", "baseline")
 THINKING = ("yes", "no", "unknown")
 SOURCES = ("reported", "scored")
+# Row types (`?type=`): a paper's number, an author's upload scored here (self-reported predictions), an upload the
+# hub made again from its artefacts with the same result (reproduced), a model the hub ran itself (hub-run).
+ROW_TYPES = ("reported", "upload", "reproduced", "hub-run")
+ROW_TYPE_LABELS = {"reported": "paper", "upload": "self-reported", "reproduced": "reproduced", "hub-run": "hub-run"}
+# The provenance keys an export row carries (scoring.core.provenance.KEYS, named as the file names them).
+PROVENANCE_COLUMNS = ("file_sha256", "split_version", "ground_truth_sha256", "options", "hub_version")
 UNRANKED_KINDS = frozenset({"human"})  # reference rows: shown in place, never ranked or tied
 
 
@@ -43,6 +50,12 @@ class BoardRow:
     run_ids: tuple[int, ...] = ()  # the submissions averaged into this row (repeated runs); () for a single one
     run_spread: Mapping[str, float] = field(default_factory=dict)  # per column: run-to-run standard deviation
     reading_note: str = ""  # why the row has no figures under the reading shown (leaderboard.core.readings)
+    row_type: str = "upload"  # one of ROW_TYPES (the submission's source)
+    provenance: Mapping[str, Any] = field(default_factory=dict)  # the score's provenance keys, as anyone may see them
+
+    @property
+    def row_type_label(self) -> str:
+        return ROW_TYPE_LABELS.get(self.row_type, self.row_type)
 
     @property
     def runs(self) -> int:
@@ -72,6 +85,7 @@ class BoardQuery:
     kinds: tuple[str, ...] = ()
     thinking: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()  # row types (ROW_TYPES); (): every type
     min_params: float | None = None
     max_params: float | None = None
     search: str = ""
@@ -87,7 +101,7 @@ class BoardQuery:
             for x in (
                 self.sort, self.descending, ",".join(sorted(self.kinds)), ",".join(sorted(self.thinking)),
                 ",".join(sorted(self.sources)), self.min_params, self.max_params, self.search.lower(),
-                self.all_entries, self.expanded, self.extras, self.reading,
+                self.all_entries, self.expanded, self.extras, self.reading, ",".join(sorted(self.types)),
             )
         )
 
@@ -105,6 +119,8 @@ class BoardQuery:
             params["thinking"] = ",".join(q.thinking)
         if q.sources:
             params["source"] = ",".join(q.sources)
+        if q.types:
+            params["type"] = ",".join(q.types)
         if q.min_params is not None:
             params["min_params"] = f"{q.min_params:g}"
         if q.max_params is not None:
@@ -185,6 +201,7 @@ def parse_query(params: Mapping[str, str], spec: BoardSpec, readings: Sequence[s
         kinds=_choices(params, "kind", KINDS),
         thinking=_choices(params, "thinking", THINKING),
         sources=_choices(params, "source", SOURCES),
+        types=_choices(params, "type", ROW_TYPES),
         min_params=_number(params, "min_params"),
         max_params=_number(params, "max_params"),
         search=search,
@@ -207,6 +224,8 @@ def filter_rows(rows: Iterable[BoardRow], query: BoardQuery) -> list[BoardRow]:
         if query.thinking and (row.thinking or "unknown") not in query.thinking:
             continue
         if query.sources and row.source not in query.sources:
+            continue
+        if query.types and row.row_type not in query.types:
             continue
         if query.min_params is not None or query.max_params is not None:
             # A parameter range only keeps models whose size is known and inside it.
@@ -421,7 +440,8 @@ def format_value(value: float | None, digits: int = 2) -> str:
 def export_table(view: BoardView, names: Mapping[str, str] | None = None, *, reading: str = ""
                  ) -> tuple[list[str], list[list[object]]]:
     """Header and rows of exactly what the board shows (rank, model, kind, thinking, params, source, columns,
-    and the interval bounds of each column). A column is named by its key, or by `names[key]` (a headline kept
+    and the interval bounds of each column), then each row's type and provenance keys (scorer version, file sha256,
+    split version, ground-truth hash, options, hub version; empty for a paper's number). A column is named by its key, or by `names[key]` (a headline kept
     under "overall" that the benchmark calls by its metric's name). With `reading` (a board with readings: the key
     of the one shown), a column naming it on every row and one saying why a row has no figures under it."""
     header = ["rank", "model", "kind", "thinking", "parameters_b", "source", "submission"]
@@ -430,6 +450,7 @@ def export_table(view: BoardView, names: Mapping[str, str] | None = None, *, rea
         header += [name, f"{name}_ci_low", f"{name}_ci_high"]
     if reading:
         header += ["reading", "reading_note"]
+    header += ["type", "scorer_version", *PROVENANCE_COLUMNS]
     body: list[list[object]] = []
     for rank, row in zip(view.ranks, view.rows):
         line: list[object] = [
@@ -440,8 +461,16 @@ def export_table(view: BoardView, names: Mapping[str, str] | None = None, *, rea
             line += [row.value(c.key), iv[0] if iv else None, iv[1] if iv else None]
         if reading:
             line += [reading, row.reading_note]
+        line += [row.row_type, row.scorer_version, *(_provenance_cell(row.provenance.get(k)) for k in PROVENANCE_COLUMNS)]
         body.append(line)
     return header, body
+
+
+def _provenance_cell(value: Any) -> object:
+    """A provenance key as one export cell: an object (the options) as its canonical JSON text; none as empty."""
+    if isinstance(value, Mapping):
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return value
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -264,6 +264,16 @@ class BenchmarkPlugin:
     # The readings every upload is scored under, the headline's first (EPIC: the toolkit's, then the strict reading
     # of deviations B1 and B5); none: one reading, and the board takes no ?reading=.
     readings: tuple[Reading, ...] = ()
+    # -- provenance hooks (docs/provenance.md) --
+    # "module:function", (options: Mapping, model: str) -> Mapping: the protocol options a score is made under, as
+    # its provenance states them (EPIC: the coordinate system and the raw or std_format reading; PLAN: the judge
+    # model, the prompts' hash and the cascade; VGE: λ, feedback, perturbation, history and instruction). Site-side
+    # where the site's settings decide part of it (PLAN); pure otherwise. None: the provenance states no options.
+    provenance_options: str = ""
+    # "module:function", a `Scorer` that needs nothing but the file and the split's samples (pure: no Django, no
+    # database): what `python -m scoring verify` re-scores a file with off the site. None: verify on the site
+    # (`python manage.py verify_provenance`), where the benchmark's own scorer reads what it needs.
+    rescorer: str = ""
 
     def reading(self, key: str) -> Reading | None:
         """The reading of this key; "" (or the first reading's key) names the headline's."""
@@ -274,6 +284,15 @@ class BenchmarkPlugin:
 
     def score_function(self) -> Scorer:
         return load_target(self.scorer)
+
+    def rescore_function(self) -> Scorer | None:
+        return load_target(self.rescorer) if self.rescorer else None
+
+    def provenance_options_of(self, options: Mapping[str, Any], model: str) -> dict[str, Any]:
+        """The protocol options of a score made with these upload options for this model (`provenance_options`)."""
+        if not self.provenance_options:
+            return {}
+        return dict(load_target(self.provenance_options)(options, model))
 
     def precheck_function(self) -> Precheck | None:
         return load_target(self.precheck) if self.precheck else None

@@ -5,6 +5,7 @@ import io
 import pytest
 from django.core.cache import cache
 
+from leaderboard.core.board import PROVENANCE_COLUMNS
 from leaderboard.services import board_comparisons_update
 from tests.leaderboard.conftest import (
     EPIC_LEAVES,
@@ -112,9 +113,10 @@ def test_csv_export_has_exactly_the_rows_and_columns_shown(client, board):
     lines = list(csv.reader(io.StringIO(response.content.decode())))
     header, body = lines[0], lines[1:]
     assert [line[1] for line in body] == [r.model_name for r in page.rows]
-    # then the reading the figures are under and why a row has none (EPIC scores two readings)
+    # then the reading the figures are under and why a row has none (EPIC scores two readings), then the row's type
+    # and provenance keys (issue 29)
     assert [h for h in header if not h.endswith(("_ci_low", "_ci_high"))][7:] == [
-        *(c.key for c in page.columns), "reading", "reading_note"]
+        *(c.key for c in page.columns), "reading", "reading_note", "type", "scorer_version", *PROVENANCE_COLUMNS]
 
 
 @pytest.mark.django_db

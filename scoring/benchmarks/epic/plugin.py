@@ -186,4 +186,6 @@ PLUGIN = BenchmarkPlugin(
     sample_details="scoring.benchmarks.epic.core.overlay:EpicSampleDetails",
     protocol=PROTOCOL,
     readings=READINGS,
+    provenance_options="scoring.benchmarks.epic.scorer:provenance_options",
+    rescorer="scoring.benchmarks.epic.scorer:score",
 )

@@ -141,6 +141,23 @@ def options_from(raw_options: Mapping[str, Any], model: str = "") -> tuple[Optio
         _flag(raw_options.get("raw"))
 
 
+def provenance_options(raw_options: Mapping[str, Any], model: str = "") -> dict[str, Any]:
+    """The protocol options an EPIC score states in its provenance: the coordinate system boxes and points are read
+    in and what decided it, the file's reading (raw responses through the reference parser, or std_format) and the
+    readings every upload is scored under (the headline's first). Pure."""
+    options, raw = options_from(raw_options, model)
+    decided_by = "upload" if options.coord_mode else "family" if options.family else "lines, else auto"
+    found: dict[str, Any] = {
+        "coordinate_system": options.coord_mode or family_coordinates(options.family) or AUTO,
+        "coordinates_decided_by": decided_by,
+        "file_reading": "raw responses (reference parser)" if raw else "std_format",
+        "readings": [TOOLKIT, STRICT],
+    }
+    if options.family and not options.coord_mode:
+        found["family"] = options.family
+    return found
+
+
 def _flag(value: Any) -> bool:
     """Form fields arrive as strings: "false" must not read as true."""
     if isinstance(value, str):

@@ -100,4 +100,5 @@ PLUGIN = BenchmarkPlugin(
                         sample="scoring.benchmarks.plan.board:sample_view", template="benchmarks/plan/sample.html"),
     sample_details="scoring.benchmarks.plan.core.details:PlanSampleDetails",
     protocol=PROTOCOL,
+    provenance_options="scoring.benchmarks.plan.services.judge:provenance_options",
 )

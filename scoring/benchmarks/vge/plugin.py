@@ -104,4 +104,5 @@ PLUGIN = BenchmarkPlugin(
     drilldown=Drilldown(question_label="Instruction", question_keys=("instruction",),
                         template="benchmarks/vge/sample.html"),
     protocol=PROTOCOL,
+    provenance_options="scoring.benchmarks.vge.scorer:provenance_options",
 )

@@ -96,6 +96,16 @@ def played_options(options: Mapping[str, Any]) -> dict[str, Any]:
             INSTRUCTION_OPTION: instruction}
 
 
+def provenance_options(options: Mapping[str, Any], model: str = "") -> dict[str, Any]:
+    """The protocol options a VGE score states in its provenance: the interaction budget λ the episodes were played
+    with (`interaction_budget`; "each task's own" unless the upload set one), the perturbation, history and instruction options, and the feedback the agent
+    was given (the engine's texts, docs/formats/vge.md: no option changes them). Pure."""
+    lam = played_lambda(options)
+    # Named in words: a page of a hidden split never spells a task definition's field names (its λ is one).
+    return {"interaction_budget": "each task's own" if lam is None else lam, **played_options(options),
+            "feedback": f"engine ({VERSION})"}
+
+
 def score(inp: ScorerInput, *, device_loader: DeviceLoader | None = None) -> ScoringResult:
     if device_loader is None and not _site_devices:
         raise RuntimeError("no device source: the simulator app registers one at start-up (is it installed?)")

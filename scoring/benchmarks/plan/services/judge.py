@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from django.conf import settings
 from django.db.models import Q
@@ -21,6 +21,7 @@ from scoring.benchmarks.plan.core.protocol import (
     load_model_prompts,
     load_prompt_file,
 )
+from scoring.benchmarks.plan.core.rules import RULE_VERSION
 from scoring.benchmarks.plan.core.types import DecidedBy, Verdict
 from scoring.benchmarks.plan.models import PlanDecider, PlanVerdict
 
@@ -102,6 +103,21 @@ def protocol_in_use() -> str:
         return f"On this site {judge}, and its judge prompt file cannot be used."
     source = "the built-in paraphrase of appendix B.2" if prompts.label == BUILT_IN_PROMPTS.label else "this site's"
     return f"On this site {judge}; judge prompts {prompts.version} ({source})."
+
+
+def provenance_options(options: Mapping[str, Any], model: str = "") -> dict[str, Any]:
+    """The protocol options a PLAN score states in its provenance (the plugin's `provenance_options`): the cascade,
+    the rules' version, the LLM judge's model ("" when none is configured) and the judge prompts' version and hash (sha256 over their four texts, 16 hex digits),
+    as this site's settings decide them when the score is made."""
+    configured = bool(settings.JUDGE_BASE_URL and settings.JUDGE_MODEL)  # as judge_client_from_settings decides
+    try:
+        prompts = judge_prompts_from_settings()
+        version, digest = prompts.version, prompts.digest
+    except PromptFileError:
+        version, digest = "unusable prompt file", ""
+    cascade = ["rules", "llm-judge", "people"] if configured else ["rules", "people"]
+    return {"cascade": cascade, "rules": RULE_VERSION, "judge_model": settings.JUDGE_MODEL if configured else "",
+            "judge_prompts": version, "judge_prompts_hash": digest}
 
 
 def _verdict_of(row: PlanVerdict) -> Verdict:
