@@ -24,7 +24,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_safe
 
 from accounts import roles
-from leaderboard import selectors, services, tasks
+from leaderboard import selectors, services, tasks, versions
 from leaderboard.core import labels, svg
 from leaderboard.core.board import (
     BadBoardQuery,
@@ -90,20 +90,41 @@ def reading_shown(slug: str, reading: str) -> dict[str, str] | None:
             "headline": found is plugin.readings[0]}
 
 
-def resolve_board(request: HttpRequest, slug: str, *, default_split: str | None = None):
+def resolve_board(request: HttpRequest, slug: str, *, default_split: str | None = None, params=None):
     """(benchmark, split, spec, query) as the board reads them, or an error response (404, 400). The Analysis tab
-    reads its rows the same way (with its own `default_split` when the URL names none)."""
+    reads its rows the same way (with its own `default_split` when the URL names none); a snapshot's form gives the
+    board's parameters as `params` (default: the request's query string)."""
+    params = request.GET if params is None else params
+    raw_version = (params.get("split_version") or "").strip()
+    if raw_version and not (raw_version.isdigit() and params.get("split")):
+        return None, error_page(request, 400, "Bad parameter 'split_version': a split's version number, given with "
+                                              "?split=<name>")
     try:
         benchmark, split = selectors.benchmark_split_cached(
-            slug=slug, split_name=request.GET.get("split") or default_split)
+            slug=slug, split_name=params.get("split") or default_split,
+            version=int(raw_version) if raw_version else None)
     except selectors.BoardNotFound as exc:
         return None, error_page(request, 404, str(exc))
     spec = board_for(benchmark.slug)
     try:
-        query = parse_query(request.GET, spec, reading_keys(benchmark.slug))
+        query = parse_query(params, spec, reading_keys(benchmark.slug))
+        if query.scorer and query.scorer not in {v.version for v in versions.scorer_versions(split=split)}:
+            known = ", ".join(v.version for v in versions.scorer_versions(split=split)) or "none"
+            raise BadBoardQuery("scorer", f"no scores of this board were made under '{query.scorer[:60]}'; "
+                                          f"versions: {known}")
     except BadBoardQuery as exc:
         return None, error_page(request, 400, f"Bad parameter '{exc.parameter}': {exc.message}")
     return (benchmark, split, spec, query), None
+
+
+def split_params(request: HttpRequest, split) -> dict[str, str]:
+    """The split parameters a board's own links keep: the split named, and its version when the URL names one."""
+    if not request.GET.get("split"):
+        return {}
+    params = {"split": split.name}
+    if request.GET.get("split_version"):
+        params["split_version"] = str(split.version)
+    return params
 
 
 def board_view(split, spec, query) -> tuple[BoardView, str]:
@@ -158,7 +179,7 @@ def _header_groups(columns, spec, *, collapsed: bool = False) -> list[dict[str, 
 
 
 def _table_context(request: HttpRequest, benchmark, split, view: BoardView) -> dict[str, Any]:
-    base = {"split": split.name} if request.GET.get("split") else {}
+    base = split_params(request, split)
     sort_links = {}
     for column in view.columns:
         same = view.query.sort == column.key
@@ -232,7 +253,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
     if table_html is None:
         table_html = render_to_string("leaderboard/_board_table.html", _table_context(request, benchmark, split, view))
         cache.set(fragment_key, table_html, selectors.ROWS_TIMEOUT)
-    base = {"split": split.name} if request.GET.get("split") else {}
+    base = split_params(request, split)
 
     def link(**override) -> str:
         return "?" + urlencode({**base, **query.as_params(**override)})
@@ -255,6 +276,8 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "board_ws": f"/ws/boards/{split.pk}/",
         "board_fingerprint": selectors.board_fingerprint_of_key(data_key),
     }
+    context.update(_versions_context(benchmark, split, query, base))
+    context["can_curate"] = roles.is_curator(request.user)
     plugin = _plugin(benchmark.slug)
     if plugin is not None:
         context["protocol"] = protocol_statement(benchmark.slug, query.reading)
@@ -271,6 +294,22 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
     if page_key is not None:
         selectors.board_response_set(page_key, response.content)
     return response
+
+
+def _versions_context(benchmark, split, query, base: dict[str, str]) -> dict[str, Any]:
+    """The scorer-version selector (issue 29): each row's current score, or the scores of one version (older ones
+    stay viewable after a re-score), the version a paper's rows are comparable to, and the diff page's link."""
+    known = versions.scorer_versions(split=split)
+    choices = [{"label": "current scores", "shown": not query.scorer, "current": False,
+                "link": "?" + urlencode({**base, **query.as_params(scorer="")})}]
+    choices += [{"label": v.version, "shown": v.version == query.scorer, "current": v.current,
+                 "link": "?" + urlencode({**base, **query.as_params(scorer=v.version)})} for v in known]
+    diff = ""
+    if len(known) > 1:
+        diff = reverse("board-diff", args=[benchmark.slug]) + "?" + urlencode(
+            {**base, "from": known[-2].version, "to": known[-1].version})
+    return {"scorer_versions": choices if known else [], "scorer_diff_link": diff,
+            "comparable_version": versions.comparable_version(split=split)}
 
 
 def _export_name(benchmark, split, ext: str) -> str:
@@ -338,7 +377,7 @@ def board_plot(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     if error:
         return error
     benchmark, split, spec, query = resolved
-    data = selectors.board_data(split=split, reading=query.reading)
+    data = selectors.board_data(split=split, reading=query.reading, scorer=query.scorer)
     key = f"{data.cache_key}:plot:{kind}:{query.canonical()}"
     body = cache.get(key)
     if body is None:

@@ -76,6 +76,9 @@ def published_rows_load(*, directory: Path) -> dict[str, int]:
     for table in tables:
         read_deltas(directory, table)  # the Analysis tab reads them at request time: a bad file fails here first
     counts: dict[str, int] = {}
+    # A paper's rows are comparable to the scorer version the hub had when they were first loaded (its protocol is
+    # the one the paper's figures were checked against); kept on later loads, so a newer scorer does not claim them.
+    current_versions = {plugin.slug: plugin.current_scorer_version() for plugin in plugins() if plugin.published}
     with transaction.atomic():
         splits = {b.slug: b.splits.get(name="test", version=1) for b in Benchmark.objects.all()}
         for row, thinking_source in rows:
@@ -92,6 +95,8 @@ def published_rows_load(*, directory: Path) -> dict[str, int]:
                     "finished_at": timezone.now(),
                 },
             )
+            comparable = Score.objects.filter(submission=submission).values_list(
+                "details__comparable_scorer_version", flat=True).first() or current_versions.get(row.benchmark, "")
             Score.objects.update_or_create(
                 submission=submission,
                 defaults={
@@ -101,6 +106,7 @@ def published_rows_load(*, directory: Path) -> dict[str, int]:
                     "details": {
                         "source": "paper", "csv_line": row.line, "csv_file": row.source_file,
                         "figures": dict(row.figures), "figure_sources": dict(row.sources),
+                        "comparable_scorer_version": comparable,
                     },
                     "scorer_version": REPORTED_VERSION,
                 },
