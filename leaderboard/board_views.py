@@ -94,17 +94,25 @@ def resolve_board(request: HttpRequest, slug: str, *, default_split: str | None 
     """(benchmark, split, spec, query) as the board reads them, or an error response (404, 400). The Analysis tab
     reads its rows the same way (with its own `default_split` when the URL names none); a snapshot's form gives the
     board's parameters as `params` (default: the request's query string)."""
-    params = request.GET if params is None else params
+    try:
+        return board_resolve(request.GET if params is None else params, slug, default_split=default_split), None
+    except ServiceRefusal as exc:
+        message = f"Bad parameter '{exc.field}': {exc.message}" if exc.status == 400 and exc.field else exc.message
+        return None, error_page(request, exc.status, message)
+
+
+def board_resolve(params, slug: str, *, default_split: str | None = None):
+    """(benchmark, split, spec, query) a board's parameters name, the board API's too; refuses 404 (no such board or
+    split version), 400 (a bad parameter, an unknown scorer version)."""
     raw_version = (params.get("split_version") or "").strip()
     if raw_version and not (raw_version.isdigit() and params.get("split")):
-        return None, error_page(request, 400, "Bad parameter 'split_version': a split's version number, given with "
-                                              "?split=<name>")
+        raise ServiceRefusal("a split's version number, given with ?split=<name>", field="split_version")
     try:
         benchmark, split = selectors.benchmark_split_cached(
             slug=slug, split_name=params.get("split") or default_split,
             version=int(raw_version) if raw_version else None)
     except selectors.BoardNotFound as exc:
-        return None, error_page(request, 404, str(exc))
+        raise ServiceRefusal(str(exc), status=404) from None
     spec = board_for(benchmark.slug)
     try:
         query = parse_query(params, spec, reading_keys(benchmark.slug))
@@ -113,8 +121,8 @@ def resolve_board(request: HttpRequest, slug: str, *, default_split: str | None 
             raise BadBoardQuery("scorer", f"no scores of this board were made under '{query.scorer[:60]}'; "
                                           f"versions: {known}")
     except BadBoardQuery as exc:
-        return None, error_page(request, 400, f"Bad parameter '{exc.parameter}': {exc.message}")
-    return (benchmark, split, spec, query), None
+        raise ServiceRefusal(exc.message, field=exc.parameter) from None
+    return benchmark, split, spec, query
 
 
 def split_params(request: HttpRequest, split) -> dict[str, str]:
@@ -342,6 +350,7 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
                 "benchmark": benchmark.slug,
                 "split": split.name,
                 "split_version": split.version,
+                "scorer_version": query.scorer or None,  # null: each row's current score
                 "protocol": protocol_statement(benchmark.slug, query.reading),
                 "reading": reading,
                 "columns": header,

@@ -130,3 +130,18 @@ def test_a_failed_rescore_shows_on_the_page_and_leaves_the_row_on_the_board(clie
     rows = {r.model_name: (r.overall, r.scorer_version) for r in client.get("/leaderboard/dummy/").context["view"].rows}
     assert rows["Beta"] == (50.0, "dummy-1")  # its old score, saying so
     assert rows["Alpha"] == (50.0, "dummy-2")
+
+
+def test_the_board_api_and_json_export_take_the_version_and_refuse_an_unknown_one(client, board, monkeypatch):
+    split, subs = board
+    rescore_now(split, monkeypatch)
+    api = client.get("/api/leaderboards/dummy/?scorer=dummy-1").json()
+    assert {r["model"]["name"]: (r["values"]["overall"], r["scorer_version"]) for r in api["rows"]}["Alpha"] == \
+        (100.0, "dummy-1")
+    refused = client.get("/api/leaderboards/dummy/?scorer=nope")
+    assert refused.status_code == 400 and refused.json()["field"] == "scorer"
+    assert "versions: dummy-1, dummy-2" in refused.json()["detail"]
+    assert client.get("/api/leaderboards/dummy/?split=test&split_version=3").status_code == 404
+    export = client.get("/leaderboard/dummy/export.json?scorer=dummy-1").json()
+    assert export["scorer_version"] == "dummy-1" and export["split_version"] == 1
+    assert client.get("/leaderboard/dummy/export.json").json()["scorer_version"] is None
