@@ -152,6 +152,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "benchmark_pages": benchmark_pages(submission),
         "visibility_form": visibility_form if submission.source == Submission.Source.UPLOAD else None,
         "changes": selectors.change_records(subject=ChangeRecord.Subject.SUBMISSION, object_id=submission.pk),
+        "score_versions": list(submission.score_versions.all()[:50]),  # scores a re-score replaced (issue 29)
         "model_editable": selectors.model_entry_editable_by(entry=submission.model_entry, user=request.user)})
 
 

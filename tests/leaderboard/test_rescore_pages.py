@@ -145,3 +145,12 @@ def test_the_board_api_and_json_export_take_the_version_and_refuse_an_unknown_on
     export = client.get("/leaderboard/dummy/export.json?scorer=dummy-1").json()
     assert export["scorer_version"] == "dummy-1" and export["split_version"] == 1
     assert client.get("/leaderboard/dummy/export.json").json()["scorer_version"] is None
+
+
+def test_the_submission_page_lists_the_scores_a_rescore_replaced(client, board, monkeypatch, curator):
+    split, subs = board
+    rescore_now(split, monkeypatch)
+    client.force_login(curator)
+    html = client.get(f"/submissions/{subs['Alpha'].pk}/").content.decode()
+    earlier = re.search(r'id="score-versions".*?</details>', html, re.S).group(0)
+    assert "Earlier scores (1)" in earlier and "100.00 under scorer dummy-1 on split version 1" in earlier
