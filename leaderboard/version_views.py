@@ -21,7 +21,7 @@ from leaderboard.core.diff import summary
 from leaderboard.models import BoardSnapshot
 from scoring import rescore, tasks
 from scoring.errors import ServiceRefusal
-from scoring.models import Benchmark, RescoreItem
+from scoring.models import Benchmark, RescoreItem, RescoreRun, Submission
 
 
 @require_GET
@@ -55,6 +55,15 @@ def board_rescore(request: HttpRequest, slug: str) -> HttpResponse:
     if not is_curator(request.user):
         raise Http404("No such page.")
     benchmark = get_object_or_404(Benchmark, slug=slug)
+    if request.method == "POST" and request.POST.get("onto"):
+        target = benchmark.splits.filter(pk=request.POST["onto"]).first() if request.POST["onto"].isdigit() else None
+        if target is None:
+            raise ServiceRefusal(f"No split {request.POST['onto'][:40]!r} of {benchmark.slug}.", field="onto")
+        run = rescore.rescore_split_version_start(split=target, user=request.user, reason=RescoreRun.Reason.CURATOR,
+                                                  enqueue=tasks.rescore_item_enqueue)
+        messages.success(request, f"Re-score #{run.pk} started: {run.items.count()} submission(s) of the previous "
+                                  f"version to score on {target}.")
+        return redirect("board-rescore", slug=benchmark.slug)
     if request.method == "POST":
         split = None
         if request.POST.get("split"):
@@ -71,11 +80,13 @@ def board_rescore(request: HttpRequest, slug: str) -> HttpResponse:
     version = rescore.declared_version(benchmark)
     runs = [(run, rescore.run_progress(run=run),
              run.items.filter(state=RescoreItem.State.FAILED).select_related("submission__model_entry")[:50])
-            for run in benchmark.rescore_runs.select_related("split", "started_by")[:20]]
+            for run in benchmark.rescore_runs.select_related("split", "target_split", "started_by")[:20]]
     return render(request, "leaderboard/rescore.html", {
         "benchmark": benchmark, "version": version, "runs": runs,
         "out_of_date": rescore.out_of_date_count(benchmark=benchmark, version=version),
         "open_run": rescore.open_run(benchmark=benchmark), "splits": benchmark.splits.all(),
+        "versioned": [(s, Submission.objects.filter(rescore.to_carry(split=s)).count())
+                      for s in benchmark.splits.filter(version__gt=1)],
     })
 
 

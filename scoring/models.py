@@ -330,6 +330,7 @@ class RescoreRun(models.Model):
         CURATOR = "curator", "Started by a curator"
         COMMAND = "command", "manage.py rescore"
         DEPLOY = "deploy", "A new scorer version deployed"
+        SPLIT = "split", "A new split version published"
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="rescore_runs")
     split = models.ForeignKey(Split, null=True, blank=True, on_delete=models.CASCADE, related_name="+",
@@ -339,6 +340,11 @@ class RescoreRun(models.Model):
         help_text="The version the plugin declared when the run started; a submission already scored under it is "
                   "left alone (empty: the plugin declares none, every submission is re-scored).")
     force = models.BooleanField(default=False, help_text="Re-score even submissions already under this version.")
+    target_split = models.ForeignKey(
+        Split, null=True, blank=True, on_delete=models.CASCADE, related_name="+",
+        help_text="A split-version run: each scored submission of the split's previous version is scored on this "
+                  "version as a submission of its own (reproduced by the hub); the old one stays on its version's "
+                  "board.")
     reason = models.CharField(max_length=10, choices=Reason.choices, default=Reason.CURATOR)
     started_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
@@ -349,6 +355,8 @@ class RescoreRun(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
+        if self.target_split_id:
+            return f"re-score #{self.pk} of {self.benchmark.slug} onto {self.target_split}"
         return f"re-score #{self.pk} of {self.benchmark.slug} to {self.scorer_version or 'the current scorer'}"
 
 
@@ -374,6 +382,8 @@ class RescoreItem(models.Model):
     new_overall = models.FloatField(null=True, blank=True)
     old_scorer_version = models.CharField(max_length=200, blank=True)
     new_scorer_version = models.CharField(max_length=200, blank=True)
+    result = models.ForeignKey(Submission, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                               help_text="A split-version run's new submission on the new version.")
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -58,8 +58,61 @@ def out_of_date_count(*, benchmark: Benchmark, version: str) -> int:
     return Submission.objects.filter(rescorable(benchmark=benchmark)).exclude(score__scorer_version=version).count()
 
 
-def open_run(*, benchmark: Benchmark, split: Split | None = None) -> RescoreRun | None:
-    return RescoreRun.objects.filter(benchmark=benchmark, split=split, finished_at__isnull=True).first()
+def open_run(*, benchmark: Benchmark, split: Split | None = None, target_split: Split | None = None
+             ) -> RescoreRun | None:
+    return RescoreRun.objects.filter(benchmark=benchmark, split=split, target_split=target_split,
+                                     finished_at__isnull=True).first()
+
+
+def previous_version(split: Split) -> Split | None:
+    return Split.objects.filter(benchmark_id=split.benchmark_id, name=split.name, version__lt=split.version).order_by(
+        "-version").first()
+
+
+def to_carry(*, split: Split) -> "Q":
+    """The submissions a split-version run scores on `split`: those of its previous version a re-score covers, and
+    not yet carried onto it."""
+    previous = previous_version(split)
+    if previous is None:
+        return Q(pk__in=[])
+    carried = RescoreItem.objects.filter(run__target_split=split, state=RescoreItem.State.RESCORED).values(
+        "submission_id")
+    return rescorable(benchmark=split.benchmark, split=previous) & ~Q(pk__in=carried)
+
+
+def rescore_split_version_start(*, split: Split, user: AbstractBaseUser | None = None,
+                                reason: str = RescoreRun.Reason.SPLIT,
+                                enqueue: Callable[[int], None] | None = None) -> RescoreRun:
+    """A new split version (annotation publishing makes one): score each scored submission of the previous version on
+    it, as a new submission of its own (source: reproduced by the hub), so the new version's board has them and the
+    old board keeps its own. Check, then make the run and its items; send them once committed."""
+    if user is not None and not is_curator(user):
+        raise ServiceRefusal("Only curators start a re-score.", status=403)
+    previous = previous_version(split)
+    if previous is None:
+        raise ServiceRefusal(f"{split} has no earlier version to re-score onto it.", status=409, field="split")
+    running = open_run(benchmark=split.benchmark, target_split=split)
+    if running is not None:
+        raise ServiceRefusal(f"Re-score #{running.pk} onto {split} is still under way; wait for it to finish.",
+                             status=409, field="split", extra={"run": running.pk})
+    with transaction.atomic():
+        Benchmark.objects.select_for_update().filter(pk=split.benchmark_id).first()
+        run = RescoreRun.objects.create(benchmark=split.benchmark, target_split=split, reason=reason,
+                                        scorer_version=declared_version(split.benchmark),
+                                        started_by=user if user is not None and user.pk else None)
+        ids = list(Submission.objects.filter(to_carry(split=split)).order_by("pk").values_list("pk", flat=True))
+        RescoreItem.objects.bulk_create([RescoreItem(run=run, submission_id=pk) for pk in ids], batch_size=1000)
+        _start_or_finish(run, ids, enqueue)
+    return run
+
+
+def _start_or_finish(run: RescoreRun, ids: list[int], enqueue: Callable[[int], None] | None) -> None:
+    if not ids:
+        run.finished_at = timezone.now()
+        run.save(update_fields=["finished_at"])
+    elif enqueue is not None:
+        item_ids = list(run.items.values_list("pk", flat=True))
+        transaction.on_commit(lambda: [enqueue(item_id) for item_id in item_ids])
 
 
 def rescore_run_check(*, user: AbstractBaseUser | None, benchmark: Benchmark, split: Split | None,
@@ -103,12 +156,7 @@ def rescore_run_start(*, benchmark: Benchmark, split: Split | None = None, user:
             subs = subs.exclude(score__scorer_version=version)
         ids = list(subs.order_by("pk").values_list("pk", flat=True))
         RescoreItem.objects.bulk_create([RescoreItem(run=run, submission_id=pk) for pk in ids], batch_size=1000)
-        if not ids:
-            run.finished_at = timezone.now()
-            run.save(update_fields=["finished_at"])
-        elif enqueue is not None:
-            item_ids = list(run.items.values_list("pk", flat=True))
-            transaction.on_commit(lambda: [enqueue(item_id) for item_id in item_ids])
+        _start_or_finish(run, ids, enqueue)
     return run
 
 
@@ -126,6 +174,16 @@ def rescore_runs_start_for_changes(*, reason: str = RescoreRun.Reason.DEPLOY,
         try:
             runs.append(rescore_run_start(benchmark=benchmark, reason=reason, enqueue=enqueue))
         except ServiceRefusal:  # another process started it a moment ago
+            continue
+    # A split version no run has scored the previous version's submissions onto yet (published while no worker ran).
+    for split in Split.objects.filter(version__gt=1).select_related("benchmark").order_by("pk"):
+        if RescoreRun.objects.filter(target_split=split).exists():
+            continue
+        if not Submission.objects.filter(to_carry(split=split)).exists():
+            continue
+        try:
+            runs.append(rescore_split_version_start(split=split, reason=RescoreRun.Reason.SPLIT, enqueue=enqueue))
+        except ServiceRefusal:
             continue
     return runs
 
@@ -161,18 +219,20 @@ def rescore_item_run(*, item_id: int, worker: str) -> str:
     attempt = _claim(item_id=item_id, worker=worker)
     if attempt is None:
         return "skipped"
-    item = RescoreItem.objects.select_related("run", "submission__split__benchmark", "submission__model_entry",
-                                              "submission__score").get(pk=item_id)
+    item = RescoreItem.objects.select_related("run__target_split", "submission__split__benchmark",
+                                              "submission__model_entry", "submission__score").get(pk=item_id)
     submission, run = item.submission, item.run
     current = getattr(submission, "score", None)
     if current is None or submission.status != Submission.Status.SCORED:
         return _finish(item, attempt, RescoreItem.State.FAILED, error="It has no score to replace any more.")
-    if run.scorer_version and not run.force and current.scorer_version == run.scorer_version:
+    if run.target_split_id is None and run.scorer_version and not run.force \
+            and current.scorer_version == run.scorer_version:
         return _finish(item, attempt, RescoreItem.State.UNCHANGED, old=current)
+    split = run.target_split if run.target_split_id else submission.split
     try:
         result = plugin_for(submission.split.benchmark.scorer).score_function()(ScorerInput(
             file_path=Path(submission.file.path),
-            samples=split_samples(split=submission.split),
+            samples=split_samples(split=split),
             options=submission.options,
             progress=_Heartbeat(item_id, attempt),
             model=submission.model_entry.name,
@@ -219,6 +279,8 @@ def _finish(item: RescoreItem, attempt: int, state: str, *, old: Score | None = 
 
 
 def _publish(item: RescoreItem, attempt: int, result: ScoringResult) -> str:
+    if item.run.target_split_id:
+        return _publish_carried(item, attempt, result)
     with transaction.atomic():
         # Lock the item, then the submission: only the attempt that still owns the item replaces the score.
         if not _owned(item, attempt):
@@ -236,6 +298,33 @@ def _publish(item: RescoreItem, attempt: int, result: ScoringResult) -> str:
             old_overall=old.overall if old else None, old_scorer_version=old.scorer_version if old else "",
             new_overall=result.overall, new_scorer_version=result.scorer_version)
         submission_id, run_id = submission.pk, item.run_id
+        transaction.on_commit(lambda: score_rescored_event(submission_id=submission_id, run_id=run_id))
+    _run_finish_if_done(item.run_id)
+    return "rescored"
+
+
+def _publish_carried(item: RescoreItem, attempt: int, result: ScoringResult) -> str:
+    """A split-version item: the submission scored on the new version becomes a submission of its own there, made in
+    the transaction that publishes its score (so a killed attempt leaves none behind)."""
+    with transaction.atomic():
+        if not _owned(item, attempt):
+            return "skipped"
+        old = Submission.objects.select_related("score").get(pk=item.submission_id)
+        carried = Submission.objects.create(
+            model_entry_id=old.model_entry_id, split_id=item.run.target_split_id, submitter_id=old.submitter_id,
+            source=Submission.Source.REPRODUCED, visibility=old.visibility, file=old.file.name,
+            original_filename=old.original_filename, size_bytes=old.size_bytes, sha256=old.sha256,
+            options=old.options, run_set=old.run_set, status=Submission.Status.RUNNING, started_at=timezone.now(),
+            note=(f"Re-scored by the hub from submission #{old.pk} on {old.split} when version "
+                  f"{item.run.target_split.version} was published." + (f" {old.note}" if old.note else ""))[:2000])
+        score_publish(submission=carried, result=result)
+        previous = getattr(old, "score", None)
+        RescoreItem.objects.filter(pk=item.pk).update(
+            state=RescoreItem.State.RESCORED, finished_at=timezone.now(), error_message="", result=carried,
+            old_overall=previous.overall if previous else None,
+            old_scorer_version=previous.scorer_version if previous else "",
+            new_overall=result.overall, new_scorer_version=result.scorer_version)
+        submission_id, run_id = old.pk, item.run_id
         transaction.on_commit(lambda: score_rescored_event(submission_id=submission_id, run_id=run_id))
     _run_finish_if_done(item.run_id)
     return "rescored"

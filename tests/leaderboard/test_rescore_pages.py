@@ -154,3 +154,24 @@ def test_the_submission_page_lists_the_scores_a_rescore_replaced(client, board, 
     html = client.get(f"/submissions/{subs['Alpha'].pk}/").content.decode()
     earlier = re.search(r'id="score-versions".*?</details>', html, re.S).group(0)
     assert "Earlier scores (1)" in earlier and "100.00 under scorer dummy-1 on split version 1" in earlier
+
+
+def test_a_curator_scores_the_previous_versions_submissions_onto_a_new_split_version(
+        client, board, curator, celery_eager, django_capture_on_commit_callbacks):
+    split, subs = board
+    newer = Split.objects.create(benchmark=split.benchmark, name="test", version=2, hidden_ground_truth=False)
+    for i in range(2):
+        newer.samples.create(key=f"k{i}", position=i)
+    client.force_login(curator)
+    html = client.get("/leaderboard/dummy/rescore/").content.decode()
+    assert "3 submission(s) of the previous version not scored on it yet" in html  # the paper's row is not a file
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post("/leaderboard/dummy/rescore/", {"onto": newer.pk}).status_code == 302
+    forget_pages()
+    page = client.get("/leaderboard/dummy/?split=test")
+    assert page.context["split"] == newer
+    # on the new version's own board, scored on its two samples (Gamma answered 1, 0 there)
+    assert {r.model_name: r.overall for r in page.context["view"].rows} == {"Alpha": 100.0, "Beta": 100.0,
+                                                                           "Gamma": 50.0}
+    old = client.get("/leaderboard/dummy/?split=test&split_version=1")
+    assert {r.model_name: r.overall for r in old.context["view"].rows}["Gamma"] == 25.0

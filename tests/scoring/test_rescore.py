@@ -163,3 +163,54 @@ def test_rescore_command_reports_the_run(dummy_split, monkeypatch, capsys):
     call_command("rescore", "--here")
     out = capsys.readouterr().out
     assert "2 submission(s): 2 rescored" in out
+
+
+def new_split_version(split, *, keys=("k0", "k1", "k2", "k3")):
+    """The split's next version (as annotation publishing makes one): its own samples (a corrected set)."""
+    newer = SplitFactory(benchmark=split.benchmark, name=split.name, version=split.version + 1)
+    for i, key in enumerate(keys):
+        SampleFactory(split=newer, key=key, position=i)
+    return newer
+
+
+def test_a_new_split_version_scores_the_previous_versions_submissions_onto_it(dummy_split, monkeypatch, tmp_path,
+                                                                              celery_eager,
+                                                                              django_capture_on_commit_callbacks):
+    marker = tmp_path / "runs.txt"
+    subs = scored_board(dummy_split, [[1, 1, 1, 1], [1, 1, 0, 0]], marker=marker)
+    newer = new_split_version(dummy_split, keys=("k0", "k1"))  # two samples in the new version
+
+    # When the deploy's check (or the publishing) starts the split-version run
+    with django_capture_on_commit_callbacks(execute=True):
+        (run,) = rescore.rescore_runs_start_for_changes(enqueue=tasks.rescore_item_enqueue)
+
+    # Then each submission has a twin on the new version, scored on its samples; the old ones are untouched
+    assert run.reason == RescoreRun.Reason.SPLIT and run.target_split == newer
+    assert marker.read_text().count("completed") == 4
+    for sub, (old, new) in zip(subs, ((100.0, 100.0), (50.0, 100.0))):
+        item = run.items.get(submission=sub)
+        carried = item.result
+        assert item.state == "rescored" and carried.split == newer and carried.model_entry == sub.model_entry
+        assert carried.source == Submission.Source.REPRODUCED and carried.status == Submission.Status.SCORED
+        assert Score.objects.get(submission=carried).overall == pytest.approx(new)
+        assert SampleScore.objects.filter(submission=carried).count() == 2
+        assert f"from submission #{sub.pk}" in carried.note
+        assert Score.objects.get(submission=sub).overall == pytest.approx(old)
+        assert not ScoreVersion.objects.filter(submission=sub).exists()
+    # And nothing is carried twice
+    assert rescore.rescore_runs_start_for_changes(enqueue=tasks.rescore_item_enqueue) == []
+    assert Submission.objects.filter(split=newer).count() == 2
+
+
+def test_publishing_a_new_split_version_is_refused_a_second_run_while_one_is_under_way(dummy_split, curator, user):
+    scored_board(dummy_split, [[1, 1, 1, 1]])
+    newer = new_split_version(dummy_split)
+    with pytest.raises(ServiceRefusal):
+        rescore.rescore_split_version_start(split=newer, user=user)
+    run = rescore.rescore_split_version_start(split=newer, user=curator)
+    with pytest.raises(ServiceRefusal) as busy:
+        rescore.rescore_split_version_start(split=newer, user=curator)
+    assert busy.value.status == 409 and f"#{run.pk}" in busy.value.message
+    with pytest.raises(ServiceRefusal) as first:
+        rescore.rescore_split_version_start(split=dummy_split)
+    assert "no earlier version" in first.value.message
