@@ -11,6 +11,7 @@ goes on. `scoring.tasks` wraps these functions in Celery tasks.
 """
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 from datetime import timedelta
@@ -32,14 +33,19 @@ from scoring.models import Benchmark, RescoreItem, RescoreRun, Score, ScoreVersi
 from scoring.pipeline import ERROR_MESSAGE_KEPT, score_publish
 from scoring.selectors import split_samples
 
+log = logging.getLogger(__name__)
 FINAL = (RescoreItem.State.RESCORED, RescoreItem.State.UNCHANGED, RescoreItem.State.FAILED)
 
 
 def declared_version(benchmark: Benchmark) -> str:
-    """The scorer version the benchmark's plugin says a score made now bears ("" when it declares none)."""
+    """The scorer version the benchmark's plugin says a score made now bears ("" when it declares none, or cannot
+    say: PLAN's judge prompt file unusable, which its own pages report; a board never fails for it)."""
     try:
         return plugin_for(benchmark.scorer).current_scorer_version()
     except UnknownBenchmark:
+        return ""
+    except Exception:  # a site-side version read of a plugin's (settings, files): logged, the version unknown
+        log.warning("the %s plugin could not say its scorer version", benchmark.slug, exc_info=True)
         return ""
 
 
