@@ -35,7 +35,8 @@ class BoardSnapshot(models.Model):
     permalink that never changes when scores do. Written once (leaderboard.services_snapshots), never edited."""
 
     benchmark = models.ForeignKey("scoring.Benchmark", on_delete=models.CASCADE, related_name="snapshots")
-    split = models.ForeignKey(Split, on_delete=models.PROTECT, related_name="+")
+    # RESTRICT: a split with snapshots is not deleted alone (they cite it); deleting its benchmark deletes all three
+    split = models.ForeignKey(Split, on_delete=models.RESTRICT, related_name="+")
     name = models.SlugField(max_length=80, help_text="The permalink's last part: a date or a name.")
     title = models.CharField(max_length=200, blank=True)
     scorer_version = models.CharField(max_length=200, blank=True,

@@ -7,7 +7,9 @@ attempt that still owns the item publishes, under the row locks of the item and 
 is re-scored once per run even when a worker dies mid-job or a message is delivered twice; and a submission whose
 score already bears the run's version is left alone (`unchanged`), so two runs to one version score it once. A
 failure (the file refused by the new scorer, a crash) marks that item failed and leaves the old score; the run
-goes on. `scoring.tasks` wraps these functions in Celery tasks.
+goes on. A split-version run (`target_split`) scores the previous version's submissions on a new split version, each
+as a new submission there made in the transaction that publishes its score. `scoring.tasks` wraps these functions
+in Celery tasks; docs/rescoring.md says who starts a run.
 """
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ import re
 from datetime import date
 
 import pytest
+from django.db.models import RestrictedError
 
 from leaderboard.core.citation import SnapshotCitation, bibtex
 from leaderboard.models import BoardSnapshot
@@ -109,3 +110,13 @@ def test_bibtex_escapes_what_would_end_the_entry():
     assert r"\url{https://hub.example/x%7D/}" in entry
     unescaped = entry.replace(r"\{", "").replace(r"\}", "")
     assert unescaped.count("{") == unescaped.count("}")
+
+
+def test_a_split_a_snapshot_cites_is_not_deleted_alone(client, board, curator):
+    split, subs = board
+    client.force_login(curator)
+    freeze(client, board="", name="cited")
+    with pytest.raises(RestrictedError):
+        split.delete()
+    split.benchmark.delete()  # the benchmark goes with its splits and their snapshots
+    assert not BoardSnapshot.objects.exists()
