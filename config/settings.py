@@ -247,6 +247,9 @@ CELERY_BEAT_SCHEDULE = {
         "task": "scoring.tasks.requeue_stale_submissions", "schedule": float(SCORING_SWEEP_SECONDS),
     },
     "prune-quota-days": {"task": "scoring.tasks.prune_quota_days", "schedule": 24 * 3600.0},
+    "requeue-rescore-items": {
+        "task": "scoring.tasks.requeue_rescore_items", "schedule": float(SCORING_SWEEP_SECONDS),
+    },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # A running submission whose worker has not reported for this long is taken to be lost and is queued again.
@@ -254,6 +257,8 @@ SCORING_LEASE_SECONDS = env_int("SCORING_LEASE_SECONDS", 120)
 # The hub's version every score's provenance states (docs/provenance.md): set it from `git describe` at build;
 # empty: the version in the code (scoring.core.provenance.HUB_VERSION).
 HUB_VERSION = env_str("EBH_HUB_VERSION", "")
+# A worker that starts re-scores the benchmarks whose scorer version changed (the deploy's trigger; docs/rescoring.md).
+RESCORE_ON_WORKER_START = env_bool("RESCORE_ON_WORKER_START", True)
 # Benchmarks from outside scoring/benchmarks/, "module:PLUGIN,..." (a deployment's own; the tests' tiny ones).
 EXTRA_BENCHMARKS = env_str("EXTRA_BENCHMARKS", "")
 

@@ -11,10 +11,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from leaderboard import selectors
-from leaderboard.board_views import board_view, cached_response, protocol_statement, reading_keys, reading_shown
-from leaderboard.core.board import ROW_TYPES, BadBoardQuery, parse_query
+from leaderboard.board_views import (
+    board_resolve,
+    board_view,
+    cached_response,
+    protocol_statement,
+    reading_shown,
+)
+from leaderboard.core.board import ROW_TYPES
 from scoring import services
-from scoring.benchmarks import board_for
 from scoring.errors import ServiceRefusal
 from scoring.precheck import submission_precheck
 from scoring.serializers import error_responses
@@ -102,6 +107,10 @@ BOARD_PARAMETERS = [
     OpenApiParameter("extras", bool, description="Include on-demand columns"),
     OpenApiParameter("reading", str, description="A second reading's key to show and rank by (a benchmark with "
                                                  "readings, e.g. strict); default: the headline's"),
+    OpenApiParameter("scorer", str, description="A scorer version whose scores to show (an older one stays viewable "
+                                                "after a re-score); default: each row's current score"),
+    OpenApiParameter("split_version", int, description="A version of the split named by `split` (each version has a "
+                                                       "board of its own); default: its newest"),
 ]
 
 
@@ -115,15 +124,7 @@ class LeaderboardApi(APIView):
 
     @extend_schema(parameters=BOARD_PARAMETERS, responses={200: BoardOutput, **error_responses(400, 404)})
     def get(self, request: Request, benchmark: str) -> Response | HttpResponse:
-        try:
-            bench, split = selectors.benchmark_split_cached(slug=benchmark, split_name=request.GET.get("split") or None)
-        except selectors.BoardNotFound as exc:
-            raise ServiceRefusal(str(exc), status=404) from None
-        spec = board_for(bench.slug)
-        try:
-            query = parse_query(request.GET, spec, reading_keys(bench.slug))
-        except BadBoardQuery as exc:
-            raise ServiceRefusal(exc.message, field=exc.parameter) from None
+        bench, split, spec, query = board_resolve(request.GET, benchmark)
         if request.accepted_renderer.format != "json":  # the browsable page of a browser: not cached
             return Response(_board_body(bench, split, spec, query))
         found = selectors.board_response_cached(

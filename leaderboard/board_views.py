@@ -24,7 +24,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_safe
 
 from accounts import roles
-from leaderboard import selectors, services, tasks
+from leaderboard import selectors, services, tasks, versions
 from leaderboard.core import labels, svg
 from leaderboard.core.board import (
     ROW_TYPE_LABELS,
@@ -92,20 +92,49 @@ def reading_shown(slug: str, reading: str) -> dict[str, str] | None:
             "headline": found is plugin.readings[0]}
 
 
-def resolve_board(request: HttpRequest, slug: str, *, default_split: str | None = None):
+def resolve_board(request: HttpRequest, slug: str, *, default_split: str | None = None, params=None):
     """(benchmark, split, spec, query) as the board reads them, or an error response (404, 400). The Analysis tab
-    reads its rows the same way (with its own `default_split` when the URL names none)."""
+    reads its rows the same way (with its own `default_split` when the URL names none); a snapshot's form gives the
+    board's parameters as `params` (default: the request's query string)."""
+    try:
+        return board_resolve(request.GET if params is None else params, slug, default_split=default_split), None
+    except ServiceRefusal as exc:
+        message = f"Bad parameter '{exc.field}': {exc.message}" if exc.status == 400 and exc.field else exc.message
+        return None, error_page(request, exc.status, message)
+
+
+def board_resolve(params, slug: str, *, default_split: str | None = None):
+    """(benchmark, split, spec, query) a board's parameters name, the board API's too; refuses 404 (no such board or
+    split version), 400 (a bad parameter, an unknown scorer version)."""
+    raw_version = (params.get("split_version") or "").strip()
+    if raw_version and not (raw_version.isdigit() and params.get("split")):
+        raise ServiceRefusal("a split's version number, given with ?split=<name>", field="split_version")
     try:
         benchmark, split = selectors.benchmark_split_cached(
-            slug=slug, split_name=request.GET.get("split") or default_split)
+            slug=slug, split_name=params.get("split") or default_split,
+            version=int(raw_version) if raw_version else None)
     except selectors.BoardNotFound as exc:
-        return None, error_page(request, 404, str(exc))
+        raise ServiceRefusal(str(exc), status=404) from None
     spec = board_for(benchmark.slug)
     try:
-        query = parse_query(request.GET, spec, reading_keys(benchmark.slug))
+        query = parse_query(params, spec, reading_keys(benchmark.slug))
+        if query.scorer and query.scorer not in {v.version for v in versions.scorer_versions(split=split)}:
+            known = ", ".join(v.version for v in versions.scorer_versions(split=split)) or "none"
+            raise BadBoardQuery("scorer", f"no scores of this board were made under '{query.scorer[:60]}'; "
+                                          f"versions: {known}")
     except BadBoardQuery as exc:
-        return None, error_page(request, 400, f"Bad parameter '{exc.parameter}': {exc.message}")
-    return (benchmark, split, spec, query), None
+        raise ServiceRefusal(exc.message, field=exc.parameter) from None
+    return benchmark, split, spec, query
+
+
+def split_params(request: HttpRequest, split) -> dict[str, str]:
+    """The split parameters a board's own links keep: the split named, and its version when the URL names one."""
+    if not request.GET.get("split"):
+        return {}
+    params = {"split": split.name}
+    if request.GET.get("split_version"):
+        params["split_version"] = str(split.version)
+    return params
 
 
 def board_view(split, spec, query) -> tuple[BoardView, str]:
@@ -160,7 +189,7 @@ def _header_groups(columns, spec, *, collapsed: bool = False) -> list[dict[str, 
 
 
 def _table_context(request: HttpRequest, benchmark, split, view: BoardView) -> dict[str, Any]:
-    base = {"split": split.name} if request.GET.get("split") else {}
+    base = split_params(request, split)
     sort_links = {}
     for column in view.columns:
         same = view.query.sort == column.key
@@ -234,7 +263,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
     if table_html is None:
         table_html = render_to_string("leaderboard/_board_table.html", _table_context(request, benchmark, split, view))
         cache.set(fragment_key, table_html, selectors.ROWS_TIMEOUT)
-    base = {"split": split.name} if request.GET.get("split") else {}
+    base = split_params(request, split)
 
     def link(**override) -> str:
         return "?" + urlencode({**base, **query.as_params(**override)})
@@ -259,6 +288,8 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "board_fingerprint": selectors.board_fingerprint_of_key(data_key),
         "phase": phase_shown(split.phase) if split.phase_id else None,
     }
+    context.update(_versions_context(benchmark, split, query, base))
+    context["can_curate"] = roles.is_curator(request.user)
     plugin = _plugin(benchmark.slug)
     if plugin is not None:
         context["protocol"] = protocol_statement(benchmark.slug, query.reading)
@@ -275,6 +306,22 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
     if page_key is not None:
         selectors.board_response_set(page_key, response.content)
     return response
+
+
+def _versions_context(benchmark, split, query, base: dict[str, str]) -> dict[str, Any]:
+    """The scorer-version selector (issue 29): each row's current score, or the scores of one version (older ones
+    stay viewable after a re-score), the version a paper's rows are comparable to, and the diff page's link."""
+    known = versions.scorer_versions(split=split)
+    choices = [{"label": "current scores", "shown": not query.scorer, "current": False,
+                "link": "?" + urlencode({**base, **query.as_params(scorer="")})}]
+    choices += [{"label": v.version, "shown": v.version == query.scorer, "current": v.current,
+                 "link": "?" + urlencode({**base, **query.as_params(scorer=v.version)})} for v in known]
+    diff = ""
+    if len(known) > 1:
+        diff = reverse("board-diff", args=[benchmark.slug]) + "?" + urlencode(
+            {**base, "from": known[-2].version, "to": known[-1].version})
+    return {"scorer_versions": choices if known else [], "scorer_diff_link": diff,
+            "comparable_version": versions.comparable_version(split=split)}
 
 
 def _export_name(benchmark, split, ext: str) -> str:
@@ -307,6 +354,7 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
                 "benchmark": benchmark.slug,
                 "split": split.name,
                 "split_version": split.version,
+                "scorer_version": query.scorer or None,  # null: each row's current score
                 "protocol": protocol_statement(benchmark.slug, query.reading),
                 "reading": reading,
                 "columns": header,
@@ -342,7 +390,7 @@ def board_plot(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     if error:
         return error
     benchmark, split, spec, query = resolved
-    data = selectors.board_data(split=split, reading=query.reading)
+    data = selectors.board_data(split=split, reading=query.reading, scorer=query.scorer)
     key = f"{data.cache_key}:plot:{kind}:{query.canonical()}"
     body = cache.get(key)
     if body is None:

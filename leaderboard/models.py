@@ -1,4 +1,6 @@
-"""Precomputed paired-bootstrap comparisons between scored submissions of one split (for board rank marks)."""
+"""Precomputed paired-bootstrap comparisons between scored submissions of one split (for board rank marks), and
+frozen board snapshots."""
+from django.conf import settings
 from django.db import models
 
 from scoring.models import Split, Submission
@@ -25,3 +27,34 @@ class BoardComparison(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.a_id} vs #{self.b_id}: p={self.p_value:.3f}"
+
+
+class BoardSnapshot(models.Model):
+    """A board frozen by a curator (issue 29): the rows as the board showed them under a split version, a scorer
+    version and filters, stored with the exact CSV and JSON served and the JSON's SHA-256, so a paper can cite a
+    permalink that never changes when scores do. Written once (leaderboard.services_snapshots), never edited."""
+
+    benchmark = models.ForeignKey("scoring.Benchmark", on_delete=models.CASCADE, related_name="snapshots")
+    # RESTRICT: a split with snapshots is not deleted alone (they cite it); deleting its benchmark deletes all three
+    split = models.ForeignKey(Split, on_delete=models.RESTRICT, related_name="+")
+    name = models.SlugField(max_length=80, help_text="The permalink's last part: a date or a name.")
+    title = models.CharField(max_length=200, blank=True)
+    scorer_version = models.CharField(max_length=200, blank=True,
+                                      help_text="Empty: each row's current score when frozen.")
+    query = models.CharField(max_length=1000, blank=True, help_text="The board's filters, as its query string.")
+    document = models.TextField(help_text="The JSON export, byte for byte as served.")
+    csv = models.TextField(help_text="The CSV export, byte for byte as served.")
+    content_sha256 = models.CharField(max_length=64, help_text="SHA-256 of the JSON document.")
+    csv_sha256 = models.CharField(max_length=64)
+    scores = models.JSONField(default=dict, help_text="submission id -> [scorer version, when its score was made], "
+                                                      "to tell a reader when a newer score exists.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["benchmark", "-created_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["benchmark", "name"], name="unique_board_snapshot_name")]
+
+    def __str__(self) -> str:
+        return f"{self.benchmark.slug} snapshot {self.name}"

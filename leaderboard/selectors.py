@@ -23,7 +23,7 @@ from scoring.core.analysis import ModelSamples, SampleRow
 from scoring.core.disclosure import disclosed
 from scoring.core.provenance import WITHHELD
 from scoring.core.states import provisional_of
-from scoring.models import Benchmark, ModelEntry, Phase, SampleScore, Split, Submission
+from scoring.models import Benchmark, ModelEntry, Phase, SampleScore, Score, ScoreVersion, Split, Submission
 from scoring.phases import phase_shown
 from scoring.selectors import board_cache_version, board_version_key, on_boards
 
@@ -36,14 +36,21 @@ class BoardNotFound(LookupError):
     pass
 
 
-def benchmark_split(*, slug: str, split_name: str | None) -> tuple[Benchmark, Split]:
-    """The benchmark and split a board URL names (its newest version); when none is given, the first of
-    `board_splits` (the default split, else one with entries)."""
+def benchmark_split(*, slug: str, split_name: str | None, version: int | None = None) -> tuple[Benchmark, Split]:
+    """The benchmark and split a board URL names (its newest version, or `version`: each version of a split has a
+    board of its own, issue 29); when none is given, the first of `board_splits` (the default split, else one with
+    entries)."""
     benchmark = Benchmark.objects.filter(slug=slug).first()
     if benchmark is None:
         known = ", ".join(Benchmark.objects.values_list("slug", flat=True))
         raise BoardNotFound(f"Unknown benchmark '{slug[:60]}'. Known: {known}.")
-    if split_name:
+    if split_name and version is not None:
+        split = benchmark.splits.filter(name=split_name, version=version).first()
+        if split is None:
+            known = ", ".join(str(v) for v in benchmark.splits.filter(name=split_name).values_list("version", flat=True))
+            raise BoardNotFound(f"No version {version} of split '{split_name[:60]}' of {benchmark.slug}. "
+                                f"Versions: {known or 'none'}.")
+    elif split_name:
         split = benchmark.splits.filter(name=split_name).order_by("-version").first()
     else:
         split = next(iter(board_splits(benchmark=benchmark)), None)
@@ -59,7 +66,12 @@ def board_splits(*, benchmark: Benchmark) -> list[Split]:
     newest version first."""
     shown = on_boards(Submission.objects.filter(status=Submission.Status.SCORED, score__isnull=False))
     entries = Count("submissions", filter=Q(submissions__in=shown))
-    splits = benchmark.splits.annotate(entries=entries)
+    splits = list(benchmark.splits.annotate(entries=entries))
+    newest: dict[str, int] = {}
+    for split in splits:
+        newest[split.name] = max(newest.get(split.name, 0), split.version)
+    for split in splits:
+        split.newest = newest[split.name]  # an older version's tab names its version (a board per version)
     return sorted(splits, key=lambda s: (not s.is_default, s.entries == 0, s.name, -s.version))
 
 
@@ -76,12 +88,13 @@ def analysis_split_name(*, slug: str) -> str | None:
     return next((s.name for s in board_splits(benchmark=benchmark) if s.pk in scored), None)
 
 
-def benchmark_split_cached(*, slug: str, split_name: str | None) -> tuple[Benchmark, Split]:
+def benchmark_split_cached(*, slug: str, split_name: str | None, version: int | None = None
+                           ) -> tuple[Benchmark, Split]:
     """`benchmark_split`, remembered for a few seconds: splits change rarely, boards are read often."""
-    key = f"board-split:{slug[:60]}:{(split_name or '')[:60]}"
+    key = f"board-split:{slug[:60]}:{(split_name or '')[:60]}" + (f":v{version}" if version is not None else "")
     found = _split_lookup(key)
     if found is None:
-        found = benchmark_split(slug=slug, split_name=split_name)
+        found = benchmark_split(slug=slug, split_name=split_name, version=version)
         cache.set(key, found, SPLIT_TIMEOUT)
     return found
 
@@ -258,8 +271,10 @@ def headline_key(benchmark_slug: str) -> str:
         return "overall"
 
 
-def _row(sub: Submission, headline: str, *, reading: str = "", readings=(), hidden: bool = False) -> BoardRow:
-    score = sub.score
+def _row(sub: Submission, headline: str, *, reading: str = "", readings=(), hidden: bool = False,
+         score: Score | ScoreVersion | None = None) -> BoardRow:
+    """A submission's board row from its current score, or from `score` (a score an older scorer version made)."""
+    score = score if score is not None else sub.score
     entry = sub.model_entry
     # The figures under the reading shown (leaderboard.core.readings): the score's own, a second set stored with
     # it, or none (blank, so unranked, with the reason).
@@ -297,7 +312,7 @@ def _row(sub: Submission, headline: str, *, reading: str = "", readings=(), hidd
         run_set=sub.run_set,
         reading_note=shown.note,
         row_type=sub.source,
-        provenance=_public_provenance(score.provenance, hidden=hidden),
+        provenance=_public_provenance(getattr(score, "provenance", {}), hidden=hidden),
     )
 
 
@@ -310,10 +325,11 @@ def _public_provenance(keys: Any, *, hidden: bool) -> dict[str, Any]:
     return keys
 
 
-def _load_rows(split_id: int, reading: str = "") -> list[BoardRow]:
-    """The board's rows: scored public submissions (a private or withdrawn one is on no board, nor an upload whose
-    phase shows results at its close before it closes), with their figures under the reading asked for ("": the
-    headline's)."""
+def _load_rows(split_id: int, reading: str = "", scorer: str = "") -> list[BoardRow]:
+    """The board's rows: scored public submissions (a private or withdrawn one is on no board, nor an upload whose phase shows results at its close before it closes), with their figures
+    under the reading asked for ("": the headline's); with `scorer`, the scores made under that scorer version (the
+    current one or one a re-score replaced: a submission with neither is not on that board; a paper's reported rows
+    are on every version's board, as the paper gave them)."""
     subs = (
         on_boards(Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED, score__isnull=False))
         .select_related("model_entry", "score")
@@ -323,8 +339,29 @@ def _load_rows(split_id: int, reading: str = "") -> list[BoardRow]:
         or ("", False)
     headline = headline_key(slug) if slug else "overall"
     readings = benchmark_readings(slug) if slug else ()
+    if scorer:
+        return combine_runs([_row(s, headline, reading=reading, readings=readings, hidden=hidden, score=score)
+                             for s, score in scores_under_version(subs, scorer)])
     # Repeated runs of one variant (same model entry and run label) are one row: their mean, spread and interval.
     return combine_runs([_row(s, headline, reading=reading, readings=readings, hidden=hidden) for s in subs])
+
+
+def scores_under_version(subs: Iterable[Submission], scorer: str
+                         ) -> list[tuple[Submission, Score | ScoreVersion]]:
+    """Each submission with its score under scorer version `scorer`: the current one when it bears it, else the
+    newest score a re-score replaced that did; a reported row with its own; the others left out."""
+    subs = list(subs)
+    kept: dict[int, ScoreVersion] = {}
+    for old in ScoreVersion.objects.filter(submission__in=[s.pk for s in subs], scorer_version=scorer).order_by(
+            "submission_id", "superseded_at", "id"):
+        kept[old.submission_id] = old  # the newest wins
+    out: list[tuple[Submission, Score | ScoreVersion]] = []
+    for sub in subs:
+        if sub.source == Submission.Source.REPORTED or sub.score.scorer_version == scorer:
+            out.append((sub, sub.score))
+        elif sub.pk in kept:
+            out.append((sub, kept[sub.pk]))
+    return out
 
 
 def benchmark_readings(benchmark_slug: str) -> tuple:
@@ -356,13 +393,16 @@ class BoardData:
     pairs: dict[frozenset[int], PairSignificance]
 
 
-def board_data(*, split: Split, reading: str = "") -> BoardData:
-    """The board's rows and pairs under a reading ("": the headline's), cached under the board key and the reading."""
+def board_data(*, split: Split, reading: str = "", scorer: str = "") -> BoardData:
+    """The board's rows and pairs under a reading ("": the headline's) and a scorer version ("": the current
+    scores), cached under the board key, the reading and the version. Under an older version there are no pairs."""
     key = board_cache_key(split_id=split.pk)
     rows_key = f"{key}:reading:{reading}" if reading else key
+    if scorer:
+        rows_key = f"{rows_key}:scorer:{hashlib.sha256(scorer.encode()).hexdigest()[:16]}"
     cached = cache.get(rows_key)
     if cached is None:
-        cached = (_load_rows(split.pk, reading), _load_pairs(split.pk))
+        cached = (_load_rows(split.pk, reading, scorer), {} if scorer else _load_pairs(split.pk))
         cache.set(rows_key, cached, ROWS_TIMEOUT)
     return BoardData(key, cached[0], cached[1])
 

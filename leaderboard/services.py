@@ -98,7 +98,7 @@ def board_view_build(*, split: Split, spec: BoardSpec, query: BoardQuery
     cached data; missing ones (a filtered or re-sorted view's neighbours, rows that became adjacent when another was
     withdrawn) are computed here, up to INLINE_PAIRS_MAX. Returns the view, the board data's cache key and the
     pairs still missing, for the caller to hand to the worker (`tasks.board_comparisons_fill`)."""
-    data = selectors.board_data(split=split, reading=query.reading)
+    data = selectors.board_data(split=split, reading=query.reading, scorer=query.scorer)
     view = board_build(data.rows, spec, query, data.pairs)
     missing = _missing(view.compared, data.pairs)  # none under another reading than the headline's
     if not missing:

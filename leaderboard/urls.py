@@ -4,7 +4,7 @@ submissions/, api/submissions/) is routed here only, whichever app's view it rea
 scoring, scoring no other app."""
 from django.urls import path
 
-from leaderboard import analysis_views, api, board_views, format_views, submit_views, views
+from leaderboard import analysis_views, api, board_views, format_views, submit_views, version_views, views
 from scoring import api as scoring_api
 from scoring import views as scoring_views
 
@@ -18,6 +18,12 @@ urlpatterns = [
     path("leaderboard/<slug:slug>/format/<slug:split>-v<int:version>-inputs.zip", format_views.format_inputs,
          name="board-format-inputs"),
     path("leaderboard/<slug:slug>/plots/<str:kind>.svg", board_views.board_plot, name="board-plot"),
+    path("leaderboard/<slug:slug>/diff/", version_views.board_diff, name="board-diff"),
+    path("leaderboard/<slug:slug>/rescore/", version_views.board_rescore, name="board-rescore"),
+    path("leaderboard/<slug:slug>/snapshots/", version_views.board_snapshots, name="board-snapshots"),
+    path("leaderboard/<slug:slug>/snapshots/<slug:name>/", version_views.board_snapshot, name="board-snapshot"),
+    path("leaderboard/<slug:slug>/snapshots/<slug:name>/snapshot.<str:fmt>", version_views.board_snapshot_export,
+         name="board-snapshot-export"),
     path("leaderboard/<slug:slug>/analysis/", analysis_views.analysis, name="board-analysis"),
     path("leaderboard/<slug:slug>/analysis/method/", analysis_views.analysis_method, name="board-analysis-method"),
     path("leaderboard/<slug:slug>/analysis/<slug:key>.<str:fmt>", analysis_views.analysis_figure,

@@ -8,9 +8,12 @@ from scoring.models import (
     ChangeRecord,
     ModelEntry,
     Phase,
+    RescoreItem,
+    RescoreRun,
     Sample,
     SampleScore,
     Score,
+    ScoreVersion,
     Split,
     Submission,
     UploadQuotaDay,
@@ -139,3 +142,38 @@ class ChangeRecordAdmin(admin.ModelAdmin):
     list_display = ("created_at", "subject", "object_id", "user")
     list_filter = ("subject",)
     readonly_fields = ("subject", "object_id", "user", "changes", "created_at")
+
+
+@admin.register(ScoreVersion)
+class ScoreVersionAdmin(admin.ModelAdmin):
+    """Scores a re-score replaced: a record, read only."""
+
+    list_display = ("submission", "scorer_version", "split_version", "overall", "scored_at", "superseded_at", "run")
+    list_filter = ("scorer_version",)
+    raw_id_fields = ("submission", "run")
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class RescoreItemInline(admin.TabularInline):
+    model = RescoreItem
+    fields = ("submission", "state", "attempts", "old_overall", "new_overall", "error_message")
+    readonly_fields = fields
+    raw_id_fields = ("submission",)
+    extra = 0
+    can_delete = False
+
+
+@admin.register(RescoreRun)
+class RescoreRunAdmin(admin.ModelAdmin):
+    list_display = ("id", "benchmark", "split", "scorer_version", "reason", "started_by", "created_at", "finished_at")
+    list_filter = ("benchmark", "reason")
+    inlines = [RescoreItemInline]
+
+
+@admin.register(RescoreItem)
+class RescoreItemAdmin(admin.ModelAdmin):
+    list_display = ("id", "run", "submission", "state", "attempts", "worker", "old_overall", "new_overall")
+    list_filter = ("state",)
+    raw_id_fields = ("run", "submission")

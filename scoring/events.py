@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 # Sent once a submission's score is committed, with `submission_id`. Receivers must not fail the scoring: errors
 # are logged, never raised (`send_robust`).
 score_landed = Signal()
+score_rescored = Signal()  # a submission's score replaced by a newer scorer or split version (issue 29)
 
 
 def submission_group(submission_id: int) -> str:
@@ -61,6 +62,14 @@ def score_landed_event(*, submission_id: int) -> None:
         if isinstance(outcome, Exception):
             log.error("score_landed receiver %s failed for submission %s: %r", receiver, submission_id, outcome)
     submission_finished_event(submission_id=submission_id)
+
+
+def score_rescored_event(*, submission_id: int, run_id: int) -> None:
+    """After the commit of a re-score (score_landed_event has run for the new score): who wants to know that the
+    figure replaced an older version's (with `submission_id` and `run_id`)."""
+    for receiver, outcome in score_rescored.send_robust(sender=Submission, submission_id=submission_id, run_id=run_id):
+        if isinstance(outcome, Exception):
+            log.error("score_rescored receiver %s failed for submission %s: %r", receiver, submission_id, outcome)
 
 
 def submission_finished_event(*, submission_id: int) -> None:

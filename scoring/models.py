@@ -366,3 +366,102 @@ class ChangeRecord(models.Model):
         rank = {name: position for position, name in enumerate(["created", *declared])}
         keys = sorted(self.changes, key=lambda key: (rank.get(key, len(rank)), key))
         return [(key, *self.changes[key]) for key in keys]
+
+
+class ScoreVersion(models.Model):
+    """A score a re-score replaced (issue 29): the figures as they were, with the scorer and split versions they were
+    made under. The current score stays `Score` (what every board reads); these are what the version selector, the
+    diff page and a submission's history show. Per-sample rows are kept for the current score only."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="score_versions")
+    overall = models.FloatField(null=True, blank=True)
+    breakdown = models.JSONField(default=dict, blank=True)
+    intervals = models.JSONField(default=dict, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    readings = models.JSONField(default=dict, blank=True)
+    scorer_version = models.CharField(max_length=200, blank=True)
+    split_version = models.PositiveIntegerField(default=1, help_text="The version of the split it was scored on.")
+    scored_at = models.DateTimeField(help_text="When the replaced score was made.")
+    superseded_at = models.DateTimeField(auto_now_add=True)
+    run = models.ForeignKey("RescoreRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                            help_text="The re-score that replaced it.")
+
+    class Meta:
+        ordering = ["submission", "-superseded_at", "-id"]
+        indexes = [models.Index(fields=["submission", "scorer_version"])]
+
+    def __str__(self) -> str:
+        return f"{self.submission_id} under {self.scorer_version}: {self.overall}"
+
+
+class RescoreRun(models.Model):
+    """One re-score of a benchmark's scored submissions (all its splits, or one) to the scorer version the code has
+    now: a background job of one item per submission (`scoring.rescore`)."""
+
+    class Reason(models.TextChoices):
+        CURATOR = "curator", "Started by a curator"
+        COMMAND = "command", "manage.py rescore"
+        DEPLOY = "deploy", "A new scorer version deployed"
+        SPLIT = "split", "A new split version published"
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="rescore_runs")
+    split = models.ForeignKey(Split, null=True, blank=True, on_delete=models.CASCADE, related_name="+",
+                              help_text="Empty: every split of the benchmark.")
+    scorer_version = models.CharField(
+        max_length=200, blank=True,
+        help_text="The version the plugin declared when the run started; a submission already scored under it is "
+                  "left alone (empty: the plugin declares none, every submission is re-scored).")
+    force = models.BooleanField(default=False, help_text="Re-score even submissions already under this version.")
+    target_split = models.ForeignKey(
+        Split, null=True, blank=True, on_delete=models.CASCADE, related_name="+",
+        help_text="A split-version run: each scored submission of the split's previous version is scored on this "
+                  "version as a submission of its own (reproduced by the hub); the old one stays on its version's "
+                  "board.")
+    reason = models.CharField(max_length=10, choices=Reason.choices, default=Reason.CURATOR)
+    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        if self.target_split_id:
+            return f"re-score #{self.pk} of {self.benchmark.slug} onto {self.target_split}"
+        return f"re-score #{self.pk} of {self.benchmark.slug} to {self.scorer_version or 'the current scorer'}"
+
+
+class RescoreItem(models.Model):
+    """One submission of a re-score: claimed with a lease like a submission's scoring (exactly once per run), and
+    final as rescored, unchanged (already under the version), or failed (with why; the run goes on)."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        RESCORED = "rescored", "Re-scored"
+        UNCHANGED = "unchanged", "Already under this version"
+        FAILED = "failed", "Failed"
+
+    run = models.ForeignKey(RescoreRun, on_delete=models.CASCADE, related_name="items")
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="rescore_items")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    attempts = models.PositiveIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    error_message = models.TextField(blank=True)
+    old_overall = models.FloatField(null=True, blank=True)
+    new_overall = models.FloatField(null=True, blank=True)
+    old_scorer_version = models.CharField(max_length=200, blank=True)
+    new_scorer_version = models.CharField(max_length=200, blank=True)
+    result = models.ForeignKey(Submission, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                               help_text="A split-version run's new submission on the new version.")
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "submission"]
+        constraints = [models.UniqueConstraint(fields=["run", "submission"], name="unique_rescore_item")]
+        indexes = [models.Index(fields=["state", "heartbeat_at"])]
+
+    def __str__(self) -> str:
+        return f"#{self.submission_id} in run {self.run_id}: {self.state}"

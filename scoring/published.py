@@ -1,6 +1,7 @@
 """Load the papers' published rows as "reported" submissions, idempotently (safe on every `make run`)."""
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from scoring.core.published import ModelFacts, PublishedRow, read_all, read_delt
 from scoring.models import Benchmark, ModelEntry, Score, Submission
 from scoring.services import model_entry_slug
 
+log = logging.getLogger(__name__)
 REPORTED_VERSION = "paper"
 
 
@@ -65,6 +67,16 @@ def _thinking_source(row: PublishedRow, facts: ModelFacts | None) -> str:
     return facts.sources.get("thinking", "") if facts is not None and facts.thinking else ""
 
 
+def _version_or_blank(plugin) -> str:
+    """The plugin's scorer version now, or "" when it cannot say (PLAN with an unusable prompt file): loading the
+    papers' rows never fails for it."""
+    try:
+        return plugin.current_scorer_version()
+    except Exception:  # a site-side read of the plugin's settings or files
+        log.warning("the %s plugin could not say its scorer version", plugin.slug, exc_info=True)
+        return ""
+
+
 def published_rows_load(*, directory: Path) -> dict[str, int]:
     tables = [plugin.published for plugin in plugins() if plugin.published]
     facts = read_model_facts(directory)
@@ -76,6 +88,9 @@ def published_rows_load(*, directory: Path) -> dict[str, int]:
     for table in tables:
         read_deltas(directory, table)  # the Analysis tab reads them at request time: a bad file fails here first
     counts: dict[str, int] = {}
+    # A paper's rows are comparable to the scorer version the hub had when they were first loaded (its protocol is
+    # the one the paper's figures were checked against); kept on later loads, so a newer scorer does not claim them.
+    current_versions = {plugin.slug: _version_or_blank(plugin) for plugin in plugins() if plugin.published}
     with transaction.atomic():
         splits = {b.slug: b.splits.get(name="test", version=1) for b in Benchmark.objects.all()}
         for row, thinking_source in rows:
@@ -92,6 +107,8 @@ def published_rows_load(*, directory: Path) -> dict[str, int]:
                     "finished_at": timezone.now(),
                 },
             )
+            comparable = Score.objects.filter(submission=submission).values_list(
+                "details__comparable_scorer_version", flat=True).first() or current_versions.get(row.benchmark, "")
             Score.objects.update_or_create(
                 submission=submission,
                 defaults={
@@ -101,6 +118,7 @@ def published_rows_load(*, directory: Path) -> dict[str, int]:
                     "details": {
                         "source": "paper", "csv_line": row.line, "csv_file": row.source_file,
                         "figures": dict(row.figures), "figure_sources": dict(row.sources),
+                        "comparable_scorer_version": comparable,
                     },
                     "scorer_version": REPORTED_VERSION,
                 },

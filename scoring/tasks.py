@@ -5,9 +5,10 @@ import logging
 
 from celery import shared_task
 from celery.signals import worker_ready
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from scoring import pipeline, quota
+from scoring import pipeline, quota, rescore
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,36 @@ def prune_quota_days() -> int:
     return quota.quota_days_prune()
 
 
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=2)
+def rescore_item(self, item_id: int) -> str:
+    """One submission of a re-score (scoring.rescore): exactly once per run; a failure marks this one only."""
+    try:
+        return rescore.rescore_item_run(item_id=item_id, worker=self.request.hostname or "worker")
+    except (OperationalError, InterfaceError) as exc:
+        rescore.rescore_item_release(item_id=item_id)
+        raise self.retry(exc=exc, countdown=5 * (self.request.retries + 1)) from exc
+    except Exception as exc:  # a scorer crash: try again, then mark this item failed and let the run go on
+        log.exception("re-scoring item %s failed", item_id)
+        if self.request.retries < self.max_retries:
+            rescore.rescore_item_release(item_id=item_id)
+            raise self.retry(exc=exc, countdown=2 * (self.request.retries + 1)) from exc
+        rescore.rescore_item_fail(item_id=item_id, message=f"{type(exc).__name__}: {exc}")
+        return "failed"
+
+
+def rescore_item_enqueue(item_id: int) -> None:
+    rescore_item.delay(item_id)
+
+
+@shared_task(acks_late=True)
+def requeue_rescore_items() -> list[int]:
+    """The periodic sweep (beat) for re-scores: items whose worker died or whose message was lost are sent again."""
+    ids = rescore.rescore_items_requeue()
+    for item_id in ids:
+        rescore_item_enqueue(item_id)
+    return ids
+
+
 @worker_ready.connect
 def _requeue_on_start(sender=None, **kwargs) -> None:
     hostname = getattr(sender, "hostname", None)
@@ -57,3 +88,12 @@ def _requeue_on_start(sender=None, **kwargs) -> None:
         submission_enqueue(submission_id=submission_id)
     if ids:
         log.warning("worker %s queued again submissions left unfinished: %s", hostname, ids)
+    items = rescore.rescore_items_requeue(worker=hostname)
+    for item_id in items:
+        rescore_item_enqueue(item_id)
+    if items:
+        log.warning("worker %s sent again %d re-score items left unfinished", hostname, len(items))
+    if settings.RESCORE_ON_WORKER_START:
+        # The deploy's trigger: a worker started on new code re-scores what an older scorer version scored.
+        for run in rescore.rescore_runs_start_for_changes(enqueue=rescore_item_enqueue):
+            log.warning("worker %s started %s", hostname, run)

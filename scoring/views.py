@@ -159,6 +159,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "phase": phase_shown(submission.split.phase) if submission.split.phase_id else None,
         "identical_to": selectors.identical_submissions(submission=submission),
         "provenance": provenance_rows(score=score, user=request.user),
+        "score_versions": list(submission.score_versions.all()[:50]),  # scores a re-score replaced (issue 29)
         "model_editable": selectors.model_entry_editable_by(entry=submission.model_entry, user=request.user),
         "may_reproduce": is_curator(request.user) and score is not None and bool(score.provenance)
         and submission.source == Submission.Source.UPLOAD})

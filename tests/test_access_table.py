@@ -171,6 +171,16 @@ TABLE: dict[str, Row] = {
         sub("/leaderboard/epic-bench/format/{split}-v{version}-inputs.zip"), EVERYONE),
     "leaderboard/<slug:slug>/plots/<str:kind>.svg": Row(sub("/leaderboard/epic-bench/plots/scatter.svg?split={split}"),
                                                         ALL_SAFE),
+    "leaderboard/<slug:slug>/diff/": Row(sub("/leaderboard/epic-bench/diff/?split={split}"), EVERYONE),
+    "leaderboard/<slug:slug>/rescore/": Row(fixed("/leaderboard/epic-bench/rescore/"),
+                                            {**CURATORS_ONLY, "anonymous": LOGIN}),
+    "leaderboard/<slug:slug>/snapshots/": Row(fixed("/leaderboard/epic-bench/snapshots/"), EVERYONE),
+    "leaderboard/<slug:slug>/snapshots/<slug:name>/": Row(
+        fixed("/leaderboard/epic-bench/snapshots/none/"), ALL_SAFE,
+        held_by="tests/leaderboard/test_snapshots.py (a snapshot's page and exports, for everyone)"),
+    "leaderboard/<slug:slug>/snapshots/<slug:name>/snapshot.<str:fmt>": Row(
+        fixed("/leaderboard/epic-bench/snapshots/none/snapshot.json"), ALL_SAFE,
+        held_by="tests/leaderboard/test_snapshots.py (a snapshot's page and exports, for everyone)"),
     "leaderboard/<slug:slug>/analysis/": Row(sub("/leaderboard/epic-bench/analysis/?split={split}"), EVERYONE),
     "leaderboard/<slug:slug>/analysis/method/": Row(sub("/leaderboard/epic-bench/analysis/method/"), EVERYONE),
     "leaderboard/<slug:slug>/analysis/<slug:key>.<str:fmt>": Row(

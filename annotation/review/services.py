@@ -37,8 +37,11 @@ from annotation.services.export import item_export_files
 from annotation.services.transitions import audit_record, item_transition
 from scoring.benchmarks.epic.importer import epic_split_import
 from scoring.benchmarks.epic.plugin import SLUG as EPIC_SLUG
+from scoring.errors import ServiceRefusal
 from scoring.models import Benchmark, Sample, Split
+from scoring.rescore import rescore_split_version_start
 from scoring.selectors import board_cache_invalidate
+from scoring.tasks import rescore_item_enqueue
 
 # --- reads used by the checks ----------------------------------------------------------------------------
 
@@ -367,7 +370,18 @@ def items_publish(
         # of them at once, not only once someone opens it (issue 32). After the commit, so no reader caches the old.
         split_ids = list(Split.objects.filter(benchmark=benchmark).values_list("pk", flat=True))
         transaction.on_commit(lambda: [board_cache_invalidate(split_id=pk) for pk in split_ids])
+        if new_version and latest is not None:
+            # The previous version's scored submissions are scored on the new version too (issue 29), in the
+            # background, each as a submission of its own there; the old version's board keeps its rows.
+            transaction.on_commit(lambda: _split_version_rescore(target))
     return target, links
+
+
+def _split_version_rescore(split: Split) -> None:
+    try:
+        rescore_split_version_start(split=split, enqueue=rescore_item_enqueue)
+    except ServiceRefusal:  # a run onto this version is under way already
+        pass
 
 
 def _split_new_version(latest: Split, *, description: str) -> Split:

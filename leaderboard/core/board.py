@@ -93,6 +93,7 @@ class BoardQuery:
     expanded: bool = False
     extras: bool = False
     reading: str = ""  # a second reading's key (the plugin's `readings`); "": the headline's
+    scorer: str = ""  # an older scorer version whose scores to show (issue 29); "": each row's current score
 
     def canonical(self) -> str:
         """A stable text form, used as part of cache keys."""
@@ -101,7 +102,7 @@ class BoardQuery:
             for x in (
                 self.sort, self.descending, ",".join(sorted(self.kinds)), ",".join(sorted(self.thinking)),
                 ",".join(sorted(self.sources)), self.min_params, self.max_params, self.search.lower(),
-                self.all_entries, self.expanded, self.extras, self.reading, ",".join(sorted(self.types)),
+                self.all_entries, self.expanded, self.extras, self.reading, ",".join(sorted(self.types)), self.scorer,
             )
         )
 
@@ -135,6 +136,8 @@ class BoardQuery:
             params["extras"] = "1"
         if q.reading:
             params["reading"] = q.reading
+        if q.scorer:
+            params["scorer"] = q.scorer
         return params
 
 
@@ -180,6 +183,17 @@ def _reading(params: Mapping[str, str], readings: Sequence[str]) -> str:
     return raw
 
 
+SCORER_VERSION_MAX = 200  # Score.scorer_version's length
+
+
+def _scorer(params: Mapping[str, str]) -> str:
+    """The scorer version asked for (`?scorer=`); whether the board has scores under it is the site's to say."""
+    raw = (params.get("scorer") or "").strip()
+    if len(raw) > SCORER_VERSION_MAX or any(ord(ch) < 32 for ch in raw):
+        raise BadBoardQuery("scorer", f"'{raw[:40]}' is not a scorer version")
+    return raw
+
+
 def parse_query(params: Mapping[str, str], spec: BoardSpec, readings: Sequence[str] = ()) -> BoardQuery:
     """Read a board query from request parameters; raises BadBoardQuery on anything malformed. `readings`: the
     keys of the benchmark's readings, the headline's first (`?reading=` takes one of them)."""
@@ -209,6 +223,7 @@ def parse_query(params: Mapping[str, str], spec: BoardSpec, readings: Sequence[s
         expanded=_flag(params, "expand"),
         extras=_flag(params, "extras"),
         reading=_reading(params, readings),
+        scorer=_scorer(params),
     )
     if query.min_params is not None and query.max_params is not None and query.min_params > query.max_params:
         raise BadBoardQuery("min_params", "is larger than max_params")
@@ -417,7 +432,8 @@ def board_build(
     ordered = sort_rows(kept, column, descending=query.descending)
     columns = spec.visible(expanded=query.expanded, extras=query.extras)
     # Comparisons are of the headline reading's per-sample scores: none is shown under another reading.
-    compared = compared_pairs(ordered, column) if not query.reading else ()
+    # Nor under an older scorer version: the stored comparisons are of the current scores' per-sample rows.
+    compared = compared_pairs(ordered, column) if not query.reading and not query.scorer else ()
     ties = adjacent_ties(ordered, pairs or {}) if compared else set()
     return BoardView(
         spec=spec,

@@ -216,6 +216,11 @@ class BenchmarkPlugin:
     title: str
     scorer: str  # "module:function", a `Scorer`; runs in the worker (may use Django)
     board: BoardSpec
+    # "module:name", the version the scorer stamps on a score it makes now: a string, or a function () -> str (PLAN:
+    # its rules and the judge prompts the settings name); site-side. A submission whose score bears another version
+    # is re-scored when a re-score starts (on a curator's page, `manage.py rescore`, or at deploy: docs/rescoring.md).
+    # None declared: only a curator's forced re-score re-scores the benchmark's submissions.
+    scorer_version: str = ""
     precheck: str = ""  # "module:function", a `Precheck`: the file read and matched to the split as the scorer does
     # it, with the upload's options, without scoring; returns a `PrecheckReport` (or a bare list of problems)
     # "module:function", a `Sniff`: from the first SNIFF_BYTES of an upload and its options, a message when the file
@@ -293,6 +298,13 @@ class BenchmarkPlugin:
         if not self.provenance_options:
             return {}
         return dict(load_target(self.provenance_options)(options, model))
+
+    def current_scorer_version(self) -> str:
+        """The version a score made now would bear ("" when the plugin declares none)."""
+        if not self.scorer_version:
+            return ""
+        found = load_target(self.scorer_version)
+        return str(found() if callable(found) else found)
 
     def precheck_function(self) -> Precheck | None:
         return load_target(self.precheck) if self.precheck else None

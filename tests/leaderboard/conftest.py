@@ -4,9 +4,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from django.core.cache import cache
+from django.core.files.base import ContentFile
 from django.utils import timezone
 
-from scoring.models import Benchmark, ModelEntry, Sample, SampleScore, Score, Split, Submission
+from leaderboard.selectors import board_local_responses_clear
+from scoring import pipeline, rescore
+from scoring.models import Benchmark, ModelEntry, RescoreRun, Sample, SampleScore, Score, Split, Submission
 
 EPIC_LEAVES = ("Navigation/FeasiblePath/FeasiblePath_Ego", "Navigation/FeasiblePath/FeasiblePath_Exo")
 
@@ -81,3 +85,41 @@ def random_scores(seed: int, n: int, p: float) -> list[float]:
     rng = random.Random(seed)
     return [1.0 if rng.random() < p else 0.0 for _ in range(n)]
 
+
+# -- the dummy benchmark's board before and after a scorer version bump (issue 29) --
+FIGURES = {"Alpha": [1, 1, 1, 1], "Beta": [1, 1, 0, 0], "Gamma": [1, 0, 0, 0]}  # 100, 50, 25 under dummy-1
+
+
+@pytest.fixture
+def board(dummy_benchmark):
+    """The dummy benchmark's board: three uploads scored under dummy-1 and a paper's row at 40."""
+    cache.clear()
+    bench = benchmark("dummy")
+    split = Split.objects.create(benchmark=bench, name="test", is_default=True, hidden_ground_truth=False)
+    for i in range(4):
+        Sample.objects.create(split=split, key=f"k{i}", position=i)
+    subs = {}
+    for name, values in FIGURES.items():
+        sub = Submission.objects.create(model_entry=make_entry(name), split=split)
+        sub.file.save(f"{name}.txt", ContentFile("\n".join(map(str, values)).encode()))
+        assert pipeline.submission_score(submission_id=sub.pk, worker="setup") == "scored"
+        subs[name] = sub
+    subs["Paper"] = make_reported(split, make_entry("Paper-Model"), 40.0)
+    yield split, subs
+    cache.clear()
+
+
+def forget_pages() -> None:
+    """The boards' cached pages and rows, shared and this process's (a test's direct write bumps no version)."""
+    cache.clear()
+    board_local_responses_clear()
+
+
+def rescore_now(split, monkeypatch, version="dummy-2") -> RescoreRun:
+    """Bump the dummy scorer's version (dummy-2 halves every figure) and re-score in this process."""
+    monkeypatch.setenv("DUMMY_SCORER_VERSION", version)
+    run = rescore.rescore_run_start(benchmark=split.benchmark)
+    for item in run.items.all():
+        rescore.rescore_item_run(item_id=item.pk, worker="test")
+    forget_pages()
+    return run

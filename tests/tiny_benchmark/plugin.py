@@ -11,6 +11,7 @@ PLUGIN = BenchmarkPlugin(
     slug=SLUG,
     title="Tiny-Bench",
     scorer="tests.tiny_benchmark.scorer:score",
+    scorer_version="tests.tiny_benchmark.core.scoring:VERSION",
     board=BoardSpec(SLUG, (Column("overall", "Overall"), *(Column(k, k.title(), f"{k} questions") for k in KINDS))),
     cli="tests.tiny_benchmark.core.cli",
     cli_help="Tiny-Bench: one-word answers",

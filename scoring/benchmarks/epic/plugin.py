@@ -160,6 +160,7 @@ PLUGIN = BenchmarkPlugin(
     slug=SLUG,
     title="EPIC-Bench",
     scorer="scoring.benchmarks.epic.scorer:score",
+    scorer_version="scoring.benchmarks.epic.core.scorer:SCORER_VERSION",
     precheck="scoring.benchmarks.epic.scorer:precheck",
     sniff="scoring.benchmarks.epic.scorer:sniff",
     board=board(),

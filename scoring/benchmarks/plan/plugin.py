@@ -68,6 +68,7 @@ PLUGIN = BenchmarkPlugin(
     slug=SLUG,
     title="PLAN-Bench",
     scorer="scoring.benchmarks.plan.scorer:score",
+    scorer_version="scoring.benchmarks.plan.scorer:current_scorer_version",
     precheck="scoring.benchmarks.plan.scorer:precheck",
     sniff="scoring.benchmarks.plan.scorer:sniff",
     board=board(),

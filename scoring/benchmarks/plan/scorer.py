@@ -37,6 +37,12 @@ SCORER_VERSION = f"plan-bench/1 ({RULE_VERSION}, {PROMPT_VERSION})"
 def scorer_version(prompt_version: str) -> str:
     """The version a score is stamped with: the rules and the judge prompts it was judged under."""
     return f"plan-bench/1 ({RULE_VERSION}, {prompt_version})"
+
+
+def current_scorer_version() -> str:
+    """The version a score made now bears: the rules and the judge prompts the settings name (the plugin's
+    `scorer_version`, read when a re-score decides which scores are out of date)."""
+    return scorer_version(judge_prompts_from_settings().version)
 OUTPUT_SHOWN = 4000  # characters of each output kept for the drill-down
 
 

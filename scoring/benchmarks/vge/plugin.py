@@ -88,6 +88,7 @@ PLUGIN = BenchmarkPlugin(
     slug=SLUG,
     title="VGEBench",
     scorer="scoring.benchmarks.vge.scorer:score",
+    scorer_version="scoring.benchmarks.vge.scorer:VERSION",
     precheck="scoring.benchmarks.vge.scorer:precheck",
     board=board(),
     published=PublishedTable(SLUG, "vge_bench.csv", "SR", METRICS),

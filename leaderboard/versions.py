@@ -1,0 +1,80 @@
+"""Reads for scorer versions of a board (issue 29): which versions a split's scores were made under, the rows under
+one of them, and what moved between two (leaderboard.core.diff)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Min
+
+from leaderboard.core.diff import DiffRow, VersionRow, version_diff
+from leaderboard.selectors import headline_key, scores_under_version
+from scoring.models import RescoreRun, Score, ScoreVersion, Split, Submission
+from scoring.published import REPORTED_VERSION
+from scoring.rescore import declared_version
+
+
+@dataclass(frozen=True)
+class ScorerVersion:
+    version: str
+    first_scored: object  # when the first score under it was made (datetime), for the order
+    current: bool  # the version the plugin declares now (a score made now bears it)
+    scores: int  # current scores under it
+    kept: int  # replaced scores under it
+
+
+def _board_submissions(split: Split):
+    return Submission.objects.filter(split=split, status=Submission.Status.SCORED, score__isnull=False,
+                                     visibility=Submission.Visibility.PUBLIC)
+
+
+def scorer_versions(*, split: Split) -> list[ScorerVersion]:
+    """The scorer versions the split's public scores were made under, current or replaced, oldest first (a paper's
+    rows are no version of the hub's scorer: left out)."""
+    subs = _board_submissions(split).exclude(source=Submission.Source.REPORTED)
+    current = {row["scorer_version"]: row for row in Score.objects.filter(submission__in=subs).values(
+        "scorer_version").annotate(first=Min("created_at"), n=Min("id")).order_by()}
+    counts = {v: Score.objects.filter(submission__in=subs, scorer_version=v).count() for v in current}
+    kept = {row["scorer_version"]: row for row in ScoreVersion.objects.filter(submission__in=subs).values(
+        "scorer_version").annotate(first=Min("scored_at")).order_by()}
+    kept_counts = {v: ScoreVersion.objects.filter(submission__in=subs, scorer_version=v).count() for v in kept}
+    declared = declared_version(split.benchmark)
+    versions = []
+    for version in set(current) | set(kept):
+        if not version or version == REPORTED_VERSION:
+            continue
+        firsts = [row["first"] for row in (current.get(version), kept.get(version)) if row]
+        versions.append(ScorerVersion(version, min(firsts), version == declared, counts.get(version, 0),
+                                      kept_counts.get(version, 0)))
+    return sorted(versions, key=lambda v: (v.first_scored, v.version))
+
+
+def version_rows(*, split: Split, version: str) -> list[VersionRow]:
+    """The board's rows (one per submission) under a scorer version, with their headline figure."""
+    subs = _board_submissions(split).select_related("model_entry", "score").order_by("id")
+    return [VersionRow(sub.pk, str(sub.model_entry) + (f" · {sub.run_set}" if sub.run_set else ""), score.overall,
+                       sub.source == Submission.Source.REPORTED)
+            for sub, score in scores_under_version(subs, version)]
+
+
+def board_diff(*, split: Split, old: str, new: str) -> list[DiffRow]:
+    return version_diff(version_rows(split=split, version=old), version_rows(split=split, version=new))
+
+
+def comparable_version(*, split: Split) -> str:
+    """The scorer version a paper's reported rows are comparable to: the one they were loaded beside (the loader
+    records it), else the benchmark's first version on this split."""
+    found = (Score.objects.filter(submission__split=split, submission__source=Submission.Source.REPORTED)
+             .values_list("details__comparable_scorer_version", flat=True).first())
+    if found:
+        return str(found)
+    versions = scorer_versions(split=split)
+    return versions[0].version if versions else ""
+
+
+def headline_of(split: Split) -> str:
+    return headline_key(split.benchmark.slug)
+
+
+def recent_runs(*, split: Split, limit: int = 10) -> list[RescoreRun]:
+    return list(RescoreRun.objects.filter(benchmark_id=split.benchmark_id).select_related("split", "started_by")
+                .order_by("-created_at", "-id")[:limit])
