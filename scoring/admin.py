@@ -12,6 +12,7 @@ from scoring.models import (
     Split,
     Submission,
     UploadQuotaDay,
+    WorkerBeat,
 )
 from scoring.services import model_entry_name_visible_check
 
@@ -91,3 +92,9 @@ class ChangeRecordAdmin(admin.ModelAdmin):
     list_display = ("created_at", "subject", "object_id", "user")
     list_filter = ("subject",)
     readonly_fields = ("subject", "object_id", "user", "changes", "created_at")
+
+
+@admin.register(WorkerBeat)
+class WorkerBeatAdmin(admin.ModelAdmin):
+    list_display = ("hostname", "queues", "started_at", "beat_at")
+    readonly_fields = ("hostname", "queues", "started_at", "beat_at")

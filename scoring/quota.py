@@ -1,7 +1,8 @@
 """Daily submission quotas per user and split (the free format pre-check, which uses none: scoring.precheck).
 
 A split's `daily_quota` (None: unlimited) counts the user's uploads to that split since midnight UTC.
-Failures caused by the file count; failures the site caused (`failure_is_site_error`) do not.
+Failures caused by the file count; failures the site caused (`failure_is_site_error`) do not, nor do uploads the
+site kept queued past QUEUE_STALE_AFTER_MINUTES (`scoring.queue_health.overdue_q`).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from django.utils import timezone
 
 from scoring.errors import SubmissionError
 from scoring.models import Split, Submission, UploadQuotaDay
+from scoring.queue_health import overdue_q
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ def submission_quota(*, user: AbstractBaseUser, split: Split, now: datetime | No
             submitter_id=user.pk, split=split, source=Submission.Source.UPLOAD, created_at__gte=start
         )
         .exclude(status=Submission.Status.FAILED, failure_is_site_error=True)
+        .exclude(overdue_q(now))
         .count()
     )
     return QuotaState(limit=split.daily_quota, used=used, resets_at=start + timedelta(days=1))

@@ -4,10 +4,10 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_ready, worker_shutdown
 from django.db import InterfaceError, OperationalError
 
-from scoring import pipeline, quota
+from scoring import pipeline, queue_health, quota, workers
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,43 @@ def requeue_stale_submissions() -> list[int]:
 def prune_quota_days() -> int:
     """Daily (beat): the per-day quota lock rows of past days are no longer needed."""
     return quota.quota_days_prune()
+
+
+@shared_task
+def flag_overdue_submissions() -> list[int]:
+    """The periodic sweep (beat): flags uploads queued past QUEUE_STALE_AFTER_MINUTES, giving their quota back."""
+    return queue_health.submissions_flag_overdue()
+
+
+_beats: dict[str, workers.BeatThread] = {}
+
+
+def _queues_of(consumer) -> list[str]:
+    task_consumer = getattr(consumer, "task_consumer", None)
+    if task_consumer is not None:
+        return sorted(q.name for q in task_consumer.queues)
+    return sorted(consumer.app.amqp.queues.consume_from or [workers.SCORING_QUEUE])
+
+
+@worker_ready.connect
+def _beat_on_start(sender=None, **kwargs) -> None:
+    """Queue health counts the workers alive by their beats: start this one's."""
+    hostname = getattr(sender, "hostname", None) or "worker"
+    beat = workers.BeatThread(hostname=hostname, queues=_queues_of(sender))
+    _beats[hostname] = beat
+    beat.start()
+
+
+@worker_shutdown.connect
+def _beat_on_stop(sender=None, **kwargs) -> None:
+    for hostname, beat in list(_beats.items()):
+        beat.stop()
+        beat.join(timeout=5)
+        try:
+            workers.worker_gone(hostname=hostname)
+        except Exception:  # the row goes stale by itself
+            log.exception("worker %s could not remove its beat", hostname)
+        _beats.pop(hostname, None)
 
 
 @worker_ready.connect

@@ -1,6 +1,7 @@
 """Pages for submitting and following submissions (server-rendered)."""
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -10,7 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.static import serve
 
 from accounts.roles import is_curator
-from scoring import access, benchmarks, selectors, services
+from scoring import access, benchmarks, queue_health, selectors, services
 from scoring.core.contract import report_groups
 from scoring.errors import FileRefused
 from scoring.forms import ModelEntryForm, SubmissionForm, VisibilityForm
@@ -150,6 +151,9 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "coordinates": coordinates_shown(score.details) if score else None,
         "failure_groups": report_groups(submission.error_report or []),
         "benchmark_pages": benchmark_pages(submission),
+        "queue_place": queue_health.submission_queue_place(submission=submission),
+        "overdue": queue_health.submission_is_overdue(submission),
+        "stale_after_minutes": settings.QUEUE_STALE_AFTER_MINUTES,
         "visibility_form": visibility_form if submission.source == Submission.Source.UPLOAD else None,
         "changes": selectors.change_records(subject=ChangeRecord.Subject.SUBMISSION, object_id=submission.pk),
         "model_editable": selectors.model_entry_editable_by(entry=submission.model_entry, user=request.user)})
