@@ -218,6 +218,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": STATIC_URL + "favicon.svg",
     "REDOC_DIST": "SIDECAR",
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    # The webhook events, named once (an endpoint's events and a delivery's event share the choice set)
+    "ENUM_NAME_OVERRIDES": {"WebhookEventEnum": "notifications.models.Event"},
 }
 
 # --- Celery ---------------------------------------------------------------------------------------

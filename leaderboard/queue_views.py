@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from scoring.queue_health import queue_health
+from scoring.serializers import error_responses
 
 
 @require_GET
@@ -47,7 +48,7 @@ class QueueHealthOutput(serializers.Serializer):
 class QueueHealthApi(APIView):
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(responses={200: QueueHealthOutput}, summary="Queue health",
+    @extend_schema(responses={200: QueueHealthOutput, **error_responses(401)}, summary="Queue health",
                    description="Per benchmark: jobs queued and running, the oldest queued job's age, the workers "
                                "alive and the last day's median scoring time. Public; not cached.")
     def get(self, request: Request) -> Response:
