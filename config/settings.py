@@ -253,6 +253,7 @@ CELERY_BEAT_SCHEDULE = {
     "flag-overdue-submissions": {
         "task": "scoring.tasks.flag_overdue_submissions", "schedule": float(SCORING_SWEEP_SECONDS),
     },
+    "resend-overdue-webhooks": {"task": "notifications.tasks.resend_overdue_webhooks", "schedule": 300.0},
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # A running submission whose worker has not reported for this long is taken to be lost and is queued again.

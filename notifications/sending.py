@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 import httpx
 from django.conf import settings
 from django.core.mail import send_mail
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -78,14 +79,34 @@ def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
             return response.status_code, kept[:SNIPPET_BYTES].decode("utf-8", errors="replace")
 
 
+OPEN = (WebhookDelivery.Status.PENDING, WebhookDelivery.Status.RETRYING)
+DUE_SLACK = timedelta(seconds=1)  # a retry message may arrive a little before its countdown by the database's clock
+SWEEP_GRACE = timedelta(minutes=5)  # an attempt this late (its message lost with a worker or broker) is sent again
+
+
+def attempt_lease() -> timedelta:
+    """How long a claimed attempt holds its delivery: the call's timeout, and a margin."""
+    return timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS + 60)
+
+
+def _claim(delivery: WebhookDelivery, now: datetime) -> bool:
+    """Take the next attempt of a delivery that is due: a conditional update on its attempt count, so of two
+    messages for one attempt (a retry and the sweep's) one makes the call."""
+    due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now + DUE_SLACK)
+    return bool(WebhookDelivery.objects.filter(due, pk=delivery.pk, attempts=delivery.attempts, status__in=OPEN)
+                .update(attempts=F("attempts") + 1, last_attempt_at=now, next_attempt_at=now + attempt_lease()))
+
+
 def webhook_delivery_attempt(*, delivery_pk: int, now: datetime | None = None) -> tuple[str, float]:
     """One attempt at a delivery: ("delivered" | "retry" | "failed" | "skipped", seconds to wait before the retry).
     A 2xx answer delivers; anything else (or no answer) is retried with exponential backoff up to
-    WEBHOOK_MAX_ATTEMPTS attempts; a URL the site may no longer call fails at once."""
+    WEBHOOK_MAX_ATTEMPTS attempts; a URL the site may no longer call fails at once. "skipped": delivered, failed,
+    not due yet, or its attempt taken by another message."""
     delivery = WebhookDelivery.objects.select_related("endpoint").filter(pk=delivery_pk).first()
-    if delivery is None or delivery.status in (WebhookDelivery.Status.DELIVERED, WebhookDelivery.Status.FAILED):
-        return "skipped", 0.0
     now = now or timezone.now()
+    if delivery is None or not _claim(delivery, now):
+        return "skipped", 0.0
+    delivery.attempts += 1
     body = delivery.body.encode()
     problem = "The endpoint is turned off." if not delivery.endpoint.active else webhook_url_problem(
         delivery.endpoint.url)
@@ -100,22 +121,27 @@ def webhook_delivery_attempt(*, delivery_pk: int, now: datetime | None = None) -
             error = "" if 200 <= status < 300 else f"HTTP {status}"
     else:
         error = problem
-    delivery.attempts += 1
-    delivery.last_attempt_at = now
-    delivery.response_status = status
-    delivery.response_snippet = snippet
-    delivery.error = error
+    done_at = timezone.now()
     wait = 0.0
     if not error:
-        delivery.status, delivery.delivered_at, delivery.next_attempt_at = WebhookDelivery.Status.DELIVERED, now, None
+        fields = {"status": WebhookDelivery.Status.DELIVERED, "delivered_at": done_at, "next_attempt_at": None}
         outcome = "delivered"
     elif problem is not None or delivery.attempts >= settings.WEBHOOK_MAX_ATTEMPTS:
-        delivery.status, delivery.next_attempt_at = WebhookDelivery.Status.FAILED, None
+        fields = {"status": WebhookDelivery.Status.FAILED, "next_attempt_at": None}
         outcome = "failed"
     else:
         wait = backoff_seconds(delivery.attempts, base=settings.WEBHOOK_BACKOFF_SECONDS)
-        delivery.status, delivery.next_attempt_at = WebhookDelivery.Status.RETRYING, now + timedelta(seconds=wait)
+        fields = {"status": WebhookDelivery.Status.RETRYING, "next_attempt_at": done_at + timedelta(seconds=wait)}
         outcome = "retry"
-    delivery.save(update_fields=["attempts", "last_attempt_at", "response_status", "response_snippet", "error",
-                                 "status", "delivered_at", "next_attempt_at"])
+    WebhookDelivery.objects.filter(pk=delivery.pk, attempts=delivery.attempts).update(
+        response_status=status, response_snippet=snippet, error=error, **fields)
     return outcome, wait
+
+
+def webhook_deliveries_overdue(*, now: datetime | None = None) -> list[int]:
+    """Open deliveries whose next attempt is well past due (its message lost, or its worker killed mid-call): the
+    sweep sends them again; the claim keeps each attempt to one call."""
+    late = (now or timezone.now()) - SWEEP_GRACE
+    return list(WebhookDelivery.objects.filter(status__in=OPEN).filter(
+        Q(next_attempt_at__lt=late) | Q(next_attempt_at__isnull=True, created_at__lt=late))
+        .order_by("pk").values_list("pk", flat=True)[:1000])

@@ -32,6 +32,15 @@ def deliver_webhook(self, delivery_pk: int) -> str:
     return outcome
 
 
+@shared_task
+def resend_overdue_webhooks() -> list[int]:
+    """The periodic sweep (beat): sends again the deliveries whose retry message was lost."""
+    ids = sending.webhook_deliveries_overdue()
+    for delivery_pk in ids:
+        webhook_delivery_enqueue(delivery_pk=delivery_pk)
+    return ids
+
+
 def notice_email_enqueue(*, notice_id: int) -> None:
     send_notice_email.delay(notice_id)
 

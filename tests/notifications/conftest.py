@@ -26,6 +26,13 @@ class Receiver:
     calls: list[Call] = field(default_factory=list)
 
 
+@pytest.fixture(autouse=True)
+def _retries_due_at_once(settings):
+    """Celery's eager mode runs a retry at once, ignoring its countdown, and an attempt before its time is not due
+    (skipped); so the eager tests retry with no wait. test_webhook_retries.py holds the real waits."""
+    settings.WEBHOOK_BACKOFF_SECONDS = 0
+
+
 @pytest.fixture
 def receiver():
     state = Receiver(url="")
