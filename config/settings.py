@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "leaderboard",
     "annotation",
     "simulator",
+    "notifications",
 ]
 
 MIDDLEWARE = [
@@ -217,6 +218,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": STATIC_URL + "favicon.svg",
     "REDOC_DIST": "SIDECAR",
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    # The webhook events, named once (an endpoint's events and a delivery's event share the choice set)
+    "ENUM_NAME_OVERRIDES": {"WebhookEventEnum": "notifications.models.Event"},
 }
 
 # --- Celery ---------------------------------------------------------------------------------------
@@ -250,6 +253,10 @@ CELERY_BEAT_SCHEDULE = {
     "requeue-rescore-items": {
         "task": "scoring.tasks.requeue_rescore_items", "schedule": float(SCORING_SWEEP_SECONDS),
     },
+    "flag-overdue-submissions": {
+        "task": "scoring.tasks.flag_overdue_submissions", "schedule": float(SCORING_SWEEP_SECONDS),
+    },
+    "resend-overdue-webhooks": {"task": "notifications.tasks.resend_overdue_webhooks", "schedule": 300.0},
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # A running submission whose worker has not reported for this long is taken to be lost and is queued again.
@@ -259,6 +266,11 @@ SCORING_LEASE_SECONDS = env_int("SCORING_LEASE_SECONDS", 120)
 HUB_VERSION = env_str("EBH_HUB_VERSION", "")
 # A worker that starts re-scores the benchmarks whose scorer version changed (the deploy's trigger; docs/rescoring.md).
 RESCORE_ON_WORKER_START = env_bool("RESCORE_ON_WORKER_START", True)
+# Queue health (/queue/): an upload still queued this long after it was sent is flagged on its page and its quota
+# is given back (the site, not the file, kept it waiting). Each scoring worker writes a beat this often; one whose
+# last beat is older than three beats is not counted alive.
+QUEUE_STALE_AFTER_MINUTES = env_int("QUEUE_STALE_AFTER_MINUTES", 30)
+WORKER_BEAT_SECONDS = env_int("WORKER_BEAT_SECONDS", 20)
 # Benchmarks from outside scoring/benchmarks/, "module:PLUGIN,..." (a deployment's own; the tests' tiny ones).
 EXTRA_BENCHMARKS = env_str("EXTRA_BENCHMARKS", "")
 
@@ -351,3 +363,17 @@ else:
     EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
     EMAIL_FILE_PATH = VAR_DIR / "mail"
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Embodied Bench Hub <noreply@localhost>")
+
+# --- notifications: mail when a submission is scored or fails, signed webhooks (docs/notifications.md) --------
+# Webhook URLs must be http(s) and never link-local or cloud metadata addresses; private and loopback addresses
+# (127.0.0.1, 10.x, 192.168.x, fc00::/7) only when this is on: on by default (the embedded default runs on one
+# machine, the tests' receiver is on 127.0.0.1); a public deployment sets WEBHOOK_ALLOW_PRIVATE=false.
+# The site's address as mail and webhook bodies give it (links to a submission's page).
+SITE_URL = env_str("SITE_URL", "http://localhost:8000").rstrip("/")
+WEBHOOK_ALLOW_PRIVATE = env_bool("WEBHOOK_ALLOW_PRIVATE", True)
+WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 10)
+# Attempts per delivery (the first and its retries); the n-th retry waits WEBHOOK_BACKOFF_SECONDS * 2**(n-1),
+# at most an hour.
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 6)
+WEBHOOK_BACKOFF_SECONDS = env_int("WEBHOOK_BACKOFF_SECONDS", 30)
+WEBHOOK_ENDPOINTS_PER_USER = env_int("WEBHOOK_ENDPOINTS_PER_USER", 10)

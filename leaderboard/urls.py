@@ -1,10 +1,10 @@
 """The home page, boards, exports, plots, model pages, submissions (scoring's pages, the drill-down and the format
 pre-check beside them), the board API and the submission API. Each of these URL prefixes (leaderboard/, models/,
-submissions/, api/submissions/) is routed here only, whichever app's view it reaches: the leaderboard may import
+submissions/, api/submissions/, queue/, api/queue/) is routed here only, whichever app's view it reaches: the leaderboard may import
 scoring, scoring no other app."""
 from django.urls import path
 
-from leaderboard import analysis_views, api, board_views, format_views, submit_views, version_views, views
+from leaderboard import analysis_views, api, board_views, format_views, queue_views, submit_views, version_views, views
 from scoring import api as scoring_api
 from scoring import views as scoring_views
 
@@ -41,6 +41,8 @@ urlpatterns = [
     path("submissions/<int:pk>/samples.jsonl", board_views.submission_samples_export, name="submission-samples-export"),
     path("submissions/<int:pk>/samples/<int:index>/overlay.png", board_views.sample_overlay, name="sample-overlay"),
     path("submissions/precheck/", submit_views.precheck, name="submission-precheck"),
+    path("queue/", queue_views.queue_page, name="queue-health"),
+    path("api/queue/", queue_views.QueueHealthApi.as_view(), name="api-queue-health"),
     path("api/leaderboards/<slug:benchmark>/", api.LeaderboardApi.as_view(), name="api-leaderboard"),
     path("api/submissions/", scoring_api.SubmissionCreateApi.as_view(), name="api-submission-create"),
     path("api/submissions/mine/", scoring_api.SubmissionListApi.as_view(), name="api-submission-list"),

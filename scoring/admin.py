@@ -17,6 +17,7 @@ from scoring.models import (
     Split,
     Submission,
     UploadQuotaDay,
+    WorkerBeat,
 )
 from scoring.selectors import board_cache_invalidate
 from scoring.services import model_entry_name_visible_check
@@ -177,3 +178,9 @@ class RescoreItemAdmin(admin.ModelAdmin):
     list_display = ("id", "run", "submission", "state", "attempts", "worker", "old_overall", "new_overall")
     list_filter = ("state",)
     raw_id_fields = ("run", "submission")
+
+
+@admin.register(WorkerBeat)
+class WorkerBeatAdmin(admin.ModelAdmin):
+    list_display = ("hostname", "queues", "started_at", "beat_at")
+    readonly_fields = ("hostname", "queues", "started_at", "beat_at")

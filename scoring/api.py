@@ -75,7 +75,7 @@ class SubmissionDetailApi(APIView):
         submission = get_object_or_404(Submission.objects.select_related("split__benchmark", "model_entry"), pk=pk)
         if not access.submission_own_page_visible_to(submission=submission, user=request.user):
             raise ServiceRefusal("Not your submission.", status=404)
-        return Response(SubmissionOutput(submission, context={"user": request.user}).data)
+        return Response(SubmissionOutput(submission, context={"user": request.user, "queue": True}).data)
 
     @extend_schema(request=SubmissionVisibilityInput,
                    responses={200: SubmissionOutput, **error_responses(400, 401, 403, 404)})

@@ -19,6 +19,8 @@ log = logging.getLogger(__name__)
 # are logged, never raised (`send_robust`).
 score_landed = Signal()
 score_rescored = Signal()  # a submission's score replaced by a newer scorer or split version (issue 29)
+# Sent once a submission has failed (the file's fault or the site's), with `submission_id`; robust as above.
+submission_failed = Signal()
 
 
 def submission_group(submission_id: int) -> str:
@@ -70,6 +72,14 @@ def score_rescored_event(*, submission_id: int, run_id: int) -> None:
     for receiver, outcome in score_rescored.send_robust(sender=Submission, submission_id=submission_id, run_id=run_id):
         if isinstance(outcome, Exception):
             log.error("score_rescored receiver %s failed for submission %s: %r", receiver, submission_id, outcome)
+
+
+def submission_failed_event(*, submission_id: int) -> None:
+    """After the commit of a failure: subscribers (notifications), then the live pages."""
+    for receiver, outcome in submission_failed.send_robust(sender=Submission, submission_id=submission_id):
+        if isinstance(outcome, Exception):
+            log.error("submission_failed receiver %s failed for submission %s: %r", receiver, submission_id, outcome)
+    submission_finished_event(submission_id=submission_id)
 
 
 def submission_finished_event(*, submission_id: int) -> None:

@@ -233,6 +233,10 @@ class Submission(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    overdue_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text="When the upload was found still queued past QUEUE_STALE_AFTER_MINUTES: the site kept it waiting, "
+                  "so the quota it used is given back (scoring.queue_health).")
 
     class Meta:
         ordering = ["-created_at"]
@@ -271,6 +275,22 @@ class Submission(models.Model):
     @property
     def state_label(self) -> str:
         return self.State(self.state).label
+
+
+class WorkerBeat(models.Model):
+    """A scoring worker's latest sign of life: each worker process writes its row every WORKER_BEAT_SECONDS
+    (scoring.workers) and deletes it when it stops cleanly; a killed worker's row simply stops being fresh."""
+
+    hostname = models.CharField(max_length=200, unique=True)
+    queues = models.JSONField(default=list, blank=True, help_text="The broker queues the worker takes jobs from.")
+    started_at = models.DateTimeField()
+    beat_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["hostname"]
+
+    def __str__(self) -> str:
+        return f"{self.hostname} (last beat {self.beat_at:%Y-%m-%d %H:%M:%S})"
 
 
 class UploadQuotaDay(models.Model):

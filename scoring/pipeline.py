@@ -16,7 +16,12 @@ from django.utils import timezone
 
 from scoring.benchmarks import UnknownBenchmark, plugin_for
 from scoring.core.contract import ScorerInput, ScoringResult, SubmissionRejected
-from scoring.events import score_landed_event, submission_finished_event, submission_progress_event
+from scoring.events import (
+    score_landed_event,
+    submission_failed_event,
+    submission_finished_event,
+    submission_progress_event,
+)
 from scoring.models import Sample, SampleScore, Score, Submission
 from scoring.provenance import score_keys
 from scoring.selectors import split_samples
@@ -97,19 +102,23 @@ def _finish_failed(submission_id: int, attempt: int, message: str, problems: lis
             finished_at=timezone.now(),
         )
         if updated:
-            transaction.on_commit(lambda: submission_finished_event(submission_id=submission_id))
+            transaction.on_commit(lambda: submission_failed_event(submission_id=submission_id))
     return "failed" if updated else "skipped"
 
 
 def submission_fail_internal(*, submission_id: int, message: str) -> None:
     """The site, not the file, failed the submission after its retries; it does not count against quota."""
-    Submission.objects.filter(pk=submission_id).exclude(status=Submission.Status.SCORED).update(
+    failed = Submission.objects.filter(pk=submission_id).exclude(
+        status__in=[Submission.Status.SCORED, Submission.Status.FAILED]).update(
         status=Submission.Status.FAILED,
         error_message=f"Scoring failed because of an error on our side: {message}. It does not count against your quota.",
         failure_is_site_error=True,
         finished_at=timezone.now(),
     )
-    submission_finished_event(submission_id=submission_id)
+    if failed:
+        submission_failed_event(submission_id=submission_id)
+    else:
+        submission_finished_event(submission_id=submission_id)
 
 
 def submission_release(*, submission_id: int) -> None:

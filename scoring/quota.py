@@ -4,6 +4,7 @@ scoring.precheck).
 A split's phase (`scoring.models.Phase`) sets `daily_quota` (uploads since midnight UTC) and `total_quota`
 (uploads over the whole phase), counted over all the phase's splits; None is unlimited, and a split in no phase has
 no quota. Failures caused by the file count; failures the site caused (`failure_is_site_error`) do not.
+Uploads the site kept queued past QUEUE_STALE_AFTER_MINUTES do not count either (`scoring.queue_health.overdue_q`).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from django.utils import timezone
 
 from scoring.errors import SubmissionError
 from scoring.models import Phase, Split, Submission, UploadQuotaDay
+from scoring.queue_health import overdue_q
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ def submission_quota(*, user: AbstractBaseUser, split: Split, now: datetime | No
     counted = (
         Submission.objects.filter(submitter_id=user.pk, split__phase=phase, source=Submission.Source.UPLOAD)
         .exclude(status=Submission.Status.FAILED, failure_is_site_error=True)
+        .exclude(overdue_q(now))
     )
     total = counted.count() if phase.total_quota is not None else 0
     return QuotaState(limit=phase.daily_quota, used=counted.filter(created_at__gte=start).count(),

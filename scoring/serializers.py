@@ -4,6 +4,7 @@ from rest_framework import serializers
 from scoring import benchmarks
 from scoring.models import Submission
 from scoring.provenance import shown_provenance
+from scoring.queue_health import submission_queue_place
 from scoring.selectors import identical_submissions
 
 
@@ -116,6 +117,20 @@ class ProvisionalOutput(serializers.Serializer):
                                            'provisional 40.00–55.00)".')
 
 
+class QueuePlaceOutput(serializers.Serializer):
+    position = serializers.IntegerField(help_text="1: the next job a worker takes (every benchmark's jobs queue "
+                                                  "together, oldest first).")
+    ahead = serializers.IntegerField(help_text="Jobs queued before this one.")
+    running = serializers.IntegerField(help_text="Jobs being scored now.")
+    workers_alive = serializers.IntegerField(help_text="Scoring workers with a recent heartbeat.")
+    estimate_seconds = serializers.FloatField(
+        allow_null=True, help_text="Estimated seconds until scored (the last day's median scoring time, the work "
+                                   "ahead shared by the workers alive); null with no worker or no recent scoring.")
+    overdue = serializers.BooleanField(help_text="Queued past stale_after_minutes: the site kept it waiting, so the "
+                                                 "quota it used is given back.")
+    stale_after_minutes = serializers.IntegerField()
+
+
 class SubmissionOutput(serializers.ModelSerializer):
     status = serializers.ChoiceField(
         source="state", choices=Submission.State.choices, read_only=True,
@@ -139,6 +154,7 @@ class SubmissionOutput(serializers.ModelSerializer):
         help_text="What the score was made from (docs/provenance.md): file sha256 and size, scorer, split and hub "
                   "versions, the ground truth's hash (\"withheld\" on a hidden split but for curators) and the "
                   "protocol options; null before scoring. The file: /submissions/<id>/provenance.json.")
+    queue = serializers.SerializerMethodField()
     error_count = serializers.SerializerMethodField(
         help_text="How many problems the file had in all; `error_report` lists the first 100, then one entry "
                   "{line: null, field: null, message: 'and K more problems ...', more: K}.")
@@ -149,8 +165,16 @@ class SubmissionOutput(serializers.ModelSerializer):
             "id", "benchmark", "split", "split_version", "model", "status", "status_label", "provisional",
             "error_message", "error_report",
             "error_count", "scorer_version", "progress_done", "progress_total", "created_at", "finished_at", "score", "url",
-            "visibility", "type", "sha256", "identical_to", "provenance",
+            "visibility", "type", "sha256", "identical_to", "provenance", "queue",
         ]
+
+    @extend_schema_field(QueuePlaceOutput(allow_null=True, help_text="While queued, on the submission's own endpoint: "
+                                                                     "its place in the queue; else null."))
+    def get_queue(self, obj: Submission) -> dict | None:
+        if not self.context.get("queue"):
+            return None
+        place = submission_queue_place(submission=obj)
+        return None if place is None else place.as_dict()
 
     @extend_schema_field(ScoreOutput(allow_null=True, help_text="The score once the submission is scored, else null."))
     def get_score(self, obj: Submission) -> dict | None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from scoring import pipeline, quota, rescore
+from scoring import pipeline, queue_health, quota, rescore, workers
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,43 @@ def requeue_rescore_items() -> list[int]:
     for item_id in ids:
         rescore_item_enqueue(item_id)
     return ids
+
+
+@shared_task
+def flag_overdue_submissions() -> list[int]:
+    """The periodic sweep (beat): flags uploads queued past QUEUE_STALE_AFTER_MINUTES, giving their quota back."""
+    return queue_health.submissions_flag_overdue()
+
+
+_beats: dict[str, workers.BeatThread] = {}
+
+
+def _queues_of(consumer) -> list[str]:
+    task_consumer = getattr(consumer, "task_consumer", None)
+    if task_consumer is not None:
+        return sorted(q.name for q in task_consumer.queues)
+    return sorted(consumer.app.amqp.queues.consume_from or [workers.SCORING_QUEUE])
+
+
+@worker_ready.connect
+def _beat_on_start(sender=None, **kwargs) -> None:
+    """Queue health counts the workers alive by their beats: start this one's."""
+    hostname = getattr(sender, "hostname", None) or "worker"
+    beat = workers.BeatThread(hostname=hostname, queues=_queues_of(sender))
+    _beats[hostname] = beat
+    beat.start()
+
+
+@worker_shutdown.connect
+def _beat_on_stop(sender=None, **kwargs) -> None:
+    for hostname, beat in list(_beats.items()):
+        beat.stop()
+        beat.join(timeout=5)
+        try:
+            workers.worker_gone(hostname=hostname)
+        except Exception:  # the row goes stale by itself
+            log.exception("worker %s could not remove its beat", hostname)
+        _beats.pop(hostname, None)
 
 
 @worker_ready.connect

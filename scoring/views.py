@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -12,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.static import serve
 
 from accounts.roles import is_curator
-from scoring import access, benchmarks, provenance, selectors, services, services_provenance
+from scoring import access, benchmarks, provenance, queue_health, selectors, services, services_provenance
 from scoring.core.contract import report_groups
 from scoring.core.provenance import KEYS
 from scoring.errors import FileRefused, ServiceRefusal
@@ -154,6 +155,9 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "coordinates": coordinates_shown(score.details) if score else None,
         "failure_groups": report_groups(submission.error_report or []),
         "benchmark_pages": benchmark_pages(submission),
+        "queue_place": queue_health.submission_queue_place(submission=submission),
+        "overdue": queue_health.submission_is_overdue(submission),
+        "stale_after_minutes": settings.QUEUE_STALE_AFTER_MINUTES,
         "visibility_form": visibility_form if submission.source == Submission.Source.UPLOAD else None,
         "changes": selectors.change_records(subject=ChangeRecord.Subject.SUBMISSION, object_id=submission.pk),
         "phase": phase_shown(submission.split.phase) if submission.split.phase_id else None,

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("scoring", "leaderboard", "annotation", "simulator")
+APPS = ("scoring", "leaderboard", "annotation", "simulator", "notifications")
 
 PROBE = """
 import importlib, sys
@@ -34,6 +34,7 @@ def test_there_are_core_modules_to_check():
     assert {
         "scoring.core", "scoring.core.stats", "scoring.benchmarks", "scoring.benchmarks.epic.core.scorer",
         "scoring.benchmarks.plan.core.engine", "scoring.benchmarks.vge.core.engine", "annotation.core",
+        "notifications.core.signing",
     } <= set(core_modules())
 
 

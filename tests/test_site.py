@@ -99,7 +99,7 @@ def test_admin_lists_every_model(admin_client):
     from django.contrib import admin
 
     project_models = [
-        m for app in ("scoring", "leaderboard", "annotation", "simulator") for m in apps.get_app_config(app).get_models()
+        m for app in ("scoring", "leaderboard", "annotation", "simulator", "notifications") for m in apps.get_app_config(app).get_models()
     ]
     unregistered = [m._meta.label for m in project_models if m not in admin.site._registry]
     assert not unregistered, f"models missing from the admin: {unregistered}"

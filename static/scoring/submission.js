@@ -15,6 +15,12 @@ function show(state) {
   if (state.status) status.className = `status status-${state.status}`;
   const progress = document.getElementById("progress");
   if (progress && state.total) progress.textContent = `${state.done} / ${state.total}`;
+  // The queue place was true when the page was made; once a worker takes the job it is no longer
+  const place = document.getElementById("queue-place");
+  if (place && state.status && state.status !== "queued") {
+    place.previousElementSibling?.remove();
+    place.remove();
+  }
 }
 
 function finish(socket) {
