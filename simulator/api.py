@@ -16,6 +16,7 @@ from scoring import services as scoring_services
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.vge.core.engine import EpisodeState
 from scoring.benchmarks.vge.core.episode_options import HISTORY_OPTION, INSTRUCTION_OPTION, history_window
+from scoring.benchmarks.vge.core.grammar import feedback_text
 from scoring.benchmarks.vge.core.task_defs import LAMBDA_OPTION
 from scoring.core.disclosure import detail_keys, disclosed
 from scoring.errors import InvalidRequest, ServiceRefusal
@@ -88,12 +89,14 @@ class EpisodeActApi(APIView):
 
 
 def act_answer(outcome, obs: dict) -> dict:
-    feedback = {
-        "kind": outcome.kind,
-        "text": outcome.feedback,
-        "action": outcome.action.text() if outcome.action else None,
-        "goal_reached": outcome.goal_reached is not None,
-    }
+    """The body of a played turn, the one every agent path answers (the view above, the fast path, the batch, the
+    agent socket): `feedback.text` a sentence, or left out when the device says nothing (grammar.feedback_text)."""
+    feedback: dict = {"kind": outcome.kind}
+    text = feedback_text(outcome.feedback)
+    if text is not None:
+        feedback["text"] = text
+    feedback["action"] = outcome.action.text() if outcome.action else None
+    feedback["goal_reached"] = outcome.goal_reached is not None
     return {"feedback": feedback, "observation": obs, "done": outcome.done}
 
 
@@ -139,6 +142,8 @@ def detail_answer(*, user, episode_id: int) -> dict:
                        curator=is_curator(user))
     if not episode.finished or keys is not None:
         trace = [selectors.public_step(s) for s in trace]
+    else:
+        trace = [selectors.step_shown(s) for s in trace]
         metrics = disclosed(metrics, keys)
     if not episode.finished:  # the agent sees the past turns its `history` option allows (the steps stay whole)
         trace = history_window(trace, episode.history)

@@ -15,6 +15,7 @@ from scoring.benchmarks.vge.core.episode_options import (
     HISTORY_OPTION,
     INSTRUCTION_OPTION,
 )
+from scoring.benchmarks.vge.core.grammar import feedback_text
 from scoring.benchmarks.vge.core.rephrase import rephrased_instructions
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_OPTION
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
@@ -46,8 +47,18 @@ PUBLIC_STEP_KEYS = ("turn", "raw_output", "action_text", "turn_class", "kind", "
                     "view_after", "global_left", "local_left", "done", "success")
 
 
+def step_shown(outcome: dict[str, Any]) -> dict[str, Any]:
+    """A stored step as a player or agent reads it back: its feedback text a sentence, or left out when the device
+    said nothing (grammar.feedback_text; the stored step keeps the engine's text, the paper's "null")."""
+    step = dict(outcome)
+    text = feedback_text(step.pop("feedback", None))
+    if text is not None:
+        step["feedback"] = text
+    return step
+
+
 def public_step(outcome: dict[str, Any]) -> dict[str, Any]:
-    step = {k: outcome.get(k) for k in PUBLIC_STEP_KEYS}
+    step = step_shown({k: outcome.get(k) for k in PUBLIC_STEP_KEYS})
     step["goal_reached"] = bool(outcome.get("goal_reached"))  # it holds a state name: say only whether one was
     action = outcome.get("action") or {}
     step["coord"] = action.get("coord")
