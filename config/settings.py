@@ -217,6 +217,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": STATIC_URL + "favicon.svg",
     "REDOC_DIST": "SIDECAR",
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    # The schema's description ends with the VGE agent API's quick start and action grammar (simulator/api_docs.py)
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "simulator.api_docs.schema_with_agent_api"],
 }
 
 # --- Celery ---------------------------------------------------------------------------------------
