@@ -14,7 +14,7 @@ from scoring.benchmarks.vge.core.episode_options import (
     episode_history,
     history_text,
 )
-from scoring.benchmarks.vge.core.grammar import ACTIONS, COORD_RANGE, FEEDBACK_KINDS, KIND_NAMES, params_text
+from scoring.benchmarks.vge.core.grammar import ACTIONS, COORD_RANGE, FEEDBACK_KINDS, params_text
 from scoring.benchmarks.vge.core.rephrase import STYLES as INSTRUCTION_STYLES
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_MAX, LAMBDA_MIN, LAMBDA_OPTION
 
@@ -135,14 +135,10 @@ class ObservationOutput(serializers.Serializer):
     success = serializers.BooleanField(help_text="All goals were reached.")
 
 
-def kinds_help() -> str:
-    return "What the turn did: " + "; ".join(f"`{kind}`: {meaning}" for kind, meaning in FEEDBACK_KINDS) + "."
-
-
 class FeedbackOutput(serializers.Serializer):
     """The device's answer to the turn."""
 
-    kind = serializers.ChoiceField(choices=KIND_NAMES, help_text=kinds_help())
+    kind = serializers.ChoiceField(choices=FEEDBACK_KINDS, help_text="What the turn did (each kind's meaning below).")
     text = serializers.CharField(required=False, help_text=(
         "What the device says, as a sentence (a player's page shows the same); left out when it says nothing. "
         "No effect is \"Nothing happened.\" (the paper's engine answers the literal null; the stored trace keeps it)."))
