@@ -83,7 +83,7 @@ class EpisodeCreateApi(APIView):
 class EpisodeActApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(tags=[api_docs.TAG], **api_docs.ACT, request=ActInput,
+    @extend_schema(tags=[api_docs.TAG], **api_docs.ACT, parameters=[api_docs.EPISODE_ID], request=ActInput,
                    responses={200: ActOutput, **error_responses(400, 401, 403, 404, 409)})
     def post(self, request: Request, pk: int) -> Response:
         output = plain_act_output(request.data)
@@ -176,7 +176,7 @@ def detail_answer(*, user, episode_id: int) -> dict:
 class EpisodeDetailApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(tags=[api_docs.TAG], **api_docs.DETAIL, responses={200: EpisodeOutput, **error_responses(401, 403, 404)})
+    @extend_schema(tags=[api_docs.TAG], **api_docs.DETAIL, parameters=[api_docs.EPISODE_ID], responses={200: EpisodeOutput, **error_responses(401, 403, 404)})
     def get(self, request: Request, pk: int) -> Response:
         return Response(detail_answer(user=request.user, episode_id=pk))
 
@@ -194,7 +194,7 @@ class EpisodeViewImageApi(APIView):
     permission_classes = [SignedInOrOwnPractice]
 
     @extend_schema(tags=[api_docs.TAG], **api_docs.VIEW, parameters=[
-        OpenApiParameter("turn", int, description="The view after this turn (0: the start); default: now.")],
+        api_docs.EPISODE_ID, OpenApiParameter("turn", int, description="The view after this turn (0: the start); default: now.")],
         responses={(200, "image/png"): bytes, **error_responses(400, 401, 403, 404)})
     def get(self, request: Request, pk: int):
         turn = request.query_params.get("turn")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter
 
 from scoring.benchmarks.vge.core.grammar import grammar_markdown
 from scoring.benchmarks.vge.core.quickstart import QUICKSTART, QUICKSTART_INTRO
@@ -39,6 +39,13 @@ def schema_with_agent_api(result: dict[str, Any], generator, request, public) ->
     info["description"] = "\n\n".join(filter(None, [info.get("description", ""), agent_api_description()]))
     return result
 
+
+EPISODE_ID = OpenApiParameter("id", int, OpenApiParameter.PATH,
+                              description="The episode's id: `episode` in the answer of POST /api/vge/episodes/.")
+_OVER = OpenApiExample("The episode is over", response_only=True, status_codes=["409"],
+                       value={"detail": "The episode is over; start a new one."})
+_SOMEONE_ELSES = OpenApiExample("Someone else's episode", response_only=True, status_codes=["403"],
+                                value={"detail": "This episode belongs to someone else."})
 
 _OBSERVATION = {
     "episode": 412, "turn": 0, "view": "front", "image_url": "/api/vge/episodes/412/view.png?turn=0",
@@ -90,6 +97,10 @@ START = {
                               "instruction": "rephrased"}),
         OpenApiExample("The first observation", response_only=True, status_codes=["201"],
                        value={**_OBSERVATION, "observation": _OBSERVATION}),
+        OpenApiExample("A bad option", response_only=True, status_codes=["400"], value={
+            "detail": "Invalid request.", "errors": {"lambda": ["Ensure this value is less than or equal to 10."]}}),
+        OpenApiExample("No such task", response_only=True, status_codes=["404"],
+                       value={"detail": "Unknown task 'microwave-9999/t1'."}),
     ],
 }
 
@@ -122,6 +133,7 @@ ACT = {
                                                     "Press(coord=[x, y], params=[0]))", "action": None,
                          "goal_reached": False},
             "observation": {**_OBSERVATION, "turn": 1, "budgets": {"global": 19, "local": 9}}, "done": False}),
+        _OVER, _SOMEONE_ELSES,
     ],
 }
 
@@ -158,7 +170,8 @@ DETAIL = {
                    "action_text": "Press(coord=[730, 180], params=[0])", "turn_class": "physical",
                    "kind": "success", "feedback": "The display lights up. The microwave is on. (Goal reached.)",
                    "view_before": "front", "view_after": "front", "global_left": 19, "local_left": 10,
-                   "done": False, "success": False, "goal_reached": True, "coord": [730, 180]}]})],
+                   "done": False, "success": False, "goal_reached": True, "coord": [730, 180]}]}),
+        _SOMEONE_ELSES],
 }
 
 VIEW = {

@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 
 from scoring.benchmarks.vge.core import grammar
 from scoring.benchmarks.vge.core.quickstart import QUICKSTART
+from tests.simulator.conftest import OPEN_DASH, PRESS_POWER
 
 pytestmark = pytest.mark.django_db
 
@@ -94,10 +95,33 @@ def test_every_agent_operation_has_examples_that_fit_its_serializers(schema):
             for name, example in body["examples"].items():
                 fits(schema, example["value"], body["schema"], f"{path} {name}")
         ok = next(status for status in op["responses"] if status.startswith("2"))
-        answer = op["responses"][ok]["content"]["application/json"]
-        assert answer.get("examples"), (path, method, "response")
-        for name, example in answer["examples"].items():
-            fits(schema, example["value"], answer["schema"], f"{path} {name}")
+        assert op["responses"][ok]["content"]["application/json"].get("examples"), (path, method, "response")
+        for status, response in op["responses"].items():  # the refusals' examples too: the one Error shape
+            answer = response["content"]["application/json"]
+            for name, example in answer.get("examples", {}).items():
+                fits(schema, example["value"], answer["schema"], f"{path} {status} {name}")
+
+
+def test_the_refusal_examples_are_what_the_api_answers(schema, token_client, other_user, tiny_split):
+    def example(path, method, status):
+        examples = schema["paths"][path][method]["responses"][status]["content"]["application/json"]["examples"]
+        [value] = [e["value"] for e in examples.values()]
+        return value
+
+    start = "/api/vge/episodes/"
+    bad = token_client.post(start, {"task": "tiny/t1", "lambda": 11}, format="json")
+    assert bad.status_code == 400 and bad.json() == example(start, "post", "400")
+    missing = token_client.post(start, {"task": "microwave-9999/t1"}, format="json")
+    assert missing.status_code == 404 and missing.json() == example(start, "post", "404")
+    episode = token_client.post(start, {"task": "tiny/t1"}, format="json").json()["episode"]
+    act = f"/api/vge/episodes/{episode}/act/"
+    for output in (OPEN_DASH, PRESS_POWER):
+        token_client.post(act, {"output": output}, format="json")
+    over = token_client.post(act, {"output": PRESS_POWER}, format="json")
+    assert over.status_code == 409 and over.json() == example("/api/vge/episodes/{id}/act/", "post", "409")
+    token_client.force_authenticate(other_user)
+    theirs = token_client.get(f"/api/vge/episodes/{episode}/")
+    assert theirs.status_code == 403 and theirs.json() == example("/api/vge/episodes/{id}/", "get", "403")
 
 
 def test_output_and_feedback_are_documented_with_the_grammar(schema):

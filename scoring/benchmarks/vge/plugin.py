@@ -79,10 +79,13 @@ FORMAT = FormatGuide(
     # as /api/docs/ shows them.
     sections=(
         FormatSection("actions", "Actions (each output's action)", GRAMMAR_INTRO,
-                      ("Action", "coord", "params", "What it does", "Example"), grammar_rows()),
+                      ("Action", "coord", "params", "What it does", "Example"),
+                      tuple((f"`{signature}`", coord, params, meaning, f"`{example}`")
+                            for signature, coord, params, meaning, example in grammar_rows())),
         FormatSection("feedback", "Feedback after each turn",
                       "The agent API answers each turn with `feedback`: its `kind`, and a `text` that is a sentence "
-                      "(left out when the device says nothing).", ("kind", "Meaning"), FEEDBACK_KINDS),
+                      "(left out when the device says nothing).", ("kind", "Meaning"),
+                      tuple((f"`{kind}`", meaning) for kind, meaning in FEEDBACK_KINDS)),
         FormatSection("quickstart", "Play episodes from a script (agent API)", QUICKSTART_INTRO, code=QUICKSTART),
     ),
 )
