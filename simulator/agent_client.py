@@ -6,15 +6,22 @@ imports it from a checkout of the hub (or copies this file):
     obs = client.start("microwave-0007/t3")
     turn = client.act(obs["episode"], "Action: Press(coord=[730, 180], params=[0])")
 
-The quick start on /api/docs/ and on the VGE format page (scoring/benchmarks/vge/core/quickstart.py) plays a whole
+`python -m simulator play --url URL --token KEY` plays one episode with a random clicker (a check that a harness
+reaches the API). The quick start on /api/docs/ and on the VGE format page (scoring/benchmarks/vge/core/quickstart.py) plays a whole
 episode with it; the calls and their bodies are documented there (the schema at /api/schema/).
 """
 from __future__ import annotations
 
+import argparse
+import json
+import random
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
+
+from scoring.benchmarks.vge.core.demo_agents import random_action
 
 
 class AgentApiError(Exception):
@@ -96,3 +103,30 @@ class AgentClient:
         """Your finished episodes on a split's tasks as a submission for `model` (POST /api/vge/submissions/):
         `{submission, status, url}`."""
         return self._json(self.http.post("/api/vge/submissions/", json={"model": model, "split": split, **options}))
+
+
+def play_main(argv: list[str]) -> int:
+    """`python -m simulator play --url URL --token KEY [--task ID] [--seed N]`: play one episode with the random
+    clicker (scoring.benchmarks.vge.core.demo_agents.random_action), printing each turn and the metrics: a check that
+    a harness reaches the agent API with its token. Exit status 0 once the episode is over, 1 if a call is refused."""
+    parser = argparse.ArgumentParser(prog="python -m simulator play", description=play_main.__doc__)
+    parser.add_argument("--url", default="http://127.0.0.1:8000")
+    parser.add_argument("--token", required=True, help="your API token (from /accounts/token/)")
+    parser.add_argument("--task", default="", help="a task id (default: the first GET /api/vge/tasks/ lists)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    try:
+        with AgentClient(args.url, token=args.token) as client:
+            task = args.task or next(client.tasks(page_size=1))["id"]
+            obs = client.start(task)
+            print(f"episode {obs['episode']} on {task}: {obs['instruction']}")
+            while not obs["done"]:
+                turn = client.act(obs["episode"], random_action(rng))
+                feedback, obs = turn["feedback"], turn["observation"]
+                print(f"turn {obs['turn']}: {feedback['action']} -> {feedback['kind']}: {feedback.get('text', '')}")
+            print(json.dumps(client.episode(obs["episode"])["metrics"]))
+    except (AgentApiError, StopIteration, httpx.HTTPError) as exc:
+        print(f"refused: {exc or 'no task to play'}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,7 +1,7 @@
 """The agent API's quick start (issue 30: "the quick-start on /api/docs/ and the VGE format page plays one episode with
 the documented client in under 20 lines"): read back from both pages of a live server (daphne, the site's ASGI
 application with its fast path), the same code, under 20 lines, run as it stands in a fresh interpreter with only
-EBH_URL and EBH_TOKEN set: it plays an episode to its end."""
+EBH_URL and EBH_TOKEN set: it plays an episode to its end; and so does the client's `python -m simulator play`."""
 from __future__ import annotations
 
 import html
@@ -52,3 +52,13 @@ def test_the_quickstart_of_both_pages_plays_one_episode_to_its_end(asgi_server, 
     assert episode.finished and episode.kind == Episode.Kind.AGENT
     assert episode.steps.count() == episode.metrics["turns"] > 0
     assert "'SR'" in run.stdout  # the script prints the finished episode's metrics
+
+    # the client's own check, `python -m simulator play`: a second episode, played to its end by a random clicker
+    play = subprocess.run([sys.executable, "-m", "simulator", "play", "--url", asgi_server, "--token", key,
+                           "--task", "tiny/t2"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    assert play.returncode == 0, play.stderr
+    second = Episode.objects.filter(owner=user).exclude(pk=episode.pk).get()
+    assert second.finished and second.task.task_id == "tiny/t2" and f"episode {second.pk} on tiny/t2" in play.stdout
+    refused = subprocess.run([sys.executable, "-m", "simulator", "play", "--url", asgi_server, "--token", "0" * 40],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1 and "401" in refused.stderr
