@@ -1,4 +1,5 @@
-"""VGE agent API (token auth): start an episode, act, read the trace, fetch the view image, bundle episodes.
+"""VGE agent API (token auth): list the tasks, start an episode, act, read the trace, fetch the view image, bundle
+episodes. What /api/docs/ says of each view: simulator/api_docs.py.
 
 One DRF view per operation; each calls a service in simulator.services.* and answers with explicit serializers.
 """

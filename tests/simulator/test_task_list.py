@@ -94,3 +94,10 @@ def test_every_listed_task_can_be_played(two_splits, token_client):
         assert started.status_code == 201, started.content
         assert started.json()["instruction"] == task["instruction"]
         assert started.json()["view"] == task["start_view"]
+
+
+def test_a_page_costs_the_same_few_queries_whatever_its_length(two_splits, django_assert_max_num_queries):
+    client = APIClient()
+    listed(client)  # the engines of this process are built (as the simulator's home page builds them)
+    with django_assert_max_num_queries(2):  # the count and the page, devices and splits joined
+        assert listed(client, "?page_size=4")["count"] == 4
