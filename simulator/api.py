@@ -151,9 +151,9 @@ def detail_answer(*, user, episode_id: int) -> dict:
                        curator=is_curator(user))
     if not episode.finished or keys is not None:
         trace = [selectors.public_step(s) for s in trace]
+        metrics = disclosed(metrics, keys)
     else:
         trace = [selectors.step_shown(s) for s in trace]
-        metrics = disclosed(metrics, keys)
     if not episode.finished:  # the agent sees the past turns its `history` option allows (the steps stay whole)
         trace = history_window(trace, episode.history)
     # λ: the one the episode chose, or its task's, which a task of a hidden split does not disclose
@@ -177,7 +177,8 @@ def detail_answer(*, user, episode_id: int) -> dict:
 class EpisodeDetailApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(tags=[api_docs.TAG], **api_docs.DETAIL, parameters=[api_docs.EPISODE_ID], responses={200: EpisodeOutput, **error_responses(401, 403, 404)})
+    @extend_schema(tags=[api_docs.TAG], **api_docs.DETAIL, parameters=[api_docs.EPISODE_ID],
+                   responses={200: EpisodeOutput, **error_responses(401, 403, 404)})
     def get(self, request: Request, pk: int) -> Response:
         return Response(detail_answer(user=request.user, episode_id=pk))
 
@@ -195,7 +196,8 @@ class EpisodeViewImageApi(APIView):
     permission_classes = [SignedInOrOwnPractice]
 
     @extend_schema(tags=[api_docs.TAG], **api_docs.VIEW, parameters=[
-        api_docs.EPISODE_ID, OpenApiParameter("turn", int, description="The view after this turn (0: the start); default: now.")],
+        api_docs.EPISODE_ID, OpenApiParameter("turn", int, description="The view after this turn (0: the start); "
+                                                                       "default: now.")],
         responses={(200, "image/png"): bytes, **error_responses(400, 401, 403, 404)})
     def get(self, request: Request, pk: int):
         turn = request.query_params.get("turn")

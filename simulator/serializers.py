@@ -264,8 +264,9 @@ class TaskOutput(serializers.Serializer):
     device = serializers.CharField()
     category = serializers.CharField(help_text="The device's category.")
     split = TaskSplitOutput(allow_null=True, help_text="The split the task belongs to (null: none, as the practice task).")
-    instruction = serializers.CharField(help_text="The first goal's instruction, as an episode starts with it.")
-    start_view = serializers.CharField(help_text="The view an episode starts on.")
+    instruction = serializers.CharField(allow_blank=True,
+                                        help_text="The first goal's instruction, as an episode starts with it.")
+    start_view = serializers.CharField(allow_blank=True, help_text="The view an episode starts on.")
     goals = serializers.IntegerField(allow_null=True, help_text="How many goals (null on a hidden split).")
     shortest = serializers.IntegerField(allow_null=True, help_text="The fewest turns that reach every goal, L_opt "
                                                                    "(null on a hidden split).")

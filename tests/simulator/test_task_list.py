@@ -101,3 +101,15 @@ def test_a_page_costs_the_same_few_queries_whatever_its_length(two_splits, djang
     listed(client)  # the engines of this process are built (as the simulator's home page builds them)
     with django_assert_max_num_queries(2):  # the count and the page, devices and splits joined
         assert listed(client, "?page_size=4")["count"] == 4
+
+
+def test_a_finished_episode_of_a_hidden_task_is_read_back_without_its_ground_truth(two_splits, token_client):
+    episode = token_client.post("/api/vge/episodes/", {"task": "tiny/h2"}, format="json").json()["episode"]
+    done = False
+    while not done:
+        done = token_client.post(f"/api/vge/episodes/{episode}/act/", {"output": "Action: Press(coord=[5, 5])"},
+                                 format="json").json()["done"]
+    detail = token_client.get(f"/api/vge/episodes/{episode}/").json()
+    assert detail["finished"] and "l_opt" not in detail["metrics"] and "lambda" not in detail
+    assert all("state_after" not in step for step in detail["trace"])
+    assert {step["feedback"] for step in detail["trace"]} == {"Nothing happened."}
