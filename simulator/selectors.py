@@ -358,7 +358,6 @@ def task_cards(*, devices: Iterable[Device], user) -> dict[str, dict[str, Any]]:
     return cards
 
 
-
 # -- the agent API's task list ----------------------------------------------------------------------------------
 
 def playable_tasks(*, split: str = "", category: str = "", device: str = ""):
