@@ -220,6 +220,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     # The webhook events, named once (an endpoint's events and a delivery's event share the choice set)
     "ENUM_NAME_OVERRIDES": {"WebhookEventEnum": "notifications.models.Event"},
+    # The schema's description ends with the VGE agent API's quick start and action grammar (simulator/api_docs.py)
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "simulator.api_docs.schema_with_agent_api"],
 }
 
 # --- Celery ---------------------------------------------------------------------------------------

@@ -1,12 +1,14 @@
-"""VGE agent API (token auth): start an episode, act, read the trace, fetch the view image, bundle episodes.
+"""VGE agent API (token auth): list the tasks, start an episode, act, read the trace, fetch the view image, bundle
+episodes. What /api/docs/ says of each view: simulator/api_docs.py.
 
 One DRF view per operation; each calls a service in simulator.services.* and answers with explicit serializers.
 """
 from __future__ import annotations
 
 from django.http import FileResponse, HttpResponse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,14 +18,17 @@ from scoring import services as scoring_services
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.vge.core.engine import EpisodeState
 from scoring.benchmarks.vge.core.episode_options import HISTORY_OPTION, INSTRUCTION_OPTION, history_window
+from scoring.benchmarks.vge.core.grammar import feedback_text
 from scoring.benchmarks.vge.core.task_defs import LAMBDA_OPTION
 from scoring.core.disclosure import detail_keys, disclosed
 from scoring.errors import InvalidRequest, ServiceRefusal
 from scoring.serializers import error_responses
-from simulator import selectors
+from simulator import api_docs, selectors
 from simulator.engines import EpisodeError, engine_with_task, guest_episode_ids, observation
 from simulator.models import Episode
 from simulator.serializers import (
+    TASKS_PAGE_MAX,
+    TASKS_PAGE_SIZE,
     ActBatchInput,
     ActBatchOutput,
     ActInput,
@@ -32,7 +37,9 @@ from simulator.serializers import (
     BundleOutput,
     EpisodeCreateInput,
     EpisodeOutput,
-    ObservationOutput,
+    EpisodeStartOutput,
+    TaskListQuery,
+    TaskPageOutput,
     plain_act_output,
 )
 from simulator.services.bundles import episodes_submission_create
@@ -67,7 +74,8 @@ def step_answer(*, user, episode_id: int, output: str) -> tuple[int, dict]:
 class EpisodeCreateApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=EpisodeCreateInput, responses={201: ObservationOutput, **error_responses(400, 401, 404)})
+    @extend_schema(tags=[api_docs.TAG], **api_docs.START, request=EpisodeCreateInput,
+                   responses={201: EpisodeStartOutput, **error_responses(400, 401, 404)})
     def post(self, request: Request) -> Response:
         status, body = start_answer(user=request.user, data=request.data)
         return Response(body, status=status)
@@ -76,7 +84,8 @@ class EpisodeCreateApi(APIView):
 class EpisodeActApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=ActInput, responses={200: ActOutput, **error_responses(400, 401, 403, 404, 409)})
+    @extend_schema(tags=[api_docs.TAG], **api_docs.ACT, parameters=[api_docs.EPISODE_ID], request=ActInput,
+                   responses={200: ActOutput, **error_responses(400, 401, 403, 404, 409)})
     def post(self, request: Request, pk: int) -> Response:
         output = plain_act_output(request.data)
         if output is None:
@@ -88,12 +97,14 @@ class EpisodeActApi(APIView):
 
 
 def act_answer(outcome, obs: dict) -> dict:
-    feedback = {
-        "kind": outcome.kind,
-        "text": outcome.feedback,
-        "action": outcome.action.text() if outcome.action else None,
-        "goal_reached": outcome.goal_reached is not None,
-    }
+    """The body of a played turn, the one every agent path answers (the view above, the fast path, the batch, the
+    agent socket): `feedback.text` a sentence, or left out when the device says nothing (grammar.feedback_text)."""
+    feedback: dict = {"kind": outcome.kind}
+    text = feedback_text(outcome.feedback)
+    if text is not None:
+        feedback["text"] = text
+    feedback["action"] = outcome.action.text() if outcome.action else None
+    feedback["goal_reached"] = outcome.goal_reached is not None
     return {"feedback": feedback, "observation": obs, "done": outcome.done}
 
 
@@ -105,7 +116,8 @@ class EpisodeActBatchApi(APIView):
 
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(operation_id="vge_episodes_act_batch", request=ActBatchInput,
+    @extend_schema(operation_id="vge_episodes_act_batch", tags=[api_docs.TAG], **api_docs.ACT_BATCH,
+                   request=ActBatchInput,
                    responses={200: ActBatchOutput, **error_responses(400, 401)})
     def post(self, request: Request) -> Response:
         data = ActBatchInput(data=request.data)
@@ -140,6 +152,8 @@ def detail_answer(*, user, episode_id: int) -> dict:
     if not episode.finished or keys is not None:
         trace = [selectors.public_step(s) for s in trace]
         metrics = disclosed(metrics, keys)
+    else:
+        trace = [selectors.step_shown(s) for s in trace]
     if not episode.finished:  # the agent sees the past turns its `history` option allows (the steps stay whole)
         trace = history_window(trace, episode.history)
     # λ: the one the episode chose, or its task's, which a task of a hidden split does not disclose
@@ -163,7 +177,8 @@ def detail_answer(*, user, episode_id: int) -> dict:
 class EpisodeDetailApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(responses={200: EpisodeOutput, **error_responses(401, 403, 404)})
+    @extend_schema(tags=[api_docs.TAG], **api_docs.DETAIL, parameters=[api_docs.EPISODE_ID],
+                   responses={200: EpisodeOutput, **error_responses(401, 403, 404)})
     def get(self, request: Request, pk: int) -> Response:
         return Response(detail_answer(user=request.user, episode_id=pk))
 
@@ -180,7 +195,10 @@ class SignedInOrOwnPractice(permissions.BasePermission):
 class EpisodeViewImageApi(APIView):
     permission_classes = [SignedInOrOwnPractice]
 
-    @extend_schema(responses={(200, "image/png"): bytes, **error_responses(400, 401, 403, 404)})
+    @extend_schema(tags=[api_docs.TAG], **api_docs.VIEW, parameters=[
+        api_docs.EPISODE_ID, OpenApiParameter("turn", int, description="The view after this turn (0: the start); "
+                                                                       "default: now.")],
+        responses={(200, "image/png"): bytes, **error_responses(400, 401, 403, 404)})
     def get(self, request: Request, pk: int):
         turn = request.query_params.get("turn")
         try:
@@ -202,7 +220,7 @@ class EpisodeBundleApi(APIView):
 
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=BundleInput,
+    @extend_schema(tags=[api_docs.TAG], **api_docs.BUNDLE, request=BundleInput,
                    responses={201: BundleOutput, **error_responses(400, 401, 403, 404, 409, 413, 429)})
     def post(self, request: Request) -> Response:
         data = BundleInput(data=request.data)
@@ -216,3 +234,28 @@ class EpisodeBundleApi(APIView):
                                                 instruction=v["instruction"])
         return Response({"submission": submission.pk, "status": submission.status,
                          "url": f"/api/submissions/{submission.pk}/"}, status=201)
+
+
+class TaskPages(PageNumberPagination):
+    page_size = TASKS_PAGE_SIZE
+    page_size_query_param = "page_size"
+    max_page_size = TASKS_PAGE_MAX
+
+
+class TaskListApi(APIView):
+    """The tasks one may play, paged, with what each split may show (simulator.selectors.task_listed)."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(tags=[api_docs.TAG], **api_docs.TASKS, parameters=[TaskListQuery],
+                   responses={200: TaskPageOutput, **error_responses(400, 404)})
+    def get(self, request: Request) -> Response:
+        query = TaskListQuery(data=request.query_params)
+        if not query.is_valid():
+            raise InvalidRequest(query.errors)
+        v = query.validated_data
+        tasks = selectors.playable_tasks(split=v.get("split", ""), category=v.get("category", ""),
+                                         device=v.get("device", ""))
+        pages = TaskPages()
+        page = pages.paginate_queryset(tasks, request, view=self) or []
+        return pages.get_paginated_response([selectors.task_listed(task, user=request.user) for task in page])

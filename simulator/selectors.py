@@ -15,6 +15,7 @@ from scoring.benchmarks.vge.core.episode_options import (
     HISTORY_OPTION,
     INSTRUCTION_OPTION,
 )
+from scoring.benchmarks.vge.core.grammar import feedback_text
 from scoring.benchmarks.vge.core.rephrase import rephrased_instructions
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_OPTION
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
@@ -46,8 +47,18 @@ PUBLIC_STEP_KEYS = ("turn", "raw_output", "action_text", "turn_class", "kind", "
                     "view_after", "global_left", "local_left", "done", "success")
 
 
+def step_shown(outcome: dict[str, Any]) -> dict[str, Any]:
+    """A stored step as a player or agent reads it back: its feedback text a sentence, or left out when the device
+    said nothing (grammar.feedback_text; the stored step keeps the engine's text, the paper's "null")."""
+    step = dict(outcome)
+    text = feedback_text(step.pop("feedback", None))
+    if text is not None:
+        step["feedback"] = text
+    return step
+
+
 def public_step(outcome: dict[str, Any]) -> dict[str, Any]:
-    step = {k: outcome.get(k) for k in PUBLIC_STEP_KEYS}
+    step = step_shown({k: outcome.get(k) for k in PUBLIC_STEP_KEYS})
     step["goal_reached"] = bool(outcome.get("goal_reached"))  # it holds a state name: say only whether one was
     action = outcome.get("action") or {}
     step["coord"] = action.get("coord")
@@ -346,3 +357,50 @@ def task_cards(*, devices: Iterable[Device], user) -> dict[str, dict[str, Any]]:
             }
     return cards
 
+
+# -- the agent API's task list ----------------------------------------------------------------------------------
+
+def playable_tasks(*, split: str = "", category: str = "", device: str = ""):
+    """The tasks an agent may start an episode on (every stored task: `POST /api/vge/episodes/` takes any), in a
+    stable order (category, device, task id), narrowed by split name (any version; "none": tasks of no split, as the
+    practice task), device category (any case) and device id. A queryset: the API pages it."""
+    tasks = Task.objects.select_related("device", "sample__split").order_by("device__category", "device__device_id",
+                                                                            "task_id")
+    if split == "none":
+        tasks = tasks.filter(sample__isnull=True)
+    elif split:
+        tasks = tasks.filter(sample__split__name=split)
+    if category:
+        tasks = tasks.filter(device__category__iexact=category)
+    if device:
+        tasks = tasks.filter(device__device_id=device)
+    return tasks
+
+
+def task_listed(task: Task, *, user) -> dict[str, Any]:
+    """One task as the task list shows it to this viewer: what a player sees when an episode starts (the first
+    instruction, the start view, its split), and on a split whose ground truth the viewer may see (scoring.access:
+    a public split for anyone, a hidden one for curators) the goals' count, the fewest turns that reach them all and
+    the interaction budget λ; on a hidden split these are null (with the budgets λ would give the optimal cost away)."""
+    split = _split_of(task)
+    visible = split is None or access.ground_truth_visible_to(split=split, user=user)
+    listed: dict[str, Any] = {
+        "id": task.task_id,
+        "device": task.device.device_id,
+        "category": task.device.category,
+        "split": None if split is None else {"name": split.name, "version": split.version,
+                                             "hidden_ground_truth": split.hidden_ground_truth},
+        "instruction": "", "start_view": task.definition.get("start_view", ""),
+        "goals": None, "shortest": None, LAMBDA_OPTION: None,
+        "play_url": f"/simulator/play/{task.task_id}/",
+    }
+    try:
+        engine, core = engine_with_task(task)
+    except ValueError:  # a stored task its device no longer accepts: listed without figures
+        return listed
+    listed["instruction"] = core.instructions[0] if core.instructions else ""
+    if visible:
+        shortest = engine.new_episode(core).l_opt
+        listed.update(goals=len(core.goals), shortest=int(shortest) if shortest != float("inf") else None)
+        listed[LAMBDA_OPTION] = core.lam
+    return listed

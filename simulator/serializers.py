@@ -14,6 +14,7 @@ from scoring.benchmarks.vge.core.episode_options import (
     episode_history,
     history_text,
 )
+from scoring.benchmarks.vge.core.grammar import ACTIONS, COORD_RANGE, FEEDBACK_KINDS, params_text
 from scoring.benchmarks.vge.core.rephrase import STYLES as INSTRUCTION_STYLES
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_MAX, LAMBDA_MIN, LAMBDA_OPTION
 
@@ -70,7 +71,8 @@ class WithAgentOptions(WithLambda):
 class EpisodeCreateInput(WithAgentOptions):
     """A new episode of a task, with its episode options."""
 
-    task = serializers.CharField(min_length=1, max_length=250)
+    task = serializers.CharField(min_length=1, max_length=250,
+                                 help_text="The task's id, as `GET /api/vge/tasks/` lists it (e.g. microwave-0007/t3).")
     perturbation = serializers.CharField(required=False, allow_blank=True, default="", max_length=40,
                                          help_text="blur:σ, jpeg:q or occlude:share applied to every served view")
     lambda_help = (f"the interaction budget λ of the episode, a whole number {LAMBDA_MIN}..{LAMBDA_MAX}: global budget "
@@ -96,43 +98,69 @@ def plain_act_output(data: Any) -> str | None:
     return output
 
 
+def output_help() -> str:
+    """The `output` field's description: the action grammar, each action's coord and params (grammar.ACTIONS)."""
+    actions = "; ".join(f"{spec.signature()} (coord {spec.coord}; params: {params_text(spec)})" for spec in ACTIONS)
+    return (f"The model's text for this turn, at most {ACT_OUTPUT_MAX} characters, free text allowed around the action. "
+            "The action is the last call of the seven names on the last line containing `Action:` (any case), else "
+            f"the last call anywhere: {actions}. Coordinates are whole numbers {COORD_RANGE[0]}..{COORD_RANGE[1]} of "
+            "the current view's image, origin top-left. A text without an action is an invalid turn (it still costs "
+            "one from each budget).")
+
+
 class ActInput(serializers.Serializer):
-    output = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=ACT_OUTPUT_MAX)
+    output = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=ACT_OUTPUT_MAX,
+                                   help_text=output_help())
 
 
 class ObservationOutput(serializers.Serializer):
-    episode = serializers.IntegerField()
-    turn = serializers.IntegerField()
-    view = serializers.CharField()
-    image_url = serializers.CharField()
-    accessible_views = serializers.ListField(child=serializers.CharField())
-    instruction = serializers.CharField(allow_null=True)
-    goal_index = serializers.IntegerField()
-    goals_total = serializers.IntegerField()
-    budgets = serializers.DictField()
-    done = serializers.BooleanField()
-    success = serializers.BooleanField()
+    """What the agent sees now; never a state's or a component's name."""
+
+    episode = serializers.IntegerField(help_text="The episode's id: the {id} of the act, detail and view calls.")
+    turn = serializers.IntegerField(help_text="Turns played so far (0 at the start).")
+    view = serializers.CharField(help_text="The view the agent is looking at (front, left, front_top, dashboard, ...).")
+    image_url = serializers.CharField(help_text="Where the current view's PNG is: GET it with the same token. Actions' "
+                                                "coordinates are on this image, 0..1000 on both axes.")
+    accessible_views = serializers.ListField(child=serializers.CharField(),
+                                             help_text="The views Switch_view(params=[view]) may go to now (the "
+                                                       "dashboard only once it is unlocked).")
+    instruction = serializers.CharField(allow_null=True, help_text="The current goal's instruction; the next one is "
+                                                                   "shown once this goal is reached (null when all are).")
+    goal_index = serializers.IntegerField(help_text="The current goal, from 0 (equal to goals_total once all are reached).")
+    goals_total = serializers.IntegerField(help_text="How many goals the task has, reached in order.")
+    budgets = serializers.DictField(help_text="Turns left: `global` (λ·L_opt for the whole episode) and `local` "
+                                              "(λ·C_opt for the current goal); the episode ends when either is 0.")
+    budgets_max = serializers.DictField(required=False, help_text="Each budget's full length (for progress bars).")
+    done = serializers.BooleanField(help_text="The episode is over: all goals reached or a budget spent.")
+    success = serializers.BooleanField(help_text="All goals were reached.")
 
 
 class FeedbackOutput(serializers.Serializer):
-    kind = serializers.CharField()
-    text = serializers.CharField(allow_blank=True)
-    action = serializers.CharField(allow_null=True)
-    goal_reached = serializers.BooleanField()
+    """The device's answer to the turn."""
+
+    kind = serializers.ChoiceField(choices=FEEDBACK_KINDS, help_text="What the turn did (each kind's meaning below).")
+    text = serializers.CharField(required=False, help_text=(
+        "What the device says, as a sentence (a player's page shows the same); left out when it says nothing. "
+        "No effect is \"Nothing happened.\" (the paper's engine answers the literal null; the stored trace keeps it)."))
+    action = serializers.CharField(allow_null=True, help_text="The action as the engine read it, in canonical form "
+                                                              "(null: no action could be read).")
+    goal_reached = serializers.BooleanField(help_text="This turn reached the current goal (the next instruction is "
+                                                      "in the observation).")
 
 
 class ActOutput(serializers.Serializer):
     feedback = FeedbackOutput()
-    observation = ObservationOutput()
-    done = serializers.BooleanField()
+    observation = ObservationOutput(help_text="What the agent sees after the turn.")
+    done = serializers.BooleanField(help_text="The episode is over (the same as observation.done).")
 
 
 ACT_BATCH_MAX = 100  # actions in one batch request
 
 
 class BatchActionInput(serializers.Serializer):
-    episode = serializers.IntegerField(min_value=1)
-    output = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=ACT_OUTPUT_MAX)
+    episode = serializers.IntegerField(min_value=1, help_text="One of your running episodes.")
+    output = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=ACT_OUTPUT_MAX,
+                                   help_text="The model's text for this episode's turn, as for the one-action call.")
 
 
 class ActBatchInput(serializers.Serializer):
@@ -153,13 +181,21 @@ class ActBatchOutput(serializers.Serializer):
     results = ActBatchResultOutput(many=True, help_text="In the order of the actions.")
 
 
+class EpisodeStartOutput(ObservationOutput):
+    """A new episode: its id and first observation, the observation's fields also at the top level."""
+
+    observation = ObservationOutput(help_text="The first observation (its fields are repeated at the top level).")
+
+
 class EpisodeOutput(serializers.Serializer):
     id = serializers.IntegerField()
     task = serializers.CharField()
-    kind = serializers.CharField()
+    kind = serializers.CharField(help_text="agent (this API), human (the browser) or replay.")
     finished = serializers.BooleanField()
     success = serializers.BooleanField()
-    metrics = serializers.DictField()
+    metrics = serializers.DictField(help_text="Once it is over: SR, SSR, SPL, State-F1, EIR, TIR, VSPS, EER, turns, "
+                                              "goals_reached (and l_opt where the split's ground truth is public); "
+                                              "{} while it runs.")
     perturbation = serializers.CharField(allow_blank=True)
     history = serializers.CharField(help_text="\"full\" or the number of past turns the trace shows while it runs")
     instruction = serializers.ChoiceField(choices=INSTRUCTION_STYLES)
@@ -171,7 +207,10 @@ class EpisodeOutput(serializers.Serializer):
             required=False, help_text="the interaction budget λ the episode is played with (its own, else its task's; "
                                       "left out for a task of a hidden split played with the task's own)")
         return fields
-    trace = serializers.ListField(child=serializers.DictField())
+    trace = serializers.ListField(child=serializers.DictField(), help_text=(
+        "The turns played, in order: turn, raw_output, action_text, kind, feedback (a sentence, left out when the "
+        "device said nothing), views before and after, budgets left, goal_reached. While it runs (and on a hidden "
+        "split) without state names, and only the last `history` turns; once over on a public split, whole."))
 
 
 class BundleInput(WithAgentOptions):
@@ -190,6 +229,58 @@ class BundleInput(WithAgentOptions):
 
 
 class BundleOutput(serializers.Serializer):
-    submission = serializers.IntegerField()
-    status = serializers.CharField()
-    url = serializers.CharField()
+    submission = serializers.IntegerField(help_text="The new submission's id.")
+    status = serializers.CharField(help_text="Its state (queued, then running and scored or failed).")
+    url = serializers.CharField(help_text="Where to follow it: GET with the same token.")
+
+
+# -- the task list ------------------------------------------------------------------------------------------------
+TASKS_PAGE_SIZE = 50
+TASKS_PAGE_MAX = 200
+
+
+class TaskListQuery(serializers.Serializer):
+    split = serializers.CharField(required=False, allow_blank=True, max_length=50,
+                                  help_text="Only tasks of this VGE split (any version; `none`: tasks of no split, "
+                                            "as the practice task).")
+    category = serializers.CharField(required=False, allow_blank=True, max_length=100,
+                                     help_text="Only devices of this category (any case), e.g. Microwave.")
+    device = serializers.CharField(required=False, allow_blank=True, max_length=200, help_text="Only this device.")
+    page = serializers.IntegerField(required=False, min_value=1, help_text="Page number, from 1.")
+    page_size = serializers.IntegerField(required=False, min_value=1, max_value=TASKS_PAGE_MAX,
+                                         help_text=f"Tasks per page (default {TASKS_PAGE_SIZE}, at most "
+                                                   f"{TASKS_PAGE_MAX}).")
+
+
+class TaskSplitOutput(serializers.Serializer):
+    name = serializers.CharField()
+    version = serializers.IntegerField()
+    hidden_ground_truth = serializers.BooleanField(help_text="Goals, optimal costs and λ are not shown (but to "
+                                                             "curators); episodes are played all the same.")
+
+
+class TaskOutput(serializers.Serializer):
+    id = serializers.CharField(help_text="The task's id: `task` of POST /api/vge/episodes/.")
+    device = serializers.CharField()
+    category = serializers.CharField(help_text="The device's category.")
+    split = TaskSplitOutput(allow_null=True, help_text="The split the task belongs to (null: none, as the practice task).")
+    instruction = serializers.CharField(allow_blank=True,
+                                        help_text="The first goal's instruction, as an episode starts with it.")
+    start_view = serializers.CharField(allow_blank=True, help_text="The view an episode starts on.")
+    goals = serializers.IntegerField(allow_null=True, help_text="How many goals (null on a hidden split).")
+    shortest = serializers.IntegerField(allow_null=True, help_text="The fewest turns that reach every goal, L_opt "
+                                                                   "(null on a hidden split).")
+    play_url = serializers.CharField(help_text="Where a person plays it in the browser.")
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields[LAMBDA_OPTION] = serializers.FloatField(allow_null=True, help_text=(
+            "The task's interaction budget λ (null on a hidden split: with the budgets it would give L_opt away)."))
+        return fields
+
+
+class TaskPageOutput(serializers.Serializer):
+    count = serializers.IntegerField(help_text="Tasks matching the filters, on all pages.")
+    next = serializers.CharField(allow_null=True, help_text="The next page's URL (null on the last page).")
+    previous = serializers.CharField(allow_null=True, help_text="The previous page's URL (null on the first).")
+    results = TaskOutput(many=True)

@@ -3,6 +3,7 @@ from django.urls import path
 from simulator import api, views
 
 urlpatterns = [
+    path("api/vge/tasks/", api.TaskListApi.as_view(), name="api-vge-tasks"),
     path("api/vge/episodes/", api.EpisodeCreateApi.as_view(), name="api-vge-episode-create"),
     path("api/vge/episodes/<int:pk>/", api.EpisodeDetailApi.as_view(), name="api-vge-episode-detail"),
     path("api/vge/episodes/<int:pk>/act/", api.EpisodeActApi.as_view(), name="api-vge-episode-act"),

@@ -138,6 +138,8 @@ TABLE: dict[str, Row] = {
     "plan/audit/<int:split_id>/": Row(sub("/plan/audit/{split_id}/"), ALL_SAFE, held_by=NOT_HERE),
     "plan/audit/checks/<int:pk>/": Row(fixed("/plan/audit/checks/999999/"), ALL_SAFE, held_by=NOT_HERE),
     "plan/submissions/<int:pk>/verdicts/": Row(sub("/plan/submissions/{pk}/verdicts/"), ALL_SAFE, held_by=NOT_HERE),
+    # The tasks one may play: anyone; a hidden split's figures for curators only (tests/simulator/test_task_list.py).
+    "api/vge/tasks/": Row(fixed("/api/vge/tasks/"), EVERYONE, held_by="tests/simulator/test_task_list.py"),
     "api/vge/episodes/": Row(fixed("/api/vge/episodes/"), ALL_SAFE, held_by=NOT_HERE),
     "api/vge/episodes/<int:pk>/": Row(fixed("/api/vge/episodes/999999/"), ALL_SAFE, held_by=NOT_HERE),
     "api/vge/episodes/<int:pk>/act/": Row(fixed("/api/vge/episodes/999999/act/"), ALL_SAFE, held_by=NOT_HERE),

@@ -29,6 +29,19 @@ def load_target(target: str) -> Any:
 
 
 @dataclass(frozen=True)
+class FormatSection:
+    """A section of a benchmark's own on its format page (after the file's fields): a title, a paragraph, and a table
+    (`head`, `rows`) or a block of code, or both. `key` names it on the page (`id="format-<key>"`)."""
+
+    key: str
+    title: str
+    text: str = ""
+    head: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+    code: str = ""
+
+
+@dataclass(frozen=True)
 class FormatGuide:
     """What a prediction file of the benchmark looks like, for its format page (`/leaderboard/<slug>/format/`). Text,
     pairs and one dotted target; a benchmark that declares none gets this generic guide, so every benchmark has a
@@ -62,6 +75,8 @@ class FormatGuide:
     # download holds beside questions.jsonl (EPIC: the paper's prompts per sample and per task type). It is given the
     # samples' keys, labels and inputs only, never their ground truth (hidden splits too); pure.
     input_files: str = ""
+    # Sections of the benchmark's own (VGE: the actions an agent sends, the feedback kinds, the agent API's quick start).
+    sections: tuple[FormatSection, ...] = ()
 
     def example_function(self) -> Callable[[Any], Any] | None:
         return load_target(self.example_record) if self.example_record else None

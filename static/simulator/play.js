@@ -91,7 +91,7 @@ function start(root) {
 
   function stepEntry(s) {
     const what = s.action_text || "(no action)";
-    let text = s.feedback === "null" ? "Nothing happened." : s.feedback;
+    const text = s.feedback || ""; // a sentence from the server (the engine's "null" is "Nothing happened."), or none
     return { turn: s.turn, kind: s.kind, action: what, text, goal: s.goal_reached, view: s.view_after || s.view_before };
   }
 

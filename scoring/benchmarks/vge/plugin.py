@@ -2,10 +2,12 @@
 the engine."""
 from __future__ import annotations
 
+from scoring.benchmarks.vge.core.grammar import FEEDBACK_KINDS, GRAMMAR_INTRO, grammar_rows
 from scoring.benchmarks.vge.core.metrics import METRICS
+from scoring.benchmarks.vge.core.quickstart import QUICKSTART, QUICKSTART_INTRO
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA
 from scoring.core.columns import BoardSpec, Column, Direction, Level
-from scoring.core.plugin import BenchmarkPlugin, Drilldown, FormatGuide, ScoringProtocol
+from scoring.core.plugin import BenchmarkPlugin, Drilldown, FormatGuide, FormatSection, ScoringProtocol
 from scoring.core.published import PublishedTable
 
 SLUG = "vge-bench"
@@ -73,6 +75,19 @@ FORMAT = FormatGuide(
     example_record="scoring.benchmarks.vge.core.replay:example_episode",
     line_keys=("task", "outputs"),
     line_signatures=(("task", "outputs"),),
+    # The agent protocol, from the core's one table (core/grammar.py) and the one quick start (core/quickstart.py),
+    # as /api/docs/ shows them.
+    sections=(
+        FormatSection("actions", "Actions (each output's action)", GRAMMAR_INTRO,
+                      ("Action", "coord", "params", "What it does", "Example"),
+                      tuple((f"`{signature}`", coord, params, meaning, f"`{example}`")
+                            for signature, coord, params, meaning, example in grammar_rows())),
+        FormatSection("feedback", "Feedback after each turn",
+                      "The agent API answers each turn with `feedback`: its `kind`, and a `text` that is a sentence "
+                      "(left out when the device says nothing).", ("kind", "Meaning"),
+                      tuple((f"`{kind}`", meaning) for kind, meaning in FEEDBACK_KINDS)),
+        FormatSection("quickstart", "Play episodes from a script (agent API)", QUICKSTART_INTRO, code=QUICKSTART),
+    ),
 )
 
 PROTOCOL = ScoringProtocol(

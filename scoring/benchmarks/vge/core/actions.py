@@ -14,16 +14,12 @@ import re
 from dataclasses import dataclass
 
 from scoring.benchmarks.vge.core.device import normalise_param
+from scoring.benchmarks.vge.core.grammar import ACTION_NAMES, CANONICAL, PHYSICAL
 from scoring.core.reasoning import strip_think
 
-ACTION_NAMES = ("press", "rotate", "push", "pull", "grasp", "timed_wait", "switch_view")
-CANONICAL = {"press": "Press", "rotate": "Rotate", "push": "Push", "pull": "Pull", "grasp": "Grasp",
-             "timed_wait": "Timed_wait", "switch_view": "Switch_view"}
-PHYSICAL = frozenset(("press", "rotate", "push", "pull", "grasp"))
-
 # A call is a name immediately followed by "(" (no space: "press (the button)" in prose is not a call),
-# not preceded by a word character ("compress(" is not a call).
-_CALL = re.compile(r"(?<![A-Za-z0-9_])(press|rotate|push|pull|grasp|timed_wait|switch_view)\(", re.IGNORECASE)
+# not preceded by a word character ("compress(" is not a call). The names are the grammar table's (grammar.py).
+_CALL = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(ACTION_NAMES) + r")\(", re.IGNORECASE)
 _ACTION_LINE = re.compile(r"action\s*:", re.IGNORECASE)
 _ARG = re.compile(r"\s*([A-Za-z_]+)\s*=\s*", re.ASCII)
 

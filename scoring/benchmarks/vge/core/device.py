@@ -19,8 +19,11 @@ from typing import Any, NamedTuple
 
 from jsonschema import Draft202012Validator, validators
 
+from scoring.benchmarks.vge.core.grammar import ACTIONS
+
 FORMAT = "vge-device/1"
-PHYSICAL_ACTIONS = ("press", "rotate", "push", "pull", "grasp")
+# A transition's atomic_action: the grammar table's physical actions (the schema's enum is held to it by a test).
+PHYSICAL_ACTIONS = tuple(spec.name for spec in ACTIONS if spec.physical)
 VIEW_KINDS = ("orthographic", "axonometric", "dashboard")
 DASHBOARD = "dashboard"
 TIMED_WAIT = "timed_wait"

@@ -12,24 +12,29 @@ from typing import Any, NamedTuple
 
 from scoring.benchmarks.vge.core.actions import CANONICAL, Action, ParseResult, parse_action
 from scoring.benchmarks.vge.core.device import DASHBOARD, TIMED_WAIT, Device, Transition
+from scoring.benchmarks.vge.core.grammar import (
+    COORD_RANGE,
+    INVALID,
+    NEEDS_COORD,
+    NO_EFFECT,
+    NULL_TEXT,
+    SUCCESS,
+    SWITCHED,
+    UNLOCKED,
+    WRONG_OPERATION,
+)
 from scoring.benchmarks.vge.core.graphs import INF, DeviceGraphs, box_contains
 from scoring.benchmarks.vge.core.task_defs import Task, check_task
 from scoring.core.numbers import finite
 
-# Feedback kinds.
-INVALID = "invalid"
-SUCCESS = "success"
-NO_EFFECT = "no_effect"
-WRONG_OPERATION = "wrong_operation"
-UNLOCKED = "unlocked"
-SWITCHED = "switched"
+# Feedback kinds: the grammar table's (grammar.FEEDBACK_KINDS), named here too for the engine's readers.
 
 # Turn classes (metrics): a valid physical action, a valid Switch_view, a Timed_wait, an invalid turn.
 PHYSICAL = "physical"
 SWITCH = "switch"
 WAIT = "wait"
 
-TEXT_NULL = "null"
+TEXT_NULL = NULL_TEXT  # the paper's literal, stored as is; shown as a sentence (grammar.feedback_text)
 TEXT_WAIT_NO_EFFECT = "Waiting had no effect."
 TEXT_WRONG_OPERATION = "It seems that this component can be operated, but not in this way."
 TEXT_UNLOCKED = "A close-up dashboard view is now available (Switch_view(params=[dashboard]))."
@@ -151,7 +156,8 @@ def _invalid_text(reason: str) -> str:
 
 
 def _on_image(coord: tuple[int, int]) -> bool:
-    return 0 <= coord[0] <= 1000 and 0 <= coord[1] <= 1000
+    low, high = COORD_RANGE
+    return low <= coord[0] <= high and low <= coord[1] <= high
 
 
 def _budget(lam: float, distance: float) -> float:
@@ -260,11 +266,12 @@ class Engine:
         """Why the action cannot be played from here (None when it can): the engine's check 1."""
         label = CANONICAL[action.name]
         coord = action.coord
-        if action.physical:
+        if action.name in NEEDS_COORD:  # the grammar table says which actions need a coord
             if coord is None:
                 return f"{label} needs coord=[x, y]"
             if not _on_image(coord):
-                return f"coord {list(coord)} is outside 0..1000"
+                return f"coord {list(coord)} is outside {COORD_RANGE[0]}..{COORD_RANGE[1]}"
+        if action.physical:
             if self.device.views[state.view].kind == "axonometric":
                 return f"{label} cannot be used on the axonometric view '{state.view}'; switch to another view first"
         elif action.name == "switch_view":
@@ -277,7 +284,7 @@ class Engine:
             elif coord is None:
                 return "Switch_view needs params=[view] or coord=[x, y]"
             elif not _on_image(coord):
-                return f"coord {list(coord)} is outside 0..1000"
+                return f"coord {list(coord)} is outside {COORD_RANGE[0]}..{COORD_RANGE[1]}"
         return None
 
     def _switch_view(self, state: EpisodeState, action: Action) -> _Effect:

@@ -9,13 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from scoring.benchmarks.vge.core.actions import CANONICAL
+from scoring.benchmarks.vge.core.grammar import BY_NAME, CANONICAL, COORD_RANGE, NONE, REQUIRED
 
-# Which params each action takes from the play page: (name, allowed values) per position.
-PRESS_MODES = (0, 1, 2)  # click, long press, double click
-DIRECTIONS = (0, 1, 2, 3, 4)  # up, down, left, right, in/out
-ROTATE_DIRECTIONS = (0, 1)  # clockwise, counter-clockwise
-MAX_DETENTS = 12
+# Which params each action takes from the play page: the grammar table's (grammar.ACTIONS), position by position.
 MAX_VIEW_NAME = 60
 
 
@@ -44,8 +40,9 @@ def _coord(message: Mapping[str, Any]) -> tuple[int, int]:
     coord = message.get("coord")
     if not isinstance(coord, (list, tuple)) or len(coord) != 2:
         raise PlayInputError("coord", "expected [x, y] (click on the image)")
-    x = _int_in(coord[0], range(0, 1001), "coord[0]")
-    y = _int_in(coord[1], range(0, 1001), "coord[1]")
+    on_image = range(COORD_RANGE[0], COORD_RANGE[1] + 1)
+    x = _int_in(coord[0], on_image, "coord[0]")
+    y = _int_in(coord[1], on_image, "coord[1]")
     return x, y
 
 
@@ -66,8 +63,9 @@ def action_text(message: Mapping[str, Any]) -> str:
     if not isinstance(name, str) or name.lower() not in CANONICAL:
         raise PlayInputError("action", f"unknown action {str(name)[:40]!r}; one of {', '.join(CANONICAL.values())}")
     name = name.lower()
-    label = CANONICAL[name]
-    if name == "timed_wait":
+    spec = BY_NAME[name]
+    label = spec.label
+    if spec.coord == NONE:
         return f"{label}()"
     if name == "switch_view":
         if message.get("params"):
@@ -77,20 +75,16 @@ def action_text(message: Mapping[str, Any]) -> str:
             return f"{label}(params=[{view}])"
         x, y = _coord(message)
         return f"{label}(coord=[{x}, {y}])"
+    assert spec.coord == REQUIRED
     x, y = _coord(message)
-    if name == "grasp":
-        _params(message, 0)
+    given = _params(message, len(spec.params))
+    params = []
+    for position, (param, value) in enumerate(zip(spec.params, given)):
+        allowed = param.allowed()
+        assert allowed is not None  # a view name is Switch_view's only, above
+        params.append(_int_in(value, allowed, f"params[{position}]"))
+    if not params:
         return f"{label}(coord=[{x}, {y}])"
-    if name == "press":
-        (mode,) = _params(message, 1)
-        params = [_int_in(mode, PRESS_MODES, "params[0]")]
-    elif name == "rotate":
-        direction, detents = _params(message, 2)
-        params = [_int_in(direction, ROTATE_DIRECTIONS, "params[0]"),
-                  _int_in(detents, range(1, MAX_DETENTS + 1), "params[1]")]
-    else:  # push, pull
-        (direction,) = _params(message, 1)
-        params = [_int_in(direction, DIRECTIONS, "params[0]")]
     return f"{label}(coord=[{x}, {y}], params=[{', '.join(map(str, params))}])"
 
 
