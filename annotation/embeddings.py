@@ -16,7 +16,8 @@ from django.utils import timezone
 
 from annotation.core import images as image_core
 from annotation.core.segmentation import ClassicBackend, EmbeddingCache, SamBackend, SegmentationBackend
-from annotation.models import Embedding
+from annotation.core.segmentation import Embedding as SamEmbedding
+from annotation.models import Embedding, Image
 
 
 @functools.lru_cache(maxsize=4)
@@ -52,6 +53,12 @@ def backend_model_key() -> str:
     if _installed_backend is not None:
         return _installed_backend.model_key
     return f"sam-{settings.SAM_MODEL_TYPE}" if settings.SAM_CHECKPOINT else ClassicBackend.model_key
+
+
+def backend_checkpoint_sha256() -> str | None:
+    """The SHA-256 of the SAM checkpoint in use (hashed once per process), None for the classical backend."""
+    backend = segmentation_backend()
+    return backend.checkpoint_sha256() if isinstance(backend, SamBackend) else None
 
 
 def embedding_cache() -> EmbeddingCache:
@@ -91,6 +98,20 @@ def browser_decoder_fingerprint() -> str | None:
     if not isinstance(backend, SamBackend):
         return None
     return backend.decoder_fingerprint(quantized=settings.SAM_DECODER_QUANTIZED)
+
+
+def embedding_for(image: Image) -> SamEmbedding:
+    """The image's embedding for the configured backend: the cached one, else computed here and cached (the
+    worker's side: the consensus check runs on the embeddings queue)."""
+    backend = segmentation_backend()
+    found = embedding_load(image.sha256, backend.model_key)
+    if found is not None:
+        return found
+    with image.file.open("rb") as handle:
+        pixels = image_core.decode_rgb(handle.read())
+    embedding = backend.embed(pixels)
+    embedding_cache().put(image.sha256, embedding)
+    return embedding
 
 
 def embedding_compute(*, embedding_id: int) -> str:
