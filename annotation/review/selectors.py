@@ -34,6 +34,7 @@ class QueueRow:
     round: int
     rounds_required: int
     flagged: bool  # a second opinion disagreed
+    model_disagrees: bool = False  # a consensus check flagged a mask of the current version
 
 
 def review_queue(*, user: AbstractBaseUser) -> list[QueueRow]:
@@ -48,8 +49,8 @@ def review_queue(*, user: AbstractBaseUser) -> list[QueueRow]:
         if refusal and not curator:
             continue
         progress = rs.item_progress(item)
-        flagged = bool(rs.low_agreement_flags(item)) or consensus_flags(item=item).exists()
-        rows.append(QueueRow(item, progress.current_round, rs.policy_for(item.project).rounds_required, flagged))
+        rows.append(QueueRow(item, progress.current_round, rs.policy_for(item.project).rounds_required,
+                             bool(rs.low_agreement_flags(item)), consensus_flags(item=item).exists()))
     return rows
 
 

@@ -101,7 +101,7 @@ def test_the_reviewer_is_flagged_and_gets_both_masks_to_draw(
     client.force_login(rob)
 
     queue = client.get("/annotation/review/").content.decode()
-    assert f"/annotation/review/items/{item.pk}/" in queue
+    assert f"/annotation/review/items/{item.pk}/" in queue and 'data-flag="consensus"' in queue
     page = client.get(f"/annotation/review/items/{item.pk}/").content.decode()
     assert 'id="consensus-flag"' in page and "proposal by classic" in page
     start = page.index('id="review-payload"')
