@@ -6,6 +6,8 @@ that queue it import the task, so this module imports neither.
 from __future__ import annotations
 
 import functools
+import json
+import os
 import time
 from collections import OrderedDict
 from pathlib import Path
@@ -56,9 +58,32 @@ def backend_model_key() -> str:
 
 
 def backend_checkpoint_sha256() -> str | None:
-    """The SHA-256 of the SAM checkpoint in use (hashed once per process), None for the classical backend."""
+    """The SHA-256 of the SAM checkpoint in use, None for the classical backend. Hashing vit_h's 2.4 GB takes
+    seconds, so a checkpoint file's hash is remembered in SAM_DECODER_DIR by its path, size and modification time
+    (every web and worker process reads it there instead of hashing again)."""
     backend = segmentation_backend()
-    return backend.checkpoint_sha256() if isinstance(backend, SamBackend) else None
+    if not isinstance(backend, SamBackend):
+        return None
+    path = backend.checkpoint_path
+    if path is None:
+        return backend.checkpoint_sha256()
+    stat = path.stat()
+    key = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+    memo = Path(settings.SAM_DECODER_DIR) / "checkpoint-sha256.json"
+    try:
+        known = json.loads(memo.read_text("utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    if not isinstance(known, dict):
+        known = {}
+    if isinstance(known.get(key), str):
+        return str(known[key])
+    known[key] = backend.checkpoint_sha256()
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    partial = memo.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps(known, indent=1), "utf-8")
+    os.replace(partial, memo)  # whole or not at all, for a reader in another process
+    return str(known[key])
 
 
 def embedding_cache() -> EmbeddingCache:

@@ -7,6 +7,7 @@ segmentations, but the same prompts give the same proposal, which is what consen
 """
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -14,7 +15,7 @@ from django.contrib.auth.models import Group
 from django.test import Client
 
 from annotation.core import rle
-from annotation.embeddings import embedding_for, segmentation_backend
+from annotation.embeddings import backend_checkpoint_sha256, embedding_for, segmentation_backend
 from annotation.models import ConsensusCheck
 from annotation.services.consensus import consensus_check
 from annotation.services.editing import item_save, item_submit
@@ -115,3 +116,23 @@ def test_a_stale_version_is_not_checked(item_factory, annotator, scene_png):
     [item] = item_factory(scene_png[0], assignee=annotator)
     assert consensus_check(item_id=item.pk, version=item.version) == []  # not submitted
     assert not ConsensusCheck.objects.exists()
+
+
+def test_a_checkpoint_files_hash_is_the_files_and_is_remembered_across_processes(sam_backend, tmp_path, settings):
+    """Provenance names the checkpoint by the SHA-256 its publisher lists; vit_h's 2.4 GB is hashed once, then read
+    from SAM_DECODER_DIR by every process (a second process is played here by forgetting the in-memory hash)."""
+    checkpoint = tmp_path / "sam_vit_b.pth"
+    checkpoint.write_bytes(b"stand-in weights")
+    settings.SAM_DECODER_DIR = tmp_path / "decoders"
+    saved = (sam_backend.checkpoint_path, sam_backend._checkpoint_sha256)
+    try:
+        sam_backend.checkpoint_path, sam_backend._checkpoint_sha256 = checkpoint, None
+        assert backend_checkpoint_sha256() == hashlib.sha256(b"stand-in weights").hexdigest()
+        memo = json.loads((settings.SAM_DECODER_DIR / "checkpoint-sha256.json").read_text())
+        [key] = memo
+        memo[key] = "f" * 64
+        (settings.SAM_DECODER_DIR / "checkpoint-sha256.json").write_text(json.dumps(memo))
+        sam_backend._checkpoint_sha256 = None
+        assert backend_checkpoint_sha256() == "f" * 64  # read, not hashed again
+    finally:
+        sam_backend.checkpoint_path, sam_backend._checkpoint_sha256 = saved

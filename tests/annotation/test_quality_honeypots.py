@@ -173,3 +173,11 @@ def test_the_annotator_cannot_tell_a_honeypot_and_never_sees_the_gold_answers(ho
     assert answered.status_code == 200 and answered.json()["state"] == "submitted"
     assert _leaks(answered.content.decode(), gold) == []
     assert _leaks(web.get(f"/annotation/items/{honeypot.pk}/").content.decode(), gold) == []
+
+
+def test_retired_gold_is_sent_out_no_more(gold, queue, project, annotator, curator):
+    response = _client(curator).post(f"/annotation/review/projects/{project.slug}/", {"action": "gold_retire",
+                                                                                      "item": gold.item_id})
+    assert response.status_code == 302 and not GoldStandard.objects.get(pk=gold.pk).active
+    with pytest.raises(AnnotationError, match="no gold item"):
+        honeypots_send(user=curator, project=project, annotators=[annotator], per_annotator=1, seed=1)
