@@ -1,6 +1,16 @@
 from django.contrib import admin
 
-from annotation.models import Embedding, Image, Item, ItemImage, ItemRevision, Project
+from annotation.models import (
+    ConsensusCheck,
+    Embedding,
+    GoldCheck,
+    GoldStandard,
+    Image,
+    Item,
+    ItemImage,
+    ItemRevision,
+    Project,
+)
 from annotation.review import admin as review_admin  # noqa: F401 - registers the review models in the admin
 
 
@@ -20,7 +30,7 @@ class ItemImageInline(admin.TabularInline):
 class ItemAdmin(admin.ModelAdmin):
     list_display = ["name", "project", "state", "assignee", "version", "updated_at"]
     list_filter = ["project", "state"]
-    raw_id_fields = ["assignee", "updated_by"]
+    raw_id_fields = ["assignee", "updated_by", "honeypot_of"]
     inlines = [ItemImageInline]
 
 
@@ -46,3 +56,23 @@ class EmbeddingAdmin(admin.ModelAdmin):
 class ItemImageAdmin(admin.ModelAdmin):
     list_display = ("item", "index", "image")
     raw_id_fields = ("item", "image")
+
+
+@admin.register(GoldStandard)
+class GoldStandardAdmin(admin.ModelAdmin):
+    list_display = ("item", "version", "active", "marked_by", "marked_at")
+    list_filter = ("active",)
+    raw_id_fields = ("item", "revision")
+
+
+@admin.register(GoldCheck)
+class GoldCheckAdmin(admin.ModelAdmin):
+    list_display = ("copy", "gold", "annotator", "mean_iou", "f1", "labels_match", "created_at")
+    raw_id_fields = ("copy", "gold")
+
+
+@admin.register(ConsensusCheck)
+class ConsensusCheckAdmin(admin.ModelAdmin):
+    list_display = ("item", "version", "masklet", "index", "status", "backend", "iou", "flagged")
+    list_filter = ("flagged", "status", "backend")
+    raw_id_fields = ("item",)

@@ -6,6 +6,8 @@ that queue it import the task, so this module imports neither.
 from __future__ import annotations
 
 import functools
+import json
+import os
 import time
 from collections import OrderedDict
 from pathlib import Path
@@ -16,7 +18,8 @@ from django.utils import timezone
 
 from annotation.core import images as image_core
 from annotation.core.segmentation import ClassicBackend, EmbeddingCache, SamBackend, SegmentationBackend
-from annotation.models import Embedding
+from annotation.core.segmentation import Embedding as SamEmbedding
+from annotation.models import Embedding, Image
 
 
 @functools.lru_cache(maxsize=4)
@@ -52,6 +55,35 @@ def backend_model_key() -> str:
     if _installed_backend is not None:
         return _installed_backend.model_key
     return f"sam-{settings.SAM_MODEL_TYPE}" if settings.SAM_CHECKPOINT else ClassicBackend.model_key
+
+
+def backend_checkpoint_sha256() -> str | None:
+    """The SHA-256 of the SAM checkpoint in use, None for the classical backend. Hashing vit_h's 2.4 GB takes
+    seconds, so a checkpoint file's hash is remembered in SAM_DECODER_DIR by its path, size and modification time
+    (every web and worker process reads it there instead of hashing again)."""
+    backend = segmentation_backend()
+    if not isinstance(backend, SamBackend):
+        return None
+    path = backend.checkpoint_path
+    if path is None:
+        return backend.checkpoint_sha256()
+    stat = path.stat()
+    key = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+    memo = Path(settings.SAM_DECODER_DIR) / "checkpoint-sha256.json"
+    try:
+        known = json.loads(memo.read_text("utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    if not isinstance(known, dict):
+        known = {}
+    if isinstance(known.get(key), str):
+        return str(known[key])
+    known[key] = backend.checkpoint_sha256()
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    partial = memo.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps(known, indent=1), "utf-8")
+    os.replace(partial, memo)  # whole or not at all, for a reader in another process
+    return str(known[key])
 
 
 def embedding_cache() -> EmbeddingCache:
@@ -91,6 +123,20 @@ def browser_decoder_fingerprint() -> str | None:
     if not isinstance(backend, SamBackend):
         return None
     return backend.decoder_fingerprint(quantized=settings.SAM_DECODER_QUANTIZED)
+
+
+def embedding_for(image: Image) -> SamEmbedding:
+    """The image's embedding for the configured backend: the cached one, else computed here and cached (the
+    worker's side: the consensus check runs on the embeddings queue)."""
+    backend = segmentation_backend()
+    found = embedding_load(image.sha256, backend.model_key)
+    if found is not None:
+        return found
+    with image.file.open("rb") as handle:
+        pixels = image_core.decode_rgb(handle.read())
+    embedding = backend.embed(pixels)
+    embedding_cache().put(image.sha256, embedding)
+    return embedding
 
 
 def embedding_compute(*, embedding_id: int) -> str:

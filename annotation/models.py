@@ -87,6 +87,15 @@ class Item(models.Model):
     count_in_description = models.BooleanField(default=False)
     placement_feasible = models.BooleanField(null=True, blank=True)
     instances = models.JSONField(default=dict, blank=True, help_text="{masklet: [COCO RLE, ...]}, one RLE per instance.")
+    provenance = models.JSONField(
+        default=dict, blank=True,
+        help_text="{masklet: [entry | null, ...]} aligned with instances: how each mask was made "
+                  "(annotation/core/provenance.py).",
+    )
+    honeypot_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="honeypot_copies",
+        help_text="Set on a honeypot: a blank copy of this gold item in an annotator's queue (never shown to them).",
+    )
     overlay = models.FileField(upload_to="annotation/overlays/%Y/%m/", blank=True)
     findings = models.JSONField(default=list, blank=True, help_text="Linter findings of the current version.")
     override_reason = models.TextField(blank=True)
@@ -165,3 +174,74 @@ class Embedding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.image_id}/{self.model_key}: {self.status}"
+
+
+class GoldStandard(models.Model):
+    """An adjudicated item a curator marked as gold: its pinned version is the answer honeypot copies are scored
+    against."""
+
+    item = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="gold")
+    revision = models.ForeignKey(ItemRevision, on_delete=models.PROTECT, related_name="+",
+                                 help_text="The version adopted as the gold answer.")
+    version = models.PositiveIntegerField()
+    active = models.BooleanField(default=True, help_text="Inactive gold is not sent out again; scores stay.")
+    marked_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    marked_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["item"]
+
+    def __str__(self) -> str:
+        return f"gold {self.item} v{self.version}"
+
+
+class GoldCheck(models.Model):
+    """An annotator's submitted answer on a honeypot copy, scored against the gold item (annotation/core/quality)."""
+
+    copy = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="gold_check")
+    gold = models.ForeignKey(GoldStandard, on_delete=models.CASCADE, related_name="checks")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    version = models.PositiveIntegerField(help_text="The copy's submitted version.")
+    mean_iou = models.FloatField()
+    f1 = models.FloatField()
+    union_iou = models.FloatField()
+    labels_match = models.BooleanField()
+    mismatches = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["annotator", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} on {self.gold}: IoU {self.mean_iou:.3f}"
+
+
+class ConsensusCheck(models.Model):
+    """One instance of a submitted version against a fresh model proposal from its stored prompts."""
+
+    class Status(models.TextChoices):
+        DONE = "done", "Compared"
+        SKIPPED = "skipped", "Not compared"
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="consensus_checks")
+    version = models.PositiveIntegerField()
+    masklet = models.CharField(max_length=60)
+    index = models.PositiveIntegerField(help_text="The instance's place in its layer.")
+    status = models.CharField(max_length=10, choices=Status.choices)
+    reason = models.CharField(max_length=200, blank=True, help_text="Why it was not compared.")
+    backend = models.CharField(max_length=50, blank=True, help_text="The model that made the fresh proposal.")
+    checkpoint_sha256 = models.CharField(max_length=64, blank=True)
+    iou = models.FloatField(null=True, blank=True)
+    min_iou = models.FloatField(null=True, blank=True)
+    flagged = models.BooleanField(default=False)
+    proposal = models.JSONField(null=True, blank=True, help_text="The fresh proposal's COCO RLE.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["item", "version", "masklet", "index"]
+        constraints = [models.UniqueConstraint(fields=["item", "version", "masklet", "index"],
+                                               name="unique_consensus_check")]
+
+    def __str__(self) -> str:
+        return f"{self.item} v{self.version} {self.masklet}[{self.index}]: {self.iou}"

@@ -96,8 +96,8 @@ class ItemOutput(serializers.ModelSerializer):
         model = Item
         fields = [
             "id", "name", "leaf", "state", "version", "assignee", "images", "texts", "count", "precise_count",
-            "count_in_description", "placement_feasible", "instances", "findings", "override_reason", "has_overlay",
-            "updated_at",
+            "count_in_description", "placement_feasible", "instances", "provenance", "findings", "override_reason",
+            "has_overlay", "updated_at",
         ]
 
     def get_has_overlay(self, obj: Item) -> bool:
@@ -120,6 +120,11 @@ class ItemSaveInput(serializers.Serializer):
         help_text="{masklet: [null | {base: COCO RLE, ops: [edit, ...]}]}, one entry per instance: the brush, "
                   "erase, polygon and fill_holes edits that turned base into the instance's mask; the server replays "
                   "them (annotation/core/edits.py) and refuses the save (400) when the mask differs.")
+    provenance = serializers.JSONField(
+        required=False, default=dict,
+        help_text="{masklet: [null | {source, model, checkpoint_sha256, decoder, prompts, predicted_iou, "
+                  "painted_share, history, history_dropped}]}, one entry per instance: how each mask was made "
+                  "(docs/annotation.md, quality control); refused (400) with the JSON path of a bad field.")
 
 
 class ItemSubmitInput(serializers.Serializer):

@@ -25,7 +25,7 @@ from annotation.services.editing import EDITABLE_STATES, findings_json, item_lin
 from annotation.services.errors import AnnotationError
 from annotation.services.permissions import can_edit_item
 from annotation.services.projects import images_upload, items_assign, project_create, role_set
-from annotation.services.segmentation import browser_decoder_url, item_open
+from annotation.services.segmentation import browser_decoder_url, item_open, segmenter_identity
 from scoring.isolation import cross_origin_isolated
 
 
@@ -165,5 +165,6 @@ def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
         # onnxruntime-web (npm, copied by `make setup`): SAM's decoder runs in the browser when it is there.
         "ort": _ort_static(),
         "decoder_url": browser_decoder_url(),  # downloaded at once, while the embedding status is polled
+        "segmenter": segmenter_identity(),  # named in each mask's provenance
     }
     return render(request, "annotation/editor.html", {"item": item, "config": config, "leaf": leaf})

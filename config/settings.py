@@ -314,6 +314,9 @@ SAM_UPLOAD_MAX_TOTAL_PIXELS = env_int("SAM_UPLOAD_MAX_TOTAL_PIXELS", 250_000_000
 SAM_PREFETCH_ITEMS = env_int("SAM_PREFETCH_ITEMS", 3)
 # A queue name sends embedding jobs to dedicated (e.g. GPU) workers: celery -A config worker -Q <name>.
 SAM_EMBEDDING_QUEUE = env_str("SAM_EMBEDDING_QUEUE", "")
+# Consensus (issue 32): a submitted mask whose IoU with a fresh proposal from its own prompts is below this is flagged
+# for the reviewer. Percent, so the environment stays an integer (80 = IoU 0.8).
+ANNOTATION_CONSENSUS_MIN_IOU = env_int("ANNOTATION_CONSENSUS_MIN_IOU_PERCENT", 80) / 100
 
 # --- PLAN judge (OpenAI-compatible endpoint; unset: rule judge, then the human queue) ---------------
 JUDGE_BASE_URL = os.environ.get("JUDGE_BASE_URL", "")

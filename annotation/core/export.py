@@ -24,6 +24,9 @@ ROOT = "EPIC_Bench"
 OVERLAY_COLOUR = (255, 64, 64)
 
 
+PROVENANCE_SUFFIX = "_provenance.json"
+
+
 @dataclass(frozen=True)
 class ExportImage:
     extension: str  # "jpg", "png", ...
@@ -42,6 +45,10 @@ class ExportItem:
     placement_feasible: bool | None = None
     instances: Mapping[str, Sequence[Mapping[str, Any]]] = field(default_factory=dict)
     overlay_png: bytes | None = None  # an uploaded reference overlay wins over a rendered one
+    # How each mask was made (annotation/core/provenance.py), written beside the ground truth as
+    # `<b>_provenance.json`; readers of the toolkit's layout look only for `*_mask_rle.json` and skip it.
+    provenance: Mapping[str, Sequence[Mapping[str, Any] | None]] = field(default_factory=dict)
+    version: int | None = None  # the item version exported, named in the provenance file
 
 
 @dataclass(frozen=True)
@@ -129,6 +136,11 @@ def export_files(item: ExportItem, *, decoded_first_image: np.ndarray | None = N
     gt_name = f"{stems[0]}_mask_rle.json" if leaf.images == 1 else f"{stems[0]}__{stems[1]}_mask_rle.json"
     document = gt_document(item, image_paths)
     files.append(ExportFile(f"{folder}/{gt_name}", json.dumps(document, indent=1).encode("utf-8")))
+    if item.provenance:
+        provenance = {"sample": sample, "version": item.version, "mask_file": gt_name,
+                      "instances": {name: list(entries) for name, entries in item.provenance.items()}}
+        files.append(ExportFile(f"{folder}/{stems[0]}{PROVENANCE_SUFFIX}",
+                                json.dumps(provenance, indent=1).encode("utf-8")))
     return files
 
 

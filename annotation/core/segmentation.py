@@ -171,6 +171,24 @@ class SamBackend:
         self._features: tuple[np.ndarray, Any] | None = None
         self._fingerprints: dict[bool, str] = {}
         self._export_lock = threading.Lock()
+        self.checkpoint_path: Path | None = None  # set by from_checkpoint
+        self._checkpoint_sha256: str | None = None
+
+    def checkpoint_sha256(self) -> str:
+        """SHA-256 of the checkpoint file (as its publisher lists it), or of the weights when the model was built
+        in memory (a test's random weights): what a mask's provenance names, so it can be regenerated."""
+        if self._checkpoint_sha256 is None:
+            digest = hashlib.sha256()
+            if self.checkpoint_path is not None:
+                with self.checkpoint_path.open("rb") as handle:
+                    for chunk in iter(lambda: handle.read(1 << 20), b""):
+                        digest.update(chunk)
+            else:
+                for name, tensor in sorted(self._predictor.model.state_dict().items()):
+                    digest.update(name.encode())
+                    digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+            self._checkpoint_sha256 = digest.hexdigest()
+        return self._checkpoint_sha256
 
     def decoder_fingerprint(self, *, quantized: bool = True) -> str:
         """Identifies the prompt encoder + mask decoder weights and the export (the ONNX decoder file's name)."""
@@ -211,7 +229,9 @@ class SamBackend:
             raise BackendConfigError(
                 f"SAM checkpoint {path} does not load as {model_type}: {type(exc).__name__}: {first_line[:300]}"
             ) from exc
-        return cls(model, model_type=model_type, device=device, decoder_threads=decoder_threads)
+        backend = cls(model, model_type=model_type, device=device, decoder_threads=decoder_threads)
+        backend.checkpoint_path = path
+        return backend
 
     def embed(self, image: np.ndarray) -> Embedding:
         array = check_image(image)

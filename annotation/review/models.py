@@ -110,6 +110,8 @@ class PublishedSample(models.Model):
     revision = models.ForeignKey("annotation.ItemRevision", on_delete=models.PROTECT, related_name="+")
     sample = models.ForeignKey("scoring.Sample", on_delete=models.CASCADE, related_name="annotation_links")
     split = models.ForeignKey("scoring.Split", on_delete=models.CASCADE, related_name="annotation_links")
+    provenance = models.JSONField(default=dict, blank=True,
+                                  help_text="How each published mask was made (the item version's provenance).")
     published_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL,
                                      related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)

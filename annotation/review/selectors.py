@@ -9,9 +9,21 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
 from accounts.roles import is_curator
+from annotation.core import quality
 from annotation.core import review as core
 from annotation.core.epic import leaf_for
-from annotation.models import AuditEvent, Item, ItemRevision, Project, PublishedSample, Review, SecondOpinion
+from annotation.models import (
+    AuditEvent,
+    ConsensusCheck,
+    GoldCheck,
+    GoldStandard,
+    Item,
+    ItemRevision,
+    Project,
+    PublishedSample,
+    Review,
+    SecondOpinion,
+)
 from annotation.review import services as rs
 from scoring.models import Split
 
@@ -22,13 +34,15 @@ class QueueRow:
     round: int
     rounds_required: int
     flagged: bool  # a second opinion disagreed
+    model_disagrees: bool = False  # a consensus check flagged a mask of the current version
 
 
 def review_queue(*, user: AbstractBaseUser) -> list[QueueRow]:
     """Items in review the user may review now (curators: every item in review)."""
     rows = []
-    items = Item.objects.filter(state=Item.State.SUBMITTED).select_related("project", "assignee").order_by(
-        "submitted_at", "pk")
+    # Honeypot copies are scored against their gold on submission, never reviewed.
+    items = Item.objects.filter(state=Item.State.SUBMITTED, honeypot_of__isnull=True).select_related(
+        "project", "assignee").order_by("submitted_at", "pk")
     curator = is_curator(user)
     for item in items:
         refusal = rs.review_refusal(user, item)
@@ -36,7 +50,7 @@ def review_queue(*, user: AbstractBaseUser) -> list[QueueRow]:
             continue
         progress = rs.item_progress(item)
         rows.append(QueueRow(item, progress.current_round, rs.policy_for(item.project).rounds_required,
-                             bool(rs.low_agreement_flags(item))))
+                             bool(rs.low_agreement_flags(item)), consensus_flags(item=item).exists()))
     return rows
 
 
@@ -50,11 +64,72 @@ def my_second_opinions(*, user: AbstractBaseUser) -> QuerySet[SecondOpinion]:
         "item__project")
 
 
+def consensus_flags(*, item: Item) -> QuerySet[ConsensusCheck]:
+    """Masks of the item's current version that a fresh model proposal from their own prompts disagrees with."""
+    return ConsensusCheck.objects.filter(item=item, version=item.version, flagged=True)
+
+
+@dataclass(frozen=True)
+class ProvenanceRow:
+    masklet: str
+    number: int  # 1-based, as the review page's swatches
+    entry: dict[str, Any] | None
+    positives: int
+    negatives: int
+    box: bool
+    consensus: ConsensusCheck | None
+
+
+def provenance_rows(*, item: Item, revision: ItemRevision | None) -> list[ProvenanceRow]:
+    """How each pinned mask was made, with its consensus check (for the review page's provenance table)."""
+    snapshot = revision.snapshot if revision else {}
+    checks = {(c.masklet, c.index): c for c in ConsensusCheck.objects.filter(
+        item=item, version=revision.version if revision else -1)}
+    rows = []
+    for name, masks in sorted((snapshot.get("instances") or {}).items()):
+        entries = (snapshot.get("provenance") or {}).get(name) or []
+        for index in range(len(masks)):
+            entry = entries[index] if index < len(entries) else None
+            last = (entry or {}).get("prompts", [])[-1:] or [{}]
+            points = last[0].get("points") or []
+            rows.append(ProvenanceRow(name, index + 1, entry, sum(1 for p in points if p[2] == 1),
+                                      sum(1 for p in points if p[2] == 0), bool(last[0].get("box")),
+                                      checks.get((name, index))))
+    return rows
+
+
+def gold_summary_for(*, user_id: int | None) -> quality.GoldSummary | None:
+    """The annotator's agreement with gold over every honeypot they answered (shown beside their items)."""
+    if user_id is None:
+        return None
+    checks = list(GoldCheck.objects.filter(annotator_id=user_id).select_related("annotator"))
+    rows = [quality.GoldRow(c.annotator.get_username(), c.mean_iou, c.f1, c.labels_match) for c in checks]
+    return next(iter(quality.gold_summaries(rows).values()), None)
+
+
+def gold_board(*, project: Project) -> dict[str, Any]:
+    """The project dashboard's honeypot card: gold items, per-annotator agreement with gold, copies out."""
+    checks = GoldCheck.objects.filter(gold__item__project=project).select_related("annotator")
+    return {
+        "gold": GoldStandard.objects.filter(item__project=project).select_related("item").order_by("item__pk"),
+        "by_annotator": quality.gold_summaries(
+            quality.GoldRow(c.annotator.get_username(), c.mean_iou, c.f1, c.labels_match) for c in checks),
+        "checks": checks.select_related("copy", "gold__item").order_by("-created_at")[:50],
+        "out": Item.objects.filter(project=project, honeypot_of__isnull=False, gold_check__isnull=True).count(),
+        "candidates": project.items.filter(state__in=[Item.State.ACCEPTED, Item.State.PUBLISHED],
+                                           honeypot_of__isnull=True, gold__isnull=True).order_by("position", "pk"),
+    }
+
+
 def snapshot_payload(item: Item, revision: ItemRevision | None) -> dict[str, Any]:
-    """What review.js draws: the images and the pinned labels and masks."""
+    """What review.js draws: the images, the pinned labels and masks, and the model's proposals where a consensus
+    check disagreed with a mask (drawn over it)."""
     leaf = leaf_for(item.project.leaf)
     snapshot = revision.snapshot if revision else {}
+    flagged = ConsensusCheck.objects.filter(item=item, version=revision.version, flagged=True) if revision else []
     return {
+        "proposals": [{"masklet": c.masklet, "index": c.index, "rle": c.proposal, "iou": round(c.iou or 0.0, 4),
+                       "backend": c.backend} for c in flagged],
         "images": [{"id": link.image_id, "url": f"/api/annotation/images/{link.image_id}/file/",
                     "width": link.image.width, "height": link.image.height}
                    for link in item.item_images.select_related("image").order_by("index")],
@@ -78,6 +153,11 @@ def review_context(*, item: Item) -> dict[str, Any]:
         "flags": rs.low_agreement_flags(item),
         "reasons": [(r.value, core.REASON_LABELS[r]) for r in core.Reason],
         "payload": snapshot_payload(item, pinned),
+        "provenance": provenance_rows(item=item, revision=pinned),
+        "consensus_flags": list(ConsensusCheck.objects.filter(item=item, version=pinned.version, flagged=True))
+        if pinned else [],
+        "gold_summary": gold_summary_for(user_id=item.assignee_id),
+        "is_honeypot": item.honeypot_of_id is not None,
     }
 
 
@@ -105,7 +185,7 @@ def item_history(*, item: Item) -> dict[str, Any]:
 
 def project_dashboard(*, project: Project) -> core.Dashboard:
     """Items by state (review round k), throughput and time per annotator and reviewer, reasons, agreement."""
-    items = list(project.items.all())
+    items = list(project.items.filter(honeypot_of__isnull=True))  # honeypot copies: the gold card
     rows = []
     for item in items:
         round_ = rs.item_progress(item).current_round if item.state == Item.State.SUBMITTED else None

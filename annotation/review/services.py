@@ -92,6 +92,8 @@ def review_refusal(user: AbstractBaseUser, item: Item) -> str | None:
         return "Only reviewers and curators review items."
     if item.state != Item.State.SUBMITTED:
         return f"The item is {item.get_state_display().lower()}, not in review."
+    if item.honeypot_of_id is not None:
+        return "This item is a honeypot copy: it was scored against its gold item, not reviewed."
     return core.reviewer_refusal(user.pk, annotators=item_annotator_ids(item), before=item_progress(item),
                                  policy=policy_for(item.project))
 
@@ -185,7 +187,7 @@ def second_opinions_request(
         if not (is_annotator(person) or is_curator(person)):
             raise AnnotationError(f"{person} is not in the annotator group.", field="annotators")
     candidates = list(
-        project.items.filter(state__in=[Item.State.SUBMITTED, Item.State.ACCEPTED])
+        project.items.filter(state__in=[Item.State.SUBMITTED, Item.State.ACCEPTED], honeypot_of__isnull=True)
         .exclude(second_opinions__isnull=False).values_list("pk", flat=True)
     )
     try:
@@ -362,7 +364,7 @@ def items_publish(
                                     "new_split_version": new_version and latest is not None})
             links.append(PublishedSample.objects.create(
                 item=item, item_version=item.version, revision=item.revisions.order_by("-pk").first(),
-                sample=sample, split=target, published_by=user,
+                sample=sample, split=target, published_by=user, provenance=item.provenance or {},
             ))
         audit_record(item=None, project=items[0].project, actor=user, action="publish_split",
                      detail={"split": str(target), "items": [i.pk for i in items], "created_version": new_version})
@@ -401,7 +403,8 @@ def _split_new_version(latest: Split, *, description: str) -> Split:
     by_key = {s.key: s for s in Sample.objects.filter(split=target)}
     PublishedSample.objects.bulk_create([
         PublishedSample(item_id=link.item_id, item_version=link.item_version, revision_id=link.revision_id,
-                        sample=by_key[link.sample.key], split=target, published_by=link.published_by)
+                        sample=by_key[link.sample.key], split=target, published_by=link.published_by,
+                        provenance=link.provenance)
         for link in PublishedSample.objects.filter(split=latest).select_related("sample")
     ])
     assert len(copies) == len(old)

@@ -18,6 +18,7 @@ from annotation.review import selectors
 from annotation.review import services as rs
 from annotation.serializers import ImageOutput
 from annotation.services.errors import AnnotationError
+from annotation.services.honeypots import gold_mark, honeypots_send
 from scoring.benchmarks.epic.plugin import SLUG as EPIC_SLUG
 from scoring.models import Split
 
@@ -107,6 +108,16 @@ def project_review(request: HttpRequest, slug: str) -> HttpResponse:
                                      rounds_required=int(request.POST.get("rounds_required", "2")),
                                      distinct_reviewers=True)
                 messages.success(request, "Review policy saved.")
+            elif action in ("gold", "gold_retire"):
+                gold = gold_mark(user=request.user, item_id=int(request.POST.get("item", "0")),
+                                 active=action == "gold")
+                messages.success(request, f"Item {gold.item_id} is {'now' if gold.active else 'no longer'} gold.")
+            elif action == "honeypots":
+                people = list(get_user_model().objects.filter(pk__in=request.POST.getlist("annotators")))
+                copies = honeypots_send(user=request.user, project=project, annotators=people,
+                                        per_annotator=int(request.POST.get("per_annotator", "1")),
+                                        seed=int(request.POST.get("seed") or 0))
+                messages.success(request, f"Mixed {len(copies)} honeypot(s) into the annotators' queues.")
             elif action == "reopen":
                 item = rs.item_reopen(user=request.user, item_id=int(request.POST.get("item", "0")),
                                       reason=request.POST.get("reason", ""))
@@ -132,6 +143,7 @@ def project_review(request: HttpRequest, slug: str) -> HttpResponse:
         "splits": Split.objects.filter(benchmark__slug=EPIC_SLUG).order_by("name", "-version"),
         "opinions": SecondOpinion.objects.filter(item__project=project).select_related("item", "annotator"),
         "published_splits": selectors.published_splits(project=project),
+        "gold": selectors.gold_board(project=project),
     }, status=status)
 
 

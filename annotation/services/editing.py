@@ -11,14 +11,17 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
 
+from annotation import tasks
 from annotation.core import edits as edit_core
 from annotation.core import images as image_core
+from annotation.core import provenance as provenance_core
 from annotation.core import rle as rle_utils
 from annotation.core.epic import Leaf, leaf_for
 from annotation.core.lint import Finding, LintInput, LintOptions, lint
 from annotation.core.review import Action
 from annotation.models import Image, Item, ItemRevision
 from annotation.services.errors import AnnotationError
+from annotation.services.honeypots import gold_check_record
 from annotation.services.permissions import can_edit_item
 from annotation.services.transitions import item_revision_create, item_transition
 
@@ -125,6 +128,20 @@ def edits_check(checked: Mapping[str, list[dict[str, Any]]], edits: Any) -> None
                 )
 
 
+def provenance_check(leaf: Leaf, images: list[Image], checked: Mapping[str, list[dict[str, Any]]],
+                     provenance: Any) -> dict[str, list[dict[str, Any] | None]]:
+    """How each mask of the save was made, checked (annotation/core/provenance.py) and aligned with the instances:
+    a layer the editor sent none for keeps null entries (made before provenance was recorded, or by an API client
+    that does not say); else AnnotationError naming the JSON path at fault."""
+    sizes = {m.name: (images[m.image_index].height, images[m.image_index].width) for m in leaf.masklets}
+    try:
+        given = provenance_core.check_provenance(
+            provenance, instance_counts={name: len(masks) for name, masks in checked.items()}, image_sizes=sizes)
+    except provenance_core.ProvenanceError as exc:
+        raise AnnotationError(str(exc), field=exc.field) from None
+    return {name: given.get(name, [None] * len(masks)) for name, masks in checked.items() if masks}
+
+
 def _item_to_edit(user: AbstractBaseUser, item_id: int) -> Item:
     """The item, locked for this transaction, if `user` may edit it (404 when it was deleted since the view looked)."""
     item = Item.objects.select_for_update().select_related("project").filter(pk=item_id).first()
@@ -139,10 +156,11 @@ def item_save(
     *, user: AbstractBaseUser, item_id: int, version: int, texts: Mapping[str, Any] | None = None,
     count: int | None = None, precise_count: bool = False, count_in_description: bool = False,
     placement_feasible: bool | None = None, instances: Mapping[str, Any] | None = None,
-    edits: Mapping[str, Any] | None = None,
+    edits: Mapping[str, Any] | None = None, provenance: Mapping[str, Any] | None = None,
 ) -> Item:
     """Save the editor's whole state if `version` is the current one; returns the item with version + 1. The edits
-    the editor made with its tools, when sent, are replayed and must give the masks sent (`edits_check`)."""
+    the editor made with its tools, when sent, are replayed and must give the masks sent (`edits_check`); the
+    masks' provenance is checked and kept beside them (`provenance_check`)."""
     with transaction.atomic():
         item = _item_to_edit(user, item_id)
         if item.version != version:
@@ -159,8 +177,10 @@ def item_save(
             raise AnnotationError(f"{leaf.path} has no text field {unknown[0]!r}", field=f"texts.{unknown[0]}")
         if count is not None and count < 0:
             raise AnnotationError("count must be 0 or more", field="count")
-        checked = instances_check(leaf, item_images(item), instances or {})
+        images = item_images(item)
+        checked = instances_check(leaf, images, instances or {})
         edits_check(checked, edits or {})
+        item.provenance = provenance_check(leaf, images, checked, provenance or {})
         item.instances = checked
         item.texts = {k: v for k, v in texts.items() if v not in (None, "")}
         item.count = count
@@ -198,6 +218,12 @@ def item_submit(*, user: AbstractBaseUser, item_id: int, version: int, override_
             item=item, action=Action.SUBMIT, actor=user, kind=ItemRevision.Kind.SUBMIT, note=item.override_reason,
             detail={"override_reason": item.override_reason} if item.override_reason else {}, content_changed=True,
         )
+        if item.honeypot_of_id is not None:
+            gold_check_record(copy=item, annotator=user)
+        # The model's own proposal from the stored prompts, on the worker that holds the model (consensus).
+        queue = settings.SAM_EMBEDDING_QUEUE or None
+        submitted = (item.pk, item.version)
+        transaction.on_commit(lambda: tasks.check_consensus.apply_async(submitted, queue=queue))
     return item
 
 

@@ -27,13 +27,14 @@ def item_export_files(*, item: Item) -> list[export_core.ExportFile]:
         leaf=leaf, sample=f"{item.project.slug}-{item.pk:06d}", images=tuple(payloads), texts=item.texts or {},
         count=item.count, precise_count=item.precise_count, count_in_description=item.count_in_description,
         placement_feasible=item.placement_feasible, instances=item.instances or {}, overlay_png=overlay,
+        provenance=item.provenance or {}, version=item.version,
     )
     return export_core.export_files(export_item, decoded_first_image=decoded)
 
 
 def project_export(*, project: Project, root: Path, states: Sequence[str] | None = None) -> list[Path]:
     """Write every item (optionally only those in `states`) of the project under root/EPIC_Bench/..."""
-    items = project.items.all()
+    items = project.items.filter(honeypot_of__isnull=True)  # honeypot copies are checks, not samples
     if states:
         items = items.filter(state__in=states)
     written: list[Path] = []

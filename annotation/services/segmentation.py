@@ -16,6 +16,7 @@ from django.db import transaction
 from annotation import tasks
 from annotation.core.segmentation import MaskProposal, PromptError
 from annotation.embeddings import (
+    backend_checkpoint_sha256,
     backend_model_key,
     browser_decoder_file,
     browser_decoder_fingerprint,
@@ -84,6 +85,11 @@ class BrowserEmbedding:
     shape: tuple[int, ...]
     image_size: tuple[int, int]  # (H, W)
     input_size: tuple[int, int]  # (h, w) of the resized image inside the 1024 frame
+
+
+def segmenter_identity() -> dict[str, str | None]:
+    """The model the editor's masks come from, for their provenance: its key and its checkpoint's SHA-256."""
+    return {"model": backend_model_key(), "checkpoint_sha256": backend_checkpoint_sha256()}
 
 
 def browser_decoder_url() -> str | None:

@@ -16,7 +16,7 @@ def _snapshot(item: Item) -> dict[str, Any]:
     return {
         "texts": item.texts, "count": item.count, "precise_count": item.precise_count,
         "count_in_description": item.count_in_description, "placement_feasible": item.placement_feasible,
-        "instances": item.instances,
+        "instances": item.instances, "provenance": item.provenance,
     }
 
 

@@ -126,11 +126,35 @@ function toggles(view, info) {
     input.addEventListener("change", () => { layer.shown = input.checked; draw(view); });
     const sw = document.createElement("span");
     sw.className = "swatch"; sw.style.background = `rgb(${layer.colour.join(",")})`;
-    label.append(input, sw, ` ${layer.name} #${layer.number} (${layer.area} px)`);
+    if (layer.proposal) { label.dataset.proposal = "1"; sw.style.outline = "2px dashed #000"; }
+    label.append(input, sw, ` ${layer.name} #${layer.number} (${layer.area} px${layer.proposal ? `, IoU ${layer.iou.toFixed(3)}` : ""})`);
     box.append(label);
   });
   return box;
 }
+
+/** The model's fresh proposal where it disagrees with a mask (consensus): light fill, dashed outline. */
+function proposalOverlay(rle, w, h) {
+  const off = document.createElement("canvas");
+  off.width = w; off.height = h;
+  const octx = off.getContext("2d");
+  const data = octx.createImageData(w, h);
+  const mask = decode(rle);
+  let area = 0;
+  for (let i = 0; i < w * h; i++) {
+    if (!mask[i]) continue;
+    area++;
+    const x = i % w, y = (i - x) / w;
+    const edge = x === 0 || y === 0 || x === w - 1 || y === h - 1 || !mask[i - 1] || !mask[i + 1] || !mask[i - w] || !mask[i + w];
+    if (edge && ((x + y) >> 2) % 2) continue;  // dashes along the outline
+    const o = i * 4;
+    data.data[o] = PROPOSAL[0]; data.data[o + 1] = PROPOSAL[1]; data.data[o + 2] = PROPOSAL[2];
+    data.data[o + 3] = edge ? 255 : 60;
+  }
+  octx.putImageData(data, 0, 0);
+  return { canvas: off, area };
+}
+const PROPOSAL = [0, 229, 255];
 
 function show(info, index) {
   const img = new Image();
@@ -144,6 +168,14 @@ function show(info, index) {
         const { canvas, area } = overlay(rle, info.width, info.height, colour);
         layers.push({ name: spec.name, number: k + 1, colour, canvas, area, shown: true });
       });
+    }
+    for (const p of payload.proposals || []) {
+      const spec = payload.masklets.find((m) => m.name === p.masklet);
+      if (!spec || spec.image !== index || !p.rle) continue;
+      const { canvas, area } = proposalOverlay(p.rle, info.width, info.height);
+      layers.push({ name: `${p.backend} proposal for ${p.masklet}`, number: p.index + 1, colour: PROPOSAL, canvas,
+                    area, shown: true, proposal: true, iou: p.iou });
+      window.reviewPage.proposals += 1;
     }
     // The canvas fits the card's width (a 1280x720 image no longer overflows it); zoom and pan inside it.
     const room = Math.max(200, $("review-images").clientWidth || 860);
@@ -189,7 +221,7 @@ function show(info, index) {
   img.src = info.url;
 }
 
-window.reviewPage = { ready: 0, markers, views };
+window.reviewPage = { ready: 0, proposals: 0, markers, views };
 payload.images.forEach(show);
 if ($("markers")) {
   try { for (const m of JSON.parse($("markers").value || "[]")) markers.push(m); } catch (e) { /* re-entered */ }

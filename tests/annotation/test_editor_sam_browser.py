@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from pycocotools import mask as mask_utils
 
+from annotation.embeddings import segmentation_backend
 from tests.annotation.browser_helpers import to_client
 from tests.conftest import login_page
 
@@ -117,6 +118,16 @@ def test_a_click_gives_a_mask_in_the_browser_with_no_request_to_the_server(live_
     saved = json.loads(json.dumps(item.instances))["masklet_target"][-1]
     stored = mask_utils.decode({"size": saved["size"], "counts": saved["counts"].encode()}).astype(bool)
     assert (stored == _mask_of(page)).all()
+    # ... with how it was made (issue 32): SAM in the browser, this checkpoint, the prompt set as clicked and boxed.
+    [made] = item.provenance["masklet_target"]
+    assert (made["source"], made["decoder"], made["model"]) == ("sam", "browser", "sam-vit_b")
+    assert made["checkpoint_sha256"] == segmentation_backend().checkpoint_sha256()
+    [prompt] = made["prompts"]  # one prompt set: the clicks and the box refined one instance
+    assert prompt["box"] == pytest.approx([380, 80, 550, 260], abs=1.5)  # screen -> image pixels, rounded
+    assert prompt["multimask"] is False and prompt["pick"] == 0
+    assert [p[2] for p in prompt["points"]] == [1, 0]
+    assert made["painted_share"] == 0 and {h["op"] for h in made["history"]} == {"sam"}
+    assert isinstance(made["predicted_iou"], float)
 
 
 def test_the_server_path_is_the_fallback_when_asked_for(live_server, page, sam_scene_item):

@@ -3,19 +3,23 @@
 import { api, csrfToken } from "./api.js";
 import { updateHud } from "./canvas.js";
 import { labelValues, renderFindings } from "./instances.js";
+import { provJson } from "./provenance.js";
 import { $, config, isLocked, leaf, list, rleOf, settleEdits, state, STORAGE_KEY } from "./state.js";
 
 /** What the item API takes: the version this copy is based on, the labels, every layer's non-empty masks, and for
  *  each mask made by the brush, eraser, polygon or fill tools the edits that made it (the server replays them with
  *  annotation/core/edits.py and refuses a mask that differs). */
 export function payload() {
-  const instances = {}, edits = {};
+  const instances = {}, edits = {}, provenance = {};
   for (const spec of leaf.masklets) {
     const kept = list(spec.name).filter((i) => i.area > 0);
     instances[spec.name] = kept.map(rleOf);
     if (kept.some((i) => i.edits)) edits[spec.name] = kept.map((i) => i.edits || null);
+    // How each mask was made (provenance.js): the server checks it and keeps it with the masks.
+    if (kept.some((i) => i.prov)) provenance[spec.name] = kept.map(provJson);
   }
-  return { version: state.version, ...labelValues(), instances, ...(Object.keys(edits).length ? { edits } : {}) };
+  return { version: state.version, ...labelValues(), instances, provenance,
+           ...(Object.keys(edits).length ? { edits } : {}) };
 }
 
 let saveTimer = null, backupTimer = null, saving = false, pending = false, conflict = false;
@@ -165,6 +169,7 @@ export function restoreBackup() {
   if ("count" in p) { config.item.count = p.count; config.item.precise_count = p.precise_count; config.item.count_in_description = p.count_in_description; }
   if ("placement_feasible" in p) config.item.placement_feasible = p.placement_feasible;
   config.item.instances = p.instances;
+  config.item.provenance = p.provenance || {};
   return true;
 }
 

@@ -2,6 +2,7 @@
    and the label form; plus the list operations (merge, delete). */
 import { fit, requestDraw, updateHud } from "./canvas.js";
 import { checkpoint } from "./history.js";
+import { provMerged } from "./provenance.js";
 import {
   $, changed, config, currentImage, findInstance, images, isLocked, leaf, list, maskletSpec, replaceInstance,
   resetPrompt,
@@ -119,6 +120,7 @@ export function mergeSelected() {
   if (ids.length < 2) { $("seg-status").textContent = "Shift-click two or more instances in the list to merge them."; return; }
   checkpoint();
   const first = findInstance(ids[0]);
+  const parts = ids.map((id) => findInstance(id).inst);
   const mask = first.inst.mask.slice();
   for (const id of ids.slice(1)) {
     const f = findInstance(id);
@@ -126,7 +128,7 @@ export function mergeSelected() {
     for (let i = 0; i < mask.length; i++) if (m[i]) mask[i] = 1;
     state.instances[f.masklet].splice(f.index, 1);
   }
-  replaceInstance(ids[0], mask);
+  replaceInstance(ids[0], mask, null, provMerged(parts, mask));
   state.selected = ids[0]; state.multi.clear();
   changed();
 }

@@ -58,7 +58,7 @@ function start() {
   bindPointer();
   bindShortcuts();
   const restored = editable() && restoreBackup();
-  loadInstances(config.item.instances);
+  loadInstances(config.item.instances, config.item.provenance);
   bindControls();
   renderLabels();
   renderFindings();

@@ -6,6 +6,7 @@ import { api } from "./api.js";
 import { pointer, requestDraw, rgbaWord } from "./canvas.js";
 import { browserDecoderPossible, contextFor, decode, isReady, prepare } from "./decoder.js";
 import { checkpoint } from "./history.js";
+import { provFromProposal } from "./provenance.js";
 import {
   $, addInstance, changed, currentImage, isLocked, replaceInstance, rleOf, selectedInstance, state,
 } from "./state.js";
@@ -82,6 +83,7 @@ export async function runSegment(t0) {
       const answered = performance.now();
       clearHover();
       p.proposals = proposals;
+      p.made = { source: "sam", decoder: "browser", multimask: $("multimask").checked };
       const how = hovered ? "from the preview" : `${(answered - started).toFixed(0)} ms${pending ? " (the preview's decode)" : ""}`;
       $("seg-status").textContent = `sam · browser · ${how} · ${proposals.length} proposal(s)`;
       stats.lastSource = "browser";
@@ -113,6 +115,7 @@ export async function runSegment(t0) {
     return;
   }
   p.proposals = res.data.masks.map((m) => ({ score: m.score, rle: m.rle }));
+  p.made = { source: res.data.backend === "sam" ? "sam" : "classic", decoder: "server", multimask: body.multimask };
   $("seg-status").textContent = `${res.data.backend} · ${res.data.ms.toFixed(0)} ms · ${p.proposals.length} proposal(s)`
     + (loading ? " · on the server while the browser's decoder loads" : "");
   stats.lastSource = "server";
@@ -235,11 +238,16 @@ export function pickProposal(i, fresh) {
   p.pick = i;
   if (fresh) { p.lastRle = null; p.lastLowRes = null; }
   const chosen = p.proposals[i];
+  const made = p.made || { source: "sam", decoder: chosen.lowRes ? "browser" : "server", multimask: true };
+  const prompt = { points: p.points, box: p.box, multimask: made.multimask, pick: i, id: p.id };
+  const mask = chosen.lowRes ? chosen.mask() : rleDecode(chosen.rle);
+  // How this mask was made: the prompt, the model, the decoder path, SAM's predicted IoU (provenance.js).
+  const prov = provFromProposal(sel.inst, mask, { source: made.source, decoder: made.decoder, prompt, score: chosen.score });
   if (chosen.lowRes) {  // decoded in the browser
-    replaceInstance(sel.inst.id, chosen.mask());
+    replaceInstance(sel.inst.id, mask, null, prov);
     p.lastLowRes = chosen.lowRes;  // SAM's own logits, fed back as mask_input on the next click
   } else {
-    const inst = replaceInstance(sel.inst.id, rleDecode(chosen.rle));
+    const inst = replaceInstance(sel.inst.id, mask, null, prov);
     inst.rle = chosen.rle;
     p.lastRle = chosen.rle;  // fed back as mask_input on the next click
   }

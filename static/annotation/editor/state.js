@@ -33,7 +33,7 @@ export const state = {
   outlines: true,
   hidden: false,
   view: { s: 1, tx: 0, ty: 0 },
-  prompt: { points: [], box: null, proposals: [], pick: 0, lastRle: null, lastLowRes: null },
+  prompt: { points: [], box: null, proposals: [], pick: 0, lastRle: null, lastLowRes: null, id: 0 },
   polygon: [],
   findings: config.item.findings || [],
 };
@@ -48,8 +48,10 @@ const listeners = { changed: [], prompt: [] };
 export function on(event, fn) { listeners[event].push(fn); }
 /** Announce an edit (after checkpoint() and the mutation); opts.labelsOnly when only the label form changed. */
 export function changed(opts = {}) { for (const fn of listeners.changed) fn(opts); }
+let promptSeq = 0;
 export function resetPrompt() {
-  state.prompt = { points: [], box: null, proposals: [], pick: 0, lastRle: null, lastLowRes: null };
+  // `id` tells a new prompt set from more clicks on the same one (provenance keeps one entry per set).
+  state.prompt = { points: [], box: null, proposals: [], pick: 0, lastRle: null, lastLowRes: null, id: ++promptSeq };
   for (const fn of listeners.prompt) fn();
 }
 
@@ -75,7 +77,7 @@ export function makeInstance(mask, w, h, id, colour) {
   const newId = id || nextId++;
   return {
     id: newId, mask, w, h, area, colour: colour || PALETTE[(newId - 1) % PALETTE.length],
-    bbox: area ? [x0, y0, x1, y1] : null, rle: null, canvas: null, bakedKey: null, edits: null,
+    bbox: area ? [x0, y0, x1, y1] : null, rle: null, canvas: null, bakedKey: null, edits: null, prov: null,
   };
 }
 export function rleOf(inst) { if (!inst.rle) inst.rle = rleEncode(inst.mask, inst.w, inst.h); return inst.rle; }
@@ -91,12 +93,13 @@ export function selectedInstance() { return state.selected ? findInstance(state.
 
 /** Replace an instance's mask. `edits` ({base: RLE, ops: [...]}, see editsAfter) says which tool edits made the
  *  mask from a base; null (a SAM mask, a merge, an undo target…) makes the mask itself the base of later edits. */
-export function replaceInstance(id, mask, edits = null) {
+export function replaceInstance(id, mask, edits = null, prov = undefined) {
   const found = findInstance(id);
   if (!found) return null;
   const img = imageOf(found.masklet);
   const inst = makeInstance(mask, img.width, img.height, id, found.inst.colour);
   inst.edits = edits;
+  inst.prov = prov === undefined ? found.inst.prov : prov;  // how it was made (provenance.js)
   state.instances[found.masklet][found.index] = inst;
   return inst;
 }
@@ -120,14 +123,19 @@ export function addInstance(masklet, mask) {
   return inst;
 }
 
-/** Replace every layer's instances with the given RLEs ({masklet: [rle]}; missing layers start empty). */
-export function loadInstances(source) {
+/** Replace every layer's instances with the given RLEs ({masklet: [rle]}; missing layers start empty), each with
+ *  its provenance entry when the server kept one ({masklet: [entry | null]}, see provenance.js). */
+export function loadInstances(source, provenance = {}) {
   state.instances = {};
   for (const spec of leaf.masklets) {
     const img = images[spec.image];
-    state.instances[spec.name] = ((source || {})[spec.name] || []).map((rle) => {
+    const entries = (provenance || {})[spec.name] || [];
+    state.instances[spec.name] = ((source || {})[spec.name] || []).map((rle, k) => {
       const inst = makeInstance(rleDecode(rle), img.width, img.height);
       inst.rle = rle;
+      const entry = entries[k];
+      // The loaded mask is the reference later edits are measured against; its painted share so far is kept.
+      if (entry) inst.prov = { ...entry, ref: inst.mask, priorShare: entry.painted_share || 0 };
       return inst;
     });
   }

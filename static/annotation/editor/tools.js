@@ -4,6 +4,7 @@ import { canvas, pointer, requestDraw, toImage, zoomAt } from "./canvas.js";
 import { checkpoint } from "./history.js";
 import { renderInstances } from "./instances.js";
 import { clearHover, hoverAt, promptPoint, runSegment } from "./prompts.js";
+import { provAfterEdit } from "./provenance.js";
 import {
   $, addInstance, changed, currentImage, editsAfter, isLocked, list, replaceInstance, resetPrompt, selectedInstance,
   state,
@@ -87,7 +88,7 @@ export function closePolygon() {
   const mask = sel.inst.mask.slice();
   for (let i = 0; i < mask.length; i++) if (poly[i]) mask[i] = 1;
   const op = { op: "polygon", points: state.polygon.map(([x, y]) => [x, y]), add: true };
-  replaceInstance(sel.inst.id, mask, editsAfter(sel.inst, op));
+  replaceInstance(sel.inst.id, mask, editsAfter(sel.inst, op), provAfterEdit(sel.inst, "polygon", mask));
   state.polygon = [];
   resetPrompt();
   changed();
@@ -98,8 +99,9 @@ export function fillSelected() {
   const sel = selectedInstance();
   if (!sel) return;
   checkpoint();
-  replaceInstance(sel.inst.id, fillHoles(sel.inst.mask, sel.inst.w, sel.inst.h),
-                  editsAfter(sel.inst, { op: "fill_holes" }));
+  const filled = fillHoles(sel.inst.mask, sel.inst.w, sel.inst.h);
+  replaceInstance(sel.inst.id, filled, editsAfter(sel.inst, { op: "fill_holes" }),
+                  provAfterEdit(sel.inst, "fill_holes", filled));
   changed();
 }
 
@@ -148,7 +150,8 @@ function onMouseDown(ev) {
     const op = { op: state.tool === "brush" ? "brush" : "erase", radius: state.brush, points: [[p.x, p.y]] };
     const edits = editsAfter(sel.inst, op);
     replaceInstance(sel.inst.id, mask, edits);
-    pointer.drag = { kind: "paint", last: p, id: sel.inst.id, mask, op, edits };
+    // The instance before the stroke: the stroke's provenance entry is measured against it when it ends.
+    pointer.drag = { kind: "paint", last: p, id: sel.inst.id, mask, op, edits, before: sel.inst };
     requestDraw();
   } else if (state.tool === "polygon") {
     state.polygon.push([p.x, p.y]);
@@ -201,6 +204,7 @@ function onMouseUp(ev) {
       return;
     }
   } else if (d.kind === "paint") {
+    replaceInstance(d.id, d.mask, d.edits, provAfterEdit(d.before, d.op.op, d.mask));
     resetPrompt();
     changed();
   }
