@@ -6,7 +6,7 @@ import importlib
 import os
 import sys
 
-from scoring import benchmarks
+from scoring import benchmarks, run_cli
 
 
 def _commands() -> dict[str, benchmarks.BenchmarkPlugin]:
@@ -17,6 +17,7 @@ def _commands() -> dict[str, benchmarks.BenchmarkPlugin]:
 def usage() -> str:
     lines = ["usage: python -m scoring <benchmark> [options]", "", "benchmarks:"]
     lines += [f"  {slug:<12} {plugin.cli_help}" for slug, plugin in _commands().items()]
+    lines.append(f"  {'run':<12} run a model on a benchmark's protocol and write the upload file")
     lines.append("\n`python -m scoring <benchmark> --help` shows each one's options.")
     return "\n".join(lines)
 
@@ -27,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
         print(usage())
         return 0 if argv else 2
     name, rest = argv[0], argv[1:]
+    if name == "run":
+        return run_cli.main(rest)
     commands = _commands()
     if name not in commands:
         print(f"unknown benchmark '{name}'\n\n{usage()}", file=sys.stderr)

@@ -186,4 +186,6 @@ PLUGIN = BenchmarkPlugin(
     sample_details="scoring.benchmarks.epic.core.overlay:EpicSampleDetails",
     protocol=PROTOCOL,
     readings=READINGS,
+    runner="scoring.benchmarks.epic.core.run:PROTOCOL",
+    standin="scoring.benchmarks.epic.core.run:standin",
 )

@@ -100,4 +100,6 @@ PLUGIN = BenchmarkPlugin(
                         sample="scoring.benchmarks.plan.board:sample_view", template="benchmarks/plan/sample.html"),
     sample_details="scoring.benchmarks.plan.core.details:PlanSampleDetails",
     protocol=PROTOCOL,
+    runner="scoring.benchmarks.plan.core.run:PROTOCOL",
+    standin="scoring.benchmarks.plan.core.run:standin",
 )

@@ -104,4 +104,6 @@ PLUGIN = BenchmarkPlugin(
     drilldown=Drilldown(question_label="Instruction", question_keys=("instruction",),
                         template="benchmarks/vge/sample.html"),
     protocol=PROTOCOL,
+    runner="scoring.benchmarks.vge.core.run:PROTOCOL",
+    standin="scoring.benchmarks.vge.core.run:standin",
 )
