@@ -35,7 +35,7 @@ from scoring.core.runner import (
 
 
 def read_records(text: str, source: str) -> list[SampleRecord]:
-    records = []
+    records: list[SampleRecord] = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> int:
     plugin = benchmarks.plugin_for(args.benchmark) if args.benchmark in {p.slug for p in benchmarks.plugins()} else None
     protocol = plugin.runner_protocol() if plugin else None
-    if protocol is None:
+    if plugin is None or protocol is None:
         raise RunError(f"no runnable benchmark {args.benchmark!r}")
     options = protocol.check_options(parse_options(args.option), model=args.model)
     records, images = open_inputs(args.inputs, args.images)

@@ -111,8 +111,10 @@ class StandInModel:
                         self._send(401, b'{"error": {"message": "bad API key"}}')
                         return
                     if number <= server.fail_first:
-                        if server.fail_with == "timeout":
+                        if server.fail_with == "timeout":  # too late: the client has given up by then
                             time.sleep(server.fail_delay)
+                            self._send(504, b'{"error": {"message": "too late"}}')
+                            return
                         else:
                             self._send(429, b'{"error": {"message": "slow down"}}')
                             return
