@@ -34,6 +34,7 @@ from scoring.core.runner import (
     request_params,
     units,
 )
+from scoring.errors import ServiceRefusal
 from scoring.models import Submission
 from scoring.selectors import split_inputs
 
@@ -130,9 +131,11 @@ def run_claim(*, run_id: int) -> EvaluationRun | None:
     return run
 
 
-def run_execute(*, run_id: int, stop_after: int | None = None) -> str:
+def run_execute(*, run_id: int, stop_after: int | None = None, stats: dict[str, float] | None = None) -> str:
     """Play what is left of a run, then submit it when every unit has its line. `stop_after`: end (as a killed
-    worker would) once that many units finished in this call, for the fault tests. Returns the run's status."""
+    worker would) once that many units finished in this call, for the fault tests. `stats`, when given, gets this
+    call's wall time and the time spent waiting for the agent API (perf/hub_run.py). Returns the run's status."""
+    started = time.monotonic()
     run = run_claim(run_id=run_id)
     if run is None:
         return EvaluationRun.objects.get(pk=run_id).status
@@ -207,6 +210,9 @@ def run_execute(*, run_id: int, stop_after: int | None = None) -> str:
             thread.join()
     if agent is not None:
         agent.close()
+    if stats is not None:
+        stats.update(wall=time.monotonic() - started, agent_seconds=agent.seconds if agent else 0.0,
+                     agent_calls=agent.calls if agent else 0, peak_in_flight=client.peak_in_flight)
     close_old_connections()
     if stop_after is not None and finished >= stop_after:
         return EvaluationRun.Status.RUNNING  # "killed": the row still says running
@@ -236,10 +242,25 @@ def repeat_texts(run: EvaluationRun) -> list[str]:
     return [file_text(line for repeat, line in rows if repeat == r) for r in range(1, run.k + 1)]
 
 
+def run_fail(*, run: EvaluationRun, message: str) -> str:
+    EvaluationRun.objects.filter(pk=run.pk).update(status=EvaluationRun.Status.FAILED, error_message=message[:2000],
+                                                   api_key_sealed="", finished_at=timezone.now())
+    return EvaluationRun.Status.FAILED
+
+
 def run_submit(*, run: EvaluationRun) -> str:
+    """The run's files (one per repeat) as submissions of source hub-run, in one transaction: all or none."""
     protocol = plugin_for(run.split.benchmark.scorer).runner_protocol()
-    entry = scoring_services.model_entry_for_upload(user=run.owner, name=run.entry_name)
     run.finished_at = timezone.now()
+    try:
+        with transaction.atomic():
+            return _submit(run, protocol)
+    except ServiceRefusal as exc:
+        return run_fail(run=run, message=f"The run's answers could not be submitted: {exc.message}")
+
+
+def _submit(run: EvaluationRun, protocol: Any) -> str:
+    entry = scoring_services.model_entry_for_upload(user=run.owner, name=run.entry_name)
     card = run_card(run)
     created = []
     for repeat, text in enumerate(repeat_texts(run), 1):

@@ -34,6 +34,8 @@ def run_create_check(*, user: AbstractBaseUser, split: Split, model_name: str, e
     protocol = plugin_for(split.benchmark.scorer).runner_protocol()
     if protocol is None:
         raise ServiceRefusal(f"The hub cannot run models on {split.benchmark.name}.", field="split")
+    if not split.samples.exists():
+        raise ServiceRefusal(f"{split} has no samples to run.", field="split")
     if not model_name.strip():
         raise ServiceRefusal("Name the model the endpoint serves.", field="model_name")
     if not 1 <= k <= MAX_K:

@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from evaluations import selectors, services
-from evaluations.execution import run_card
+from evaluations.execution import repeat_texts, run_card
 from evaluations.forms import RunForm
 from evaluations.models import EvaluationRun
 from scoring.errors import ServiceRefusal
@@ -54,7 +54,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run(request, pk)
     return render(request, "evaluations/run_detail.html", {
         "run": run, "card": run_card(run), "progress": selectors.run_progress(run),
-        "endpoint_host": run.base_url.split("//", 1)[-1].split("/", 1)[0]})
+        "endpoint_host": run.base_url.split("//", 1)[-1].split("/", 1)[0], "repeats": range(1, run.k + 1)})
 
 
 @login_required
@@ -69,6 +69,18 @@ def run_partial(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("Only a cancelled run has a partial file.")
     response = HttpResponse(run.partial_file, content_type="application/jsonl")
     response["Content-Disposition"] = f'attachment; filename="hub-run-{run.pk}-partial.jsonl"'
+    return response
+
+
+@login_required
+def run_file(request: HttpRequest, pk: int, repeat: int) -> HttpResponse:
+    """The upload file of one repeat, as submitted (or as far as it got)."""
+    run = _run(request, pk)
+    texts = repeat_texts(run)
+    if not 1 <= repeat <= len(texts):
+        raise Http404("No such repeat.")
+    response = HttpResponse(texts[repeat - 1], content_type="application/jsonl")
+    response["Content-Disposition"] = f'attachment; filename="hub-run-{run.pk}-r{repeat}.jsonl"'
     return response
 
 

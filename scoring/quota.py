@@ -40,7 +40,8 @@ def submission_quota(*, user: AbstractBaseUser, split: Split, now: datetime | No
     start = _day_start(now)
     used = (
         Submission.objects.filter(
-            submitter_id=user.pk, split=split, source=Submission.Source.UPLOAD, created_at__gte=start
+            submitter_id=user.pk, split=split, created_at__gte=start,
+            source__in=(Submission.Source.UPLOAD, Submission.Source.HUB_RUN),  # a hub run of theirs uses it too
         )
         .exclude(status=Submission.Status.FAILED, failure_is_site_error=True)
         .count()

@@ -147,6 +147,8 @@ TABLE: dict[str, Row] = {
                                               held_by=RUNS_HELD),
     "evaluations/<int:pk>/partial.jsonl": Row(fixed("/evaluations/999999/partial.jsonl"), ALL_SAFE,
                                               held_by=RUNS_HELD),
+    "evaluations/<int:pk>/r<int:repeat>.jsonl": Row(fixed("/evaluations/999999/r1.jsonl"), ALL_SAFE,
+                                                    held_by=RUNS_HELD),
     "evaluations/<int:pk>/<slug:action>/": Row(fixed("/evaluations/999999/cancel/"), ALL_SAFE, held_by=RUNS_HELD),
     "simulator/": Row(fixed("/simulator/"), EVERYONE),
     "simulator/play/<path:task_id>/": Row(fixed("/simulator/play/none/t1/"), ALL_SAFE, held_by=NOT_HERE),

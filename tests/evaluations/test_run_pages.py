@@ -29,7 +29,7 @@ def client_for(user) -> Client:
 
 
 def test_a_run_is_its_owners_and_curators(run, curator, user, django_user_model) -> None:
-    pages = [f"/evaluations/{run.pk}/", f"/evaluations/{run.pk}/progress.json"]
+    pages = [f"/evaluations/{run.pk}/", f"/evaluations/{run.pk}/progress.json", f"/evaluations/{run.pk}/r1.jsonl"]
     assert all(client_for(curator).get(p).status_code == 200 for p in pages)
     assert all(client_for(user).get(p).status_code == 404 for p in pages)
     assert all(client_for(None).get(p).status_code == 302 for p in pages)

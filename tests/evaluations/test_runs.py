@@ -57,6 +57,11 @@ def test_a_run_ends_in_a_scored_hub_run_row(which, curator, tmp_path, settings, 
     assert submission.source == Submission.Source.HUB_RUN and "Run by the hub" in submission.note
     # PLAN's open answers wait for the judge (none is configured here): scored, provisional until judged
     assert submission.score.overall is not None or submission.provisional is not None
+    client = Client()
+    client.force_login(curator)
+    assert client.get(f"/evaluations/{run.pk}/r1.jsonl").content == submission.file.open("rb").read()
+    page = client.get(f"/submissions/{submission.pk}/").content.decode()
+    assert "Run by the hub" in page and "Qwen2.5-VL-7B" in page
 
 
 def test_killed_mid_run_resumes_and_asks_no_sample_twice(curator) -> None:
