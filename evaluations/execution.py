@@ -43,29 +43,58 @@ STOP_CHECK_SECONDS = 0.5
 
 
 class DbStore:
-    """A run's answered requests in `RunAnswer`; `put` keeps the first answer and counts the cost on the run."""
+    """A run's answered requests in `RunAnswer`; the first answer given a key stands, and its cost is counted on the
+    run. Keys stored before this call began are known up front (one query), so a fresh request costs no read.
+    `buffered` (single-request units): a thread's answers wait for its unit's line and are written with it, in one
+    transaction (the answer and the line come together anyway); otherwise (episodes) each is written as it comes."""
 
-    def __init__(self, run_id: int):
+    def __init__(self, run_id: int, *, buffered: bool = False):
         self.run_id = run_id
+        self.buffered = buffered
+        self.known = set(RunAnswer.objects.filter(run_id=run_id).values_list("key", flat=True))
+        self.pending = threading.local()
 
     def get(self, key: str) -> Answer | None:
+        for pending_key, answer in getattr(self.pending, "answers", ()):
+            if pending_key == key:
+                return answer
+        if key not in self.known:
+            return None
         row = RunAnswer.objects.filter(run_id=self.run_id, key=key).values("content", "usage", "seconds",
                                                                           "attempts").first()
         return Answer.from_json(row) if row else None
 
     def put(self, key: str, answer: Answer) -> None:
-        with _write_lock:
-            try:
-                with transaction.atomic():
-                    RunAnswer.objects.create(run_id=self.run_id, key=key, content=answer.content,
-                                             usage=dict(answer.usage), seconds=answer.seconds, attempts=answer.attempts)
-                    EvaluationRun.objects.filter(pk=self.run_id).update(
-                        requests=F("requests") + 1, attempts=F("attempts") + answer.attempts,
-                        prompt_tokens=F("prompt_tokens") + int(answer.usage.get("prompt_tokens", 0)),
-                        completion_tokens=F("completion_tokens") + int(answer.usage.get("completion_tokens", 0)),
-                        model_seconds=F("model_seconds") + answer.seconds)
-            except IntegrityError:
-                pass  # answered already (two workers on one run): the first answer stands
+        if self.buffered:
+            if not hasattr(self.pending, "answers"):
+                self.pending.answers = []
+            self.pending.answers.append((key, answer))
+            return
+        with _write_lock, transaction.atomic():
+            self.write([(key, answer)])
+
+    def take_pending(self) -> list[tuple[str, Answer]]:
+        answers = getattr(self.pending, "answers", [])
+        self.pending.answers = []
+        return answers
+
+    def write(self, answers: list[tuple[str, Answer]]) -> None:
+        """Inside the caller's transaction: the answers not stored yet, and their cost on the run."""
+        if not answers:
+            return
+        stored = set(RunAnswer.objects.filter(run_id=self.run_id, key__in=[k for k, _ in answers])
+                     .values_list("key", flat=True))
+        fresh = [(k, a) for k, a in answers if k not in stored]  # another worker's answer stands
+        RunAnswer.objects.bulk_create([RunAnswer(run_id=self.run_id, key=k, content=a.content, usage=dict(a.usage),
+                                                 seconds=a.seconds, attempts=a.attempts) for k, a in fresh])
+        if fresh:
+            EvaluationRun.objects.filter(pk=self.run_id).update(
+                requests=F("requests") + len(fresh), attempts=F("attempts") + sum(a.attempts for _, a in fresh),
+                prompt_tokens=F("prompt_tokens") + sum(int(a.usage.get("prompt_tokens", 0)) for _, a in fresh),
+                completion_tokens=F("completion_tokens") + sum(int(a.usage.get("completion_tokens", 0))
+                                                               for _, a in fresh),
+                model_seconds=F("model_seconds") + sum(a.seconds for _, a in fresh))
+        self.known.update(k for k, _ in fresh)
 
 
 class RateLimit:
@@ -154,7 +183,7 @@ def run_execute(*, run_id: int, stop_after: int | None = None, stats: dict[str, 
     if protocol.uses_agent:
         token, _ = Token.objects.get_or_create(user=run.owner)
         agent = HttpAgentApi(base_url=settings.EVALUATIONS_AGENT_API_URL, token=token.key)
-    store = DbStore(run.pk)
+    store = DbStore(run.pk, buffered=not protocol.uses_agent)
     stop = StopCheck(run.pk)
     extra = protocol.request_extra(run.options)
     finished = 0
@@ -175,15 +204,18 @@ def run_execute(*, run_id: int, stop_after: int | None = None, stats: dict[str, 
             except (ModelFailed, RunError, RuntimeError) as exc:
                 with lock:
                     errors.append(f"{unit.key}: {exc}")
+                with _write_lock, transaction.atomic():
+                    store.write(store.take_pending())
                 return
-            with _write_lock:
+            with _write_lock, transaction.atomic():  # the unit's answers and its line, together
+                store.write(store.take_pending())
                 try:
                     with transaction.atomic():
                         RunLine.objects.create(run_id=run.pk, unit=unit.key, repeat=unit.repeat,
                                                position=positions[unit.record.key], line=line)
                         EvaluationRun.objects.filter(pk=run.pk).update(units_done=F("units_done") + 1)
                 except IntegrityError:
-                    pass
+                    pass  # another worker finished this unit first
             with lock:
                 finished += 1
         finally:
