@@ -62,7 +62,7 @@ class RunAnswer(models.Model):
     """One answered request of a run, stored once: a resumed run replays it instead of asking again."""
 
     run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="answers")
-    key = models.CharField(max_length=300)  # "r<repeat>/<sample key>#<turn>"
+    key = models.CharField(max_length=320)  # "r<repeat>/<sample key>#<turn>" (a sample key is up to 300)
     content = models.TextField()
     usage = models.JSONField(default=dict, blank=True)
     seconds = models.FloatField(default=0.0)
@@ -80,7 +80,7 @@ class RunLine(models.Model):
     """One finished unit (a sample or an episode of one repeat): its line of the upload file."""
 
     run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="lines")
-    unit = models.CharField(max_length=300)  # "r<repeat>/<sample key>"
+    unit = models.CharField(max_length=310)  # "r<repeat>/<sample key>"
     repeat = models.PositiveSmallIntegerField()
     position = models.PositiveIntegerField()
     line = models.JSONField()
