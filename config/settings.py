@@ -308,6 +308,9 @@ EVALUATIONS_ENDPOINT_ALLOW = [h.strip() for h in os.environ.get("EVALUATIONS_END
 EVALUATIONS_AGENT_API_URL = os.environ.get("EVALUATIONS_AGENT_API_URL", "http://127.0.0.1:8000")
 EVALUATIONS_MAX_CONCURRENCY = env_int("EVALUATIONS_MAX_CONCURRENCY", 16)
 EVALUATIONS_REQUEST_TIMEOUT = float(env_int("EVALUATIONS_REQUEST_TIMEOUT", 120))
+# A worker playing a run marks it alive every third of this; a run "running" without a sign for this long is a
+# killed worker's, and another worker takes it over (resuming from the stored answers).
+EVALUATIONS_LEASE_SECONDS = env_int("EVALUATIONS_LEASE_SECONDS", 60)
 
 # --- caches ---------------------------------------------------------------------------------------
 if REDIS_URL:

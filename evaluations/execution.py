@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Mapping
 
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import IntegrityError, close_old_connections, connections, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
@@ -146,11 +147,18 @@ class StopCheck:
         return self.stopped
 
 
+BUSY = "busy"  # run_execute's answer when another worker is playing the run (its heartbeat is fresh)
+
+
 def run_claim(*, run_id: int) -> EvaluationRun | None:
-    """Mark a queued (or interrupted running) run running; None when it is paused, cancelled or over."""
-    claimed = EvaluationRun.objects.filter(
-        pk=run_id, status__in=(EvaluationRun.Status.QUEUED, EvaluationRun.Status.RUNNING)).update(
-        status=EvaluationRun.Status.RUNNING, error_message="")
+    """Mark a queued run, or a running one whose worker stopped beating (a killed worker), running here; None when
+    it is paused, cancelled, over, or another worker plays it. One claim wins (a conditional update)."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.EVALUATIONS_LEASE_SECONDS)
+    claimed = EvaluationRun.objects.filter(pk=run_id).filter(
+        Q(status=EvaluationRun.Status.QUEUED) | Q(status=EvaluationRun.Status.RUNNING, heartbeat_at__isnull=True)
+        | Q(status=EvaluationRun.Status.RUNNING, heartbeat_at__lt=stale)).update(
+        status=EvaluationRun.Status.RUNNING, error_message="", heartbeat_at=now)
     if not claimed:
         return None
     run = EvaluationRun.objects.select_related("split__benchmark", "owner").get(pk=run_id)
@@ -167,7 +175,8 @@ def run_execute(*, run_id: int, stop_after: int | None = None, stats: dict[str, 
     started = time.monotonic()
     run = run_claim(run_id=run_id)
     if run is None:
-        return EvaluationRun.objects.get(pk=run_id).status
+        status = EvaluationRun.objects.get(pk=run_id).status
+        return BUSY if status == EvaluationRun.Status.RUNNING else status
     protocol = plugin_for(run.split.benchmark.scorer).runner_protocol()
     records = split_inputs(split=run.split)
     positions = {r.key: r.position for r in records}
@@ -233,6 +242,16 @@ def run_execute(*, run_id: int, stop_after: int | None = None, stats: dict[str, 
                 unit = queue.pop()
             play(unit)
 
+    beating = threading.Event()
+
+    def heartbeat() -> None:
+        while not beating.wait(settings.EVALUATIONS_LEASE_SECONDS / 3):
+            EvaluationRun.objects.filter(pk=run.pk, status=EvaluationRun.Status.RUNNING).update(
+                heartbeat_at=timezone.now())
+        connections.close_all()
+
+    beat = threading.Thread(target=heartbeat, name=f"run-{run.pk}-heartbeat", daemon=True)
+    beat.start()
     with client:
         for _ in range(min(concurrency, len(todo)) or 0):
             thread = threading.Thread(target=worker, name=f"run-{run.pk}")
@@ -240,6 +259,8 @@ def run_execute(*, run_id: int, stop_after: int | None = None, stats: dict[str, 
             threads.append(thread)
         for thread in threads:
             thread.join()
+    beating.set()
+    beat.join()
     if agent is not None:
         agent.close()
     if stats is not None:

@@ -44,6 +44,7 @@ class EvaluationRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="The executing worker's last sign of life.")
     submissions = models.ManyToManyField(Submission, blank=True, related_name="evaluation_runs")
     partial_file = models.TextField(blank=True, help_text="What a cancelled run had: the lines of its finished units.")
 

@@ -3,14 +3,18 @@ from __future__ import annotations
 
 from celery import shared_task
 from celery.signals import worker_ready
+from django.conf import settings
 
 from evaluations import execution
 from evaluations.models import EvaluationRun
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
-def evaluation_run_execute(run_id: int) -> str:
-    return execution.run_execute(run_id=run_id)
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def evaluation_run_execute(self, run_id: int) -> str:
+    status = execution.run_execute(run_id=run_id)
+    if status == execution.BUSY:  # another worker plays it: look again once its lease would have run out
+        raise self.retry(countdown=settings.EVALUATIONS_LEASE_SECONDS)
+    return status
 
 
 def run_enqueue(*, run_id: int) -> None:

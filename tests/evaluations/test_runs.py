@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 
 import pytest
 from django.test import Client
@@ -25,6 +26,7 @@ KEY = "sk-run-secret-4242"
 @pytest.fixture(autouse=True)
 def _allow_loopback(settings):
     settings.EVALUATIONS_ENDPOINT_ALLOW = ["127.0.0.1"]
+    settings.EVALUATIONS_LEASE_SECONDS = 1
 
 
 def start(user, split, server, **kw) -> EvaluationRun:
@@ -69,6 +71,8 @@ def test_killed_mid_run_resumes_and_asks_no_sample_twice(curator) -> None:
     with StandInModel(api_key=KEY) as server:
         run = start(curator, split, server, k=2, concurrency=2)
         assert execution.run_execute(run_id=run.pk, stop_after=5) == EvaluationRun.Status.RUNNING  # "killed"
+        assert execution.run_execute(run_id=run.pk) == execution.BUSY  # its "worker" beat a moment ago
+        time.sleep(1.1)  # the lease runs out
         asked_before = server.answered
         assert 5 <= RunLine.objects.filter(run=run).count() < 2 * split.samples.count()
         assert RunAnswer.objects.filter(run=run).count() == asked_before  # every answer stored as it came

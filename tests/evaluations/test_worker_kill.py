@@ -20,7 +20,7 @@ def test_a_killed_worker_resumes_and_asks_no_stored_answer_again(tmp_path, curat
     settings.EVALUATIONS_ENDPOINT_ALLOW = ["127.0.0.1"]
     split = plan_split()
     total = split.samples.count()
-    env = site_env()
+    env = site_env(EVALUATIONS_LEASE_SECONDS="3")  # a killed worker's run is taken over after 3 s
     first = Worker(f"run-a-{uuid.uuid4().hex[:6]}@localhost", env, tmp_path / "worker-a.log")
     first.purge()
     with StandInModel(api_key="sk-kill", delay=0.05) as server:
