@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "annotation",
     "simulator",
     "notifications",
+    "evaluations",
 ]
 
 MIDDLEWARE = [
@@ -325,6 +326,17 @@ JUDGE_API_KEY = os.environ.get("JUDGE_API_KEY", "")
 # A JSON file of judge prompts (e.g. the paper's exact wording; see docs/plan-scoring.md); unset: the built-in
 # paraphrase.
 PLAN_JUDGE_PROMPT_FILE = os.environ.get("PLAN_JUDGE_PROMPT_FILE", "")
+
+# Evaluation runs (evaluations/, docs/hub-runs.md): hosts of endpoints on internal addresses a run may ask (comma-
+# separated; link-local and metadata addresses never), where the worker reaches this hub's agent API for VGE runs,
+# and the units a user (not a curator) may have asked per day in all their runs.
+EVALUATIONS_ENDPOINT_ALLOW = [h.strip() for h in os.environ.get("EVALUATIONS_ENDPOINT_ALLOW", "").split(",") if h.strip()]
+EVALUATIONS_AGENT_API_URL = os.environ.get("EVALUATIONS_AGENT_API_URL", "http://127.0.0.1:8000")
+EVALUATIONS_MAX_CONCURRENCY = env_int("EVALUATIONS_MAX_CONCURRENCY", 16)
+EVALUATIONS_REQUEST_TIMEOUT = float(env_int("EVALUATIONS_REQUEST_TIMEOUT", 120))
+# A worker playing a run marks it alive every third of this; a run "running" without a sign for this long is a
+# killed worker's, and another worker takes it over (resuming from the stored answers).
+EVALUATIONS_LEASE_SECONDS = env_int("EVALUATIONS_LEASE_SECONDS", 60)
 
 # --- caches ---------------------------------------------------------------------------------------
 if REDIS_URL:

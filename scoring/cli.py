@@ -6,7 +6,7 @@ import importlib
 import os
 import sys
 
-from scoring import benchmarks
+from scoring import benchmarks, run_cli
 from scoring.provenance_cli import provenance_main, verify_main
 
 # Commands about any benchmark's scores, beside the benchmarks' own (a benchmark's slug never takes these names).
@@ -23,6 +23,7 @@ def usage() -> str:
     lines = ["usage: python -m scoring <benchmark> [options]", "       python -m scoring verify PROVENANCE.json FILE "
              "--split-dir DIR", "", "benchmarks:"]
     lines += [f"  {slug:<12} {plugin.cli_help}" for slug, plugin in _commands().items()]
+    lines.append(f"  {'run':<12} run a model on a benchmark's protocol and write the upload file")
     lines += ["", "provenance:"] + [f"  {name:<12} {text}" for name, (_, text) in GENERAL.items()]
     lines.append("\n`python -m scoring <benchmark> --help` shows each one's options.")
     return "\n".join(lines)
@@ -34,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
         print(usage())
         return 0 if argv else 2
     name, rest = argv[0], argv[1:]
+    if name == "run":
+        return run_cli.main(rest)
     if name in GENERAL:
         return GENERAL[name][0](rest)
     commands = _commands()

@@ -73,7 +73,9 @@ def submission_quota(*, user: AbstractBaseUser, split: Split, now: datetime | No
     if phase is None:
         return QuotaState(limit=None, used=0, resets_at=start + timedelta(days=1))
     counted = (
-        Submission.objects.filter(submitter_id=user.pk, split__phase=phase, source=Submission.Source.UPLOAD)
+        Submission.objects.filter(submitter_id=user.pk, split__phase=phase,
+                                  # a hub run of theirs uses it too
+                                  source__in=(Submission.Source.UPLOAD, Submission.Source.HUB_RUN))
         .exclude(status=Submission.Status.FAILED, failure_is_site_error=True)
         .exclude(overdue_q(now))
     )

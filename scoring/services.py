@@ -272,6 +272,7 @@ def submission_create(
     note: str = "",
     run_set: str = "",
     visibility: str = Submission.Visibility.PUBLIC,
+    source: str = Submission.Source.UPLOAD,
 ) -> Submission:
     """Store the file and the submission in one transaction; scoring is enqueued once it commits. A new (unsaved)
     model entry is saved with it and its creation recorded in the change audit. `run_set`: a label marking repeated
@@ -304,6 +305,7 @@ def submission_create(
                 note=note,
                 run_set=" ".join(run_set.split())[:60],
                 visibility=visibility,
+                source=source,
             )
             stored_name = _file_store(submission, uploaded_file)
             submission.save()

@@ -66,6 +66,7 @@ def fixed(path: str) -> Callable[[Variant], str]:
     return lambda v: path
 
 
+RUNS_HELD = "tests/evaluations/test_run_pages.py: owner, curator, another user, anonymous"
 NOT_HERE = "tests/annotation, tests/simulator, tests/scoring/benchmarks/plan: their roles × objects tests"
 
 TABLE: dict[str, Row] = {
@@ -147,6 +148,17 @@ TABLE: dict[str, Row] = {
     "api/vge/episodes/<int:pk>/view.png": Row(fixed("/api/vge/episodes/999999/view.png"), ALL_SAFE,
                                               held_by=NOT_HERE),
     "api/vge/submissions/": Row(fixed("/api/vge/submissions/"), ALL_SAFE, held_by=NOT_HERE),
+    # Evaluation runs: signed in; a run's pages are its owner's and curators' (tests/evaluations hold the rules).
+    "evaluations/": Row(fixed("/evaluations/"), SIGNED_IN),
+    "evaluations/new/": Row(fixed("/evaluations/new/"), SIGNED_IN),
+    "evaluations/<int:pk>/": Row(fixed("/evaluations/999999/"), ALL_SAFE, held_by=RUNS_HELD),
+    "evaluations/<int:pk>/progress.json": Row(fixed("/evaluations/999999/progress.json"), ALL_SAFE,
+                                              held_by=RUNS_HELD),
+    "evaluations/<int:pk>/partial.jsonl": Row(fixed("/evaluations/999999/partial.jsonl"), ALL_SAFE,
+                                              held_by=RUNS_HELD),
+    "evaluations/<int:pk>/r<int:repeat>.jsonl": Row(fixed("/evaluations/999999/r1.jsonl"), ALL_SAFE,
+                                                    held_by=RUNS_HELD),
+    "evaluations/<int:pk>/<slug:action>/": Row(fixed("/evaluations/999999/cancel/"), ALL_SAFE, held_by=RUNS_HELD),
     "simulator/": Row(fixed("/simulator/"), EVERYONE),
     "simulator/play/<path:task_id>/": Row(fixed("/simulator/play/none/t1/"), ALL_SAFE, held_by=NOT_HERE),
     "simulator/episodes/<int:pk>/play/": Row(fixed("/simulator/episodes/999999/play/"), ALL_SAFE, held_by=NOT_HERE),

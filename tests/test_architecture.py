@@ -3,7 +3,8 @@ docs/architecture.md and docs/adding-a-benchmark.md say:
 
 - no import cycle between the project's modules (tests and migrations aside);
 - apps depend one way: accounts (users, roles, token auth) depends on no other app, scoring on accounts only;
-  leaderboard, annotation, simulator and notifications on scoring and accounts only; config (settings, URLs, ASGI) puts them together;
+  leaderboard, annotation, simulator and notifications on scoring and accounts only; evaluations (the hub's runs) on
+  scoring, simulator and accounts; config (settings, URLs, ASGI) puts them together;
 - no star imports, no private name (`_x`) imported from another module, and no project import inside a function
   except in an `AppConfig.ready()` (Django's place for start-up wiring);
 - no file outside a benchmark's own folders (scoring/benchmarks/<b>/, templates/benchmarks/<b>/,
@@ -17,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("config", "accounts", "scoring", "leaderboard", "annotation", "simulator", "notifications")
+PACKAGES = ("config", "accounts", "scoring", "leaderboard", "annotation", "simulator", "notifications",
+            "evaluations")
 MAY_IMPORT = {
     "accounts": {"accounts"},
     "scoring": {"scoring", "accounts"},  # accounts.roles, accounts.auth
@@ -25,6 +27,8 @@ MAY_IMPORT = {
     "annotation": {"annotation", "scoring", "accounts"},
     "simulator": {"simulator", "scoring", "accounts"},
     "notifications": {"notifications", "scoring", "accounts"},  # hears scoring's signals; nothing imports it
+    # the hub's evaluation runs: at the leaderboard's layer; they may play VGE through the simulator's agent API
+    "evaluations": {"evaluations", "scoring", "simulator", "accounts"},
     "config": set(PACKAGES),
 }
 

@@ -294,6 +294,19 @@ class BenchmarkPlugin:
     # database): what `python -m scoring verify` re-scores a file with off the site. None: verify on the site
     # (`python manage.py verify_provenance`), where the benchmark's own scorer reads what it needs.
     rescorer: str = ""
+    # -- running a model (scoring.core.runner; `python -m scoring run`, the hub's evaluation runs) --
+    # "module:NAME", a `scoring.core.runner.BenchmarkProtocol`: the paper's protocol as chat requests, the answers as
+    # the benchmark's upload file; pure. None: the hub cannot run models on the benchmark.
+    runner: str = ""
+    # "module:function", (request JSON, images: list[bytes]) -> str | None: the local stand-in model's deterministic
+    # reply to a request of this protocol, None for another's (scoring/standin.py); pure.
+    standin: str = ""
+
+    def runner_protocol(self) -> Any:
+        return load_target(self.runner) if self.runner else None
+
+    def standin_function(self) -> Callable[[Mapping[str, Any], list[bytes]], "str | None"] | None:
+        return load_target(self.standin) if self.standin else None
 
     def reading(self, key: str) -> Reading | None:
         """The reading of this key; "" (or the first reading's key) names the headline's."""

@@ -189,4 +189,6 @@ PLUGIN = BenchmarkPlugin(
     readings=READINGS,
     provenance_options="scoring.benchmarks.epic.scorer:provenance_options",
     rescorer="scoring.benchmarks.epic.scorer:score",
+    runner="scoring.benchmarks.epic.core.run:PROTOCOL",
+    standin="scoring.benchmarks.epic.core.run:standin",
 )

@@ -102,4 +102,6 @@ PLUGIN = BenchmarkPlugin(
     sample_details="scoring.benchmarks.plan.core.details:PlanSampleDetails",
     protocol=PROTOCOL,
     provenance_options="scoring.benchmarks.plan.services.judge:provenance_options",
+    runner="scoring.benchmarks.plan.core.run:PROTOCOL",
+    standin="scoring.benchmarks.plan.core.run:standin",
 )

@@ -121,4 +121,6 @@ PLUGIN = BenchmarkPlugin(
                         template="benchmarks/vge/sample.html"),
     protocol=PROTOCOL,
     provenance_options="scoring.benchmarks.vge.scorer:provenance_options",
+    runner="scoring.benchmarks.vge.core.run:PROTOCOL",
+    standin="scoring.benchmarks.vge.core.run:standin",
 )

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 from scoring.benchmarks import plugins
 
 # Demo content that belongs to no benchmark (each benchmark's plugin names its own generator).
-OTHER_DEMO_COMMANDS = ["make_demo_annotation"]
+OTHER_DEMO_COMMANDS = ["make_demo_annotation", "make_demo_hub_runs"]  # hub runs last: they run on the splits above
 
 
 class Command(BaseCommand):

@@ -1,0 +1,51 @@
+"""A real Celery worker process killed (SIGKILL) mid-run: a new worker resumes the run from the stored answers and
+the stand-in model is never asked again for an answer the hub stored."""
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from evaluations import services
+from evaluations.models import EvaluationRun, RunAnswer
+from scoring.models import Submission
+from scoring.standin import StandInModel
+from tests.faults.processes import Worker, site_env, wait_for
+from tests.scoring.bench_splits import plan_split
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_killed_worker_resumes_and_asks_no_stored_answer_again(tmp_path, curator, settings) -> None:
+    settings.EVALUATIONS_ENDPOINT_ALLOW = ["127.0.0.1"]
+    split = plan_split()
+    total = split.samples.count()
+    env = site_env(EVALUATIONS_LEASE_SECONDS="3")  # a killed worker's run is taken over after 3 s
+    first = Worker(f"run-a-{uuid.uuid4().hex[:6]}@localhost", env, tmp_path / "worker-a.log")
+    first.purge()
+    with StandInModel(api_key="sk-kill", delay=0.05) as server:
+        run = services.run_create(user=curator, split=split, model_name="m", base_url=server.base_url,
+                                  api_key="sk-kill", concurrency=1)
+        first.start()
+        try:
+            wait_for(lambda: EvaluationRun.objects.get(pk=run.pk).units_done >= 5, timeout=120,
+                     what="the first worker to answer a few samples")
+        finally:
+            first.kill()
+        run.refresh_from_db()
+        stored_at_kill = RunAnswer.objects.filter(run=run).count()
+        assert run.status == EvaluationRun.Status.RUNNING and 5 <= run.units_done < total
+        second = Worker(f"run-b-{uuid.uuid4().hex[:6]}@localhost", env, tmp_path / "worker-b.log").start()
+        try:  # a starting worker sends the runs left running again
+            wait_for(lambda: EvaluationRun.objects.get(pk=run.pk).status == EvaluationRun.Status.SUBMITTED,
+                     timeout=180, what="the second worker to finish the run")
+            wait_for(lambda: Submission.objects.filter(evaluation_runs=run, status="scored").exists(), timeout=120,
+                     what="the hub-run row to be scored")
+        finally:
+            second.stop()
+            print((tmp_path / "worker-b.log").read_text(errors="replace")[-2000:])
+    assert RunAnswer.objects.filter(run=run).count() == total
+    # Each sample answered once, but for the one request in flight when the worker died: answered by the endpoint,
+    # never stored, so asked again. The stored answers (stored_at_kill of them) were never asked again.
+    assert total <= server.answered <= total + 1
+    assert stored_at_kill >= 5
