@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "leaderboard",
     "annotation",
     "simulator",
+    "devicelab",
 ]
 
 MIDDLEWARE = [
