@@ -18,6 +18,7 @@ urlpatterns = [
     # Each benchmark's own pages (PLAN's judge queue and audit), as its plugin declares them.
     *(path(plugin.url_prefix, include(plugin.urls)) for plugin in plugins() if plugin.urls),
     path("", include("simulator.urls")),
+    path("", include("devicelab.urls")),
     path("", include("leaderboard.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
