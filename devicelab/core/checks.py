@@ -183,7 +183,7 @@ def _overlaps(data: Mapping[str, Any]) -> list[Check]:
 def _unreachable(data: Mapping[str, Any]) -> list[Check]:
     states = _entries(data.get("states"))
     initial = data.get("initial_state")
-    if initial not in states:
+    if not isinstance(initial, str) or initial not in states:
         return []
     seen, todo = {initial}, [initial]
     while todo:
