@@ -190,7 +190,7 @@ def _unreachable(data: Mapping[str, Any]) -> list[Check]:
         for items in _entries(_entries(states[todo.pop()]).get("on")).values():
             for item in items if isinstance(items, list) else []:
                 target = _entries(item).get("next_state")
-                if target in states and target not in seen:
+                if isinstance(target, str) and target in states and target not in seen:
                     seen.add(target)
                     todo.append(target)
     return [Check(f"states.{name}", "", f"unreachable from initial_state '{initial}'", WARNING)
