@@ -180,7 +180,7 @@ def _editor_context(request: HttpRequest, draft: DeviceDraft, error: DeviceLabEr
         cards.append({"view": view, "photo": payload["photos"].get(view), "boxes": boxes})
     return {
         "cards": cards, "transitions": payload["graph"]["edges"],
-        "draft": draft, "payload": payload, "payload_json": json.dumps(payload), "error": error,
+        "draft": draft, "payload": payload, "error": error,
         "can_edit": draft_services.can_edit_draft(request.user, draft)
         and draft.state in draft_services.EDITABLE_STATES,
         "views": draft_core.VIEWS, "kinds": payload["kinds"], "checks": draft.checks,
