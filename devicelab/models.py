@@ -49,6 +49,8 @@ class DeviceDraft(models.Model):
     checks = models.JSONField(default=list, blank=True, help_text="The live checks of the current version.")
     version = models.PositiveIntegerField(default=1)
     review_round = models.PositiveSmallIntegerField(default=0, help_text="Approvals so far in this submission.")
+    playtested_version = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The version last installed for a play-test (submitting needs the current).")
     updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

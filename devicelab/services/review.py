@@ -101,11 +101,15 @@ def playtest_install(*, user: AbstractBaseUser, draft_id: int) -> Task:
     with transaction.atomic():
         data = {**draft.definition, "id": device_id}
         device_upsert(data=data, source="devicelab", images_dir=_images_install(draft, device_id))
-        return task_upsert(task=previews[0].task)
+        task = task_upsert(task=previews[0].task)
+        if can_edit_draft(user, draft):  # the author's play-test of this version (a reviewer's changes nothing)
+            DeviceDraft.objects.filter(pk=draft.pk, version=draft.version).update(playtested_version=draft.version)
+        return task
 
 
 def draft_submit(*, user: AbstractBaseUser, draft_id: int, version: int) -> DeviceDraft:
-    """Submit for review: no check may be an error, and the machine must give tasks."""
+    """Submit for review: no check may be an error, the machine must give tasks, and the author must have
+    play-tested this very version in the browser player."""
     with transaction.atomic():
         draft = draft_to_edit(user, draft_id, version)
         checks = draft_checks_json(draft)
@@ -117,6 +121,9 @@ def draft_submit(*, user: AbstractBaseUser, draft_id: int, version: int) -> Devi
                                  f"{first['message']}", field=first["path"] or None, status=409)
         if not tasks_preview(draft):
             raise DeviceLabError("The machine gives no task yet.", field="states", status=409)
+        if draft.playtested_version != draft.version:
+            raise DeviceLabError(f"Play-test version {draft.version} in the player before submitting it "
+                                 "(the device changed since its last play-test, or was never played).", status=409)
         draft.state = DeviceDraft.State.SUBMITTED
         draft.review_round = 0
         draft.checks = checks

@@ -223,6 +223,7 @@ def test_the_whole_way_from_photos_to_a_published_split(draft, annotator, review
 
 def test_revise_sends_it_back_and_issues_are_marked_on_a_view(draft, annotator, reviewers):
     draft = authored(draft, annotator)
+    review_services.playtest_install(user=annotator, draft_id=draft.pk)
     draft = review_services.draft_submit(user=annotator, draft_id=draft.pk, version=draft.version)
     with pytest.raises(DeviceLabError, match=r"issues\[0\].view: the device has no view 'left'"):
         review_services.draft_review(user=reviewers[0], draft_id=draft.pk, verdict="revise",
@@ -246,3 +247,17 @@ def test_box_agreement_of_two_annotators(draft, annotator, annotator2, curator, 
     agreement = project_agreement(project)
     assert [(p.first, p.second) for p in agreement.pairs] == [("ann", "bea")]
     assert agreement.mean_iou == pytest.approx(0.8)
+
+
+def test_submitting_needs_a_play_test_of_this_version(draft, annotator):
+    draft = authored(draft, annotator)
+    with pytest.raises(DeviceLabError, match="Play-test") as info:
+        review_services.draft_submit(user=annotator, draft_id=draft.pk, version=draft.version)
+    assert info.value.status == 409
+    review_services.playtest_install(user=annotator, draft_id=draft.pk)
+    draft = draft_services.box_set(user=annotator, draft_id=draft.pk, version=draft.version, component="light",
+                                   view="front", box=[750, 600, 800, 660])
+    with pytest.raises(DeviceLabError, match="Play-test"):  # changed since its play-test
+        review_services.draft_submit(user=annotator, draft_id=draft.pk, version=draft.version)
+    review_services.playtest_install(user=annotator, draft_id=draft.pk)
+    assert review_services.draft_submit(user=annotator, draft_id=draft.pk, version=draft.version).state == "submitted"
