@@ -87,19 +87,21 @@ class DraftRevision(models.Model):
 
 
 class ViewPhoto(models.Model):
-    """The photo of one view (an uploaded annotation image: upright, within the size limits, shared embeddings)."""
+    """The photo of one view (an uploaded annotation image: upright, within the size limits, shared embeddings), or,
+    with `state`, how that view looks in that state where its appearance changes (the state's `look.photos`)."""
 
     draft = models.ForeignKey(DeviceDraft, on_delete=models.CASCADE, related_name="photos")
     view = models.CharField(max_length=20)
+    state = models.CharField(max_length=100, blank=True, help_text="Empty: the view's own photo.")
     image = models.ForeignKey(Image, on_delete=models.PROTECT, related_name="device_views")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["draft", "pk"]
-        constraints = [models.UniqueConstraint(fields=["draft", "view"], name="unique_draft_view")]
+        constraints = [models.UniqueConstraint(fields=["draft", "view", "state"], name="unique_draft_view_state")]
 
     def __str__(self) -> str:
-        return f"{self.draft}/{self.view}"
+        return f"{self.draft}/{self.view}" + (f"@{self.state}" if self.state else "")
 
 
 class BoxMark(models.Model):

@@ -53,7 +53,7 @@ def editor_payload(draft: DeviceDraft) -> dict[str, Any]:
     """What the editor page's script starts from: the definition, its version and checks, the photos' URLs, the
     category's component kinds and the graph."""
     photos = {p.view: {"url": p.image.file.url, "width": p.image.width, "height": p.image.height}
-              for p in draft.photos.select_related("image")}
+              for p in draft.photos.select_related("image").filter(state="")}
     return {
         "id": draft.pk, "version": draft.version, "state": draft.state, "definition": draft.definition,
         "checks": draft.checks, "photos": photos, "views": list(draft_core.VIEWS),

@@ -100,6 +100,14 @@ def _edit(request: HttpRequest, draft: DeviceDraft) -> str:
         photo_services.view_photo_set(**common, view=post.get("view", ""), name=upload.name, data=upload.read(),
                                       unlock=unlock)
         return f"Photo of the {post.get('view')} view saved."
+    if op == "state_photo":
+        upload = request.FILES.get("photo")
+        state, view = post.get("state", ""), post.get("view", "")
+        if upload is None:
+            raise DeviceLabError(f"states.{state}.look.photos.{view}: choose a photo",
+                                 field=f"states.{state}.look.photos.{view}")
+        photo_services.state_photo_set(**common, state=state, view=view, name=upload.name, data=upload.read())
+        return f"Photo of the {view} view in state {state} saved."
     if op == "box":
         box = None if post.get("remove") else [_int(post, k) for k in ("x1", "y1", "x2", "y2")]
         draft_services.box_set(**common, component=post.get("component", ""), view=post.get("view", ""), box=box,
@@ -202,7 +210,7 @@ def draft_photo(request: HttpRequest, pk: int, view: str) -> FileResponse:
     if not selectors.may_enter(request.user):
         raise Http404("No such photo.")
     draft = _draft_for(request, pk)
-    photo = draft.photos.select_related("image").filter(view=view).first()
+    photo = draft.photos.select_related("image").filter(view=view, state=request.GET.get("state", "")).first()
     if photo is None:
         raise Http404("No such photo.")
     return FileResponse(photo.image.file.open("rb"))

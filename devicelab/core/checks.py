@@ -159,8 +159,13 @@ def _dashboard_region(data: Mapping[str, Any], errors: list[Check]) -> list[Chec
 
 
 def _boxes_without_photo(data: Mapping[str, Any], photos: frozenset[str]) -> list[Check]:
-    return [Check(f"components.{name}.boxes.{view}", view, f"a box on view '{view}', which has no photo")
-            for name, view, _ in _boxes(data) if view not in photos]
+    out = [Check(f"components.{name}.boxes.{view}", view, f"a box on view '{view}', which has no photo")
+           for name, view, _ in _boxes(data) if view not in photos]
+    for state, spec in _entries(data.get("states")).items():
+        state_photos = _entries(_entries(_entries(spec).get("look")).get("photos"))
+        out += [Check(f"states.{state}.look.photos.{view}", view, f"a state photo of view '{view}', which has no "
+                      "photo of its own") for view in state_photos if view not in photos]
+    return out
 
 
 def _overlaps(data: Mapping[str, Any]) -> list[Check]:
@@ -206,7 +211,9 @@ def _alike_states(data: Mapping[str, Any]) -> list[Check]:
         return []
     keys: dict[str, list[str]] = {}
     for state in device.states:
-        keys.setdefault(visual_key(device, state), []).append(state)
+        photos = device.states[state].look.get("photos")  # a photo of the state tells it apart on that view
+        key = visual_key(device, state) + (repr(sorted(photos.items())) if isinstance(photos, Mapping) else "")
+        keys.setdefault(key, []).append(state)
     return [Check(f"states.{group[1]}", "", f"looks the same as '{group[0]}' in every view (give it a look: a lamp, "
                   "a display's text, an open door, or a photo)", WARNING)
             for group in keys.values() if len(group) > 1]

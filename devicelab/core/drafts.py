@@ -92,6 +92,31 @@ def view_set(data: Mapping[str, Any], *, view: str, image: str,
     return out
 
 
+def state_photo_set(data: Mapping[str, Any], *, state: str, view: str, image: str) -> dict[str, Any]:
+    """How `view` looks in `state` (a photo where the appearance changes): the state's `look.photos[view]`."""
+    out = copy.deepcopy(dict(data))
+    path = f"states.{state}.look.photos.{view}"
+    if state not in out.get("states", {}):
+        raise DraftError(path, f"no state {state!r}")
+    if view not in out.get("views", {}):
+        raise DraftError(path, f"view '{view}' has no photo yet: its own photo first")
+    look = out["states"][state].setdefault("look", {})
+    look.setdefault("photos", {})[view] = image
+    return out
+
+
+def state_photos(data: Mapping[str, Any]) -> dict[tuple[str, str], str]:
+    """(state, view) -> the file of every state photo."""
+    out = {}
+    for state, spec in data.get("states", {}).items():
+        look = spec.get("look") if isinstance(spec, Mapping) else None
+        photos = look.get("photos") if isinstance(look, Mapping) else None
+        for view, name in (photos.items() if isinstance(photos, Mapping) else []):
+            if isinstance(name, str):
+                out[(state, view)] = name
+    return out
+
+
 def box_set(data: Mapping[str, Any], *, component: str, view: str, box: Sequence[int] | None) -> dict[str, Any]:
     """The component's box on a view (None removes it)."""
     out = copy.deepcopy(dict(data))

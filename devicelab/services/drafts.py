@@ -38,7 +38,7 @@ def can_edit_draft(user: AbstractBaseUser | None, draft: DeviceDraft) -> bool:
 
 
 def draft_checks_json(draft: DeviceDraft) -> list[dict[str, str]]:
-    photos = frozenset(draft.photos.values_list("view", flat=True))
+    photos = frozenset(draft.photos.filter(state="").values_list("view", flat=True))
     return [c.as_dict() for c in draft_checks(draft.definition, photos=photos)]
 
 

@@ -50,10 +50,40 @@ def view_photo_set(*, user: AbstractBaseUser, draft_id: int, version: int | None
         file_name = f"{view}.{image.file.name.rsplit('.', 1)[-1]}"
         draft = draft_edit(user=user, draft_id=draft_id, version=version, note=f"photo of view {view}",
                            change=lambda d: draft_core.view_set(d, view=view, image=file_name, unlock=unlock))
-        ViewPhoto.objects.update_or_create(draft=draft, view=view, defaults={"image": image})
+        ViewPhoto.objects.update_or_create(draft=draft, view=view, state="", defaults={"image": image})
         draft.checks = draft_checks_json(draft)  # computed before the photo's row: again, with it
         draft.save(update_fields=["checks"])
     return draft
+
+
+def state_photo_set(*, user: AbstractBaseUser, draft_id: int, version: int | None, state: str, view: str,
+                    name: str, data: bytes) -> DeviceDraft:
+    """How a view looks in one state, where its appearance changes (a lit lamp, an open door): the player shows it
+    on that view while the device is in that state. Checked as a view's photo."""
+    field = f"states.{state}.look.photos.{view}"
+    if data[:4] == ZIP_MAGIC:
+        raise DeviceLabError(f"{field}: one photo, not an archive ({name})", field=field)
+    draft = DeviceDraft.objects.filter(pk=draft_id).first()
+    if draft is None or not can_edit_draft(user, draft):
+        raise DeviceLabError("You are not assigned to this device.", status=403)
+    with transaction.atomic():
+        try:
+            upload = images_upload(user=user, name=name, data=data)
+        except AnnotationError as exc:
+            raise DeviceLabError(f"{field} (view {view}): {exc.message}", field=field, status=exc.status) from None
+        image = upload.images[0]
+        file_name = f"{state}-{view}.{image.file.name.rsplit('.', 1)[-1]}"
+        draft = draft_edit(user=user, draft_id=draft_id, version=version, note=f"photo of {view} in state {state}",
+                           change=lambda d: draft_core.state_photo_set(d, state=state, view=view, image=file_name))
+        ViewPhoto.objects.update_or_create(draft=draft, view=view, state=state, defaults={"image": image})
+    return draft
+
+
+def photo_file_name(draft: DeviceDraft, photo: ViewPhoto) -> str | None:
+    """The file name the definition gives a photo (a view's `image`, or a state's `look.photos`)."""
+    if photo.state:
+        return draft_core.state_photos(draft.definition).get((photo.state, photo.view))
+    return draft.definition.get("views", {}).get(photo.view, {}).get("image")
 
 
 @dataclass(frozen=True)
@@ -69,7 +99,7 @@ def component_propose(*, user: AbstractBaseUser, draft_id: int, view: str, x: in
     draft = DeviceDraft.objects.filter(pk=draft_id).first()
     if draft is None or not can_edit_draft(user, draft):
         raise DeviceLabError("You are not assigned to this device.", status=403)
-    photo = draft.photos.select_related("image").filter(view=view).first()
+    photo = draft.photos.select_related("image").filter(view=view, state="").first()
     if photo is None:
         raise DeviceLabError(f"view {view!r} has no photo yet", field="view")
     for name, value in (("x", x), ("y", y)):

@@ -23,6 +23,7 @@ from devicelab.core.checks import ERROR
 from devicelab.models import DeviceDraft, DevicePublication, DraftReview, DraftRevision
 from devicelab.services.drafts import can_edit_draft, draft_checks_json, draft_to_edit, revision_create
 from devicelab.services.errors import DeviceLabError
+from devicelab.services.photos import photo_file_name
 from scoring.benchmarks.vge.core.device import Device as CoreDevice
 from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device
 from scoring.benchmarks.vge.core.graphs import INF, DeviceGraphs
@@ -74,7 +75,7 @@ def _images_install(draft: DeviceDraft, device_id: str) -> str:
     target = Path(settings.MEDIA_ROOT) / folder
     target.mkdir(parents=True, exist_ok=True)
     for photo in draft.photos.select_related("image"):
-        name = draft.definition.get("views", {}).get(photo.view, {}).get("image")
+        name = photo_file_name(draft, photo)
         if name:
             with photo.image.file.open("rb") as source, open(target / Path(name).name, "wb") as out:
                 shutil.copyfileobj(source, out)
@@ -236,7 +237,7 @@ def draft_export(draft: DeviceDraft) -> bytes:
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(f"{device.id}/{device.id}.json", json.dumps(draft.definition, indent=1, ensure_ascii=False))
         for photo in draft.photos.select_related("image"):
-            name = draft.definition.get("views", {}).get(photo.view, {}).get("image")
+            name = photo_file_name(draft, photo)
             if name:
                 with photo.image.file.open("rb") as handle:
                     archive.writestr(f"{device.id}/{name}", handle.read())

@@ -19,6 +19,7 @@ from devicelab.services.errors import DeviceLabError
 from scoring.models import Sample
 from simulator.models import Device, Task
 from simulator.services.library import vge_import
+from simulator.services.view_images import device_view_image
 from tests.devicelab.conftest import photo_bytes
 
 pytestmark = pytest.mark.django_db
@@ -261,3 +262,26 @@ def test_submitting_needs_a_play_test_of_this_version(draft, annotator):
         review_services.draft_submit(user=annotator, draft_id=draft.pk, version=draft.version)
     review_services.playtest_install(user=annotator, draft_id=draft.pk)
     assert review_services.draft_submit(user=annotator, draft_id=draft.pk, version=draft.version).state == "submitted"
+
+
+def test_a_state_photo_is_what_the_player_shows_in_that_state(draft, annotator, reviewers, curator, tmp_path):
+    draft = authored(draft, annotator)
+    with pytest.raises(DeviceLabError, match="view 'left' has no photo yet"):
+        photo_services.state_photo_set(user=annotator, draft_id=draft.pk, version=draft.version, state="high",
+                                       view="left", name="x.png", data=photo_bytes("front", size=(320, 240)))
+    draft = photo_services.state_photo_set(user=annotator, draft_id=draft.pk, version=draft.version, state="high",
+                                           view="front", name="hot.png", data=photo_bytes("front", size=(320, 240)))
+    assert draft.definition["states"]["high"]["look"]["photos"] == {"front": "high-front.png"}
+    review_services.playtest_install(user=annotator, draft_id=draft.pk)
+    draft = review_services.draft_submit(user=annotator, draft_id=draft.pk, version=draft.version)
+    for reviewer in reviewers:
+        review_services.draft_review(user=reviewer, draft_id=draft.pk, verdict="approve")
+    publication = review_services.draft_publish(user=curator, draft_id=draft.pk, split_name="lab", public=True)
+    assert device_view_image(device_row=publication.device, view="front", state="high").name == "high-front.png"
+    assert device_view_image(device_row=publication.device, view="front", state="low").name == "front.png"
+    archive = zipfile.ZipFile(io.BytesIO(review_services.draft_export(draft)))
+    assert "heater-lab/high-front.png" in archive.namelist()
+    archive.extractall(tmp_path)
+    (tmp_path / "heater-lab" / "high-front.png").unlink()
+    with pytest.raises(Exception, match="states.high.look.photos.front"):
+        vge_import(path=tmp_path / "heater-lab")

@@ -89,3 +89,13 @@ def test_box_on_a_view_without_photo():
     data = heater_draft()
     checks = by_path(draft_checks(data, photos=frozenset({"front"})))
     assert checks["components.power_switch.boxes.top"].message == "a box on view 'top', which has no photo"
+
+
+def test_a_state_photo_tells_alike_states_apart():
+    data = drafts.state_set(heater_draft(), name="low2", description="Same as low.")
+    data["states"]["low2"]["look"] = dict(data["states"]["low"]["look"])
+    data = drafts.transition_add(data, state="low", trigger="light", next_state="low2", action="press")
+    data = drafts.state_photo_set(data, state="low2", view="front", image="low2-front.png")
+    assert not [c for c in draft_checks(data) if "looks the same" in c.message]
+    checks = by_path(draft_checks(data, photos=frozenset({"top"})))
+    assert checks["states.low2.look.photos.front"].view == "front"
