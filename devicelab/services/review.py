@@ -69,9 +69,14 @@ def tasks_preview(draft: DeviceDraft, *, device_id: str | None = None) -> list[T
     return out
 
 
-def _images_install(draft: DeviceDraft, device_id: str) -> str:
-    """The photos copied where the simulator reads a device's view images; returns that folder (under MEDIA_ROOT)."""
-    folder = f"public/vge/devices/{device_id}"
+PLAYTEST_SOURCE = "playtest"  # simulator.selectors leaves such devices off the simulator's public list
+
+
+def _images_install(draft: DeviceDraft, device_id: str, *, public: bool) -> str:
+    """The photos copied where the simulator reads a device's view images; returns that folder (under MEDIA_ROOT).
+    The simulator reads them from disk for its player and API; only a public split's go under media/public (served
+    to anyone), a play-test's and a hidden split's under media/private (never served as files)."""
+    folder = f"{'public' if public else 'private'}/vge/devices/{device_id}"
     target = Path(settings.MEDIA_ROOT) / folder
     target.mkdir(parents=True, exist_ok=True)
     for photo in draft.photos.select_related("image"):
@@ -101,7 +106,7 @@ def playtest_install(*, user: AbstractBaseUser, draft_id: int) -> Task:
                              field="states")
     with transaction.atomic():
         data = {**draft.definition, "id": device_id}
-        device_upsert(data=data, source="devicelab", images_dir=_images_install(draft, device_id))
+        device_upsert(data=data, source=PLAYTEST_SOURCE, images_dir=_images_install(draft, device_id, public=False))
         task = task_upsert(task=previews[0].task)
         if can_edit_draft(user, draft):  # the author's play-test of this version (a reviewer's changes nothing)
             DeviceDraft.objects.filter(pk=draft.pk, version=draft.version).update(playtested_version=draft.version)
@@ -217,7 +222,7 @@ def draft_publish(*, user: AbstractBaseUser, draft_id: int, split_name: str, pub
             raise DeviceLabError(f"Split {split_name!r} exists already and is "
                                  f"{'hidden' if split.hidden_ground_truth else 'public'}.", field="public", status=409)
         device = device_upsert(data=dict(draft.definition), source="devicelab",
-                               images_dir=_images_install(draft, draft.device_id))
+                               images_dir=_images_install(draft, draft.device_id, public=public))
         tasks_into_split(tasks=tasks, split=split)
         version = draft.publications.count() + 1
         publication = DevicePublication.objects.create(draft=draft, version=version, split=split, device=device,

@@ -18,6 +18,7 @@ from devicelab.services import review as review_services
 from devicelab.services.errors import DeviceLabError
 from scoring.models import Sample
 from simulator.models import Device, Task
+from simulator.selectors import devices_with_tasks
 from simulator.services.library import vge_import
 from simulator.services.view_images import device_view_image
 from tests.devicelab.conftest import photo_bytes
@@ -187,6 +188,8 @@ def test_the_whole_way_from_photos_to_a_published_split(draft, annotator, review
     assert previews and all(p.l_opt > 0 and p.task.instructions for p in previews)
     task = review_services.playtest_install(user=annotator, draft_id=draft.pk)
     assert task.device.device_id == f"lab-draft-{draft.pk}" and task.sample is None
+    # an unpublished draft: not on the simulator's list, its photos not under the public media folder
+    assert task.device not in devices_with_tasks() and task.device.images_dir.startswith("private/")
     draft = review_services.draft_submit(user=annotator, draft_id=draft.pk, version=draft.version)
     first, second = reviewers
     with pytest.raises(DeviceLabError, match="Only reviewers"):
@@ -201,7 +204,7 @@ def test_the_whole_way_from_photos_to_a_published_split(draft, annotator, review
     assert draft.state == DeviceDraft.State.ACCEPTED and draft.review_round == 2
     publication = review_services.draft_publish(user=curator, draft_id=draft.pk, split_name="lab", public=False)
     assert publication.version == 1 and publication.split.hidden_ground_truth
-    assert Device.objects.get(device_id="heater-lab").images_dir == "public/vge/devices/heater-lab"
+    assert Device.objects.get(device_id="heater-lab").images_dir == "private/vge/devices/heater-lab"  # hidden split
     assert Sample.objects.filter(split=publication.split).count() == publication.tasks == len(previews)
     assert Task.objects.filter(device__device_id="heater-lab", sample__split=publication.split).exists()
 
