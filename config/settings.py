@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "simulator",
     "notifications",
     "evaluations",
+    "devicelab",
 ]
 
 MIDDLEWARE = [

@@ -19,6 +19,7 @@ urlpatterns = [
     *(path(plugin.url_prefix, include(plugin.urls)) for plugin in plugins() if plugin.urls),
     path("", include("simulator.urls")),
     path("", include("evaluations.urls")),
+    path("", include("devicelab.urls")),
     path("", include("leaderboard.urls")),
     path("", include("notifications.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

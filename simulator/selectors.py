@@ -326,7 +326,9 @@ def player_baseline_progress(*, user) -> dict[str, int]:
 
 
 def devices_with_tasks() -> list[Device]:
-    return list(Device.objects.prefetch_related("tasks__sample__split__benchmark").order_by("category", "device_id"))
+    """The devices the simulator's home lists: not an unpublished device installed for its author's play-test."""
+    return list(Device.objects.exclude(source="playtest").prefetch_related("tasks__sample__split__benchmark")
+                .order_by("category", "device_id"))
 
 
 def task_cards(*, devices: Iterable[Device], user) -> dict[str, dict[str, Any]]:

@@ -67,6 +67,8 @@ def fixed(path: str) -> Callable[[Variant], str]:
 
 
 RUNS_HELD = "tests/evaluations/test_run_pages.py: owner, curator, another user, anonymous"
+LAB = {**dict.fromkeys(ROLES, HIDDEN), "anonymous": LOGIN, "annotator": OK, "reviewer": OK, "curator": OK}
+LAB_TESTS = "tests/devicelab/test_views.py: who sees which project and draft"
 NOT_HERE = "tests/annotation, tests/simulator, tests/scoring/benchmarks/plan: their roles × objects tests"
 
 TABLE: dict[str, Row] = {
@@ -159,6 +161,22 @@ TABLE: dict[str, Row] = {
     "evaluations/<int:pk>/r<int:repeat>.jsonl": Row(fixed("/evaluations/999999/r1.jsonl"), ALL_SAFE,
                                                     held_by=RUNS_HELD),
     "evaluations/<int:pk>/<slug:action>/": Row(fixed("/evaluations/999999/cancel/"), ALL_SAFE, held_by=RUNS_HELD),
+    # The device lab (issue 33): annotators, reviewers and curators; the drafts' object rules in tests/devicelab.
+    "devicelab/": Row(fixed("/devicelab/"), LAB),
+    "devicelab/projects/<slug:slug>/": Row(fixed("/devicelab/projects/none/"), ALL_SAFE, held_by=LAB_TESTS),
+    "devicelab/drafts/<int:pk>/": Row(fixed("/devicelab/drafts/999999/"), ALL_SAFE, held_by=LAB_TESTS),
+    "devicelab/drafts/<int:pk>/photos/<slug:view>/": Row(fixed("/devicelab/drafts/999999/photos/front/"), ALL_SAFE,
+                                                         held_by=LAB_TESTS),
+    "devicelab/drafts/<int:pk>/playtest/": Row(fixed("/devicelab/drafts/999999/playtest/"), ALL_SAFE,
+                                               held_by=LAB_TESTS),
+    "devicelab/drafts/<int:pk>/review/": Row(fixed("/devicelab/drafts/999999/review/"), ALL_SAFE, held_by=LAB_TESTS),
+    "devicelab/drafts/<int:pk>/publish/": Row(fixed("/devicelab/drafts/999999/publish/"), ALL_SAFE,
+                                              held_by=LAB_TESTS),
+    "devicelab/drafts/<int:pk>/export.zip": Row(fixed("/devicelab/drafts/999999/export.zip"), ALL_SAFE,
+                                                held_by=LAB_TESTS),
+    "api/devicelab/drafts/<int:pk>/": Row(fixed("/api/devicelab/drafts/999999/"), ALL_SAFE, held_by=LAB_TESTS),
+    "api/devicelab/drafts/<int:pk>/propose/": Row(fixed("/api/devicelab/drafts/999999/propose/"), ALL_SAFE,
+                                                  held_by=LAB_TESTS),
     "simulator/": Row(fixed("/simulator/"), EVERYONE),
     "simulator/play/<path:task_id>/": Row(fixed("/simulator/play/none/t1/"), ALL_SAFE, held_by=NOT_HERE),
     "simulator/episodes/<int:pk>/play/": Row(fixed("/simulator/episodes/999999/play/"), ALL_SAFE, held_by=NOT_HERE),

@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("config", "accounts", "scoring", "leaderboard", "annotation", "simulator", "notifications",
-            "evaluations")
+            "evaluations", "devicelab")
 MAY_IMPORT = {
     "accounts": {"accounts"},
     "scoring": {"scoring", "accounts"},  # accounts.roles, accounts.auth
@@ -29,6 +29,8 @@ MAY_IMPORT = {
     "notifications": {"notifications", "scoring", "accounts"},  # hears scoring's signals; nothing imports it
     # the hub's evaluation runs: at the leaderboard's layer; they may play VGE through the simulator's agent API
     "evaluations": {"evaluations", "scoring", "simulator", "accounts"},
+    # device authoring sits above both: photos and masks from annotation, devices, tasks and play from simulator
+    "devicelab": {"devicelab", "annotation", "simulator", "scoring", "accounts"},
     "config": set(PACKAGES),
 }
 
@@ -194,6 +196,8 @@ MAY_NAME: tuple[tuple[str, tuple[str, ...] | None, str], ...] = (
       for folder in ("simulator", "templates/simulator", "static/simulator")),
     *((folder, ("epic",), "EPIC's annotation tool: masks and items under EPIC-Bench's taxonomy")
       for folder in ("annotation", "templates/annotation", "static/annotation")),
+    *((folder, ("vge",), "VGE's device lab: authors VGEBench devices from photos, checked by VGE's core")
+      for folder in ("devicelab", "templates/devicelab", "static/devicelab")),
 )
 # Not scanned: the migrations (history), the tests, the speed scripts and the docs.
 NOT_SCANNED = ("migrations", "tests", "perf", "docs", "node_modules", "vendor")

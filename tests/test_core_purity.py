@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("scoring", "leaderboard", "annotation", "simulator", "notifications")
+APPS = ("scoring", "leaderboard", "annotation", "simulator", "notifications", "devicelab")
 
 PROBE = """
 import importlib, sys

@@ -173,6 +173,12 @@ def vge_import(*, path: Path, split_name: str | None = None, public: bool = Fals
         for view in device.views.values():
             if view.image and not (f.parent / view.image).is_file():
                 raise DeviceInvalid([], f"{f}: views.{view.name}.image: file '{view.image}' not found next to it")
+        for state in device.states.values():  # photos of a view in a state (the device lab's state looks)
+            photos = state.look.get("photos")
+            for view_name, image in (photos.items() if isinstance(photos, dict) else []):
+                if not isinstance(image, str) or not (f.parent / image).is_file():
+                    raise DeviceInvalid([], f"{f}: states.{state.name}.look.photos.{view_name}: file {image!r} not "
+                                            "found next to it")
         parsed.append((data, f))
     tasks: list[CoreTask] = []
     for f in task_files:
@@ -186,6 +192,8 @@ def vge_import(*, path: Path, split_name: str | None = None, public: bool = Fals
         for data, f in parsed:
             images_dir = ""
             images = [v.get("image") for v in data["views"].values() if isinstance(v, dict) and v.get("image")]
+            images += [name for spec in data["states"].values()
+                       for name in ((spec.get("look") or {}).get("photos") or {}).values()]
             if images:
                 images_dir = f"public/vge/devices/{data['id']}"
                 target = Path(settings.MEDIA_ROOT) / images_dir

@@ -50,6 +50,9 @@ def device_view_image(*, device_row: Device, view: str, state: str) -> Path:
     if view not in device.views or state not in device.states:
         raise EpisodeError(f"Device {device_row.device_id} has no view '{view}' or state '{state}'.", status=404)
     image = device.views[view].image
+    photos = device.states[state].look.get("photos")  # how the view looks in this state, where it has a photo
+    if isinstance(photos, dict) and isinstance(photos.get(view), str) and device_row.images_dir:
+        image = photos[view]
     if image and device_row.images_dir:
         return Path(settings.MEDIA_ROOT) / device_row.images_dir / Path(image).name
     cache = Path(getattr(settings, "VGE_RENDER_CACHE", Path(settings.MEDIA_ROOT) / "vge-renders"))

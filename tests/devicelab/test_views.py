@@ -1,0 +1,74 @@
+"""The device lab's pages and JSON endpoints: who sees what, the editor's forms, refusals named on the page."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from devicelab.models import DeviceDraft
+from tests.devicelab.conftest import photo_bytes
+
+pytestmark = pytest.mark.django_db
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_lab_pages_by_role(draft, annotator, annotator2, curator, reviewers, django_user_model):
+    nobody = django_user_model.objects.create_user("plain", password="pw-plain-123")
+    assert client_for(nobody).get("/devicelab/").status_code == 403
+    assert Client().get("/devicelab/").status_code == 302
+    for user in (annotator, curator, reviewers[0]):
+        assert client_for(user).get(f"/devicelab/drafts/{draft.pk}/").status_code == 200
+    # another annotator does not see a draft assigned to someone else
+    assert client_for(annotator2).get(f"/devicelab/drafts/{draft.pk}/").status_code == 404
+    assert client_for(annotator2).get(f"/api/devicelab/drafts/{draft.pk}/").status_code == 404
+    page = client_for(curator).get("/devicelab/projects/lab/")
+    assert page.status_code == 200 and b"Annotation quality (ours)" in page.content
+
+
+def test_editor_forms_author_and_name_bad_input(draft, annotator):
+    client = client_for(annotator)
+    url = f"/devicelab/drafts/{draft.pk}/"
+    bad = client.post(url, {"op": "photo", "view": "front", "version": "1",
+                            "photo": _upload("front.png", b"not an image")})
+    assert bad.status_code == 400 and b"photos.front" in bad.content and b"(view front)" in bad.content
+    ok = client.post(url, {"op": "photo", "view": "front", "version": "1", "photo": _upload("f.png", photo_bytes())})
+    assert ok.status_code == 302
+    negative = client.post(url, {"op": "box", "version": "2", "component": "thermostat", "view": "front",
+                                 "x1": "400", "y1": "500", "x2": "200", "y2": "250"})
+    assert negative.status_code == 400 and b"components.thermostat.boxes.front" in negative.content
+    assert client.post(url, {"op": "box", "version": "2", "component": "thermostat", "view": "front",
+                             "x1": "200", "y1": "250", "x2": "400", "y2": "500"}).status_code == 302
+    page = client.get(url)
+    assert b'data-box="200,250,400,500"' in page.content and b'id="graph"' in page.content
+    stale = client.post(url, {"op": "box", "version": "2", "component": "light", "view": "front",
+                              "x1": "1", "y1": "1", "x2": "9", "y2": "9"})
+    assert stale.status_code == 409 and b"changed since you loaded it" in stale.content
+    photo = client.get(f"/devicelab/drafts/{draft.pk}/photos/front/")
+    assert photo.status_code == 200 and b"".join(photo.streaming_content)[:4] == b"\x89PNG"
+
+
+def test_autosave_api_and_its_refusals(draft, annotator):
+    client = client_for(annotator)
+    url = f"/api/devicelab/drafts/{draft.pk}/"
+    payload = client.get(url).json()
+    assert payload["version"] == 1 and payload["kinds"]["thermostat"] == "dial"
+    definition = payload["definition"]
+    definition["states"]["off"]["description"] = "Cold and dark."
+    saved = client.post(url, json.dumps({"version": 1, "definition": definition}), content_type="application/json")
+    assert saved.status_code == 200 and saved.json()["version"] == 2
+    stale = client.post(url, json.dumps({"version": 1, "definition": definition}), content_type="application/json")
+    assert stale.status_code == 409 and stale.json()["field"] == "version" and stale.json()["version"] == 2
+    not_object = client.post(url, json.dumps({"version": 2, "definition": [1]}), content_type="application/json")
+    assert not_object.status_code == 400 and not_object.json()["field"] == "definition"
+    assert DeviceDraft.objects.get(pk=draft.pk).definition["states"]["off"]["description"] == "Cold and dark."
+
+
+def _upload(name: str, data: bytes) -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, data)
