@@ -9,6 +9,7 @@ from evaluations import services
 from evaluations.endpoints import endpoint_check
 from evaluations.models import EvaluationRun
 from scoring.errors import ServiceRefusal
+from scoring.models import Phase
 from tests.scoring.bench_splits import plan_split, vge_split
 
 pytestmark = pytest.mark.django_db
@@ -73,8 +74,8 @@ def test_the_form_names_a_bad_option_and_a_user_is_held_to_the_quota(user, setti
         "split": split.pk, "base_url": "http://127.0.0.1:9/v1", "model_name": "m", "options": '{"history": "lots"}',
         "k": 1, "seed": 0, "temperature": 0, "concurrency": 2})
     assert response.status_code == 400 and "history must be" in response.content.decode()
-    split.daily_quota = 1
-    split.save()
+    split.phase = Phase.objects.create(benchmark=split.benchmark, name="Quota", slug="quota", daily_quota=1)
+    split.save()  # the split's phase holds its quota
     with pytest.raises(ServiceRefusal, match="Daily quota") as caught:
         services.run_create(user=user, split=split, model_name="m", base_url="http://127.0.0.1:9/v1", k=2)
     assert caught.value.status == 429

@@ -167,7 +167,8 @@ def test_the_total_quota_counts_every_day_of_the_phase(token_client, user, bench
     entry = ModelEntry.objects.create(name="Older", slug="older", owner=user)
     for days_ago in (3, 2):  # uploads of earlier days
         sub = Submission.objects.create(model_entry=entry, split=split, submitter=user)
-        Submission.objects.filter(pk=sub.pk).update(created_at=NOW() - timedelta(days=days_ago))
+        Submission.objects.filter(pk=sub.pk).update(created_at=NOW() - timedelta(days=days_ago),
+                                                    status=Submission.Status.SCORED)  # scored then, so never overdue
     state = submission_quota(user=user, split=split)
     assert (state.used, state.total_used, state.remaining, state.total_remaining) == (0, 2, 1, 1)
     assert api_upload(token_client).status_code == 201

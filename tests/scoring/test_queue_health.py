@@ -120,8 +120,8 @@ def test_workers_alive_counts_fresh_beats_on_the_scoring_queue(token_client, que
 
 
 def test_medians_and_the_estimate_come_from_the_last_days_scoring(client, token_client, user, queue_split):
-    queue_split.daily_quota = None
-    queue_split.save()
+    queue_split.phase.daily_quota = None  # the split's phase holds its quota
+    queue_split.phase.save()
     now = timezone.now()
     done = [upload(token_client) for _ in range(4)]
     # Three scored in the last day in 10, 20 and 60 s; one two days ago in 1000 s (not counted)
