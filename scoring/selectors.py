@@ -45,13 +45,19 @@ def submissions_of_user(*, user) -> QuerySet[Submission]:
     )
 
 
+def split_phase_open_q(*, now: datetime | None = None, to_split: str = "") -> Q:
+    """Splits in no phase or in a phase open now (between its dates); `to_split`: the lookup path from the queried
+    model to its split, e.g. "sample__split__"."""
+    now = now or timezone.now()
+    p = f"{to_split}phase__"
+    return Q(**{f"{p}isnull": True}) | (Q(**{f"{p}opens_at__lte": now})
+                                       & (Q(**{f"{p}closes_at__isnull": True}) | Q(**{f"{p}closes_at__gt": now})))
+
+
 def splits_open_for_submission(*, now: datetime | None = None) -> QuerySet[Split]:
     """The splits the upload form offers: those with samples, in no phase or in a phase open now (between its
     dates); the service refuses the others with the reason (scoring.precheck.submission_check)."""
-    now = now or timezone.now()
-    open_phase = Q(phase__isnull=True) | (Q(phase__opens_at__lte=now)
-                                          & (Q(phase__closes_at__isnull=True) | Q(phase__closes_at__gt=now)))
-    return (Split.objects.filter(open_phase, Exists(Sample.objects.filter(split=OuterRef("pk"))))
+    return (Split.objects.filter(split_phase_open_q(now=now), Exists(Sample.objects.filter(split=OuterRef("pk"))))
             .select_related("benchmark", "phase").order_by("benchmark__order", "name", "-version"))
 
 

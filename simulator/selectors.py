@@ -21,6 +21,7 @@ from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_OPTION
 from scoring.benchmarks.vge.plugin import SLUG as VGE_SLUG
 from scoring.core.disclosure import disclosed
 from scoring.models import SampleScore, Submission
+from scoring.selectors import split_phase_open_q
 from simulator.engines import (
     EpisodeError,
     engine_for,
@@ -365,9 +366,11 @@ def task_cards(*, devices: Iterable[Device], user) -> dict[str, dict[str, Any]]:
 def playable_tasks(*, split: str = "", category: str = "", device: str = ""):
     """The tasks an agent may start an episode on (every stored task: `POST /api/vge/episodes/` takes any), in a
     stable order (category, device, task id), narrowed by split name (any version; "none": tasks of no split, as the
-    practice task), device category (any case) and device id. A queryset: the API pages it."""
-    tasks = Task.objects.select_related("device", "sample__split").order_by("device__category", "device__device_id",
-                                                                            "task_id")
+    practice task), device category (any case) and device id; a split's tasks only while its phase is open (issue 30:
+    "public tasks of open phases"). A queryset: the API pages it."""
+    tasks = (Task.objects.select_related("device", "sample__split")
+             .filter(Q(sample__isnull=True) | split_phase_open_q(to_split="sample__split__"))
+             .order_by("device__category", "device__device_id", "task_id"))
     if split == "none":
         tasks = tasks.filter(sample__isnull=True)
     elif split:

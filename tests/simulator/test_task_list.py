@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import copy
 import json
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
+from scoring.models import Phase, Split
 from simulator.services.library import device_upsert, split_ensure, tasks_into_split
 from tests.scoring.benchmarks.vge.core.conftest import TINY, make_task
 
@@ -62,6 +65,19 @@ def test_a_signed_in_player_sees_the_same_and_a_curator_sees_the_hidden_figures(
     client.force_authenticate(curator)
     hidden = by_id(listed(client))["tiny/h1"]
     assert (hidden["goals"], hidden["shortest"], hidden["lambda"]) == (2, 4, 5)
+
+
+def test_a_split_whose_phase_is_closed_or_not_yet_open_is_not_listed(two_splits):
+    split = Split.objects.get(name="dev", benchmark__slug="vge-bench")
+    now = timezone.now()
+    split.phase = Phase.objects.create(benchmark=split.benchmark, name="Dev", slug="dev-closed",
+                                       opens_at=now - timedelta(days=10), closes_at=now - timedelta(days=1))
+    split.save()
+    assert set(by_id(listed(APIClient()))) == {"tiny/h1", "tiny/h2"}
+    Phase.objects.filter(pk=split.phase_id).update(opens_at=now + timedelta(days=1), closes_at=None)
+    assert set(by_id(listed(APIClient()))) == {"tiny/h1", "tiny/h2"}
+    Phase.objects.filter(pk=split.phase_id).update(opens_at=now - timedelta(days=1))
+    assert set(by_id(listed(APIClient()))) == {"tiny/t1", "tiny/t2", "tiny/h1", "tiny/h2"}
 
 
 def test_filters_by_split_category_and_device(two_splits):
