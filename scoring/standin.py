@@ -18,10 +18,11 @@ import json
 import threading
 import time
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Mapping
 
 from scoring import benchmarks
+from scoring.core.local_http import LocalServer, serve_until_interrupted
 
 
 def request_images(request: Mapping[str, Any]) -> list[bytes]:
@@ -57,8 +58,11 @@ def answer(request: Mapping[str, Any]) -> str:
     return "I do not know."
 
 
-class StandInModel:
+class StandInModel(LocalServer):
     """Serves on 127.0.0.1 in a background thread; `base_url` ends in /v1 like the OpenAI API."""
+
+    thread_name = "standin-model"
+    queue_size = 256
 
     def __init__(self, *, delay: float = 0.0, fail_first: int = 0, fail_with: str = "429", fail_delay: float = 3.0,
                  port: int = 0, api_key: str = ""):
@@ -136,29 +140,12 @@ class StandInModel:
                     with server._lock:
                         server.in_flight -= 1
 
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-            request_queue_size = 256
-
-        self._server = Server(("127.0.0.1", port), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="standin-model", daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_port}/v1"
+        self._listen(Handler, port)
 
     def repeated(self) -> int:
         """How many answers were given to a conversation already answered once."""
         return sum(n - 1 for n in self.asked.values() if n > 1)
 
-    def __enter__(self) -> "StandInModel":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,14 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8098)
     parser.add_argument("--delay", type=float, default=0.0, help="seconds before each reply")
     args = parser.parse_args(argv)
-    with StandInModel(delay=args.delay, port=args.port) as server:
-        print(f"stand-in model at {server.base_url} (Ctrl-C stops it)")
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            pass
-    return 0
+    return serve_until_interrupted(StandInModel(delay=args.delay, port=args.port), "stand-in model")
 
 
 if __name__ == "__main__":

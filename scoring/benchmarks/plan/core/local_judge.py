@@ -13,10 +13,11 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable
 
 from scoring.benchmarks.plan.core.rules import normalise
+from scoring.core.local_http import LocalServer, serve_until_interrupted
 
 
 @dataclass
@@ -46,8 +47,10 @@ def default_policy(request: dict[str, Any]) -> str:
     return "False"
 
 
-class LocalJudgeServer:
+class LocalJudgeServer(LocalServer):
     """Serves on 127.0.0.1 in a background thread; `base_url` ends in /v1 like the OpenAI API."""
+
+    thread_name = "local-judge"
 
     def __init__(self, *, delay: float = 0.0, script: Script | None = None, port: int = 0):
         self.delay = delay
@@ -102,25 +105,8 @@ class LocalJudgeServer:
                     with server._lock:
                         server.in_flight -= 1
 
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-            request_queue_size = 128
+        self._listen(Handler, port)
 
-        self._server = Server(("127.0.0.1", port), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="local-judge", daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_port}/v1"
-
-    def __enter__(self) -> "LocalJudgeServer":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,14 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8099)
     parser.add_argument("--delay", type=float, default=0.0, help="seconds before each reply")
     args = parser.parse_args(argv)
-    with LocalJudgeServer(delay=args.delay, port=args.port) as server:
-        print(f"local judge at {server.base_url} (Ctrl-C stops it)")
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            pass
-    return 0
+    return serve_until_interrupted(LocalJudgeServer(delay=args.delay, port=args.port), "local judge")
 
 
 if __name__ == "__main__":
