@@ -3,8 +3,9 @@ within the size limits) and the box a click proposes on it (annotation's segment
 backend, from the image's cached embedding)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -36,33 +37,30 @@ def view_photo_set(*, user: AbstractBaseUser, draft_id: int, version: int | None
         raise DeviceLabError(str(exc), field="view") from None
     except BoxError as exc:
         raise DeviceLabError(f"{exc.field} (view dashboard): {exc}", field=exc.field) from None
-    if data[:4] == ZIP_MAGIC:
-        raise DeviceLabError(f"{field}: one photo per view, not an archive ({name})", field=field)
-    draft = DeviceDraft.objects.filter(pk=draft_id).first()
-    if draft is None or not can_edit_draft(user, draft):
-        raise DeviceLabError("You are not assigned to this device.", status=403)
-    with transaction.atomic():
-        try:
-            upload = images_upload(user=user, name=name, data=data)
-        except AnnotationError as exc:
-            raise DeviceLabError(f"{field} (view {view}): {exc.message}", field=field, status=exc.status) from None
-        image = upload.images[0]
-        file_name = f"{view}.{image.file.name.rsplit('.', 1)[-1]}"
-        draft = draft_edit(user=user, draft_id=draft_id, version=version, note=f"photo of view {view}",
-                           change=lambda d: draft_core.view_set(d, view=view, image=file_name, unlock=unlock))
-        ViewPhoto.objects.update_or_create(draft=draft, view=view, state="", defaults={"image": image})
-        draft.checks = draft_checks_json(draft)  # computed before the photo's row: again, with it
-        draft.save(update_fields=["checks"])
-    return draft
+    return _photo_store(user=user, draft_id=draft_id, version=version, view=view, state="", field=field, name=name,
+                        data=data, file_stem=view, note=f"photo of view {view}",
+                        change=lambda d, file_name: draft_core.view_set(d, view=view, image=file_name, unlock=unlock))
 
 
 def state_photo_set(*, user: AbstractBaseUser, draft_id: int, version: int | None, state: str, view: str,
                     name: str, data: bytes) -> DeviceDraft:
     """How a view looks in one state, where its appearance changes (a lit lamp, an open door): the player shows it
     on that view while the device is in that state. Checked as a view's photo."""
-    field = f"states.{state}.look.photos.{view}"
+    return _photo_store(user=user, draft_id=draft_id, version=version, view=view, state=state,
+                        field=f"states.{state}.look.photos.{view}", name=name, data=data, file_stem=f"{state}-{view}",
+                        note=f"photo of {view} in state {state}",
+                        change=lambda d, file_name: draft_core.state_photo_set(d, state=state, view=view,
+                                                                              image=file_name))
+
+
+def _photo_store(*, user: AbstractBaseUser, draft_id: int, version: int | None, view: str, state: str, field: str,
+                 name: str, data: bytes, file_stem: str, note: str,
+                 change: Callable[[Any, str], Any]) -> DeviceDraft:
+    """One photo, checked as annotation images are (one image, its size bounded, EXIF orientation applied), stored
+    as the draft's file `<file_stem>.<ext>` by the edit `change(definition, file_name)`, with the draft's checks
+    computed again once the photo's row exists. `state` "": the view's own photo."""
     if data[:4] == ZIP_MAGIC:
-        raise DeviceLabError(f"{field}: one photo, not an archive ({name})", field=field)
+        raise DeviceLabError(f"{field}: one photo{'' if state else ' per view'}, not an archive ({name})", field=field)
     draft = DeviceDraft.objects.filter(pk=draft_id).first()
     if draft is None or not can_edit_draft(user, draft):
         raise DeviceLabError("You are not assigned to this device.", status=403)
@@ -72,10 +70,12 @@ def state_photo_set(*, user: AbstractBaseUser, draft_id: int, version: int | Non
         except AnnotationError as exc:
             raise DeviceLabError(f"{field} (view {view}): {exc.message}", field=field, status=exc.status) from None
         image = upload.images[0]
-        file_name = f"{state}-{view}.{image.file.name.rsplit('.', 1)[-1]}"
-        draft = draft_edit(user=user, draft_id=draft_id, version=version, note=f"photo of {view} in state {state}",
-                           change=lambda d: draft_core.state_photo_set(d, state=state, view=view, image=file_name))
+        file_name = f"{file_stem}.{image.file.name.rsplit('.', 1)[-1]}"
+        draft = draft_edit(user=user, draft_id=draft_id, version=version, note=note,
+                           change=lambda d: change(d, file_name))
         ViewPhoto.objects.update_or_create(draft=draft, view=view, state=state, defaults={"image": image})
+        draft.checks = draft_checks_json(draft)  # computed before the photo's row: again, with it
+        draft.save(update_fields=["checks"])
     return draft
 
 
