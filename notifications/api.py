@@ -92,8 +92,9 @@ class NotificationSettingsApi(APIView):
                    responses={200: NotificationSettingsSerializer, **error_responses(400, 401)})
     def patch(self, request: Request) -> Response:
         """Turn the mail about your submissions (scored, failed, re-scored) on or off."""
-        data = NotificationSettingsSerializer(data=request.data)
+        data = NotificationSettingsSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        found = services.notification_settings_set(user=request.user,
-                                                   email_on_finish=data.validated_data["email_on_finish"])
+        current = selectors.notification_settings_of(user=request.user)
+        found = services.notification_settings_set(  # a PATCH without the field keeps the setting as it is
+            user=request.user, email_on_finish=data.validated_data.get("email_on_finish", current.email_on_finish))
         return Response(NotificationSettingsSerializer(found).data)
