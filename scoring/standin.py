@@ -147,7 +147,6 @@ class StandInModel(LocalServer):
         return sum(n - 1 for n in self.asked.values() if n > 1)
 
 
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Serve the stand-in model for the three protocols.")
     parser.add_argument("--port", type=int, default=8098)

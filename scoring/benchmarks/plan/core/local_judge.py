@@ -108,7 +108,6 @@ class LocalJudgeServer(LocalServer):
         self._listen(Handler, port)
 
 
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Serve the local stand-in PLAN judge.")
     parser.add_argument("--port", type=int, default=8099)
