@@ -11,7 +11,7 @@ from channels.layers import get_channel_layer
 from django.dispatch import Signal
 
 from scoring.models import Submission
-from scoring.selectors import board_cache_invalidate
+from scoring.selectors import board_cache_invalidate, on_boards
 
 log = logging.getLogger(__name__)
 
@@ -83,12 +83,15 @@ def submission_failed_event(*, submission_id: int) -> None:
 
 
 def submission_finished_event(*, submission_id: int) -> None:
-    row = Submission.objects.filter(pk=submission_id).values("status", "split_id", "error_message",
-                                                             "visibility").first()
+    row = Submission.objects.filter(pk=submission_id).values("status", "split_id").first()
     if row is None:
         return
     message = {"type": "submission.finished", "submission": submission_id, "status": row["status"]}
     _send(submission_group(submission_id), message)
-    if row["status"] == Submission.Status.SCORED and row["visibility"] == Submission.Visibility.PUBLIC:
-        board_cache_invalidate(split_id=row["split_id"])
+    if row["status"] != Submission.Status.SCORED:
+        return
+    board_cache_invalidate(split_id=row["split_id"])
+    # Only a row the board shows now is announced: a private upload, or one held back until its phase closes, would
+    # otherwise tell every watcher of the board that (and which) submission was scored.
+    if on_boards(Submission.objects.filter(pk=submission_id)).exists():
         _send(board_group(row["split_id"]), {"type": "board.updated", "submission": submission_id})

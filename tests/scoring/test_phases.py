@@ -4,6 +4,7 @@ results held back from the boards until a results-at-close phase closes, private
 disallows them, and the pages that state a phase."""
 from __future__ import annotations
 
+import asyncio
 import io
 import time
 from datetime import datetime, timedelta
@@ -11,6 +12,8 @@ from datetime import timezone as dt_timezone
 
 import httpx
 import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.wsgi import get_wsgi_application
 from django.utils import timezone
@@ -18,6 +21,7 @@ from rest_framework.authtoken.models import Token
 
 from scoring import pipeline, services
 from scoring.client import main
+from scoring.events import board_group
 from scoring.models import ModelEntry, Submission, UploadQuotaDay
 from scoring.phases import phase_shown
 from scoring.quota import submission_quota
@@ -320,3 +324,29 @@ def test_a_cached_board_turns_when_its_phase_closes(client, user, bench):
     # Then the next visitor reads that it closed
     later = client.get("/leaderboard/dummy-bench/?split=test").content.decode()
     assert "(closed " in later and "(closes in " not in later
+
+
+@pytest.mark.django_db
+def test_a_held_back_score_is_not_announced_to_the_boards_watchers(user, bench, django_capture_on_commit_callbacks):
+    # Given a page watching the board of a split whose phase shows results at its close (the in-memory channel layer)
+    layer = get_channel_layer()
+    watcher = async_to_sync(layer.new_channel)()
+    open_split = _split(_phase(bench, name="Open"), name="open")
+    held_split = _split(_phase(bench, results_at_close=True, closes_at=NOW() + timedelta(days=2)))
+    for split in (open_split, held_split):
+        async_to_sync(layer.group_add)(board_group(split.pk), watcher)
+
+    def heard():
+        try:
+            return async_to_sync(asyncio.wait_for)(layer.receive(watcher), 0.3)
+        except asyncio.TimeoutError:
+            return None
+
+    # When an upload to the held-back split is scored, the watchers hear nothing (not even which submission)
+    with django_capture_on_commit_callbacks(execute=True):
+        _scored_upload(user, held_split, "Hidden-Till-Close")
+    assert heard() is None
+    # And a score on a board that shows it is announced as before
+    with django_capture_on_commit_callbacks(execute=True):
+        shown = _scored_upload(user, open_split, "Shown-Now")
+    assert heard() == {"type": "board.updated", "submission": shown.pk}
