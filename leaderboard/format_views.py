@@ -13,6 +13,7 @@ from leaderboard.format_files import EXAMPLE_SAMPLES, example_file, split_inputs
 from scoring.benchmarks import UnknownBenchmark, plugin_for
 from scoring.models import Benchmark, Split
 from scoring.phases import phase_shown
+from scoring.selectors import splits_open_for_submission
 
 
 def _benchmark_and_plugin(slug: str):
@@ -23,10 +24,10 @@ def _benchmark_and_plugin(slug: str):
         raise Http404("This benchmark has no scorer yet, so no file format.") from None
 
 
-def client_command(*, site: str, benchmark: str, options=()) -> str:
+def client_command(*, site: str, benchmark: str, split: str = "", options=()) -> str:
     """The command line that uploads a file to the benchmark with `python -m scoring.client` (scoring/client.py),
-    with the upload options given as its flags."""
-    flags = []
+    to `split` when given, with the upload options given as its flags."""
+    flags = [f"--split {split}"] if split else []
     for name, value in options:
         flag = f"--{name.replace('_', '-')}"
         flags.append(flag if value is True else f"{flag} {value}")
@@ -47,10 +48,13 @@ def format_page(request: HttpRequest, slug: str) -> HttpResponse:
     rows = [{"split": s, "samples": s.sample_count, "phase": phase_shown(s.phase) if s.phase_id else None}
             for s in splits]
     options = ", ".join(f"{k}={'true' if v is True else v}" for k, v in guide.example_options)
+    # The example names a split that takes uploads now (open phase, with samples): the default split may be a
+    # paper's table with no samples, which the client would be refused.
+    takes = sorted(splits_open_for_submission().filter(benchmark=benchmark), key=lambda s: not s.is_default)
     prompts = guide.prompts_function()
     return render(request, "leaderboard/format.html", {
         "cli_example": client_command(site=request.build_absolute_uri("/").rstrip("/"), benchmark=benchmark.slug,
-                                      options=guide.example_options),
+                                      split=takes[0].name if takes else "", options=guide.example_options),
         "benchmark": benchmark, "guide": guide, "split_rows": rows, "has_example": bool(guide.example_record),
         "example_options": options, "example_samples": EXAMPLE_SAMPLES, "prompts": prompts() if prompts else (),
         "protocol": protocol_statement(benchmark.slug), "protocol_docs": plugin.protocol.docs})

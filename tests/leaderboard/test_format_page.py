@@ -7,16 +7,19 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from datetime import timedelta
 from html import escape
 
 import pytest
+from django.utils import timezone
 
 from leaderboard.format_files import EXAMPLE_SAMPLES
 from scoring import pipeline
 from scoring.benchmarks.epic.core import prompts as epic_prompts
 from scoring.benchmarks.plan.core.protocol import BUILT_IN_MODEL_PROMPTS, BUILT_IN_PROMPTS
+from scoring.models import Benchmark
 from tests.scoring.bench_splits import BENCHMARKS, split_of, upload
-from tests.scoring.factories import SampleFactory, SplitFactory
+from tests.scoring.factories import PhaseFactory, SampleFactory, SplitFactory
 from tests.tiny_benchmark.plugin import PLUGIN as TINY
 from tests.tiny_benchmark.plugin import SLUG as TINY_SLUG
 
@@ -220,3 +223,18 @@ def test_the_epic_format_page_shows_each_task_types_system_prompt_and_response_f
         assert f"{task.title}: response format ({task.response_var})" in block
         for text in (task.system_prompt.strip(), task.response_format.strip()):
             assert f"<code style=\"white-space: pre-wrap\">{escape(text)}</code></details>" in block
+
+
+def test_the_command_line_example_names_a_split_that_takes_uploads_now(client, tmp_path):
+    # Given a benchmark whose default split is a paper's table (no samples), a closed phase's split and an open one
+    bench = Benchmark.objects.get(slug="plan-bench")
+    default = bench.splits.get(is_default=True)
+    assert not default.samples.exists()
+    closed = SplitFactory(benchmark=bench, name="closed", phase=PhaseFactory(
+        benchmark=bench, name="Over", closes_at=timezone.now() - timedelta(days=1)))
+    SampleFactory(split=closed, key="c0", position=0)
+    SampleFactory(split=SplitFactory(benchmark=bench, name="dev"), key="k0", position=0)
+    # When the format page shows how to submit from a script
+    block = client.get("/leaderboard/plan-bench/format/").content.decode().split('id="format-cli"')[1]
+    # Then the command names the split the client can upload to, not the empty default or a closed phase's
+    assert "--split dev " in block and f"--split {default.name} " not in block and "--split closed" not in block
