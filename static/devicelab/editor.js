@@ -25,6 +25,7 @@
   const KEYS = ["x1", "y1", "x2", "y2"];
   const SCALE = 1000;
   const GRIP = 9;  // screen pixels from an edge that grab the edge rather than the body
+  let proposal = false;  // the box in the form is a click's proposal, for the component chosen next
 
   const formBox = () => KEYS.map((k) => parseInt(form[k].value, 10));
   const setForm = (box) => KEYS.forEach((k, i) => { form[k].value = box[i]; });
@@ -111,6 +112,7 @@
     form.view.value = view;
     setForm(body.box);
     form.proposed_by.value = body.backend;
+    proposal = true;
     changed();
     status.textContent = `Proposed by ${body.backend}: adjust if needed, then save.`;
   }
@@ -127,8 +129,11 @@
 
   KEYS.forEach((k) => form[k].addEventListener("input", changed));
 
-  // choosing a component and a view shows its saved box, to adjust
-  function loadSaved() {
+  // choosing a component and a view shows its saved box, to adjust; the component chosen just after a click's
+  // proposal is the one the proposal is for
+  function loadSaved(event) {
+    if (proposal && event.target === form.component) return;
+    proposal = false;
     const saved = (((payload.definition.components || {})[form.component.value] || {}).boxes || {})[form.view.value];
     if (Array.isArray(saved) && saved.length === 4) {
       setForm(saved);

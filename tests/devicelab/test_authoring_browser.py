@@ -128,6 +128,17 @@ def test_author_check_playtest_submit_review_publish_and_an_agent_plays(asgi_ser
     page.click("button[aria-label='remove states.high.on.thermostat[1]']")
     page.wait_for_selector(".messages li")
     assert page.locator(".check-error").count() == 0
+    # the dial drawn over the front photo at its detent in state "high": the preview shows what the player will
+    page.select_option("#overlays-form select[name=state]", "high")
+    page.select_option("#overlays-form select[name=view]", "front")
+    page.check("#overlays-form input[name=components][value=thermostat]")
+    with page.expect_navigation():
+        page.click("text=Save overlays")
+    overlays = DeviceDraft.objects.get(pk=draft.pk).definition["states"]["high"]["look"]["overlays"]
+    assert overlays == {"front": ["thermostat"]}
+    page.select_option("#look-state", "high")
+    page.wait_for_function("() => { const img = document.querySelector('img.look-image[data-view=front]');"
+                           " return img.src.includes('state=high') && img.complete && img.naturalWidth > 0; }")
     # tasks with their optimal lengths, then a play-test in the browser player
     assert page.locator("#tasks [data-lopt]").count() >= 1
     page.click("#playtest")
