@@ -2,6 +2,7 @@
 agreement of two annotators), a draft's editor payload."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -10,7 +11,11 @@ from django.db.models import Count, QuerySet
 from accounts.roles import is_annotator, is_curator, is_reviewer
 from devicelab.core import drafts as draft_core
 from devicelab.core.agreement import Agreement, box_agreement
+from devicelab.core.checks import draft_checks
 from devicelab.models import BoxMark, DeviceDraft, DeviceProject
+from scoring.benchmarks.vge.core.device import DeviceInvalid, load_device
+from scoring.benchmarks.vge.core.render import view_image
+from simulator.services.view_images import render_cache_dir
 
 
 def may_enter(user: AbstractBaseUser | None) -> bool:
@@ -59,3 +64,25 @@ def editor_payload(draft: DeviceDraft) -> dict[str, Any]:
         "checks": draft.checks, "photos": photos, "views": list(draft_core.VIEWS),
         "kinds": draft_core.component_kinds(draft.category), "graph": draft_core.graph(draft.definition),
     }
+
+
+def checks_of(draft: DeviceDraft, definition: Any) -> list[dict[str, str]]:
+    """The live checks of `definition` (the draft's saved one, or an author's unsaved change) against the draft's
+    photos; each names its JSON path and view."""
+    photos = frozenset(draft.photos.filter(state="").values_list("view", flat=True))
+    return [c.as_dict() for c in draft_checks(definition, photos=photos)]
+
+
+def draft_view_image(draft: DeviceDraft, *, view: str, state: str) -> Path | None:
+    """The file the player will show of `view` in `state` (the initial state when ""), drawn by the same renderer
+    function as the simulator's; None when the view or state is unknown or the draft does not load yet."""
+    try:
+        device = load_device(draft.definition, allow_boxless=True)
+    except DeviceInvalid:
+        return None
+    state = state or device.initial_state
+    if view not in device.views or state not in device.states:
+        return None
+    files = {draft_core.photo_file(draft.definition, view=photo.view, state=photo.state): Path(photo.image.file.path)
+             for photo in draft.photos.select_related("image")}
+    return view_image(device, view, state, photo_path=lambda name: files.get(name), cache_dir=render_cache_dir())

@@ -108,6 +108,19 @@ def _edit(request: HttpRequest, draft: DeviceDraft) -> str:
                                  field=f"states.{state}.look.photos.{view}")
         photo_services.state_photo_set(**common, state=state, view=view, name=upload.name, data=upload.read())
         return f"Photo of the {view} view in state {state} saved."
+    if op == "overlays":
+        state, view = post.get("state", ""), post.get("view", "")
+        draft_services.draft_edit(**common, note=f"overlays of {view} in state {state}",
+                                  change=lambda d: draft_core.overlays_set(d, state=state, view=view,
+                                                                           components=post.getlist("components")))
+        return f"Overlays of the {view} view in state {state} saved."
+    if op == "component_look":
+        state, component = post.get("state", ""), post.get("component", "")
+        draft_services.draft_edit(**common, note=f"look of {component} in state {state}",
+                                  change=lambda d: draft_core.component_look_set(
+                                      d, state=state, component=component, values=draft_core.look_values_parse(
+                                          post.get("values", ""), path=f"states.{state}.look.components.{component}")))
+        return f"Look of {component} in state {state} saved."
     if op == "box":
         box = None if post.get("remove") else [_int(post, k) for k in ("x1", "y1", "x2", "y2")]
         draft_services.box_set(**common, component=post.get("component", ""), view=post.get("view", ""), box=box,
@@ -217,6 +230,18 @@ def draft_photo(request: HttpRequest, pk: int, view: str) -> FileResponse:
 
 
 @login_required
+def draft_look(request: HttpRequest, pk: int, view: str) -> FileResponse:
+    """The image of `view` in `?state=` as the player will show it (the renderer's `view_image`: the state's photo,
+    the view's photo with the state's overlays, or the photo)."""
+    if not selectors.may_enter(request.user):
+        raise Http404("No such view.")
+    path = selectors.draft_view_image(_draft_for(request, pk), view=view, state=request.GET.get("state", ""))
+    if path is None:
+        raise Http404("No such view or state, or the draft does not load yet (see its checks).")
+    return FileResponse(path.open("rb"), content_type="image/png" if path.suffix == ".png" else None)
+
+
+@login_required
 @require_POST
 @refusals_shown(PAGE)
 def draft_playtest(request: HttpRequest, pk: int) -> HttpResponse:
@@ -317,3 +342,12 @@ def propose_api(request: HttpRequest, pk: int) -> JsonResponse:
     if proposal.pending is not None:
         return JsonResponse({"status": proposal.pending.status, "progress": proposal.pending.progress}, status=202)
     return JsonResponse({"box": proposal.box, "score": proposal.score, "backend": proposal.backend})
+
+
+@require_POST
+def checks_api(request: HttpRequest, pk: int) -> JsonResponse:
+    """POST {definition}: the live checks of an unsaved definition (nothing is saved), as the saved version's."""
+    _api_user(request)
+    draft = _draft_for(request, pk)
+    return JsonResponse({"version": draft.version,
+                         "checks": selectors.checks_of(draft, definition=_json_body(request).get("definition"))})

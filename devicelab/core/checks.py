@@ -3,8 +3,9 @@
 The device schema and the cross-reference checks of the VGE core run first (a draft's components may still lack
 boxes); then what an author needs besides: transitions bound to components absent from every view, boxes outside
 their image or of negative size, overlapping boxes of different components in one view, a dashboard without its
-region, unreachable states, loops of immediate transitions (a task that never comes to rest), and states that no
-view can tell apart (the renderer's looks). Errors block submitting; warnings do not.
+region, unreachable states, loops of immediate transitions (a task that never comes to rest), a state's overlays
+(components drawn over a view's photo) naming what is not there, and states that no view can tell apart (on a
+photo: the state's photo or overlays; elsewhere the renderer's looks). Errors block submitting; warnings do not.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from scoring.benchmarks.vge.core.device import (
     load_device,
     shape_findings,
 )
-from scoring.benchmarks.vge.core.render import visual_key
+from scoring.benchmarks.vge.core.render import look_key
 
 ERROR = "error"
 WARNING = "warning"
@@ -52,6 +53,8 @@ def _view_of(path: str) -> str:
         return parts[3]
     if len(parts) >= 2 and parts[0] == "views":
         return parts[1]
+    if len(parts) >= 5 and parts[0] == "states" and parts[2] == "look" and parts[3] in ("photos", "overlays"):
+        return parts[4].split("[")[0]
     return ""
 
 
@@ -77,7 +80,7 @@ def draft_checks(data: Mapping[str, Any], *, photos: frozenset[str] | None = Non
     shape = shape_findings(data)
     references = check_references(data, flawed={f.path for f in shape}, allow_boxless=True)
     found = [f for f in shape if not references.within_unresolved(f.path)] + references.found
-    found += _negative_boxes(data) + _absent_components(data) + _immediate_loops(data)
+    found += _negative_boxes(data) + _absent_components(data) + _immediate_loops(data) + _overlay_findings(data)
     errors = [Check(p.path, _view_of(p.path), p.message) for p in in_document_order(data, found)]
     errors += _dashboard_region(data, errors)
     if photos is not None:
@@ -165,6 +168,9 @@ def _boxes_without_photo(data: Mapping[str, Any], photos: frozenset[str]) -> lis
         state_photos = _entries(_entries(_entries(spec).get("look")).get("photos"))
         out += [Check(f"states.{state}.look.photos.{view}", view, f"a state photo of view '{view}', which has no "
                       "photo of its own") for view in state_photos if view not in photos]
+        overlays = _entries(_entries(_entries(spec).get("look")).get("overlays"))
+        out += [Check(f"states.{state}.look.overlays.{view}", view, f"overlays on view '{view}', which has no photo")
+                for view in overlays if view not in photos]
     return out
 
 
@@ -203,20 +209,50 @@ def _unreachable(data: Mapping[str, Any]) -> list[Check]:
 
 
 def _alike_states(data: Mapping[str, Any]) -> list[Check]:
-    """States that every view draws alike (the renderer's looks; core/render.py:visual_key): a player can tell them
-    apart by the feedback text only."""
+    """States that every view shows alike (core/render.py:look_key: on a view with a photo, the state's photo or its
+    overlays; elsewhere the renderer's looks): a player can tell them apart by the feedback text only."""
     try:
         device = load_device(data, allow_boxless=True)
     except DeviceInvalid:
         return []
-    keys: dict[str, list[str]] = {}
+    keys: dict[tuple[str, ...], list[str]] = {}
     for state in device.states:
-        photos = device.states[state].look.get("photos")  # a photo of the state tells it apart on that view
-        key = visual_key(device, state) + (repr(sorted(photos.items())) if isinstance(photos, Mapping) else "")
-        keys.setdefault(key, []).append(state)
-    return [Check(f"states.{group[1]}", "", f"looks the same as '{group[0]}' in every view (give it a look: a lamp, "
-                  "a display's text, an open door, or a photo)", WARNING)
-            for group in keys.values() if len(group) > 1]
+        keys.setdefault(tuple(look_key(device, view, state) for view in device.views), []).append(state)
+    return [Check(f"states.{other}", "", f"looks the same as '{group[0]}' in every view (give it a look: a photo, "
+                  "or overlays on a photo: a lamp, a display's text, an open door)", WARNING)
+            for group in keys.values() for other in group[1:]]
+
+
+def _overlay_findings(data: Mapping[str, Any]) -> list[Finding]:
+    """A state's `look.overlays` ({view: [component, ...]}): each on a view of the device, each component with a
+    box there, and not beside a photo of the same view (one look per view)."""
+    views = _entries(data.get("views"))
+    components = _entries(data.get("components"))
+    found = []
+    for state, spec in _entries(data.get("states")).items():
+        look = _entries(_entries(spec).get("look"))
+        if "overlays" not in look:
+            continue
+        where = ("states", state, "look", "overlays")
+        overlays = look["overlays"]
+        if not isinstance(overlays, Mapping):
+            found.append(Finding(where, "overlays are {view: [component, ...]}"))
+            continue
+        photos = _entries(look.get("photos"))
+        for view, names in overlays.items():
+            if view not in views:
+                found.append(Finding((*where, view), f"overlays on view '{view}', which the device does not have"))
+            elif view in photos:
+                found.append(Finding((*where, view), f"view '{view}' has a photo in this state too: one look per view"))
+            if not isinstance(names, list):
+                found.append(Finding((*where, view), "a list of component names"))
+                continue
+            for index, name in enumerate(names):
+                if not isinstance(name, str) or name not in components:
+                    found.append(Finding((*where, view, index), f"unknown component {name!r}"))
+                elif view not in _entries(_entries(components[name]).get("boxes")):
+                    found.append(Finding((*where, view, index), f"component '{name}' has no box on view '{view}'"))
+    return found
 
 
 def has_errors(checks: list[Check]) -> bool:

@@ -22,6 +22,7 @@ from scoring.benchmarks.vge.core.device import (
     prune_ucsm,
 )
 from scoring.benchmarks.vge.core.library import parse_spec
+from scoring.benchmarks.vge.core.render import LOOK_VALUES
 
 VIEWS = (*STANDARD_VIEWS, DASHBOARD)
 AXONOMETRIC = ("front_top", "back_bottom")
@@ -102,6 +103,79 @@ def state_photo_set(data: Mapping[str, Any], *, state: str, view: str, image: st
         raise DraftError(path, f"view '{view}' has no photo yet: its own photo first")
     look = out["states"][state].setdefault("look", {})
     look.setdefault("photos", {})[view] = image
+    overlays = look.get("overlays")
+    if isinstance(overlays, dict):  # one look per view: the photo replaces the overlays
+        overlays.pop(view, None)
+        if not overlays:
+            look.pop("overlays")
+    return out
+
+
+def overlays_set(data: Mapping[str, Any], *, state: str, view: str, components: Sequence[str]) -> dict[str, Any]:
+    """How `view` looks in `state` drawn by the renderer: `components` drawn in their look for the state over their
+    boxes on the view's photo (the state's `look.overlays[view]`); none: the photo as it is. A state photo of the
+    view gives way (one look per view)."""
+    out = copy.deepcopy(dict(data))
+    path = f"states.{state}.look.overlays.{view}"
+    if state not in out.get("states", {}):
+        raise DraftError(path, f"no state {state!r}")
+    if view not in out.get("views", {}):
+        raise DraftError(path, f"view '{view}' has no photo yet: its own photo first")
+    for index, name in enumerate(components):
+        boxes = out.get("components", {}).get(name, {}).get("boxes", {})
+        if view not in boxes:
+            raise DraftError(f"{path}[{index}]", f"component {name!r} has no box on view '{view}'")
+    look = out["states"][state].setdefault("look", {})
+    overlays = look.setdefault("overlays", {})
+    if components:
+        overlays[view] = list(dict.fromkeys(components))
+        photos = look.get("photos")
+        if isinstance(photos, dict):
+            photos.pop(view, None)
+            if not photos:
+                look.pop("photos")
+    else:
+        overlays.pop(view, None)
+    if not overlays:
+        look.pop("overlays")
+    return out
+
+
+def look_values_parse(text: str, *, path: str) -> dict[str, Any]:
+    """`on=true color=#ffb030 text=HI open=1` as a component's look values (the renderer's vocabulary, LOOK_VALUES);
+    each bad one named by its path."""
+    values: dict[str, Any] = {}
+    for token in text.split():
+        key, sep, raw = token.partition("=")
+        kind = LOOK_VALUES.get(key)
+        if not sep or kind is None:
+            raise DraftError(f"{path}.{key}", f"{token!r}: give key=value, the key one of {', '.join(LOOK_VALUES)}")
+        if kind is bool:
+            if raw.lower() not in ("true", "false"):
+                raise DraftError(f"{path}.{key}", f"{raw!r} is not true or false")
+            values[key] = raw.lower() == "true"
+        elif kind is float:
+            try:
+                number = float(raw)
+            except ValueError:
+                raise DraftError(f"{path}.{key}", f"{raw!r} is not a number") from None
+            values[key] = int(number) if number.is_integer() else number
+        else:
+            values[key] = raw.replace("_", " ") if key == "text" else raw
+    return values
+
+
+def component_look_set(data: Mapping[str, Any], *, state: str, component: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """What a component looks like in a state (`look.components[component]`: a lamp on and its colour, a display's
+    text, a door open...), merged over what the UCSM gave it."""
+    out = copy.deepcopy(dict(data))
+    path = f"states.{state}.look.components.{component}"
+    if state not in out.get("states", {}):
+        raise DraftError(path, f"no state {state!r}")
+    if component not in out.get("components", {}):
+        raise DraftError(path, f"no component {component!r}")
+    look = out["states"][state].setdefault("look", {})
+    look.setdefault("components", {}).setdefault(component, {}).update(values)
     return out
 
 
@@ -115,6 +189,14 @@ def state_photos(data: Mapping[str, Any]) -> dict[tuple[str, str], str]:
             if isinstance(name, str):
                 out[(state, view)] = name
     return out
+
+
+def photo_file(data: Mapping[str, Any], *, view: str, state: str = "") -> str | None:
+    """The file name the definition gives a photo: the view's `image`, or with `state` the state's photo of it."""
+    if state:
+        return state_photos(data).get((state, view))
+    name = data.get("views", {}).get(view, {}).get("image")
+    return name if isinstance(name, str) else None
 
 
 def box_set(data: Mapping[str, Any], *, component: str, view: str, box: Sequence[int] | None) -> dict[str, Any]:
@@ -142,9 +224,34 @@ def machine_prune(data: Mapping[str, Any]) -> dict[str, Any]:
         raise DraftError("components", "no component has a box on any photo yet: mark the controls first")
     layout = {"id": data["id"], "views": data.get("views", {}), "components": shown}
     try:
-        return prune_ucsm(ucsm, layout)
+        pruned = prune_ucsm(ucsm, layout)
     except DeviceInvalid as exc:
         raise DraftError(exc.problems[0].path, exc.problems[0].message) from None
+    return _authored_looks_kept(pruned, data)
+
+
+def _authored_looks_kept(pruned: dict[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
+    """What the author gave a kept state's look (its photos, its overlays, its components' looks) survives pruning,
+    less the components pruned away."""
+    kept = set(pruned["components"])
+    for name, spec in pruned["states"].items():
+        old = data.get("states", {}).get(name, {}).get("look", {})
+        if not isinstance(old, Mapping):
+            continue
+        look = spec.setdefault("look", {})
+        if isinstance(old.get("photos"), Mapping):
+            look["photos"] = dict(old["photos"])
+        if isinstance(old.get("overlays"), Mapping):
+            overlays = {view: [c for c in names if c in kept] for view, names in old["overlays"].items()
+                        if isinstance(names, list)}
+            if any(overlays.values()):
+                look["overlays"] = {view: names for view, names in overlays.items() if names}
+        if isinstance(old.get("components"), Mapping):
+            look["components"] = {**look.get("components", {}),
+                                  **{c: v for c, v in old["components"].items() if c in kept}}
+        if not look:
+            spec.pop("look")
+    return pruned
 
 
 def _name(value: str, path: str) -> str:

@@ -13,8 +13,8 @@ from django.db import transaction
 from accounts.roles import is_annotator, is_curator
 from devicelab.core import drafts as draft_core
 from devicelab.core.boxes import BoxError, box_check
-from devicelab.core.checks import draft_checks
 from devicelab.models import BoxMark, DeviceDraft, DeviceProject, DraftRevision
+from devicelab.selectors import checks_of
 from devicelab.services.errors import DeviceLabError
 from simulator.models import Device
 
@@ -38,8 +38,7 @@ def can_edit_draft(user: AbstractBaseUser | None, draft: DeviceDraft) -> bool:
 
 
 def draft_checks_json(draft: DeviceDraft) -> list[dict[str, str]]:
-    photos = frozenset(draft.photos.filter(state="").values_list("view", flat=True))
-    return [c.as_dict() for c in draft_checks(draft.definition, photos=photos)]
+    return checks_of(draft, draft.definition)
 
 
 def revision_create(draft: DeviceDraft, kind: str, user: AbstractBaseUser | None, note: str = "") -> DraftRevision:

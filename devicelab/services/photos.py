@@ -81,9 +81,7 @@ def _photo_store(*, user: AbstractBaseUser, draft_id: int, version: int | None, 
 
 def photo_file_name(draft: DeviceDraft, photo: ViewPhoto) -> str | None:
     """The file name the definition gives a photo (a view's `image`, or a state's `look.photos`)."""
-    if photo.state:
-        return draft_core.state_photos(draft.definition).get((photo.state, photo.view))
-    return draft.definition.get("views", {}).get(photo.view, {}).get("image")
+    return draft_core.photo_file(draft.definition, view=photo.view, state=photo.state)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from scoring.benchmarks.vge.core import perturb
 from scoring.benchmarks.vge.core.device import Device as CoreDevice
 from scoring.benchmarks.vge.core.engine import EpisodeState
-from scoring.benchmarks.vge.core.render import cached_render
+from scoring.benchmarks.vge.core.render import view_image
 from simulator.engines import EpisodeError, core_task, engine_for, episode_owner_check
 from simulator.models import Device, Episode
 
@@ -44,16 +44,16 @@ def _episode_view(*, episode_id: int, user: AbstractBaseUser | None, turn: int |
     return device_view_image(device_row=episode.task.device, view=view, state=name), episode, shown
 
 
+def render_cache_dir() -> Path:
+    return Path(getattr(settings, "VGE_RENDER_CACHE", Path(settings.MEDIA_ROOT) / "vge-renders"))
+
+
 def device_view_image(*, device_row: Device, view: str, state: str) -> Path:
-    """The PNG of one view of a stored device in one state: its own image file, else a cached render."""
+    """The PNG of one view of a stored device in one state (the renderer's `view_image` decides: the state's photo,
+    the view's photo with the state's overlays, the view's photo, or a cached render)."""
     device: CoreDevice = engine_for(device_row).device
     if view not in device.views or state not in device.states:
         raise EpisodeError(f"Device {device_row.device_id} has no view '{view}' or state '{state}'.", status=404)
-    image = device.views[view].image
-    photos = device.states[state].look.get("photos")  # how the view looks in this state, where it has a photo
-    if isinstance(photos, dict) and isinstance(photos.get(view), str) and device_row.images_dir:
-        image = photos[view]
-    if image and device_row.images_dir:
-        return Path(settings.MEDIA_ROOT) / device_row.images_dir / Path(image).name
-    cache = Path(getattr(settings, "VGE_RENDER_CACHE", Path(settings.MEDIA_ROOT) / "vge-renders"))
-    return cached_render(device, view, state, cache)
+    folder = Path(settings.MEDIA_ROOT) / device_row.images_dir if device_row.images_dir else None
+    return view_image(device, view, state, photo_path=lambda name: folder / Path(name).name if folder else None,
+                      cache_dir=render_cache_dir())

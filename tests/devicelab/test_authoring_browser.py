@@ -1,6 +1,6 @@
 """Issue 33's "done when", in a real Chromium against a real ASGI server: a device authored from two photos
-(controls marked by clicks through the segmenter, a dial with detents, the machine pruned to them), a live check
-firing and fixed, tasks generated, one play-tested in the browser player, submitted; two reviewers approve it, a
+(controls marked by clicks through the segmenter, a box dragged on its photo with a live check firing before it is
+saved, a dial with detents, the machine pruned to them), a live check firing and fixed, tasks generated, one play-tested in the browser player, submitted; two reviewers approve it, a
 curator publishes it into a split, and an agent plays it through the API. Prints how long the author's part took."""
 from __future__ import annotations
 
@@ -37,6 +37,45 @@ def _mark(page, component: str) -> None:
     page.wait_for_selector(f"svg[data-boxes='{view}'] rect[data-component='{component}']")
 
 
+def _adjust_on_the_photo(page, draft_pk: int) -> None:
+    """The thermostat's saved box: a typed number past the photo fires a live check before anything is saved;
+    then its right edge dragged and the box moved on the photo, the numbers following, and saved."""
+    saved = DeviceDraft.objects.get(pk=draft_pk)
+    box = saved.definition["components"]["thermostat"]["boxes"]["front"]
+    page.select_option("#box-form select[name=view]", "front")
+    page.select_option("#box-form select[name=component]", "thermostat")
+    x2 = page.locator("#box-form input[name=x2]")
+    assert x2.input_value() == str(box[2])  # the saved box, shown to adjust
+    x2.fill("1200")
+    live = page.locator(".check-error[data-path='components.thermostat.boxes.front']")
+    live.wait_for()
+    assert "front" in live.text_content() and "unsaved" in page.text_content("#checks-status")
+    assert DeviceDraft.objects.get(pk=draft_pk).version == saved.version  # nothing saved by a live check
+    x2.fill(str(box[2]))
+    live.wait_for(state="detached")
+    edit = page.locator("svg[data-boxes='front'] rect.proposal")
+    edit.scroll_into_view_if_needed()
+    rect = edit.bounding_box()
+    right, middle = rect["x"] + rect["width"] - 2, rect["y"] + rect["height"] / 2
+    page.mouse.move(right, middle)
+    page.mouse.down()
+    page.mouse.move(right + 30, middle, steps=5)
+    page.mouse.up()
+    widened = [int(page.locator(f"#box-form input[name={k}]").input_value()) for k in ("x1", "y1", "x2", "y2")]
+    assert widened[0] == box[0] and widened[2] > box[2] + 40  # 30 px of a 420 px photo: about 70 of 1000
+    rect = edit.bounding_box()
+    centre = (rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2)
+    page.mouse.move(*centre)
+    page.mouse.down()
+    page.mouse.move(centre[0], centre[1] + 10, steps=3)
+    page.mouse.up()
+    moved = [int(page.locator(f"#box-form input[name={k}]").input_value()) for k in ("x1", "y1", "x2", "y2")]
+    assert moved[1] > widened[1] and moved[3] - moved[1] == widened[3] - widened[1]  # moved, same size
+    with page.expect_navigation():
+        page.click("#box-form button:not([name])")
+    assert DeviceDraft.objects.get(pk=draft_pk).definition["components"]["thermostat"]["boxes"]["front"] == moved
+
+
 def test_author_check_playtest_submit_review_publish_and_an_agent_plays(asgi_server, page, django_user_model,
                                                                         tmp_path):
     from rest_framework.test import APIClient
@@ -70,6 +109,7 @@ def test_author_check_playtest_submit_review_publish_and_an_agent_plays(asgi_ser
         page.wait_for_selector(f"img.view-photo[data-view='{view}']")
     for component in ("thermostat", "power_switch"):
         _mark(page, component)
+    _adjust_on_the_photo(page, draft.pk)
     page.click("text=Prune the machine to the components on the photos")
     page.wait_for_selector(".messages li")
     states = set(DeviceDraft.objects.get(pk=draft.pk).definition["states"])
@@ -88,6 +128,17 @@ def test_author_check_playtest_submit_review_publish_and_an_agent_plays(asgi_ser
     page.click("button[aria-label='remove states.high.on.thermostat[1]']")
     page.wait_for_selector(".messages li")
     assert page.locator(".check-error").count() == 0
+    # the dial drawn over the front photo at its detent in state "high": the preview shows what the player will
+    page.select_option("#overlays-form select[name=state]", "high")
+    page.select_option("#overlays-form select[name=view]", "front")
+    page.check("#overlays-form input[name=components][value=thermostat]")
+    with page.expect_navigation():
+        page.click("text=Save overlays")
+    overlays = DeviceDraft.objects.get(pk=draft.pk).definition["states"]["high"]["look"]["overlays"]
+    assert overlays == {"front": ["thermostat"]}
+    page.select_option("#look-state", "high")
+    page.wait_for_function("() => { const img = document.querySelector('img.look-image[data-view=front]');"
+                           " return img.src.includes('state=high') && img.complete && img.naturalWidth > 0; }")
     # tasks with their optimal lengths, then a play-test in the browser player
     assert page.locator("#tasks [data-lopt]").count() >= 1
     page.click("#playtest")

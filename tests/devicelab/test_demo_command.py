@@ -7,6 +7,7 @@ from django.core.management import call_command
 from devicelab.core import demo_photos
 from devicelab.models import BoxMark, DeviceDraft
 from simulator.models import Task
+from simulator.services.view_images import device_view_image
 
 pytestmark = pytest.mark.django_db
 
@@ -23,6 +24,11 @@ def test_demo_device_is_authored_reviewed_published_and_played_by_an_agent(token
     for mark in BoxMark.objects.filter(draft=draft):
         truth = demo_photos.CONTROLS[mark.component][1]
         assert mark.proposed_by and max(abs(a - b) for a, b in zip(mark.box, truth)) <= 20, (mark.component, mark.box)
+    # each state's look is drawn over the photos: no two states look alike, and the player shows the lamp lit
+    assert not [c for c in draft.checks if "looks the same" in c["message"]]
+    device = draft.publications.get().device
+    off, low = (device_view_image(device_row=device, view="front", state=s) for s in ("off", "low"))
+    assert off.read_bytes() != low.read_bytes()
     # an agent plays the published task "turn it on" through the API: to the top view, push the switch up
     task = next(t for t in Task.objects.filter(device__device_id="heater-lab-demo", sample__split__name="lab-demo")
                 if t.definition["goals"] == ["low"])

@@ -10,8 +10,9 @@ import pytest
 from PIL import Image as PILImage
 
 from annotation.embeddings import embedding_compute
+from devicelab.core import drafts as draft_core
 from devicelab.models import DeviceDraft, DraftRevision
-from devicelab.selectors import project_agreement
+from devicelab.selectors import draft_view_image, project_agreement
 from devicelab.services import drafts as draft_services
 from devicelab.services import photos as photo_services
 from devicelab.services import review as review_services
@@ -288,3 +289,30 @@ def test_a_state_photo_is_what_the_player_shows_in_that_state(draft, annotator, 
     (tmp_path / "heater-lab" / "high-front.png").unlink()
     with pytest.raises(Exception, match="states.high.look.photos.front"):
         vge_import(path=tmp_path / "heater-lab")
+
+
+def test_overlays_on_a_photo_are_what_the_editor_and_the_published_player_show(draft, annotator, reviewers, curator):
+    draft = authored(draft, annotator)
+    alike = [c["path"] for c in draft.checks if "looks the same" in c["message"]]
+    assert "states.low" in alike  # two plain photos tell no state apart
+    for state in draft.definition["states"]:
+        draft = draft_services.draft_edit(
+            user=annotator, draft_id=draft.pk, version=draft.version, note="overlays",
+            change=lambda d, s=state: draft_core.overlays_set(d, state=s, view="front",
+                                                              components=["light", "thermostat"]))
+        draft = draft_services.draft_edit(
+            user=annotator, draft_id=draft.pk, version=draft.version, note="overlays",
+            change=lambda d, s=state: draft_core.overlays_set(d, state=s, view="top", components=["power_switch"]))
+    assert not [c for c in draft.checks if "looks the same" in c["message"]]
+    editor = {state: draft_view_image(draft, view="front", state=state).read_bytes() for state in ("off", "low")}
+    lamp = FRONT_BOXES["light"]
+    pixels = {state: PILImage.open(io.BytesIO(png)).convert("RGB").getpixel(
+        ((lamp[0] + lamp[2]) * 640 // 2000, (lamp[1] + lamp[3]) * 480 // 2000)) for state, png in editor.items()}
+    assert pixels["off"] != pixels["low"]  # the lamp is lit in "low" only
+    review_services.playtest_install(user=annotator, draft_id=draft.pk)
+    draft = review_services.draft_submit(user=annotator, draft_id=draft.pk, version=draft.version)
+    for reviewer in reviewers:
+        review_services.draft_review(user=reviewer, draft_id=draft.pk, verdict="approve")
+    publication = review_services.draft_publish(user=curator, draft_id=draft.pk, split_name="lab", public=True)
+    for state, png in editor.items():  # the published device's player shows the very same image
+        assert device_view_image(device_row=publication.device, view="front", state=state).read_bytes() == png

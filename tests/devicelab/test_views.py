@@ -72,3 +72,55 @@ def test_autosave_api_and_its_refusals(draft, annotator):
 
 def _upload(name: str, data: bytes) -> SimpleUploadedFile:
     return SimpleUploadedFile(name, data)
+
+
+def test_live_checks_of_an_unsaved_definition_save_nothing(draft, annotator, annotator2):
+    client = client_for(annotator)
+    assert client.post(f"/devicelab/drafts/{draft.pk}/", {
+        "op": "photo", "view": "front", "version": "1", "photo": _upload("f.png", photo_bytes())}).status_code == 302
+    definition = client.get(f"/api/devicelab/drafts/{draft.pk}/").json()["definition"]
+    definition["components"]["thermostat"]["boxes"] = {"front": [200, 250, 1200, 500]}
+    url = f"/api/devicelab/drafts/{draft.pk}/checks/"
+    answer = client.post(url, json.dumps({"definition": definition}), content_type="application/json")
+    assert answer.status_code == 200 and answer.json()["version"] == 2
+    check = next(c for c in answer.json()["checks"] if c["path"] == "components.thermostat.boxes.front")
+    assert check["view"] == "front" and check["level"] == "error" and "1200" in check["message"]
+    saved = DeviceDraft.objects.get(pk=draft.pk)
+    assert saved.version == 2 and not saved.definition["components"]["thermostat"].get("boxes")
+    assert saved.revisions.count() == 2
+    not_object = client.post(url, json.dumps({"definition": [1]}), content_type="application/json")
+    assert not_object.json()["checks"][0]["message"] == "a device definition must be a JSON object"
+    assert client_for(annotator2).post(url, "{}", content_type="application/json").status_code == 404
+    assert client.get(url).status_code == 405
+
+
+def test_overlays_and_a_components_look_from_the_editor_and_the_preview(draft, annotator):
+    client = client_for(annotator)
+    url = f"/devicelab/drafts/{draft.pk}/"
+    client.post(url, {"op": "photo", "view": "front", "version": "1", "photo": _upload("f.png", photo_bytes())})
+    client.post(url, {"op": "box", "version": "2", "component": "light", "view": "front",
+                      "x1": "750", "y1": "600", "x2": "800", "y2": "660"})
+    bad = client.post(url, {"op": "overlays", "version": "3", "state": "low", "view": "front",
+                            "components": ["light", "power_switch"]})
+    assert bad.status_code == 400 and b"states.low.look.overlays.front[1]" in bad.content
+    bad = client.post(url, {"op": "component_look", "version": "3", "state": "low", "component": "light",
+                            "values": "on=maybe"})
+    assert bad.status_code == 400 and b"states.low.look.components.light.on" in bad.content
+    for state in ("off", "low"):
+        version = str(DeviceDraft.objects.get(pk=draft.pk).version)
+        assert client.post(url, {"op": "overlays", "version": version, "state": state, "view": "front",
+                                 "components": ["light"]}).status_code == 302
+    version = str(DeviceDraft.objects.get(pk=draft.pk).version)
+    assert client.post(url, {"op": "component_look", "version": version, "state": "low", "component": "light",
+                             "values": "on=true color=#ff0000"}).status_code == 302
+    saved = DeviceDraft.objects.get(pk=draft.pk).definition["states"]["low"]["look"]
+    assert saved["overlays"] == {"front": ["light"]} and saved["components"]["light"]["color"] == "#ff0000"
+    looks = {}
+    for state in ("off", "low"):
+        answer = client.get(f"/devicelab/drafts/{draft.pk}/looks/front/?state={state}")
+        assert answer.status_code == 200
+        looks[state] = b"".join(answer.streaming_content)
+    assert looks["off"][:4] == b"\x89PNG" and looks["off"] != looks["low"]
+    assert client.get(f"/devicelab/drafts/{draft.pk}/looks/front/?state=nope").status_code == 404
+    assert client.get(f"/devicelab/drafts/{draft.pk}/looks/left/").status_code == 404
+    assert b'id="look-state"' in client.get(url).content

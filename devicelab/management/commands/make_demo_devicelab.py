@@ -1,5 +1,5 @@
 """Author one device from drawn photos through the device lab's real code paths (photos, click-proposed boxes,
-pruning, tasks, play-test install, submit, two review rounds, publish into the split `lab-demo`). Idempotent: an
+pruning, each state's look as overlays on the photos, tasks, play-test install, submit, two review rounds, publish into the split `lab-demo`). Idempotent: an
 existing demo device is left as it is. Prints how long each step took."""
 from __future__ import annotations
 
@@ -12,12 +12,14 @@ from django.core.management.base import BaseCommand
 from accounts.roles import ANNOTATOR, CURATOR, REVIEWER
 from annotation.embeddings import embedding_compute
 from devicelab.core import demo_photos
+from devicelab.core import drafts as draft_core
 from devicelab.models import DeviceDraft, DeviceProject
 from devicelab.services import drafts as draft_services
 from devicelab.services import photos as photo_services
 from devicelab.services import review as review_services
 
 DEVICE_ID = "heater-lab-demo"
+OVERLAYS = {"front": ["thermostat", "light"], "top": ["power_switch"]}  # what tells the heater's states apart
 
 
 def _person(name: str, group: str):
@@ -57,6 +59,12 @@ class Command(BaseCommand):
                                            proposed_by=proposal.backend)
             self.stdout.write(f"  {component} on {view}: {list(box)} ({proposal.backend or 'drawn'})")
         draft = draft_services.machine_prune(user=annotator, draft_id=draft.pk, version=draft.version)
+        for state in draft.definition["states"]:  # each state's look drawn over the photos: dial, lamp, switch
+            for view, components in OVERLAYS.items():
+                draft = draft_services.draft_edit(
+                    user=annotator, draft_id=draft.pk, version=draft.version, note=f"overlays of {view} in {state}",
+                    change=lambda d, s=state, v=view, c=components: draft_core.overlays_set(d, state=s, view=v,
+                                                                                            components=c))
         errors = [c for c in draft.checks if c["level"] == "error"]
         for check in draft.checks:
             self.stdout.write(f"  check {check['level']}: {check['path']} {check['message']}")

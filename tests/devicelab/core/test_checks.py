@@ -6,7 +6,8 @@ from devicelab.core.checks import ERROR, WARNING, draft_checks, has_errors
 
 
 def heater_draft():
-    """A Heater drawn on two photos: the dial, the mode button and the lamp on the front, the switch on the top."""
+    """A Heater drawn on two photos: the dial, the mode button and the lamp on the front, the switch on the top;
+    each state's look drawn over them (overlays)."""
     data = drafts.draft_start("Heater", "heater-lab-1")
     data = drafts.view_set(data, view="front", image="front.png")
     data = drafts.view_set(data, view="top", image="top.png")
@@ -14,6 +15,9 @@ def heater_draft():
     data = drafts.box_set(data, component="mode_button", view="front", box=[400, 400, 500, 500])
     data = drafts.box_set(data, component="light", view="front", box=[700, 500, 760, 560])
     data = drafts.box_set(data, component="power_switch", view="top", box=[150, 500, 220, 620])
+    for state in data["states"]:  # each state drawn over the photos: the dial, the lamp, the switch
+        data = drafts.overlays_set(data, state=state, view="front", components=["thermostat", "light"])
+        data = drafts.overlays_set(data, state=state, view="top", components=["power_switch"])
     return data
 
 
@@ -99,3 +103,30 @@ def test_a_state_photo_tells_alike_states_apart():
     assert not [c for c in draft_checks(data) if "looks the same" in c.message]
     checks = by_path(draft_checks(data, photos=frozenset({"top"})))
     assert checks["states.low2.look.photos.front"].view == "front"
+
+
+def test_photos_without_overlays_tell_no_state_apart():
+    data = heater_draft()
+    for state in data["states"]:
+        data = drafts.overlays_set(data, state=state, view="front", components=[])
+        data = drafts.overlays_set(data, state=state, view="top", components=[])
+    alike = [c.path for c in draft_checks(data) if "looks the same as 'off'" in c.message]
+    assert alike == ["states.low", "states.high", "states.eco", "states.overheat"]
+
+
+def test_overlays_name_what_is_not_there_with_path_and_view():
+    data = heater_draft()
+    data["states"]["low"]["look"]["overlays"] = {"front": ["light", "nope", "power_switch"], "left": ["light"]}
+    checks = by_path(draft_checks(data, photos=frozenset({"front", "top"})))
+    assert checks["states.low.look.overlays.front[1]"].message == "unknown component 'nope'"
+    assert checks["states.low.look.overlays.front[2]"].view == "front"
+    assert "no box on view 'front'" in checks["states.low.look.overlays.front[2]"].message
+    assert checks["states.low.look.overlays.left"].view == "left"
+    assert has_errors(list(checks.values()))
+
+
+def test_a_photo_and_overlays_on_one_view_are_one_look_too_many():
+    data = heater_draft()
+    data["states"]["low"]["look"]["photos"] = {"front": "low-front.png"}
+    check = by_path(draft_checks(data))["states.low.look.overlays.front"]
+    assert check.level == ERROR and "one look per view" in check.message

@@ -74,3 +74,51 @@ def test_iou_agreement_of_two_annotators():
                                ("lamp", "front", "bob", [0, 0, 10, 10]), ("knob", "top", "ann", [0, 0, 1, 1])])
     assert [(p.component, round(p.iou, 3)) for p in agreement.pairs] == [("dial", 1.0), ("lamp", 0.5)]
     assert agreement.mean_iou == pytest.approx(0.75) and agreement.share_at(0.75) == 0.5
+
+
+def _two_photos():
+    data = drafts.view_set(drafts.draft_start("Heater", "h1"), view="front", image="front.png")
+    data = drafts.view_set(data, view="top", image="top.png")
+    data = drafts.box_set(data, component="light", view="front", box=[700, 500, 760, 560])
+    return drafts.box_set(data, component="power_switch", view="top", box=[150, 500, 220, 620])
+
+
+def test_overlays_are_set_per_state_and_view_and_a_state_photo_replaces_them():
+    data = drafts.overlays_set(_two_photos(), state="low", view="front", components=["light", "light"])
+    assert data["states"]["low"]["look"]["overlays"] == {"front": ["light"]}
+    photo = drafts.state_photo_set(data, state="low", view="front", image="low-front.png")
+    assert "overlays" not in photo["states"]["low"]["look"]
+    again = drafts.overlays_set(photo, state="low", view="front", components=["light"])
+    assert "photos" not in again["states"]["low"]["look"]  # one look per view
+    cleared = drafts.overlays_set(data, state="low", view="front", components=[])
+    assert "overlays" not in cleared["states"]["low"]["look"]
+
+
+@pytest.mark.parametrize("kwargs, path", [
+    ({"state": "nope", "view": "front", "components": ["light"]}, "states.nope.look.overlays.front"),
+    ({"state": "low", "view": "left", "components": ["light"]}, "states.low.look.overlays.left"),
+    ({"state": "low", "view": "front", "components": ["light", "power_switch"]}, "states.low.look.overlays.front[1]"),
+])
+def test_bad_overlays_named_by_path(kwargs, path):
+    with pytest.raises(drafts.DraftError) as caught:
+        drafts.overlays_set(_two_photos(), **kwargs)
+    assert caught.value.path == path
+
+
+def test_component_look_values_in_the_renderers_vocabulary():
+    values = drafts.look_values_parse("on=true color=#ffb030 text=HI_THERE open=1 position=0.5", path="p")
+    assert values == {"on": True, "color": "#ffb030", "text": "HI THERE", "open": 1, "position": 0.5}
+    data = drafts.component_look_set(_two_photos(), state="low", component="light", values={"color": "#0000ff"})
+    assert data["states"]["low"]["look"]["components"]["light"]["color"] == "#0000ff"
+    for text, path in (("glow=1", "p.glow"), ("on=maybe", "p.on"), ("open=wide", "p.open"), ("on", "p.on")):
+        with pytest.raises(drafts.DraftError) as caught:
+            drafts.look_values_parse(text, path="p")
+        assert caught.value.path == path
+
+
+def test_prune_keeps_the_authored_looks_of_kept_states():
+    data = drafts.overlays_set(_two_photos(), state="low", view="front", components=["light"])
+    data = drafts.component_look_set(data, state="low", component="light", values={"color": "#0000ff"})
+    pruned = drafts.machine_prune(data)
+    look = pruned["states"]["low"]["look"]
+    assert look["overlays"] == {"front": ["light"]} and look["components"]["light"]["color"] == "#0000ff"

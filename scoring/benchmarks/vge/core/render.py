@@ -8,6 +8,11 @@ moves, a light glows in its colour, a display shows its text (blank when the dev
 sits lower; the state's `effect` (flame, beam, steam...) is drawn around the body. Axonometric views fold
 three rendered faces into a box with affine warps; the dashboard is a close-up of the front panel.
 
+A view with a photo (a device authored from photographs) shows the photo instead: the state's own photo of the
+view (`look.photos[view]`), else the view's photo with the state's overlays drawn on it (`look.overlays[view]`: the
+components drawn in their look for the state, over their boxes, as above), else the photo as it is. `view_image`
+is the one place deciding which, for the simulator's player and agent API and the device lab's preview alike.
+
 Deterministic: the same device, view and look give the same bytes. Renders are cached on disk keyed by the
 device digest, the view and a hash of the resolved look (`visual_key`), so states that look alike share a file.
 """
@@ -18,7 +23,7 @@ import hashlib
 import io
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -369,7 +374,12 @@ def _draw_indicator(draw, x1, y1, x2, y2, look) -> None:
 
 
 def _draw_control(draw: ImageDraw.ImageDraw, shape: str, box, body: tuple[int, int, int], look: Mapping[str, Any], detents: int) -> None:
-    x1, y1, x2, y2 = _px(box)
+    _draw_control_px(draw, shape, _px(box), body, look, detents)
+
+
+def _draw_control_px(draw: ImageDraw.ImageDraw, shape: str, rect: tuple[float, float, float, float],
+                     body: tuple[int, int, int], look: Mapping[str, Any], detents: int) -> None:
+    x1, y1, x2, y2 = rect
     if shape == "button":
         _draw_button(draw, x1, y1, x2, y2, body, look)
     elif shape in DIALS:
@@ -615,4 +625,87 @@ def cached_render(device: Device, view: str, state: str, cache_dir: Path) -> Pat
         tmp = path.with_suffix(f".{hashlib.sha1(str(path).encode()).hexdigest()[:6]}.tmp")
         tmp.write_bytes(render_view(device, view, state))
         tmp.replace(path)  # atomic: concurrent requests never see half a file
+    return path
+
+
+# -- photos: a state's own photo, or overlays drawn on the view's photo ------------------------------------------
+
+# The values a state's look may give a component (`look.components[name]`), by the shapes that read them.
+LOOK_VALUES: dict[str, type] = {"on": bool, "color": str, "text": str, "open": float, "position": float,
+                                "pressed": bool, "level": float, "angle": float}
+
+
+def state_photo(device: Device, view: str, state: str) -> str | None:
+    """The file of the state's own photo of `view` (`look.photos[view]`), if it has one."""
+    photos = device.states[state].look.get("photos") if state in device.states else None
+    name = photos.get(view) if isinstance(photos, Mapping) else None
+    return name if isinstance(name, str) else None
+
+
+def overlays_of(device: Device, view: str, state: str) -> tuple[str, ...]:
+    """The components the state draws over the view's photo (`look.overlays[view]`), those with a box there."""
+    overlays = device.states[state].look.get("overlays") if state in device.states else None
+    names = overlays.get(view) if isinstance(overlays, Mapping) else None
+    if not isinstance(names, list):
+        return ()
+    return tuple(name for name in names
+                 if isinstance(name, str) and name in device.components and view in device.components[name].boxes)
+
+
+def look_key(device: Device, view: str, state: str) -> str:
+    """What `view` shows in `state`, as a short hash: two states with the same key on every view look alike."""
+    photo = state_photo(device, view, state)
+    if photo is not None:
+        return f"photo:{photo}"
+    if not device.views[view].image:
+        return visual_key(device, state)
+    looks = resolve_looks(device, state)["components"]
+    text = json.dumps({name: looks[name] for name in overlays_of(device, view, state)}, sort_keys=True)
+    return "overlays:" + hashlib.sha1(text.encode()).hexdigest()[:12]
+
+
+def draw_overlays(photo: Image.Image, device: Device, view: str, state: str) -> Image.Image:
+    """The view's photo with the state's overlays drawn on it: each listed component drawn in its look for the
+    state (a lit lamp, a display's text, a door swung open, a dial's pointer), exactly over its box."""
+    image = photo.convert("RGB")
+    draw = ImageDraw.Draw(image)
+    looks = resolve_looks(device, state)["components"]
+    body = _hex(str(device.look.get("color", "#d0d0d0")))
+    w, h = image.size
+    items = [(name, device.components[name].boxes[view]) for name in overlays_of(device, view, state)]
+    items.sort(key=lambda item: -(item[1][2] - item[1][0]) * (item[1][3] - item[1][1]))  # big first, small on top
+    for name, box in items:
+        rect = (box[0] * w / 1000, box[1] * h / 1000, box[2] * w / 1000, box[3] * h / 1000)
+        _draw_control_px(draw, shape_of(device, name), rect, body, looks[name], detents_of(device, name))
+    return image
+
+
+def view_image(device: Device, view: str, state: str, *, photo_path: Callable[[str], Path | None],
+               cache_dir: Path) -> Path:
+    """The file a player sees of `view` in `state`: the state's own photo of the view; else the view's photo with
+    the state's overlays drawn on it (cached under `cache_dir`); else the view's photo; else the rendered image.
+    `photo_path(file name)` finds a photo the definition names (None: the device has no such file)."""
+    if view not in device.views:
+        raise KeyError(f"device {device.id} has no view '{view}'")
+    if state not in device.states:
+        raise KeyError(f"device {device.id} has no state '{state}'")
+    own = state_photo(device, view, state)
+    if own is not None and (path := photo_path(own)) is not None:
+        return path
+    image = device.views[view].image
+    base = photo_path(image) if image else None
+    if base is None:
+        return cached_render(device, view, state, cache_dir)
+    if not overlays_of(device, view, state):
+        return base
+    stat = base.stat()  # a replaced photo under the same name draws anew
+    key = hashlib.sha1(f"{base}:{stat.st_mtime_ns}:{stat.st_size}:{look_key(device, view, state)}".encode())
+    path = Path(cache_dir) / device.digest[:20] / f"{view}-photo-{key.hexdigest()[:16]}.png"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with Image.open(base) as photo:
+            drawn = draw_overlays(photo, device, view, state)
+        tmp = path.with_suffix(f".{hashlib.sha1(str(path).encode()).hexdigest()[:6]}.tmp")
+        tmp.write_bytes(png_bytes(drawn))
+        tmp.replace(path)
     return path
