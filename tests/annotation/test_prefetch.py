@@ -68,6 +68,11 @@ def test_opening_an_item_makes_the_next_items_embedding_cached(
     # the page names the item its Next button opens and that item's images, which its script downloads ahead
     assert config["next_item"] == queue[1].pk
     assert config["next_images"] == [image.pk for image in queue[1].images.all()]
+    # the next item's page says its embedding is ready as it opens (no status request before the first click)
+    with django_capture_on_commit_callbacks(execute=True):
+        config = _open_page(annotator, queue[1])
+    assert {entry["status"] for entry in config["embeddings"].values()} == {"ready"}
+    assert list(config["embeddings"]) == [str(image.pk) for image in queue[1].images.all()]
 
 
 def test_no_second_task_for_an_embedding_cached_or_in_flight(
