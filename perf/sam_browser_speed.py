@@ -233,8 +233,15 @@ def main() -> int:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"])
 
-        def open_page(item, query: str = ""):
-            context = browser.new_context(viewport={"width": 1400, "height": 900})
+        def open_page(item, query: str = "", profile: Path | None = None):
+            """A fresh browser context (an in-memory cache, which keeps no entry as large as the decoder file), or
+            with `profile` a fresh browser profile on disk (an annotator's browser: its disk cache keeps it)."""
+            if profile is None:
+                context = browser.new_context(viewport={"width": 1400, "height": 900})
+            else:
+                context = playwright.chromium.launch_persistent_context(
+                    profile, executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"],
+                    viewport={"width": 1400, "height": 900})
             page = context.new_page()
             page.on("console", lambda m: print("  console:", m.text[:300]) if m.type in ("error", "warning") else None)
             page.on("pageerror", lambda e: print("  page error:", str(e)[:300]))
@@ -367,7 +374,7 @@ def main() -> int:
         context.close()
 
         # 5. The next item, prefetched: the annotator works on item 4, then takes the editor's Next button to item 5.
-        context, page = open_page(items[4], threads_query)
+        context, page = open_page(items[4], threads_query, profile=workdir / "annotator-profile")
         page.wait_for_function(
             "() => /decoder in the browser/.test(document.getElementById('embed-status').textContent)")
         page.wait_for_function("() => { const d = window.annotationEditor.decoderStats; "
