@@ -24,12 +24,26 @@ def items_for_user(*, user: AbstractBaseUser, project: Project) -> QuerySet[Item
     return items if is_curator(user) else items.filter(assignee=user)
 
 
-def next_item(*, item: Item) -> Item | None:
-    return (
-        Item.objects.filter(project=item.project, assignee=item.assignee, position__gt=item.position)
-        .order_by("position")
-        .first()
+# Items whose work is over: the queue skips them (the Next button and the embeddings prefetched ahead).
+DONE_STATES = (Item.State.ACCEPTED, Item.State.PUBLISHED, Item.State.REJECTED)
+
+
+def queue_after(*, item: Item, limit: int) -> list[Item]:
+    """The next `limit` open items of `item`'s assignee in its project, in the order the editor's Next button takes
+    them (position, then id: items of one upload share no position, but a tie must not skip an item)."""
+    if limit <= 0:
+        return []
+    after = Q(position__gt=item.position) | Q(position=item.position, pk__gt=item.pk)
+    return list(
+        Item.objects.filter(after, project_id=item.project_id, assignee_id=item.assignee_id)
+        .exclude(state__in=DONE_STATES)
+        .order_by("position", "pk")[:limit]
     )
+
+
+def next_item(*, item: Item) -> Item | None:
+    following = queue_after(item=item, limit=1)
+    return following[0] if following else None
 
 
 def can_use_image_for_review(*, user: AbstractBaseUser, image: Image) -> bool:

@@ -19,13 +19,13 @@ from annotation import selectors
 from annotation.core.epic import leaf_for
 from annotation.forms import AssignForm, ProjectForm, UploadForm
 from annotation.models import Item, Project
-from annotation.serializers import ItemOutput
+from annotation.serializers import EmbeddingOutput, ItemOutput
 from annotation.services import export
-from annotation.services.editing import EDITABLE_STATES, findings_json, item_lint
+from annotation.services.editing import EDITABLE_STATES, findings_json, item_images, item_lint
 from annotation.services.errors import AnnotationError
 from annotation.services.permissions import can_edit_item
 from annotation.services.projects import images_upload, items_assign, project_create, role_set
-from annotation.services.segmentation import browser_decoder_url, item_open, segmenter_identity
+from annotation.services.segmentation import browser_decoder_info, browser_decoder_url, item_open, segmenter_identity
 from scoring.isolation import cross_origin_isolated
 
 
@@ -145,8 +145,9 @@ def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
             "item": item, "show_assignee": team, "curators": selectors.curator_names(),
         }, status=403)
     # Opening the item starts its embedding (and the next items') on the worker; idempotent.
-    item_open(user=request.user, item=item)
+    opened = item_open(user=request.user, item=item)
     leaf = leaf_for(item.project.leaf)
+    following = selectors.next_item(item=item)
     item_data = dict(ItemOutput(item).data)
     if item.state in EDITABLE_STATES:  # items stored before upload-time linting said "No findings." when empty
         item_data["findings"] = findings_json(item_lint(item))
@@ -161,10 +162,17 @@ def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
             "has_feasibility": leaf.has_feasibility,
         },
         "api": {"item": f"/api/annotation/items/{item.pk}/", "submit": f"/api/annotation/items/{item.pk}/submit/"},
-        "next_item": (n.pk if (n := selectors.next_item(item=item)) else None),
+        "next_item": following.pk if following else None,
+        # The page downloads their features once computed (prefetch.js): the Next button's page finds them cached.
+        "next_images": [image.pk for image in item_images(following)] if following else [],
         # onnxruntime-web (npm, copied by `make setup`): SAM's decoder runs in the browser when it is there.
         "ort": _ort_static(),
         "decoder_url": browser_decoder_url(),  # downloaded at once, while the embedding status is polled
+        # The status API's answer for each image as the page opens: a cached (e.g. prefetched) embedding needs no
+        # request before the first click.
+        "embeddings": {str(row.image_id): {**EmbeddingOutput(row).data,
+                                           "browser": browser_decoder_info(image=row.image, row=row)}
+                       for row in opened},
         "segmenter": segmenter_identity(),  # named in each mask's provenance
     }
     return render(request, "annotation/editor.html", {"item": item, "config": config, "leaf": leaf})

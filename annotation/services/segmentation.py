@@ -25,8 +25,10 @@ from annotation.embeddings import (
     segmentation_backend,
 )
 from annotation.models import Embedding, Image, Item
+from annotation.selectors import queue_after
 from annotation.services.editing import item_images
 from annotation.services.errors import AnnotationError
+from annotation.services.permissions import can_edit_item
 
 
 def embedding_request(*, image: Image, retry_failed: bool = False) -> Embedding:
@@ -128,15 +130,18 @@ def browser_decoder(*, model_key: str, fingerprint: str) -> Path:
     return path
 
 
+def embeddings_prefetch(*, user: AbstractBaseUser, items: Sequence[Item]) -> list[Embedding]:
+    """Queue ahead of time the embeddings of items `user` will open next (X-AnyLabeling pre-encodes the next ones),
+    so the first click there finds a cached embedding. Only items the user may edit; an image whose embedding is
+    cached, queued or running gets no second task (embedding_request), and a failed one is not retried here (opening
+    its item does), so opening items over and over queues nothing more."""
+    return [embedding_request(image=image)
+            for item in items if can_edit_item(user, item) for image in item_images(item)]
+
+
 def item_open(*, user: AbstractBaseUser, item: Item) -> list[Embedding]:
-    """Queue embeddings for this item's images and, ahead of time, for the user's next items."""
+    """Queue embeddings for this item's images and, ahead of time, for the next SAM_PREFETCH_ITEMS items of its
+    queue (the ones the editor's Next button leads to)."""
     rows = [embedding_request(image=image, retry_failed=True) for image in item_images(item)]
-    upcoming = (
-        Item.objects.filter(project=item.project, assignee=item.assignee or user, position__gt=item.position)
-        .exclude(state__in=[Item.State.ACCEPTED, Item.State.PUBLISHED, Item.State.REJECTED])
-        .order_by("position")[: settings.SAM_PREFETCH_ITEMS]
-    )
-    for other in upcoming:
-        for image in other.images.all():
-            embedding_request(image=image, retry_failed=True)
+    embeddings_prefetch(user=user, items=queue_after(item=item, limit=settings.SAM_PREFETCH_ITEMS))
     return rows

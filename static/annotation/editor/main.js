@@ -14,6 +14,7 @@ import {
   deleteSelected, mergeSelected, renderFindings, renderImageTabs, renderInstances, renderLabels, setMasklet,
 } from "./instances.js";
 import { decoderStats, warmUp } from "./decoder.js";
+import { prefetchNext, prefetchStats } from "./prefetch.js";
 import { hoverShown, renderProposals, stats, watchEmbedding } from "./prompts.js";
 import { bindShortcuts, toggleHelp } from "./shortcuts.js";
 import { $, config, currentImage, images, leaf, loadInstances, on, resetPrompt, state } from "./state.js";
@@ -70,13 +71,14 @@ function start() {
     img.el = new Image();
     img.el.onload = () => { img.loaded = true; if (img === currentImage()) fit(); };
     img.el.src = img.url;
-    watchEmbedding(img);
+    watchEmbedding(img, prefetchNext);  // this item's decoder first, then the next item's features
   }
   if (!editable()) { setSaveStatus(`This item is ${state.itemState.replace("_", " ")}: changes are not saved.`); applyLock(); }
   if (restored) saveRestored();
   fit();
   window.annotationEditor = {
     state, rleEncode, rleDecode, payload, save, undo, redo, fillHoles, stats, decoderStats, hoverShown,
+    prefetch: prefetchStats,
     raster: { stamp, strokeTo, polygonMask },  // the tools' geometry, compared with annotation/core/edits.py in tests
   };
 }

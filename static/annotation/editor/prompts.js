@@ -8,7 +8,7 @@ import { browserDecoderPossible, contextFor, decode, isReady, prepare } from "./
 import { checkpoint } from "./history.js";
 import { provFromProposal } from "./provenance.js";
 import {
-  $, addInstance, changed, currentImage, isLocked, replaceInstance, rleOf, selectedInstance, state,
+  $, addInstance, changed, config, currentImage, isLocked, replaceInstance, rleOf, selectedInstance, state,
 } from "./state.js";
 
 /** Timings the speed script and the tests read (window.annotationEditor.stats). */
@@ -261,8 +261,15 @@ export async function watchEmbedding(img, then) {
   if (embedWatchers[img.id]) { if (then) embedWatchers[img.id].push(then); return; }
   embedWatchers[img.id] = then ? [then] : [];
   const box = $("embed-status");
+  // The page came with each image's status (the view's): a ready one is not asked for on the page's first watch
+  // (taken once: a later watch, after the server answered 202, asks).
+  const opened = config.embeddings || {};
+  let known = opened[img.id];
+  delete opened[img.id];
   for (;;) {
-    const res = await api(`/api/annotation/images/${img.id}/embedding/`, "GET");
+    const res = known && known.status === "ready"
+      ? { status: 200, data: known } : await api(`/api/annotation/images/${img.id}/embedding/`, "GET");
+    known = null;
     const d = res.data || {};
     if (res.status !== 200) { box.textContent = "Embedding status unavailable."; break; }
     if (d.status === "ready") {

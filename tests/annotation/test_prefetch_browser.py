@@ -1,0 +1,60 @@
+"""Issue 34, the browser's side of the prefetch: while anna works on an item, the editor downloads the next item's
+embedding features once they are computed, and the Next button's page loads its decoder from the browser's cache."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from annotation.core.segmentation import EmbeddingCache
+from tests.annotation.browser_helpers import to_client
+from tests.conftest import login_page
+
+from .conftest import png_bytes
+from .test_editor_sam_browser import ORT_MODULE
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_the_next_items_features_are_fetched_ahead_and_its_page_reads_them_from_the_cache(
+        live_server, page, sam_backend, sam_scene_embedding, scene_png, project_factory, item_factory, annotator,
+        settings):
+    if not ORT_MODULE.exists():
+        pytest.fail(f"{ORT_MODULE} is missing: `make setup` installs onnxruntime-web (npm ci) and copies it there")
+    project = project_factory()
+    [first] = item_factory(scene_png[0], project=project, assignee=annotator)
+    flipped = png_bytes(np.ascontiguousarray(np.array(_pixels(scene_png[0]))[:, ::-1]))
+    [second] = item_factory(flipped, project=project, name="flipped.png", assignee=annotator)
+    cache = EmbeddingCache(settings.SAM_EMBEDDING_DIR)
+    cache.put(first.images.get().sha256, sam_scene_embedding)
+
+    login_page(page, live_server.url, "anna", "pw-anna-123")
+    page.goto(f"{live_server.url}/annotation/items/{first.pk}/")
+    page.wait_for_function("() => /decoder in the browser/.test(document.getElementById('embed-status').textContent)",
+                           timeout=30000)
+    # opening the first item queued the second's embedding; the worker's part, done here: its features cached
+    assert second.images.get().embeddings.get().status == "queued"
+    cache.put(second.images.get().sha256, sam_scene_embedding)
+    page.wait_for_function("() => window.annotationEditor.prefetch.cached === 1", timeout=30000)
+
+    page.click("a.button:has-text('Next item')")
+    page.wait_for_url(f"**/annotation/items/{second.pk}/")
+    page.wait_for_function("() => /decoder in the browser/.test(document.getElementById('embed-status').textContent)",
+                           timeout=30000)
+    loads = page.evaluate("""() => performance.getEntriesByType('resource')
+        .filter((e) => /embedding[/]features|decoders/.test(e.name)).map((e) => [e.name, e.transferSize])""")
+    features = f"/api/annotation/images/{second.images.get().pk}/embedding/features/"
+    # from the cache (the ~19 MiB decoder file is not checked: a test browser's in-memory cache keeps no entry that
+    # large, an annotator's disk cache does)
+    assert [size for name, size in loads if name.endswith(features)] == [0], loads
+    page.uncheck("#hover-preview")
+    page.mouse.click(*to_client(page, 192, 180))
+    page.wait_for_selector("#proposals button")
+    assert "browser" in page.text_content("#seg-status")
+
+
+def _pixels(data: bytes):
+    import io
+
+    from PIL import Image
+
+    return Image.open(io.BytesIO(data)).convert("RGB")
