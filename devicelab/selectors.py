@@ -10,7 +10,7 @@ from django.db.models import Count, QuerySet
 from accounts.roles import is_annotator, is_curator, is_reviewer
 from devicelab.core import drafts as draft_core
 from devicelab.core.agreement import Agreement, box_agreement
-from devicelab.models import BoxMark, DeviceDraft, DeviceProject
+from devicelab.models import BoxMark, DeviceDraft, DeviceProject, playtest_device_id
 
 
 def may_enter(user: AbstractBaseUser | None) -> bool:
@@ -26,6 +26,14 @@ def drafts_visible(user: AbstractBaseUser | None) -> QuerySet[DeviceDraft]:
     if is_annotator(user) and user is not None:
         return drafts.filter(assignee=user)
     return drafts.none()
+
+
+def playtest_devices_for(user: AbstractBaseUser | None) -> frozenset[str] | None:
+    """The play-test devices `user` may play, list and replay (simulator.playtests asks): every one for reviewers
+    and curators (None), an annotator's own drafts' (the drafts they see), none for anyone else."""
+    if is_reviewer(user):
+        return None
+    return frozenset(playtest_device_id(pk) for pk in drafts_visible(user).values_list("pk", flat=True))
 
 
 def projects_visible(user: AbstractBaseUser | None) -> QuerySet[DeviceProject]:

@@ -31,6 +31,7 @@ from scoring.benchmarks.vge.core.library import hash_seed
 from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
 from scoring.benchmarks.vge.core.task_defs import generate_tasks
 from simulator.models import Task
+from simulator.playtests import PLAYTEST_SOURCE
 from simulator.services.library import device_upsert, split_ensure, task_upsert, tasks_into_split
 
 REVIEW_ROUNDS = 2
@@ -69,9 +70,6 @@ def tasks_preview(draft: DeviceDraft, *, device_id: str | None = None) -> list[T
     return out
 
 
-PLAYTEST_SOURCE = "playtest"  # simulator.selectors leaves such devices off the simulator's public list
-
-
 def _images_install(draft: DeviceDraft, device_id: str, *, public: bool) -> str:
     """The photos copied where the simulator reads a device's view images; returns that folder (under MEDIA_ROOT).
     The simulator reads them from disk for its player and API; only a public split's go under media/public (served
@@ -87,10 +85,6 @@ def _images_install(draft: DeviceDraft, device_id: str, *, public: bool) -> str:
     return folder
 
 
-def playtest_device_id(draft: DeviceDraft) -> str:
-    return f"lab-draft-{draft.pk}"
-
-
 def playtest_install(*, user: AbstractBaseUser, draft_id: int) -> Task:
     """The draft as it is now, installed as a device of its own (in no split, never scored) with its first task:
     what the browser player opens for a play-test before the draft is submitted."""
@@ -99,7 +93,7 @@ def playtest_install(*, user: AbstractBaseUser, draft_id: int) -> Task:
         raise DeviceLabError("No such device draft.", status=404)
     if not (can_edit_draft(user, draft) or is_reviewer(user)):
         raise DeviceLabError("Only the device's annotator, reviewers and curators play-test it.", status=403)
-    device_id = playtest_device_id(draft)
+    device_id = draft.playtest_device_id
     previews = tasks_preview(draft, device_id=device_id)
     if not previews:
         raise DeviceLabError("The machine gives no task yet: add transitions to states a player can reach.",
