@@ -12,7 +12,7 @@ from config.asgi import application
 from devicelab.models import DeviceDraft
 from simulator import agent_socket
 from simulator.engines import EpisodeError
-from simulator.selectors import playable_tasks, play_state, replay_episode
+from simulator.selectors import play_state, playable_tasks, replay_episode
 from simulator.services.episodes import episode_start, episode_step
 from tests.access_fixtures import playtest_build
 from tests.websockets import headers_for, run_async
