@@ -164,6 +164,8 @@ TABLE: dict[str, Row] = {
     # The device lab (issue 33): annotators, reviewers and curators; the drafts' object rules in tests/devicelab.
     "devicelab/": Row(fixed("/devicelab/"), LAB),
     "devicelab/projects/<slug:slug>/": Row(fixed("/devicelab/projects/none/"), ALL_SAFE, held_by=LAB_TESTS),
+    "devicelab/projects/<slug:slug>/authoring.csv": Row(fixed("/devicelab/projects/none/authoring.csv"), ALL_SAFE,
+                                                        held_by=LAB_TESTS),
     "devicelab/drafts/<int:pk>/": Row(fixed("/devicelab/drafts/999999/"), ALL_SAFE, held_by=LAB_TESTS),
     "devicelab/drafts/<int:pk>/photos/<slug:view>/": Row(fixed("/devicelab/drafts/999999/photos/front/"), ALL_SAFE,
                                                          held_by=LAB_TESTS),

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.roles import is_curator, is_reviewer
-from devicelab.core.boxes import BoxError, box_check
+from devicelab.core.boxes import SCALE, BoxError, box_check
 from devicelab.core.checks import ERROR
 from devicelab.models import DeviceDraft, DevicePublication, DraftReview, DraftRevision
 from devicelab.services.drafts import can_edit_draft, draft_checks_json, draft_to_edit, revision_create
@@ -133,10 +133,26 @@ def draft_submit(*, user: AbstractBaseUser, draft_id: int, version: int) -> Devi
     return draft
 
 
+MAX_ISSUES = 50
+
+
+def point_check(value: object, *, field: str) -> list[int]:
+    """A point on a view's photo: [x, y], integers within 0..1000 (the boxes' scale)."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2 or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise BoxError(field, f"a point is two integers [x, y], got {value!r}")
+    if min(value) < 0 or max(value) > SCALE:
+        raise BoxError(field, f"point {list(value)} lies outside its image (0..{SCALE})")
+    return list(value)
+
+
 def issues_check(draft: DeviceDraft, issues: Any) -> list[dict[str, Any]]:
-    """Issues a reviewer marks: [{view, box?, text}], each on a view of the device."""
+    """Issues a reviewer marks: [{view, box? | point?, text}], each on a view of the device, drawn where it was
+    marked (a box or a point, 0..1000 of the view's photo) for the reviewer and the author."""
     if not isinstance(issues, list):
-        raise DeviceLabError("issues must be a list of {view, box?, text}", field="issues")
+        raise DeviceLabError("issues must be a list of {view, box? or point?, text}", field="issues")
+    if len(issues) > MAX_ISSUES:
+        raise DeviceLabError(f"issues: at most {MAX_ISSUES} in one review, got {len(issues)}", field="issues")
     out = []
     for i, issue in enumerate(issues):
         path = f"issues[{i}]"
@@ -146,13 +162,23 @@ def issues_check(draft: DeviceDraft, issues: Any) -> list[dict[str, Any]]:
         if view not in draft.definition.get("views", {}):
             raise DeviceLabError(f"{path}.view: the device has no view {view!r}", field=f"{path}.view")
         item: dict[str, Any] = {"view": view, "text": str(issue["text"]).strip()}
-        if issue.get("box") is not None:
-            try:
+        if issue.get("box") is not None and issue.get("point") is not None:
+            raise DeviceLabError(f"{path}: an issue is marked by a box or a point, not both", field=f"{path}.point")
+        try:
+            if issue.get("box") is not None:
                 item["box"] = list(box_check(issue["box"], field=f"{path}.box"))
-            except BoxError as exc:
-                raise DeviceLabError(f"{exc.field} (view {view}): {exc}", field=exc.field) from None
+            if issue.get("point") is not None:
+                item["point"] = point_check(issue["point"], field=f"{path}.point")
+        except BoxError as exc:
+            raise DeviceLabError(f"{exc.field} (view {view}): {exc}", field=exc.field) from None
         out.append(item)
     return out
+
+
+def may_review(user: AbstractBaseUser | None, draft: DeviceDraft) -> bool:
+    """A reviewer who did not author it, while it waits for review."""
+    return bool(is_reviewer(user) and user is not None and draft.state == DeviceDraft.State.SUBMITTED
+                and draft.assignee_id != user.pk)
 
 
 def draft_review(*, user: AbstractBaseUser, draft_id: int, verdict: str, note: str = "",
