@@ -105,8 +105,8 @@ def test_author_check_playtest_submit_review_publish_and_an_agent_plays(asgi_ser
     # Two reviewers, one round each.
     for reviewer in ("rob", "rita"):
         _switch(page, base, reviewer)
-        page.goto(f"{base}/devicelab/drafts/{draft.pk}/")
-        assert page.locator("svg[data-boxes='front'] rect[data-component='thermostat']").count() == 1
+        page.goto(f"{base}/devicelab/drafts/{draft.pk}/review/")
+        assert page.locator("svg[data-draw='front'] rect[data-component='thermostat']").count() == 1
         page.click("#review-submit")
         page.wait_for_selector(".messages li")
     assert DeviceDraft.objects.get(pk=draft.pk).state == DeviceDraft.State.ACCEPTED
