@@ -143,9 +143,8 @@ def draft_authoring(draft: DeviceDraft) -> dict[str, Any]:
     return {"people": sorted(people.items()), "total": total(people.values())}
 
 
-def project_authoring(project: DeviceProject) -> dict[str, Any]:
-    """The project's drafts' authoring times: per draft (all its people) and the project's total."""
-    drafts = project.drafts.all()
+def project_authoring(drafts: QuerySet[DeviceDraft]) -> dict[str, Any]:
+    """A project's drafts' authoring times (the drafts the viewer sees): per draft (all its people) and in all."""
     times = authoring_times(drafts)
     per_draft = {draft_id: total(people.values()) for draft_id, people in times.items()}
     return {"drafts": per_draft, "people": times, "total": total(per_draft.values())}

@@ -80,8 +80,9 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             return redirect("devicelab-draft", pk=draft.pk)
     agreement = selectors.project_agreement(project)
-    authoring = selectors.project_authoring(project)
-    drafts = list(selectors.drafts_visible(request.user).filter(project=project))
+    visible = selectors.drafts_visible(request.user).filter(project=project)
+    authoring = selectors.project_authoring(visible)
+    drafts = list(visible)
     for draft in drafts:
         draft.authoring = authoring["drafts"].get(draft.pk)
     return render(request, "devicelab/project_detail.html", {
