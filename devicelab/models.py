@@ -10,6 +10,11 @@ from scoring.models import Split
 from simulator.models import Device, OrderedJSONField
 
 
+def playtest_device_id(draft_pk: int) -> str:
+    """The device a draft's play-test installs (simulator.playtests keeps it to its author and reviewers)."""
+    return f"lab-draft-{draft_pk}"
+
+
 class DeviceProject(models.Model):
     """Devices authored together (a lab's appliances, a benchmark's new categories); roles as annotation projects."""
 
@@ -61,6 +66,10 @@ class DeviceDraft(models.Model):
 
     def __str__(self) -> str:
         return self.device_id
+
+    @property
+    def playtest_device_id(self) -> str:
+        return playtest_device_id(self.pk)
 
 
 class DraftRevision(models.Model):

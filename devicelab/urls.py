@@ -5,6 +5,8 @@ from devicelab import views
 urlpatterns = [
     path("devicelab/", views.project_list, name="devicelab-projects"),
     path("devicelab/projects/<slug:slug>/", views.project_detail, name="devicelab-project"),
+    path("devicelab/projects/<slug:slug>/authoring.csv", views.project_authoring_csv,
+         name="devicelab-project-authoring"),
     path("devicelab/drafts/<int:pk>/", views.draft_editor, name="devicelab-draft"),
     path("devicelab/drafts/<int:pk>/photos/<slug:view>/", views.draft_photo, name="devicelab-draft-photo"),
     path("devicelab/drafts/<int:pk>/looks/<slug:view>/", views.draft_look, name="devicelab-draft-look"),

@@ -3,6 +3,8 @@ checks, the state machine as an SVG graph, tasks, play-test, submit), review, pu
 JSON endpoints (autosave, a click's proposed box). Every change goes through devicelab.services."""
 from __future__ import annotations
 
+import csv
+import io
 import json
 from typing import Any
 
@@ -11,11 +13,12 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.roles import is_curator, is_reviewer
 from devicelab import selectors
 from devicelab.core import drafts as draft_core
+from devicelab.core.authoring import IDLE_GAP_S
 from devicelab.models import DeviceDraft
 from devicelab.services import drafts as draft_services
 from devicelab.services import photos as photo_services
@@ -77,11 +80,37 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             return redirect("devicelab-draft", pk=draft.pk)
     agreement = selectors.project_agreement(project)
+    visible = selectors.drafts_visible(request.user).filter(project=project)
+    authoring = selectors.project_authoring(visible)
+    drafts = list(visible)
+    for draft in drafts:
+        draft.authoring = authoring["drafts"].get(draft.pk)
     return render(request, "devicelab/project_detail.html", {
-        "project": project, "drafts": selectors.drafts_visible(request.user).filter(project=project),
+        "project": project, "drafts": drafts, "authoring_total": authoring["total"],
         "states": selectors.project_states(project), "agreement": agreement,
         "categories": draft_core.categories(), "is_curator": is_curator(request.user), "error": error,
     }, status=error.status if error else 200)
+
+
+@login_required
+@refusals_shown(PAGE)
+def project_authoring_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    """Each draft's authoring time per person (active seconds, edits, sessions) as CSV, for the drafts one sees."""
+    _lab_user(request)
+    project = get_object_or_404(selectors.projects_visible(request.user), slug=slug)
+    drafts = selectors.drafts_visible(request.user).filter(project=project)
+    times = selectors.authoring_times(drafts)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["device_id", "category", "state", "person", "active_seconds", "edits", "sessions",
+                     "idle_gap_seconds"])
+    for draft in drafts:
+        for person, time in sorted(times.get(draft.pk, {}).items()):
+            writer.writerow([draft.device_id, draft.category, draft.state, person, f"{time.seconds:.0f}",
+                             time.edits, time.sessions, f"{IDLE_GAP_S:.0f}"])
+    response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{project.slug}-authoring.csv"'
+    return response
 
 
 def _edit(request: HttpRequest, draft: DeviceDraft) -> str:
@@ -210,7 +239,8 @@ def _editor_context(request: HttpRequest, draft: DeviceDraft, error: DeviceLabEr
                        for name, spec in definition.get("components", {}).items()],
         "states": list(definition.get("states", {}).items()),
         "actions": PHYSICAL_ACTIONS, "previews": previews, "tasks_error": tasks_error,
-        "revisions": draft.revisions.order_by("-pk")[:15], "reviews": draft.reviews.select_related("reviewer"),
+        "revisions": draft.revisions.order_by("-pk")[:15], "reviews": selectors.reviews_with_issues(draft),
+        "authoring": selectors.draft_authoring(draft),
         "publications": draft.publications.select_related("split"),
         "is_reviewer": is_reviewer(request.user), "is_curator": is_curator(request.user),
         "may_review": is_reviewer(request.user) and draft.state == DeviceDraft.State.SUBMITTED
@@ -251,25 +281,59 @@ def draft_playtest(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("simulator-play-task", task_id=task.task_id)
 
 
+def _issues_posted(post: Any) -> list[Any]:
+    """The issues a review form sends: `issues`, the JSON list the page's drawing builds ([{view, box? or point?,
+    text}]), and the form's own fields for one more (a view, a box typed as [x1, y1, x2, y2], the text)."""
+    issues: list[Any] = []
+    if post.get("issues", "").strip():
+        try:
+            issues = json.loads(post["issues"])
+        except json.JSONDecodeError:
+            raise DeviceLabError("issues: not JSON", field="issues") from None
+        if not isinstance(issues, list):
+            raise DeviceLabError("issues must be a list of {view, box? or point?, text}", field="issues")
+    if post.get("issue_text", "").strip():
+        issue: dict[str, Any] = {"view": post.get("issue_view"), "text": post["issue_text"]}
+        if post.get("issue_box", "").strip():
+            try:
+                issue["box"] = json.loads(post["issue_box"])
+            except json.JSONDecodeError:
+                field = f"issues[{len(issues)}].box"
+                raise DeviceLabError(f"{field}: a box is [x1, y1, x2, y2]", field=field) from None
+        issues.append(issue)
+    return issues
+
+
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 @refusals_shown(PAGE)
 def draft_review(request: HttpRequest, pk: int) -> HttpResponse:
+    """The reviewer's page (the boxes over each view, the graph, the tasks to play, issues drawn on a view) and the
+    review it sends; the author reads the same page's rounds and issues."""
     _lab_user(request)
     draft = _draft_for(request, pk)
-    issues = []
-    if request.POST.get("issue_text", "").strip():
-        issue: dict[str, Any] = {"view": request.POST.get("issue_view"), "text": request.POST["issue_text"]}
-        if request.POST.get("issue_box", "").strip():
-            try:
-                issue["box"] = json.loads(request.POST["issue_box"])
-            except json.JSONDecodeError:
-                raise DeviceLabError("issues[0].box: a box is [x1, y1, x2, y2]", field="issues[0].box") from None
-        issues.append(issue)
-    review = review_services.draft_review(user=request.user, draft_id=draft.pk, verdict=request.POST.get("verdict", ""),
-                                          note=request.POST.get("note", ""), issues=issues)
-    messages.success(request, f"Review round {review.round}: {review.get_verdict_display().lower()}.")
-    return redirect("devicelab-draft", pk=draft.pk)
+    error = None
+    if request.method == "POST":
+        try:
+            review = review_services.draft_review(
+                user=request.user, draft_id=draft.pk, verdict=request.POST.get("verdict", ""),
+                note=request.POST.get("note", ""), issues=_issues_posted(request.POST))
+        except DeviceLabError as exc:
+            error = exc
+        else:
+            messages.success(request, f"Review round {review.round}: {review.get_verdict_display().lower()}.")
+            return redirect("devicelab-draft-review", pk=draft.pk)
+    try:
+        previews = review_services.tasks_preview(draft)
+    except DeviceLabError:
+        previews = []
+    return render(request, "devicelab/review.html", {
+        "draft": draft, "cards": selectors.views_with_boxes(draft), "graph": draft_core.graph(draft.definition),
+        "previews": previews, "reviews": selectors.reviews_with_issues(draft),
+        "authoring": selectors.draft_authoring(draft), "error": error,
+        "may_review": review_services.may_review(request.user, draft),
+        "round": draft.review_round + 1, "rounds": review_services.REVIEW_ROUNDS,
+    }, status=error.status if error else 200)
 
 
 @login_required

@@ -24,7 +24,7 @@ from scoring.core.disclosure import detail_keys, disclosed
 from scoring.errors import InvalidRequest, ServiceRefusal
 from scoring.serializers import error_responses
 from simulator import api_docs, selectors
-from simulator.engines import EpisodeError, engine_with_task, guest_episode_ids, observation
+from simulator.engines import EpisodeError, engine_with_task, episode_reach_check, guest_episode_ids, observation
 from simulator.models import Episode
 from simulator.serializers import (
     TASKS_PAGE_MAX,
@@ -139,6 +139,7 @@ def detail_answer(*, user, episode_id: int) -> dict:
     episode = Episode.objects.select_related("task__device", "task__sample__split").filter(pk=episode_id).first()
     if episode is None:
         raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
+    episode_reach_check(episode, user)
     if episode.owner_id not in (None, user.pk) and not user.is_staff:
         raise EpisodeError("This episode belongs to someone else.", status=403)
     engine, _ = engine_with_task(episode.task)
@@ -254,7 +255,7 @@ class TaskListApi(APIView):
         if not query.is_valid():
             raise InvalidRequest(query.errors)
         v = query.validated_data
-        tasks = selectors.playable_tasks(split=v.get("split", ""), category=v.get("category", ""),
+        tasks = selectors.playable_tasks(user=request.user, split=v.get("split", ""), category=v.get("category", ""),
                                          device=v.get("device", ""))
         pages = TaskPages()
         page = pages.paginate_queryset(tasks, request, view=self) or []

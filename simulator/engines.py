@@ -18,6 +18,7 @@ from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
 from scoring.benchmarks.vge.core.task_defs import load_task
 from scoring.errors import ServiceRefusal
 from simulator.models import Device, Episode, Task
+from simulator.playtests import device_reachable_by
 
 
 class EpisodeError(ServiceRefusal):
@@ -67,6 +68,18 @@ def engine_with_task(task: Task) -> tuple[Engine, CoreTask]:
     return engine, core
 
 
+def device_reach_check(*, device_id: str, source: str, user: AbstractBaseUser | None, what: str) -> None:
+    """A play-test device's episodes and tasks are as if none to those the device lab keeps off it
+    (simulator.playtests): `what` is the refusal's "Unknown ..." subject."""
+    if not device_reachable_by(device_id=device_id, source=source, user=user):
+        raise EpisodeError(f"Unknown {what}.", status=404)
+
+
+def episode_reach_check(episode: Episode, user: AbstractBaseUser | None) -> None:
+    device = episode.task.device
+    device_reach_check(device_id=device.device_id, source=device.source, user=user, what=f"episode {episode.pk}")
+
+
 def episode_owner_check(episode: Episode, user: AbstractBaseUser | None) -> None:
     """Refuse anyone but the episode's owner (and staff); an episode without an owner is anyone's."""
     if episode.owner_id is not None and (user is None or (episode.owner_id != user.pk and not user.is_staff)):
@@ -87,7 +100,8 @@ def guest_episode_ids(session: Any) -> list[int]:
 
 def episode_player_check(episode: Episode, user: AbstractBaseUser | None, guest_episodes: list[int]) -> None:
     """Who may play an episode in the browser: its owner; or, without an account, the browser that started this
-    ownerless (practice) episode."""
+    ownerless (practice) episode. A play-test device's episode: only while its owner may still reach the device."""
+    episode_reach_check(episode, user)
     if user is not None and user.is_authenticated:
         episode_owner_check(episode, user)
         if episode.owner_id != user.pk:  # staff too: they watch replays, they do not play others' episodes

@@ -27,10 +27,12 @@ from simulator.engines import (
     engine_for,
     engine_with_task,
     episode_player_check,
+    episode_reach_check,
     observation,
 )
 from simulator.human_board import HUMAN_ENTRY_SLUG
 from simulator.models import Device, Episode, PlayerChoice, Task
+from simulator.playtests import PLAYTEST_SOURCE, hidden_playtests_q
 
 
 def device_definitions(*, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -139,6 +141,7 @@ def replay_episode(*, episode_id: int, user) -> dict[str, Any]:
     episode = Episode.objects.select_related("task__device", "task__sample__split", "owner").filter(pk=episode_id).first()
     if episode is None:
         raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
+    episode_reach_check(episode, user)
     split = _split_of(episode.task)
     if not access.episode_replay_visible_to(split=split, owner_id=episode.owner_id, user=user):
         raise EpisodeError("This episode is visible to its player and to curators only.", status=403)
@@ -328,7 +331,7 @@ def player_baseline_progress(*, user) -> dict[str, int]:
 
 def devices_with_tasks() -> list[Device]:
     """The devices the simulator's home lists: not an unpublished device installed for its author's play-test."""
-    return list(Device.objects.exclude(source="playtest").prefetch_related("tasks__sample__split__benchmark")
+    return list(Device.objects.exclude(source=PLAYTEST_SOURCE).prefetch_related("tasks__sample__split__benchmark")
                 .order_by("category", "device_id"))
 
 
@@ -363,13 +366,15 @@ def task_cards(*, devices: Iterable[Device], user) -> dict[str, dict[str, Any]]:
 
 # -- the agent API's task list ----------------------------------------------------------------------------------
 
-def playable_tasks(*, split: str = "", category: str = "", device: str = ""):
-    """The tasks an agent may start an episode on (every stored task: `POST /api/vge/episodes/` takes any), in a
-    stable order (category, device, task id), narrowed by split name (any version; "none": tasks of no split, as the
-    practice task), device category (any case) and device id; a split's tasks only while its phase is open (issue 30:
-    "public tasks of open phases"). A queryset: the API pages it."""
+def playable_tasks(*, user, split: str = "", category: str = "", device: str = ""):
+    """The tasks `user` may start an episode on (every stored task `POST /api/vge/episodes/` takes from them: a
+    play-test device's only for those simulator.playtests lets reach it), in a stable order (category, device, task
+    id), narrowed by split name (any version; "none": tasks of no split, as the practice task), device category (any
+    case) and device id; a split's tasks only while its phase is open (issue 30: "public tasks of open phases"). A
+    queryset: the API pages it."""
     tasks = (Task.objects.select_related("device", "sample__split")
              .filter(Q(sample__isnull=True) | split_phase_open_q(to_split="sample__split__"))
+             .filter(hidden_playtests_q(user, to_device="device__"))
              .order_by("device__category", "device__device_id", "task_id"))
     if split == "none":
         tasks = tasks.filter(sample__isnull=True)

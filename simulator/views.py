@@ -22,8 +22,9 @@ from scoring.core.disclosure import detail_keys, disclosed
 from scoring.error_pages import ErrorPage, refusals_shown
 from scoring.models import Submission
 from simulator import human_board, selectors
-from simulator.engines import GUEST_EPISODES_KEY, EpisodeError, guest_episode_ids
+from simulator.engines import GUEST_EPISODES_KEY, EpisodeError, episode_reach_check, guest_episode_ids
 from simulator.models import Device, Episode, Task
+from simulator.playtests import hidden_playtests_q
 from simulator.services.baseline import baseline_mark, baseline_next_episode
 from simulator.services.episodes import episode_open_for_guest, episode_open_for_player
 from simulator.services.players import player_replay_name_set
@@ -42,7 +43,8 @@ def home(request: HttpRequest) -> HttpResponse:
         categories.setdefault(device.category, []).append(device)
     mine = []
     if request.user.is_authenticated:
-        mine = list(Episode.objects.filter(owner=request.user).select_related("task__sample__split")
+        mine = list(Episode.objects.filter(hidden_playtests_q(request.user, to_device="task__device__"),
+                                           owner=request.user).select_related("task__sample__split")
                     .order_by("-updated_at")[:15])
     return render(request, "simulator/home.html", {
         "categories": sorted(categories.items()),
@@ -88,6 +90,7 @@ def episode_play(request: HttpRequest, pk: int) -> HttpResponse:
     episode = Episode.objects.select_related("task__device", "task__sample__split").filter(pk=pk).first()
     if episode is None:
         raise Http404(f"Unknown episode {pk}.")
+    episode_reach_check(episode, request.user)
     if episode.owner_id != (request.user.pk if request.user.is_authenticated else None):
         raise EpisodeError(
             "This episode belongs to someone else; you can watch its replay once it is over.", status=403)

@@ -10,10 +10,15 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from devicelab.core import demo_photos
+from devicelab.services import drafts as draft_services
+from devicelab.services import photos as photo_services
+from devicelab.services import review as review_services
 from scoring import pipeline, services
 from scoring.benchmarks.epic.core import demo
 from scoring.benchmarks.epic.importer import epic_split_import
 from scoring.models import ModelEntry, Sample, Split, Submission
+from simulator.services.episodes import episode_give_up, episode_start
 
 ROLES = ("anonymous", "other", "owner", "annotator", "reviewer", "curator")
 GROUPS = {"annotator": "annotator", "reviewer": "reviewer", "curator": "curator"}
@@ -73,3 +78,37 @@ def world_build(*, tmp_path: Path, user_model) -> World:
         world.variants[variant] = Variant(split=split, submission=submission, image_url=url, image_bytes=image,
                                           secrets=secrets if hidden else ())
     return world
+
+
+@dataclass
+class Playtest:
+    """A device lab draft (assigned to the table's annotator) installed for its play-test as `lab-draft-<id>`, with
+    its author's running episode, a finished one and a photo's path under MEDIA_ROOT."""
+
+    draft_id: int
+    device_id: str
+    task_id: str
+    running: int
+    finished: int
+    photo_path: str
+
+
+def playtest_build(*, users: dict[str, object]) -> Playtest:
+    curator, author = users["curator"], users["annotator"]
+    project = draft_services.project_create(user=curator, name="Lab", slug="t-lab")
+    draft = draft_services.draft_create(user=curator, project=project, category="Heater", device_id="t-heater",
+                                        assignee=author)
+    for view in ("front", "top"):
+        draft = photo_services.view_photo_set(user=author, draft_id=draft.pk, version=draft.version, view=view,
+                                              name=f"{view}.png", data=demo_photos.photo(view))
+    for component, (view, box, _) in demo_photos.CONTROLS.items():
+        draft = draft_services.box_set(user=author, draft_id=draft.pk, version=draft.version, component=component,
+                                       view=view, box=list(box))
+    draft = draft_services.machine_prune(user=author, draft_id=draft.pk, version=draft.version)
+    task = review_services.playtest_install(user=author, draft_id=draft.pk)
+    running, _ = episode_start(user=author, task_id=task.task_id, kind="human")
+    finished, _ = episode_start(user=author, task_id=task.task_id, kind="human")
+    episode_give_up(episode_id=finished.pk, user=author)
+    photo = next((Path(settings.MEDIA_ROOT) / task.device.images_dir).iterdir())
+    return Playtest(draft_id=draft.pk, device_id=task.device.device_id, task_id=task.task_id, running=running.pk,
+                    finished=finished.pk, photo_path=photo.relative_to(settings.MEDIA_ROOT).as_posix())

@@ -19,7 +19,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from config.routing import token_websocket_urlpatterns, websocket_urlpatterns
-from tests.access_fixtures import ROLES, Variant, world_build
+from tests.access_fixtures import ROLES, Variant, playtest_build, world_build
 
 pytestmark = pytest.mark.django_db
 
@@ -164,6 +164,8 @@ TABLE: dict[str, Row] = {
     # The device lab (issue 33): annotators, reviewers and curators; the drafts' object rules in tests/devicelab.
     "devicelab/": Row(fixed("/devicelab/"), LAB),
     "devicelab/projects/<slug:slug>/": Row(fixed("/devicelab/projects/none/"), ALL_SAFE, held_by=LAB_TESTS),
+    "devicelab/projects/<slug:slug>/authoring.csv": Row(fixed("/devicelab/projects/none/authoring.csv"), ALL_SAFE,
+                                                        held_by=LAB_TESTS),
     "devicelab/drafts/<int:pk>/": Row(fixed("/devicelab/drafts/999999/"), ALL_SAFE, held_by=LAB_TESTS),
     "devicelab/drafts/<int:pk>/photos/<slug:view>/": Row(fixed("/devicelab/drafts/999999/photos/front/"), ALL_SAFE,
                                                          held_by=LAB_TESTS),
@@ -335,4 +337,119 @@ def test_each_route_gives_each_role_what_the_table_says(tmp_path, django_user_mo
                 if role not in ("owner", "reviewer") and hidden.image_bytes in body:
                     failures.append(f"{route} [{kind}] as {role}: a hidden split's image in the body")
     assert checked > 400
+    assert not failures, "\n".join(failures)
+
+
+# -- play-test devices (issue 33) -----------------------------------------------------------------------------------
+# A device lab draft's play-test device (`lab-draft-<id>`, in no split) is its author's (the table's annotator), the
+# reviewers' and the curators'; to every other signed-in user each route that reaches it answers as if it did not
+# exist. Every route of the simulator, the agent API and their sockets has a row here or says why it cannot reach
+# one (PLAYTEST_UNREACHED). Statuses per role; `listed`/`unlisted`: a 200 whose body names the device or not.
+LISTED, UNLISTED = "listed", "unlisted"
+PLAYS = "plays"  # a redirect to the player (an episode's play page, or the task's that opens one)
+PT_STATUS = {OK: {200}, LOGIN: {302}, HIDDEN: {403, 404}, PLAYS: {302}, LISTED: {200}, UNLISTED: {200},
+             "created": {201}, "refused": {401, 403}}
+AUTHOR_ONLY = {**dict.fromkeys(ROLES, HIDDEN), "annotator": OK}
+LAB_PLAYERS = {"anonymous": LOGIN, "other": HIDDEN, "owner": HIDDEN, "annotator": PLAYS, "reviewer": PLAYS,
+               "curator": PLAYS}
+
+
+@dataclass(frozen=True)
+class PlaytestRow:
+    url: Callable[[object], str]
+    expected: dict[str, str]
+    method: str = "get"
+    data: Callable[[object], dict] | None = None
+    status_of: Callable[[object], int] | None = None  # the status to judge (a batch answers each action's own)
+
+
+def pt(path: str) -> Callable[[object], str]:
+    return lambda p: path.format(task=p.task_id, device=p.device_id, running=p.running, finished=p.finished,
+                                 draft=p.draft_id, photo=p.photo_path)
+
+
+def _first_result_status(response) -> int:
+    return response.json()["results"][0]["status"] if response.status_code == 200 else response.status_code
+
+
+PLAYTEST_TABLE: dict[str, PlaytestRow] = {
+    # the device list never shows it; the author's own episodes on it are on their "My episodes"
+    "simulator/": PlaytestRow(pt("/simulator/"), {**dict.fromkeys(ROLES, UNLISTED), "annotator": LISTED}),
+    "simulator/play/<path:task_id>/": PlaytestRow(pt("/simulator/play/{task}/"), LAB_PLAYERS),
+    "simulator/episodes/<int:pk>/play/": PlaytestRow(pt("/simulator/episodes/{running}/play/"),
+                                                      {**AUTHOR_ONLY, "anonymous": LOGIN}),
+    "simulator/replay/episode/<int:pk>/": PlaytestRow(pt("/simulator/replay/episode/{finished}/"),
+                                                       {**AUTHOR_ONLY, "curator": OK}),
+    "simulator/replay/episode/<int:pk>/view/<int:turn>.png": PlaytestRow(
+        pt("/simulator/replay/episode/{finished}/view/0.png"), {**AUTHOR_ONLY, "curator": OK}),
+    "api/vge/tasks/": PlaytestRow(pt("/api/vge/tasks/?device={device}"),
+                                  {**dict.fromkeys(ROLES, UNLISTED), "annotator": LISTED, "reviewer": LISTED,
+                                   "curator": LISTED}),
+    "api/vge/episodes/": PlaytestRow(pt("/api/vge/episodes/"),
+                                     {"anonymous": "refused", "other": HIDDEN, "owner": HIDDEN,
+                                      "annotator": "created", "reviewer": "created", "curator": "created"},
+                                     method="post", data=lambda p: {"task": p.task_id}),
+    "api/vge/episodes/<int:pk>/": PlaytestRow(pt("/api/vge/episodes/{running}/"),
+                                              {**AUTHOR_ONLY, "anonymous": "refused"}),
+    "api/vge/episodes/<int:pk>/act/": PlaytestRow(pt("/api/vge/episodes/{running}/act/"),
+                                                  {**AUTHOR_ONLY, "anonymous": "refused"}, method="post",
+                                                  data=lambda p: {"output": "Action: Wait()"}),
+    "api/vge/episodes/act/": PlaytestRow(pt("/api/vge/episodes/act/"), {**AUTHOR_ONLY, "anonymous": "refused"},
+                                         method="post", status_of=_first_result_status,
+                                         data=lambda p: {"actions": [{"episode": p.running,
+                                                                      "output": "Action: Wait()"}]}),
+    "api/vge/episodes/<int:pk>/view.png": PlaytestRow(pt("/api/vge/episodes/{running}/view.png"),
+                                                      {**AUTHOR_ONLY, "anonymous": "refused"}),
+    "devicelab/drafts/<int:pk>/playtest/": PlaytestRow(
+        pt("/devicelab/drafts/{draft}/playtest/"), LAB_PLAYERS, method="post"),
+    # its photos lie under media/private, which is never served
+    "media/<path:path>": PlaytestRow(pt("/media/{photo}"), dict.fromkeys(ROLES, HIDDEN)),
+}
+PLAYTEST_UNREACHED = {
+    "simulator/player/replay-name/": "a player's own setting, no device",
+    "simulator/baseline/": "the baseline set is a split's tasks; a play-test task is in no split",
+    "simulator/baseline/next/": "the baseline set is a split's tasks",
+    "simulator/baseline/refresh/": "the baseline set is a split's tasks",
+    "simulator/replay/submission/<int:submission_id>/<int:index>/": "a scored upload's episodes are a split's tasks",
+    "simulator/replay/submission/<int:submission_id>/<int:index>/view/<int:turn>.png": "as above",
+    "api/vge/submissions/": "bundles the caller's episodes on a split's tasks",
+    "ws:ws/vge/episodes/<int:pk>/": "tests/devicelab/test_playtest_access.py (the play socket)",
+    "ws:ws/vge/agent/": "tests/devicelab/test_playtest_access.py (the agent socket's start)",
+}
+
+
+def test_every_simulator_route_has_a_playtest_row():
+    reaching = [r for r in routes() if r.startswith(("simulator/", "api/vge/", "ws:ws/vge/"))]
+    missing = [r for r in reaching if r not in PLAYTEST_TABLE and r not in PLAYTEST_UNREACHED]
+    stale = [r for r in [*PLAYTEST_TABLE, *PLAYTEST_UNREACHED] if r not in routes()]
+    assert not missing, f"routes without a play-test row: {missing}"
+    assert not stale, f"play-test rows for routes that no longer exist: {stale}"
+
+
+def test_a_playtest_device_reaches_only_its_author_reviewers_and_curators(settings, tmp_path, django_user_model):
+    settings.SAM_EMBEDDING_DIR = tmp_path / "embeddings"
+    world = world_build(tmp_path=tmp_path, user_model=django_user_model)
+    playtest = playtest_build(users=world.users)
+    failures: list[str] = []
+    for route, row in PLAYTEST_TABLE.items():
+        for role in ROLES:
+            client = Client(raise_request_exception=False)
+            if role != "anonymous":
+                client.force_login(world.users[role])
+            url = row.url(playtest)
+            data = row.data(playtest) if row.data else None
+            response = (client.post(url, data, content_type="application/json") if data is not None
+                        else getattr(client, row.method)(url))
+            status = row.status_of(response) if row.status_of else response.status_code
+            want = row.expected[role]
+            if status not in PT_STATUS[want]:
+                failures.append(f"{route} as {role}: {status}, expected {want} ({url})")
+                continue
+            location = response.get("Location", "")
+            if want == LOGIN and "/login/" not in location:
+                failures.append(f"{route} as {role}: redirected to {location}")
+            if want == PLAYS and not location.startswith(("/simulator/episodes/", "/simulator/play/")):
+                failures.append(f"{route} as {role}: redirected to {location}, not to an episode")
+            if want in (LISTED, UNLISTED) and (playtest.device_id.encode() in _body(response)) != (want == LISTED):
+                failures.append(f"{route} as {role}: the device is {'not ' if want == LISTED else ''}listed")
     assert not failures, "\n".join(failures)

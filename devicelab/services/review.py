@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.roles import is_curator, is_reviewer
-from devicelab.core.boxes import BoxError, box_check
+from devicelab.core.boxes import SCALE, BoxError, box_check
 from devicelab.core.checks import ERROR
 from devicelab.models import DeviceDraft, DevicePublication, DraftReview, DraftRevision
 from devicelab.services.drafts import can_edit_draft, draft_checks_json, draft_to_edit, revision_create
@@ -31,6 +31,7 @@ from scoring.benchmarks.vge.core.library import hash_seed
 from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
 from scoring.benchmarks.vge.core.task_defs import generate_tasks
 from simulator.models import Task
+from simulator.playtests import PLAYTEST_SOURCE
 from simulator.services.library import device_upsert, split_ensure, task_upsert, tasks_into_split
 
 REVIEW_ROUNDS = 2
@@ -69,9 +70,6 @@ def tasks_preview(draft: DeviceDraft, *, device_id: str | None = None) -> list[T
     return out
 
 
-PLAYTEST_SOURCE = "playtest"  # simulator.selectors leaves such devices off the simulator's public list
-
-
 def _images_install(draft: DeviceDraft, device_id: str, *, public: bool) -> str:
     """The photos copied where the simulator reads a device's view images; returns that folder (under MEDIA_ROOT).
     The simulator reads them from disk for its player and API; only a public split's go under media/public (served
@@ -87,10 +85,6 @@ def _images_install(draft: DeviceDraft, device_id: str, *, public: bool) -> str:
     return folder
 
 
-def playtest_device_id(draft: DeviceDraft) -> str:
-    return f"lab-draft-{draft.pk}"
-
-
 def playtest_install(*, user: AbstractBaseUser, draft_id: int) -> Task:
     """The draft as it is now, installed as a device of its own (in no split, never scored) with its first task:
     what the browser player opens for a play-test before the draft is submitted."""
@@ -99,7 +93,7 @@ def playtest_install(*, user: AbstractBaseUser, draft_id: int) -> Task:
         raise DeviceLabError("No such device draft.", status=404)
     if not (can_edit_draft(user, draft) or is_reviewer(user)):
         raise DeviceLabError("Only the device's annotator, reviewers and curators play-test it.", status=403)
-    device_id = playtest_device_id(draft)
+    device_id = draft.playtest_device_id
     previews = tasks_preview(draft, device_id=device_id)
     if not previews:
         raise DeviceLabError("The machine gives no task yet: add transitions to states a player can reach.",
@@ -139,10 +133,26 @@ def draft_submit(*, user: AbstractBaseUser, draft_id: int, version: int) -> Devi
     return draft
 
 
+MAX_ISSUES = 50
+
+
+def point_check(value: object, *, field: str) -> list[int]:
+    """A point on a view's photo: [x, y], integers within 0..1000 (the boxes' scale)."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2 or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise BoxError(field, f"a point is two integers [x, y], got {value!r}")
+    if min(value) < 0 or max(value) > SCALE:
+        raise BoxError(field, f"point {list(value)} lies outside its image (0..{SCALE})")
+    return list(value)
+
+
 def issues_check(draft: DeviceDraft, issues: Any) -> list[dict[str, Any]]:
-    """Issues a reviewer marks: [{view, box?, text}], each on a view of the device."""
+    """Issues a reviewer marks: [{view, box? | point?, text}], each on a view of the device, drawn where it was
+    marked (a box or a point, 0..1000 of the view's photo) for the reviewer and the author."""
     if not isinstance(issues, list):
-        raise DeviceLabError("issues must be a list of {view, box?, text}", field="issues")
+        raise DeviceLabError("issues must be a list of {view, box? or point?, text}", field="issues")
+    if len(issues) > MAX_ISSUES:
+        raise DeviceLabError(f"issues: at most {MAX_ISSUES} in one review, got {len(issues)}", field="issues")
     out = []
     for i, issue in enumerate(issues):
         path = f"issues[{i}]"
@@ -152,13 +162,23 @@ def issues_check(draft: DeviceDraft, issues: Any) -> list[dict[str, Any]]:
         if view not in draft.definition.get("views", {}):
             raise DeviceLabError(f"{path}.view: the device has no view {view!r}", field=f"{path}.view")
         item: dict[str, Any] = {"view": view, "text": str(issue["text"]).strip()}
-        if issue.get("box") is not None:
-            try:
+        if issue.get("box") is not None and issue.get("point") is not None:
+            raise DeviceLabError(f"{path}: an issue is marked by a box or a point, not both", field=f"{path}.point")
+        try:
+            if issue.get("box") is not None:
                 item["box"] = list(box_check(issue["box"], field=f"{path}.box"))
-            except BoxError as exc:
-                raise DeviceLabError(f"{exc.field} (view {view}): {exc}", field=exc.field) from None
+            if issue.get("point") is not None:
+                item["point"] = point_check(issue["point"], field=f"{path}.point")
+        except BoxError as exc:
+            raise DeviceLabError(f"{exc.field} (view {view}): {exc}", field=exc.field) from None
         out.append(item)
     return out
+
+
+def may_review(user: AbstractBaseUser | None, draft: DeviceDraft) -> bool:
+    """A reviewer who did not author it, while it waits for review."""
+    return bool(is_reviewer(user) and user is not None and draft.state == DeviceDraft.State.SUBMITTED
+                and draft.assignee_id != user.pk)
 
 
 def draft_review(*, user: AbstractBaseUser, draft_id: int, verdict: str, note: str = "",

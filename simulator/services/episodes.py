@@ -22,7 +22,15 @@ from scoring.benchmarks.vge.core.episode_options import (
 from scoring.benchmarks.vge.core.metrics import episode_metrics
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_OPTION, episode_lambda
 from scoring.benchmarks.vge.core.task_defs import Task as CoreTask
-from simulator.engines import EpisodeError, engine_cached, engine_with_task, episode_owner_check, observation
+from simulator.engines import (
+    EpisodeError,
+    device_reach_check,
+    engine_cached,
+    engine_with_task,
+    episode_owner_check,
+    episode_reach_check,
+    observation,
+)
 from simulator.models import Episode, Step, Task
 from simulator.tasks import human_board_refresh_task
 
@@ -64,10 +72,12 @@ def episode_start(*, user: AbstractBaseUser | None, task_id: str, kind: str = Ep
     lam = episode_lambda_check(lam)
     history, instruction = episode_history_check(history), episode_instruction_check(instruction)
     # the definitions are read only when this process's engine does not know the task yet
-    row = Task.objects.filter(task_id=task_id).values_list("pk", "device__digest").first()
+    row = (Task.objects.filter(task_id=task_id)
+           .values_list("pk", "device__digest", "device__device_id", "device__source").first())
     if row is None:
         raise EpisodeError(f"Unknown task '{task_id}'.", status=404)
-    task_pk, digest = row
+    task_pk, digest, device_id, source = row
+    device_reach_check(device_id=device_id, source=source, user=user, what=f"task '{task_id}'")
     engine, core = engine_with_cached_task(digest=digest, task_id=task_id, task_pk=task_pk)
     state = engine.new_episode(core, lam=lam)
     episode = Episode.objects.create(owner=user if user and user.is_authenticated else None, task_id=task_pk,
@@ -92,7 +102,8 @@ class _StepStatements:
 
     def __init__(self, conn) -> None:
         locked = Episode.objects.using(conn.alias).filter(pk=self.STAND_IN_PK).order_by().values_list(
-            "owner", "finished", "state", "task", "task__task_id", "task__device__digest", "instruction")
+            "owner", "finished", "state", "task", "task__task_id", "task__device__digest", "instruction",
+            "task__device__device_id", "task__device__source")
         if conn.features.has_select_for_update_of:
             locked = locked.select_for_update(of=("self",))
         self.select, params = locked.query.get_compiler(using=conn.alias).as_sql()
@@ -152,7 +163,8 @@ def _episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str
         row = cursor.fetchone()
         if row is None:
             raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
-        owner_id, finished, state_raw, task_pk, task_id, digest, instruction = row
+        owner_id, finished, state_raw, task_pk, task_id, digest, instruction, device_id, source = row
+        device_reach_check(device_id=device_id, source=source, user=user, what=f"episode {episode_id}")
         state_data = sql.state_field.from_db_value(state_raw, None, connection)
         episode = Episode(pk=episode_id, owner_id=owner_id, task_id=task_pk, state=state_data, finished=bool(finished),
                           instruction=instruction)
@@ -236,6 +248,7 @@ def episode_give_up(*, episode_id: int, user: AbstractBaseUser | None) -> Episod
         episode = Episode.objects.select_for_update().select_related("task__device").filter(pk=episode_id).first()
         if episode is None:
             raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
+        episode_reach_check(episode, user)
         episode_owner_check(episode, user)
         if episode.finished:
             raise EpisodeError("The episode is already over.", status=409)

@@ -10,7 +10,7 @@ from scoring.benchmarks.vge.core import perturb
 from scoring.benchmarks.vge.core.device import Device as CoreDevice
 from scoring.benchmarks.vge.core.engine import EpisodeState
 from scoring.benchmarks.vge.core.render import view_image
-from simulator.engines import EpisodeError, core_task, engine_for, episode_owner_check
+from simulator.engines import EpisodeError, core_task, engine_for, episode_owner_check, episode_reach_check
 from simulator.models import Device, Episode
 
 
@@ -28,6 +28,7 @@ def _episode_view(*, episode_id: int, user: AbstractBaseUser | None, turn: int |
     episode = Episode.objects.select_related("task__device").filter(pk=episode_id).first()
     if episode is None:
         raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
+    episode_reach_check(episode, user)
     episode_owner_check(episode, user)
     state = EpisodeState.from_dict(episode.state)
     name, view = state.state, state.view

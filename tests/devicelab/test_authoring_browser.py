@@ -11,6 +11,7 @@ from django.contrib.auth.models import Group
 
 from devicelab.core import demo_photos
 from devicelab.models import DeviceDraft
+from devicelab.selectors import draft_authoring
 from devicelab.services import drafts as draft_services
 from simulator.models import Task
 from tests.conftest import login_page
@@ -156,8 +157,8 @@ def test_author_check_playtest_submit_review_publish_and_an_agent_plays(asgi_ser
     # Two reviewers, one round each.
     for reviewer in ("rob", "rita"):
         _switch(page, base, reviewer)
-        page.goto(f"{base}/devicelab/drafts/{draft.pk}/")
-        assert page.locator("svg[data-boxes='front'] rect[data-component='thermostat']").count() == 1
+        page.goto(f"{base}/devicelab/drafts/{draft.pk}/review/")
+        assert page.locator("svg[data-draw='front'] rect[data-component='thermostat']").count() == 1
         page.click("#review-submit")
         page.wait_for_selector(".messages li")
     assert DeviceDraft.objects.get(pk=draft.pk).state == DeviceDraft.State.ACCEPTED
@@ -181,4 +182,7 @@ def test_author_check_playtest_submit_review_publish_and_an_agent_plays(asgi_ser
     for output in (f"Action: Switch_view(params=[{view}])", f"Action: Push(coord=[{x}, {y}], params=[0])"):
         assert agent.post(f"/api/vge/episodes/{episode}/act/", {"output": output}, format="json").status_code == 200
     assert agent.get(f"/api/vge/episodes/{episode}/").json()["success"]
-    print(f"\nauthoring in the browser (driven): {authoring:.1f} s")
+    recorded = draft_authoring(DeviceDraft.objects.get(pk=draft.pk))["total"]
+    assert recorded.edits >= 8 and 0 < recorded.seconds <= authoring
+    print(f"\nauthoring in the browser (driven): {authoring:.1f} s; recorded as active authoring time: "
+          f"{recorded.seconds:.1f} s over {recorded.edits} saves in {recorded.sessions} session(s)")

@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from devicelab.models import DeviceDraft
+from devicelab.models import DeviceDraft, DraftRevision
+from devicelab.services import review as review_services
+from tests.access_fixtures import playtest_build
 from tests.devicelab.conftest import photo_bytes
 
 pytestmark = pytest.mark.django_db
@@ -124,3 +127,63 @@ def test_overlays_and_a_components_look_from_the_editor_and_the_preview(draft, a
     assert client.get(f"/devicelab/drafts/{draft.pk}/looks/front/?state=nope").status_code == 404
     assert client.get(f"/devicelab/drafts/{draft.pk}/looks/left/").status_code == 404
     assert b'id="look-state"' in client.get(url).content
+
+
+def _submitted(curator, annotator):
+    """A play-tested Heater (tests/access_fixtures.playtest_build), submitted for review."""
+    playtest = playtest_build(users={"curator": curator, "annotator": annotator})
+    draft = DeviceDraft.objects.get(pk=playtest.draft_id)
+    return review_services.draft_submit(user=annotator, draft_id=draft.pk, version=draft.version)
+
+
+def test_a_reviewer_marks_issues_on_views_and_the_author_sees_them_drawn(curator, annotator, reviewers):
+    draft = _submitted(curator, annotator)
+    reviewer = client_for(reviewers[0])
+    url = f"/devicelab/drafts/{draft.pk}/review/"
+    page = reviewer.get(url)
+    # the reviewer's page: each view's boxes, the graph, the practice task, the issue form
+    assert page.status_code == 200
+    for needle in (b'data-review-view="front"', b'data-component="thermostat"', b'id="graph"', b'data-edge="states.',
+                   b'id="review-playtest"', b'id="review-submit"'):
+        assert needle in page.content, needle
+    bad = reviewer.post(url, {"verdict": "revise", "issues": json.dumps([{"view": "front", "text": "x",
+                                                                           "point": [10, 2000]}])})
+    assert bad.status_code == 400 and b"issues[0].point" in bad.content and b"(view front)" in bad.content
+    both = [{"view": "top", "text": "y", "point": [1, 1], "box": [1, 1, 5, 5]}]
+    assert reviewer.post(url, {"verdict": "revise", "issues": json.dumps(both)}).status_code == 400
+    sent = reviewer.post(url, {"verdict": "revise", "issues": json.dumps([
+        {"view": "front", "text": "the dial's box misses its detents", "box": [180, 240, 420, 540]},
+        {"view": "top", "text": "a second switch here?", "point": [700, 300]}])})
+    assert sent.status_code == 302
+    draft.refresh_from_db()
+    assert draft.state == DeviceDraft.State.NEEDS_REVISION
+    assert draft.reviews.get().issues[1] == {"view": "top", "text": "a second switch here?", "point": [700, 300]}
+    # the author, in the editor: sent back, the issues drawn where they were marked and listed
+    editor = client_for(annotator).get(f"/devicelab/drafts/{draft.pk}/").content.decode()
+    assert 'id="sent-back"' in editor
+    assert '<rect x="180" y="240" width="240" height="300"' in editor and 'data-at="180, 240, 420, 540"' in editor
+    assert '<circle cx="700" cy="300"' in editor and "a second switch here?" in editor
+    assert client_for(annotator).get(url).status_code == 200  # the review page reads for the author too
+    assert client_for(annotator).post(url, {"verdict": "approve"}).status_code == 403
+
+
+def test_authoring_time_on_the_draft_the_dashboard_and_the_export(curator, annotator):
+    draft = _submitted(curator, annotator)
+    # the saves as if made 20 s apart, with one hour away before the submission
+    revisions = list(DraftRevision.objects.filter(draft=draft, kind__in=["save", "submit"]).order_by("pk"))
+    start = revisions[0].created_at
+    for i, revision in enumerate(revisions):
+        at = start + timedelta(seconds=20 * i) + (timedelta(hours=1) if revision.kind == "submit" else timedelta())
+        DraftRevision.objects.filter(pk=revision.pk).update(created_at=at)
+    saves = len(revisions) - 1
+    expected_minutes = 20 * (saves - 1) / 60
+    editor = client_for(annotator).get(f"/devicelab/drafts/{draft.pk}/").content.decode()
+    assert f"{expected_minutes:.1f} min</strong> active" in editor and f"ann {expected_minutes:.1f} min" in editor
+    board = client_for(curator).get("/devicelab/projects/t-lab/").content.decode()
+    assert f'data-authoring="t-heater">{expected_minutes:.1f}' in board and "2 sessions" in board
+    export = client_for(curator).get("/devicelab/projects/t-lab/authoring.csv")
+    assert export["Content-Type"].startswith("text/csv")
+    lines = export.content.decode().splitlines()
+    assert lines[0] == "device_id,category,state,person,active_seconds,edits,sessions,idle_gap_seconds"
+    assert lines[1] == f"t-heater,Heater,submitted,ann,{20 * (saves - 1)},{len(revisions)},2,300"
+    assert client_for(annotator).get("/devicelab/projects/t-lab/authoring.csv").status_code == 200

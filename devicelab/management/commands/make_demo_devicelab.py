@@ -14,6 +14,7 @@ from annotation.embeddings import embedding_compute
 from devicelab.core import demo_photos
 from devicelab.core import drafts as draft_core
 from devicelab.models import DeviceDraft, DeviceProject
+from devicelab.selectors import draft_authoring
 from devicelab.services import drafts as draft_services
 from devicelab.services import photos as photo_services
 from devicelab.services import review as review_services
@@ -81,6 +82,9 @@ class Command(BaseCommand):
             review_services.draft_review(user=reviewer, draft_id=draft.pk, verdict="approve")
         publication = review_services.draft_publish(user=curator, draft_id=draft.pk, split_name="lab-demo",
                                                     public=True)
+        recorded = draft_authoring(draft)["total"]
+        self.stdout.write(f"  recorded authoring time: {recorded.seconds:.1f} s active over {recorded.edits} saves "
+                          f"({recorded.sessions} session(s); the time between one person's saves)")
         self.stdout.write(self.style.SUCCESS(
             f"{DEVICE_ID}: {len(previews)} tasks; play-test /simulator/play/{playtest.task_id}/; published version "
             f"{publication.version} into {publication.split}; authored in {authored:.1f} s of machine time "
