@@ -4,8 +4,10 @@ On a throw-away SQLite database (its own var folder):
 1. VGE: the first --vge-tasks tasks of the demo library's split run by the hub against the stand-in model answering instantly; every step is
    one model request and the agent API's calls (the view image, the act) over HTTP to this site served in-process.
    Reported per step: the agent API's cost (time waiting for its answers) and the hub's own overhead (the run's wall
-   time less the agent API's time and the model's time: prompts, the answer store, progress). Target (issue 31):
+   time less the agent API's time and the model's time: prompts, the answer store, the endpoint's slot, progress). Target (issue 31):
    overhead <= 2x the agent API's per-step cost.
+The run is played as the worker plays it: its chunks (EVALUATIONS_CHUNK_UNITS units each), one after another in this
+process, as one solo worker takes the chunk tasks; each request holds one of the endpoint's slots (database rows).
 2. EPIC: a 1,000-sample split (demo generator, 44 per leaf, the first 1,000) run against the stand-in answering
    after --delay seconds with --concurrency requests open at once. The endpoint's bound is samples x delay /
    concurrency; the hub's run is bounded by the endpoint when its wall time is close to that (ratio near 1).
@@ -18,6 +20,7 @@ import argparse
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +70,9 @@ def main() -> None:
         run = services.run_create(user=curator, split=split, model_name="standin", base_url=model.base_url,
                                   concurrency=1)
         stats: dict[str, float] = {}
+        started = time.monotonic()
         execution.run_execute(run_id=run.pk, stats=stats)
+        stats["wall"] = time.monotonic() - started
     run.refresh_from_db()
     steps = sum(len(line["outputs"]) for line in RunLine.objects.filter(run=run).values_list("line", flat=True))
     agent = stats["agent_seconds"] / steps
@@ -88,7 +93,9 @@ def main() -> None:
         run = services.run_create(user=curator, split=epic, model_name="standin", base_url=model.base_url,
                                   concurrency=args.concurrency)
         stats = {}
+        started = time.monotonic()
         status = execution.run_execute(run_id=run.pk, stats=stats)
+        stats["wall"] = time.monotonic() - started
         peak = model.peak_in_flight
     bound = n * args.delay / args.concurrency
     print(f"EPIC {n} samples, stand-in {args.delay * 1000:.0f} ms per answer, concurrency {args.concurrency}: "
