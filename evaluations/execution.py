@@ -22,7 +22,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from evaluations.limits import EndpointGate, effective_limits, endpoint_for
+from evaluations.limits import EndpointGate, effective_limits, endpoint_for, write_lock
 from evaluations.models import EvaluationRun, RunAnswer, RunChunk, RunLine
 from evaluations.secrets import unseal
 from scoring import services as scoring_services
@@ -45,7 +45,6 @@ from scoring.errors import ServiceRefusal
 from scoring.models import Submission
 from scoring.selectors import split_inputs
 
-_write_lock = threading.Lock()  # one writer at a time from a run's threads (SQLite takes one anyway)
 STOP_CHECK_SECONDS = 0.5
 
 
@@ -77,7 +76,7 @@ class DbStore:
                 self.pending.answers = []
             self.pending.answers.append((key, answer))
             return
-        with _write_lock, transaction.atomic():
+        with write_lock, transaction.atomic():
             self.write([(key, answer)])
 
     def take_pending(self) -> list[tuple[str, Answer]]:
@@ -232,7 +231,7 @@ def chunk_play(*, chunk_id: int, stop_after: int | None = None, stats: dict[str,
 
     def unit_done(unit: Unit, ctx: Context, line: dict[str, Any] | None) -> None:
         nonlocal finished
-        with _write_lock, transaction.atomic():  # the unit's answers and its line, together
+        with write_lock, transaction.atomic():  # the unit's answers and its line, together
             store.write(store.take_pending())
             if line is None:
                 return

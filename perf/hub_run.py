@@ -32,7 +32,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.05, help="EPIC: the stand-in's seconds per answer")
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--epic-samples", type=int, default=1000)
-    parser.add_argument("--vge-tasks", type=int, default=20, help="VGE: the first N tasks of the demo split")
+    parser.add_argument("--vge-tasks", type=int, default=20, help="VGE: the first N tasks of the demo split (0: none)")
     args = parser.parse_args()
     var = tempfile.mkdtemp(prefix="hub-run-perf-")
     os.environ.update(EBH_VAR_DIR=var, DJANGO_SETTINGS_MODULE="config.settings", MEDIA_ROOT=str(Path(var) / "media"))
@@ -56,31 +56,31 @@ def main() -> None:
     from simulator.services.library import split_ensure, tasks_into_split
 
     call_command("migrate", verbosity=0)
-    call_command("make_demo_vge", verbosity=0)
     curator = User.objects.create_user("perf", is_staff=True)
-
     # -- VGE --
-    demo = max(Split.objects.filter(benchmark__scorer="vge-bench"), key=lambda s: s.samples.count())
-    keys = list(demo.samples.order_by("position").values_list("key", flat=True)[:args.vge_tasks])
-    split = split_ensure(name="perf", public=True)
-    tasks_into_split(tasks=[core_task(t) for t in sorted(Task.objects.filter(task_id__in=keys),
-                                                         key=lambda t: keys.index(t.task_id))], split=split)
-    with StandInModel() as model, local_hub() as hub, override_settings(
-            EVALUATIONS_ENDPOINT_ALLOW=["127.0.0.1"], EVALUATIONS_AGENT_API_URL=hub):
-        run = services.run_create(user=curator, split=split, model_name="standin", base_url=model.base_url,
-                                  concurrency=1)
-        stats: dict[str, float] = {}
-        started = time.monotonic()
-        execution.run_execute(run_id=run.pk, stats=stats)
-        stats["wall"] = time.monotonic() - started
-    run.refresh_from_db()
-    steps = sum(len(line["outputs"]) for line in RunLine.objects.filter(run=run).values_list("line", flat=True))
-    agent = stats["agent_seconds"] / steps
-    overhead = (stats["wall"] - stats["agent_seconds"] - run.model_seconds) / steps
-    print(f"VGE split {split.name}: {run.units_done} episodes, {steps} steps, {run.requests} model requests, "
-          f"{stats['agent_calls']:.0f} agent API calls, wall {stats['wall']:.2f} s")
-    print(f"  agent API per step {agent * 1000:.2f} ms; model (stand-in) per step {run.model_seconds / steps * 1000:.2f} ms;"
-          f" hub overhead per step {overhead * 1000:.2f} ms = {overhead / agent:.2f}x the agent API's (target <= 2x)")
+    if args.vge_tasks:  # 0: EPIC only
+        call_command("make_demo_vge", verbosity=0)
+        demo = max(Split.objects.filter(benchmark__scorer="vge-bench"), key=lambda s: s.samples.count())
+        keys = list(demo.samples.order_by("position").values_list("key", flat=True)[:args.vge_tasks])
+        split = split_ensure(name="perf", public=True)
+        tasks_into_split(tasks=[core_task(t) for t in sorted(Task.objects.filter(task_id__in=keys),
+                                                             key=lambda t: keys.index(t.task_id))], split=split)
+        with StandInModel() as model, local_hub() as hub, override_settings(
+                EVALUATIONS_ENDPOINT_ALLOW=["127.0.0.1"], EVALUATIONS_AGENT_API_URL=hub):
+            run = services.run_create(user=curator, split=split, model_name="standin", base_url=model.base_url,
+                                      concurrency=1)
+            stats: dict[str, float] = {}
+            started = time.monotonic()
+            execution.run_execute(run_id=run.pk, stats=stats)
+            stats["wall"] = time.monotonic() - started
+        run.refresh_from_db()
+        steps = sum(len(line["outputs"]) for line in RunLine.objects.filter(run=run).values_list("line", flat=True))
+        agent = stats["agent_seconds"] / steps
+        overhead = (stats["wall"] - stats["agent_seconds"] - run.model_seconds) / steps
+        print(f"VGE split {split.name}: {run.units_done} episodes, {steps} steps, {run.requests} model requests, "
+              f"{stats['agent_calls']:.0f} agent API calls, wall {stats['wall']:.2f} s")
+        print(f"  agent API per step {agent * 1000:.2f} ms; model (stand-in) per step {run.model_seconds / steps * 1000:.2f} ms;"
+              f" hub overhead per step {overhead * 1000:.2f} ms = {overhead / agent:.2f}x the agent API's (target <= 2x)")
 
     # -- EPIC --
     Benchmark.objects.get_or_create(slug="epic-bench", defaults={"name": "EPIC-Bench", "scorer": "epic-bench"})

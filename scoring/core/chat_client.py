@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import threading
 import time
-from contextlib import AbstractContextManager, nullcontext
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
