@@ -168,14 +168,14 @@ def test_a_paused_run_puts_its_chunk_back_and_resumes_without_asking_again(curat
 def test_a_users_runs_per_phase_are_limited_and_curators_are_not(user, curator, settings) -> None:
     settings.EVALUATIONS_RUNS_PER_PHASE = 2
     split, sibling, elsewhere = plan_splits(3)  # the sibling is in the same phase: it counts too
-    phase = Phase.objects.create(benchmark=split.benchmark, name="Test phase", slug="test")
+    phase = Phase.objects.create(benchmark=split.benchmark, name="Run quota phase", slug="run-quota")
     for one in (split, sibling):
         one.phase = phase
         one.save()
     url = "http://127.0.0.1:9/v1"
     services.run_create(user=user, split=split, model_name="m", base_url=url)
     services.run_create(user=user, split=sibling, model_name="m", base_url=url)
-    with pytest.raises(ServiceRefusal, match="Run quota for the phase Test phase: you have started 2 of the 2") as caught:
+    with pytest.raises(ServiceRefusal, match="Run quota for the phase Run quota phase: you have started 2 of the 2") as caught:
         services.run_create(user=user, split=split, model_name="m", base_url=url)
     assert caught.value.field == "split" and caught.value.status == 429
     for _ in range(3):
