@@ -262,6 +262,9 @@ CELERY_BEAT_SCHEDULE = {
         "task": "scoring.tasks.flag_overdue_submissions", "schedule": float(SCORING_SWEEP_SECONDS),
     },
     "resend-overdue-webhooks": {"task": "notifications.tasks.resend_overdue_webhooks", "schedule": 300.0},
+    "requeue-stale-run-chunks": {
+        "task": "evaluations.tasks.requeue_stale_chunks", "schedule": float(SCORING_SWEEP_SECONDS),
+    },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # A running submission whose worker has not reported for this long is taken to be lost and is queued again.
@@ -329,15 +332,18 @@ JUDGE_API_KEY = os.environ.get("JUDGE_API_KEY", "")
 PLAN_JUDGE_PROMPT_FILE = os.environ.get("PLAN_JUDGE_PROMPT_FILE", "")
 
 # Evaluation runs (evaluations/, docs/hub-runs.md): hosts of endpoints on internal addresses a run may ask (comma-
-# separated; link-local and metadata addresses never), where the worker reaches this hub's agent API for VGE runs,
-# and the units a user (not a curator) may have asked per day in all their runs.
+# separated; link-local and metadata addresses never), where the worker reaches this hub's agent API for VGE runs.
 EVALUATIONS_ENDPOINT_ALLOW = [h.strip() for h in os.environ.get("EVALUATIONS_ENDPOINT_ALLOW", "").split(",") if h.strip()]
 EVALUATIONS_AGENT_API_URL = os.environ.get("EVALUATIONS_AGENT_API_URL", "http://127.0.0.1:8000")
 EVALUATIONS_MAX_CONCURRENCY = env_int("EVALUATIONS_MAX_CONCURRENCY", 16)
 EVALUATIONS_REQUEST_TIMEOUT = float(env_int("EVALUATIONS_REQUEST_TIMEOUT", 120))
-# A worker playing a run marks it alive every third of this; a run "running" without a sign for this long is a
-# killed worker's, and another worker takes it over (resuming from the stored answers).
+# A worker playing a chunk of a run marks it alive every third of this; a chunk "running" without a sign for this
+# long is a killed worker's, and another worker takes it over (resuming from the stored answers).
 EVALUATIONS_LEASE_SECONDS = env_int("EVALUATIONS_LEASE_SECONDS", 60)
+# A run's units are played in chunks of this many, one Celery task each (any worker takes any chunk).
+EVALUATIONS_CHUNK_UNITS = env_int("EVALUATIONS_CHUNK_UNITS", 32)
+# Runs a user (not a curator) may start per phase (per split for a split in no phase), whatever their state.
+EVALUATIONS_RUNS_PER_PHASE = env_int("EVALUATIONS_RUNS_PER_PHASE", 10)
 
 # --- caches ---------------------------------------------------------------------------------------
 if REDIS_URL:

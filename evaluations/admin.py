@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from evaluations.models import EvaluationRun, RunAnswer, RunLine
+from evaluations.models import Endpoint, EvaluationRun, RunAnswer, RunChunk, RunLine
 
 
 @admin.register(EvaluationRun)
@@ -19,3 +19,17 @@ class RunAnswerAdmin(admin.ModelAdmin):
 @admin.register(RunLine)
 class RunLineAdmin(admin.ModelAdmin):
     list_display = ("run", "unit", "repeat", "position")
+
+
+@admin.register(RunChunk)
+class RunChunkAdmin(admin.ModelAdmin):
+    list_display = ("run", "index", "status", "heartbeat_at")
+    list_filter = ("status",)
+
+
+@admin.register(Endpoint)
+class EndpointAdmin(admin.ModelAdmin):
+    """Where a curator caps every run on an endpoint (its concurrency, its requests a minute)."""
+
+    list_display = ("key", "concurrency", "rate_per_minute")
+    readonly_fields = ("key", "next_request_at")

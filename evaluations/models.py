@@ -92,3 +92,60 @@ class RunLine(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id}:{self.unit}"
+
+
+class RunChunk(models.Model):
+    """A few units of a run (the runner's units, in the run's order): one Celery task plays them, and any worker may.
+    Claimed by a conditional update (pending, or running with a stale heartbeat: a killed worker's), so one worker
+    plays a chunk at a time; done once every unit has its line."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    units = models.JSONField(help_text="The unit keys, r<repeat>/<sample key>.")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    holder = models.CharField(max_length=32, blank=True, help_text="The playing attempt's token.")
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    error_message = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="run_chunk_once")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}:chunk {self.index}"
+
+
+class Endpoint(models.Model):
+    """A model endpoint as every run on it shares it: its host and model name. Its requests in flight are bounded
+    by its slots (`EndpointSlot`), its pace by `next_request_at`; a curator may cap both here for every run."""
+
+    key = models.CharField(max_length=460, unique=True, help_text="host[:port] and the model name.")
+    concurrency = models.PositiveSmallIntegerField(null=True, blank=True,
+                                                   help_text="Requests open at once over all runs; empty: each run's.")
+    rate_per_minute = models.PositiveIntegerField(null=True, blank=True,
+                                                  help_text="Requests a minute over all runs; empty: each run's.")
+    next_request_at = models.DateTimeField(null=True, blank=True, help_text="When the rate lets the next one go.")
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class EndpointSlot(models.Model):
+    """One request open on an endpoint: leased (a conditional update) for the request's life, freed after it;
+    a lease past `leased_until` (its worker died) is free again."""
+
+    endpoint = models.ForeignKey(Endpoint, on_delete=models.CASCADE, related_name="slots")
+    number = models.PositiveSmallIntegerField()
+    holder = models.CharField(max_length=40, blank=True)
+    leased_until = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["endpoint", "number"], name="endpoint_slot_once")]
+
+    def __str__(self) -> str:
+        return f"{self.endpoint_id}:{self.number}"

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
+from django.urls import reverse
 
 from accounts.roles import is_curator
 from evaluations.models import EvaluationRun
@@ -26,5 +27,5 @@ def run_progress(run: EvaluationRun) -> dict:
             "total": run.units_total, "requests": run.requests, "attempts": run.attempts,
             "prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens,
             "model_seconds": round(run.model_seconds, 2), "error": run.error_message,
-            "submissions": [{"id": s.pk, "url": f"/submissions/{s.pk}/", "status": s.status}
-                            for s in run.submissions.all()]}
+            "submissions": [{"id": s.pk, "url": reverse("submission-detail", args=[s.pk]), "status": s.status,
+                             "status_label": s.get_status_display()} for s in run.submissions.order_by("pk")]}

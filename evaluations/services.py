@@ -1,10 +1,13 @@
 """Evaluation runs: start (check, then store and enqueue), pause, resume, cancel. Who may start one: a curator for
-any endpoint and any split; a signed-in user for their own endpoint within the split's daily quota (a run counts as
-one upload per repeat, checked when it starts)."""
+any endpoint and any split; a signed-in user for their own endpoint within the split's daily upload quota (a run
+counts as one upload per repeat, checked when it starts) and within the runs a user may start per phase
+(EVALUATIONS_RUNS_PER_PHASE, counted under a lock on the user's row so two starts at once cannot both pass)."""
 from __future__ import annotations
 
 from typing import Any, Mapping
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
@@ -57,6 +60,19 @@ def run_create_check(*, user: AbstractBaseUser, split: Split, model_name: str, e
     return url, checked
 
 
+def run_quota_check(*, user: AbstractBaseUser, split: Split) -> None:
+    """A user's runs per phase (per split for a split in no phase), whatever became of them: ServiceRefusal naming
+    the split when this one would be one too many. Curators are not held to it."""
+    limit = settings.EVALUATIONS_RUNS_PER_PHASE
+    runs = EvaluationRun.objects.filter(owner_id=user.pk)
+    runs = runs.filter(split__phase_id=split.phase_id) if split.phase_id else runs.filter(split=split)
+    used = runs.count()
+    if used >= limit:
+        where = f"the phase {split.phase.name}" if split.phase_id else str(split)
+        raise ServiceRefusal(f"Run quota for {where}: you have started {used} of the {limit} runs a user may start "
+                             f"there; ask a curator to run more.", status=429, field="split")
+
+
 def run_create(*, user: AbstractBaseUser, split: Split, model_name: str, base_url: str, api_key: str = "",
                entry_name: str = "", options: Mapping[str, Any] | None = None, k: int = 1, seed: int = 0,
                temperature: float = 0.0, max_tokens: int | None = None, concurrency: int = 4,
@@ -64,6 +80,9 @@ def run_create(*, user: AbstractBaseUser, split: Split, model_name: str, base_ur
     url, checked = run_create_check(user=user, split=split, model_name=model_name, entry_name=entry_name,
                                     base_url=base_url, options=options or {}, k=k, concurrency=concurrency)
     with transaction.atomic():
+        if not is_curator(user):
+            get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one start at a time per user
+            run_quota_check(user=user, split=split)
         run = EvaluationRun.objects.create(
             owner=user, split=split, model_name=model_name.strip(), entry_name=(entry_name or model_name).strip(),
             base_url=url, api_key_sealed=seal(api_key), options=checked, k=k, seed=seed, temperature=temperature,

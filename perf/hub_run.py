@@ -4,8 +4,10 @@ On a throw-away SQLite database (its own var folder):
 1. VGE: the first --vge-tasks tasks of the demo library's split run by the hub against the stand-in model answering instantly; every step is
    one model request and the agent API's calls (the view image, the act) over HTTP to this site served in-process.
    Reported per step: the agent API's cost (time waiting for its answers) and the hub's own overhead (the run's wall
-   time less the agent API's time and the model's time: prompts, the answer store, progress). Target (issue 31):
+   time less the agent API's time and the model's time: prompts, the answer store, the endpoint's slot, progress). Target (issue 31):
    overhead <= 2x the agent API's per-step cost.
+The run is played as the worker plays it: its chunks (EVALUATIONS_CHUNK_UNITS units each), one after another in this
+process, as one solo worker takes the chunk tasks; each request holds one of the endpoint's slots (database rows).
 2. EPIC: a 1,000-sample split (demo generator, 44 per leaf, the first 1,000) run against the stand-in answering
    after --delay seconds with --concurrency requests open at once. The endpoint's bound is samples x delay /
    concurrency; the hub's run is bounded by the endpoint when its wall time is close to that (ratio near 1).
@@ -18,6 +20,7 @@ import argparse
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,7 +32,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.05, help="EPIC: the stand-in's seconds per answer")
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--epic-samples", type=int, default=1000)
-    parser.add_argument("--vge-tasks", type=int, default=20, help="VGE: the first N tasks of the demo split")
+    parser.add_argument("--vge-tasks", type=int, default=20, help="VGE: the first N tasks of the demo split (0: none)")
     args = parser.parse_args()
     var = tempfile.mkdtemp(prefix="hub-run-perf-")
     os.environ.update(EBH_VAR_DIR=var, DJANGO_SETTINGS_MODULE="config.settings", MEDIA_ROOT=str(Path(var) / "media"))
@@ -53,29 +56,31 @@ def main() -> None:
     from simulator.services.library import split_ensure, tasks_into_split
 
     call_command("migrate", verbosity=0)
-    call_command("make_demo_vge", verbosity=0)
     curator = User.objects.create_user("perf", is_staff=True)
-
     # -- VGE --
-    demo = max(Split.objects.filter(benchmark__scorer="vge-bench"), key=lambda s: s.samples.count())
-    keys = list(demo.samples.order_by("position").values_list("key", flat=True)[:args.vge_tasks])
-    split = split_ensure(name="perf", public=True)
-    tasks_into_split(tasks=[core_task(t) for t in sorted(Task.objects.filter(task_id__in=keys),
-                                                         key=lambda t: keys.index(t.task_id))], split=split)
-    with StandInModel() as model, local_hub() as hub, override_settings(
-            EVALUATIONS_ENDPOINT_ALLOW=["127.0.0.1"], EVALUATIONS_AGENT_API_URL=hub):
-        run = services.run_create(user=curator, split=split, model_name="standin", base_url=model.base_url,
-                                  concurrency=1)
-        stats: dict[str, float] = {}
-        execution.run_execute(run_id=run.pk, stats=stats)
-    run.refresh_from_db()
-    steps = sum(len(line["outputs"]) for line in RunLine.objects.filter(run=run).values_list("line", flat=True))
-    agent = stats["agent_seconds"] / steps
-    overhead = (stats["wall"] - stats["agent_seconds"] - run.model_seconds) / steps
-    print(f"VGE split {split.name}: {run.units_done} episodes, {steps} steps, {run.requests} model requests, "
-          f"{stats['agent_calls']:.0f} agent API calls, wall {stats['wall']:.2f} s")
-    print(f"  agent API per step {agent * 1000:.2f} ms; model (stand-in) per step {run.model_seconds / steps * 1000:.2f} ms;"
-          f" hub overhead per step {overhead * 1000:.2f} ms = {overhead / agent:.2f}x the agent API's (target <= 2x)")
+    if args.vge_tasks:  # 0: EPIC only
+        call_command("make_demo_vge", verbosity=0)
+        demo = max(Split.objects.filter(benchmark__scorer="vge-bench"), key=lambda s: s.samples.count())
+        keys = list(demo.samples.order_by("position").values_list("key", flat=True)[:args.vge_tasks])
+        split = split_ensure(name="perf", public=True)
+        tasks_into_split(tasks=[core_task(t) for t in sorted(Task.objects.filter(task_id__in=keys),
+                                                             key=lambda t: keys.index(t.task_id))], split=split)
+        with StandInModel() as model, local_hub() as hub, override_settings(
+                EVALUATIONS_ENDPOINT_ALLOW=["127.0.0.1"], EVALUATIONS_AGENT_API_URL=hub):
+            run = services.run_create(user=curator, split=split, model_name="standin", base_url=model.base_url,
+                                      concurrency=1)
+            stats: dict[str, float] = {}
+            started = time.monotonic()
+            execution.run_execute(run_id=run.pk, stats=stats)
+            stats["wall"] = time.monotonic() - started
+        run.refresh_from_db()
+        steps = sum(len(line["outputs"]) for line in RunLine.objects.filter(run=run).values_list("line", flat=True))
+        agent = stats["agent_seconds"] / steps
+        overhead = (stats["wall"] - stats["agent_seconds"] - run.model_seconds) / steps
+        print(f"VGE split {split.name}: {run.units_done} episodes, {steps} steps, {run.requests} model requests, "
+              f"{stats['agent_calls']:.0f} agent API calls, wall {stats['wall']:.2f} s")
+        print(f"  agent API per step {agent * 1000:.2f} ms; model (stand-in) per step {run.model_seconds / steps * 1000:.2f} ms;"
+              f" hub overhead per step {overhead * 1000:.2f} ms = {overhead / agent:.2f}x the agent API's (target <= 2x)")
 
     # -- EPIC --
     Benchmark.objects.get_or_create(slug="epic-bench", defaults={"name": "EPIC-Bench", "scorer": "epic-bench"})
@@ -88,7 +93,9 @@ def main() -> None:
         run = services.run_create(user=curator, split=epic, model_name="standin", base_url=model.base_url,
                                   concurrency=args.concurrency)
         stats = {}
+        started = time.monotonic()
         status = execution.run_execute(run_id=run.pk, stats=stats)
+        stats["wall"] = time.monotonic() - started
         peak = model.peak_in_flight
     bound = n * args.delay / args.concurrency
     print(f"EPIC {n} samples, stand-in {args.delay * 1000:.0f} ms per answer, concurrency {args.concurrency}: "

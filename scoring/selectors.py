@@ -1,6 +1,7 @@
 """Reads for submissions and boards."""
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 
 from django.core.cache import cache
@@ -85,11 +86,12 @@ def split_samples(*, split: Split, labels_only: bool = False) -> list[SampleReco
     ]
 
 
-def split_inputs(*, split: Split, limit: int | None = None) -> list[SampleRecord]:
+def split_inputs(*, split: Split, limit: int | None = None, keys: Collection[str] | None = None) -> list[SampleRecord]:
     """A split's samples with their keys, labels and inputs (what a model is shown), never their ground truth, in
-    position order; the first `limit` only when given. What a format page may hand out for any split."""
-    rows = Sample.objects.filter(split=split).order_by("position", "key").values_list(
-        "key", "position", "category", "group", "task", "inputs")
+    position order; the first `limit` only when given, those of `keys` only when given. What a format page may hand
+    out for any split."""
+    samples = Sample.objects.filter(split=split) if keys is None else Sample.objects.filter(split=split, key__in=keys)
+    rows = samples.order_by("position", "key").values_list("key", "position", "category", "group", "task", "inputs")
     if limit is not None:
         rows = rows[:limit]
     return [SampleRecord(key=key, position=position, category=category, group=group, task=task, inputs=inputs or {})

@@ -86,7 +86,16 @@ class StandInModel(LocalServer):
             def log_message(self, *args: object) -> None:  # quiet
                 pass
 
+            def _closed(self) -> None:
+                # Counted open until its answer starts back: a client may send its next request the moment it
+                # reads this one's, before this thread would reach a `finally`.
+                if getattr(self, "open", False):
+                    self.open = False
+                    with server._lock:
+                        server.in_flight -= 1
+
             def _send(self, status: int, body: bytes) -> None:
+                self._closed()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(body)))
@@ -108,6 +117,7 @@ class StandInModel(LocalServer):
                     server.requests += 1
                     number = server.requests
                     server.in_flight += 1
+                    self.open = True
                     server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
                     server.authorizations.append(self.headers.get("authorization") or "")
                 try:
@@ -137,8 +147,7 @@ class StandInModel(LocalServer):
                                   "total_tokens": words + len(content.split())},
                     }).encode())
                 finally:
-                    with server._lock:
-                        server.in_flight -= 1
+                    self._closed()
 
         self._listen(Handler, port)
 

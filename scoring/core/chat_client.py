@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -50,7 +51,7 @@ class OpenAIChatClient:
         who: str = "the endpoint",
         params: Mapping[str, Any] | None = None,
         max_reply_bytes: int = MAX_REPLY_BYTES,
-        on_request: Callable[[], None] | None = None,
+        gate: Callable[[], AbstractContextManager[Any]] | None = None,
     ):
         if max_in_flight < 1:
             raise ValueError("max_in_flight must be at least 1")
@@ -65,7 +66,9 @@ class OpenAIChatClient:
         self.sleep = sleep
         self.params = dict(params if params is not None else {"temperature": 0})
         self.max_reply_bytes = max_reply_bytes
-        self.on_request = on_request  # called before each HTTP request (the hub's rate limit waits there)
+        # Entered around each HTTP request, retries each on their own: the hub's endpoint slot and rate limit, shared
+        # by every run on the endpoint (evaluations.limits); a retry's backoff holds no slot.
+        self.gate = gate
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = httpx.Client(
             headers=headers,
@@ -99,8 +102,10 @@ class OpenAIChatClient:
             return list(pool.map(self.complete, conversations))
 
     def _post(self, messages: Messages, params: Mapping[str, Any]) -> tuple[httpx.Response, bytes]:
-        if self.on_request is not None:
-            self.on_request()
+        with self.gate() if self.gate is not None else nullcontext():
+            return self._post_open(messages, params)
+
+    def _post_open(self, messages: Messages, params: Mapping[str, Any]) -> tuple[httpx.Response, bytes]:
         with self._lock:
             self._in_flight += 1
             self.calls += 1

@@ -4,8 +4,9 @@ A benchmark's plugin names its protocol (`BenchmarkPlugin.runner`, "module:NAME"
 options it takes, how one sample (or episode) becomes chat requests and how the answers become one line of the
 benchmark's upload file. The driver here is what the command line (`python -m scoring run`) and the hub's worker
 (evaluations.tasks) share: `play_unit` plays one unit of work against a `ChatModel`, asking through an `AnswerStore`
-so an answer already stored is never asked again (a resumed run replays the stored answers), and `run_records`
-plays a whole split k times, with at most `concurrency` units at once.
+so an answer already stored is never asked again (a resumed run replays the stored answers), and `run_units`
+plays units with at most `concurrency` at once: the command line a whole split k times, the hub's worker one chunk
+of a run's units at a time (each chunk a Celery task of its own).
 
 Units: repeat r (1..k) of sample `key` is the unit "r<r>/<key>"; a request of it is "<unit>#<turn>" (turn 0 for a
 single-turn benchmark). Repeat r asks with seed `seed + r - 1`.
@@ -16,7 +17,6 @@ import base64
 import json
 import mimetypes
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
@@ -235,36 +235,76 @@ class Progress:
     done: int = 0
     failed: int = 0
     asked: int = 0
+    stopped: int = 0  # units not played because `stop` said so
     errors: list[str] = field(default_factory=list)
 
 
+UnitDone = Callable[[Unit, Context, "dict[str, Any] | None"], None]
+
+
 def run_units(protocol: BenchmarkProtocol, todo: Sequence[Unit], make_context: Callable[[Unit], Context], *,
-              concurrency: int = 4, on_done: Callable[[Unit, dict[str, Any]], None] | None = None) -> tuple[dict[str, dict[str, Any]], Progress]:
-    """Play the units, at most `concurrency` at once; (line per unit key, progress). A unit whose model gave no
-    answer is left out (its error in `progress.errors`); asking again later resumes it from the stored answers."""
+              concurrency: int = 4, on_done: UnitDone | None = None, stop: Callable[[], bool] = lambda: False,
+              unit_errors: tuple[type[BaseException], ...] = (ModelFailed,),
+              on_thread_end: Callable[[], None] | None = None) -> tuple[dict[str, dict[str, Any]], Progress]:
+    """Play the units, at most `concurrency` at once (one thread each); (line per unit key, progress). The command
+    line plays a whole split through it, the hub's worker one chunk of a run (evaluations.execution).
+
+    A unit whose play raised one of `unit_errors` (the model gave no answer after its retries) is left out, its
+    error in `progress.errors`; asking again later resumes it from the stored answers. `on_done(unit, ctx, line)` is
+    called in the unit's thread after each unit, `line` None when it failed (the hub stores the unit's answers and
+    line there); no unit starts once `stop()` is true; `on_thread_end` runs in each thread as it ends (the hub
+    closes the thread's database connections)."""
     lines: dict[str, dict[str, Any]] = {}
     progress = Progress()
     lock = threading.Lock()
+    queue = list(reversed(todo))
+    raised: list[BaseException] = []  # another error ends the thread's work; the first is raised once all end
 
     def one(unit: Unit) -> None:
         ctx = make_context(unit)
         try:
-            line = protocol.play(unit, ctx)
-        except ModelFailed as exc:
+            line: dict[str, Any] | None = protocol.play(unit, ctx)
+        except unit_errors as exc:
+            line = None
             with lock:
                 progress.failed += 1
-                progress.asked += ctx.asked
                 progress.errors.append(f"{unit.key}: {exc}")
-            return
         with lock:
-            lines[unit.key] = line
-            progress.done += 1
             progress.asked += ctx.asked
+            if line is not None:
+                lines[unit.key] = line
+                progress.done += 1
         if on_done is not None:
-            on_done(unit, line)
+            on_done(unit, ctx, line)
 
-    with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(todo) or 1)), thread_name_prefix="runner") as pool:
-        list(pool.map(one, todo))
+    def worker() -> None:
+        try:
+            while True:
+                with lock:
+                    if not queue:
+                        return
+                    if stop():
+                        progress.stopped += len(queue)
+                        queue.clear()
+                        return
+                    unit = queue.pop()
+                one(unit)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
+            with lock:
+                raised.append(exc)
+                queue.clear()
+        finally:
+            if on_thread_end is not None:
+                on_thread_end()
+
+    threads = [threading.Thread(target=worker, name=f"runner-{n}")
+               for n in range(max(1, min(concurrency, len(todo))) if todo else 0)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if raised:
+        raise raised[0]
     return lines, progress
 
 

@@ -1,5 +1,5 @@
-"""A real Celery worker process killed (SIGKILL) mid-run: a new worker resumes the run from the stored answers and
-the stand-in model is never asked again for an answer the hub stored."""
+"""A real Celery worker process killed (SIGKILL) mid-run: a new worker resumes the run's chunks (one Celery task
+each) from the stored answers and the stand-in model is never asked again for an answer the hub stored."""
 from __future__ import annotations
 
 import uuid
@@ -20,7 +20,8 @@ def test_a_killed_worker_resumes_and_asks_no_stored_answer_again(tmp_path, curat
     settings.EVALUATIONS_ENDPOINT_ALLOW = ["127.0.0.1"]
     split = plan_split()
     total = split.samples.count()
-    env = site_env(EVALUATIONS_LEASE_SECONDS="3")  # a killed worker's run is taken over after 3 s
+    # a killed worker's chunk is taken over after 3 s; chunks of 4 units, so the run is several tasks
+    env = site_env(EVALUATIONS_LEASE_SECONDS="3", EVALUATIONS_CHUNK_UNITS="4")
     first = Worker(f"run-a-{uuid.uuid4().hex[:6]}@localhost", env, tmp_path / "worker-a.log")
     first.purge()
     with StandInModel(api_key="sk-kill", delay=0.05) as server:
@@ -45,6 +46,7 @@ def test_a_killed_worker_resumes_and_asks_no_stored_answer_again(tmp_path, curat
             second.stop()
             print((tmp_path / "worker-b.log").read_text(errors="replace")[-2000:])
     assert RunAnswer.objects.filter(run=run).count() == total
+    assert run.chunks.count() == -(-total // 4) and not run.chunks.exclude(status="done").exists()
     # Each sample answered once, but for the one request in flight when the worker died: answered by the endpoint,
     # never stored, so asked again. The stored answers (stored_at_kill of them) were never asked again.
     assert total <= server.answered <= total + 1
