@@ -6,7 +6,9 @@
       samples/s and peak memory (each run in a fresh process); with --toolkit also times the toolkit.
   python perf/epic_scoring.py compare --toolkit /tmp/epic-toolkit
       Generates std_format and raw-response files full of edge cases, scores them with the toolkit (its own
-      format_response + epic_eval.evaluate) and with ours (default and --compat), and prints the differences.
+      format_response + epic_eval.evaluate) and with ours (default and --compat), and prints the differences;
+      then times both on bench's 6,661-sample file (--samples N, 0 to skip) and prints the CPU ratio of the two
+      processes in the same run, our peak memory and the agreement on that file.
 """
 from __future__ import annotations
 
@@ -99,16 +101,39 @@ def bench(args: argparse.Namespace) -> None:
         print(line + f"; whole process incl. start-up {wall:.2f} s wall, {cpu:.2f} s CPU; peak RSS {peak:.0f} MiB"
               + (" (parent; each worker is a separate process)" if workers > 1 else ""))
     if args.toolkit:
-        wall, cpu, peak, _ = _timed([PY, "-m", "epic_eval.evaluate", str(std), "-o", str(out / "toolkit.json")],
-                                    cwd=Path(args.toolkit))
-        print(f"toolkit workers=1: {n / wall:6.0f} samples/s wall ({wall:.2f} s), {n / cpu:6.0f} samples/s CPU "
-              f"({cpu:.2f} s); peak RSS {peak:.0f} MiB")
-        ours = json.loads((out / "ours_w1.json").read_text())
-        theirs = json.loads((out / "toolkit.json").read_text())
-        diff = [i for i, (a, b) in enumerate(zip(ours["samples"], theirs["details"]["by_samples"]))
-                if abs(a["score"] - b["score"]) > 1e-9 or a["invalid_response"] != b["invalid_response"]]
-        print(f"overall ours {ours['summary']['overall']['average_score']:.6f} / toolkit "
-              f"{theirs['summary']['overall']['average_score']:.6f}; {len(diff)} samples differ (B1/B2, see compare)")
+        versus_toolkit(out, std, Path(args.toolkit), ours_ran=True)
+
+
+TARGET_RATIO = 40.0  # issue 34: at least 40x the toolkit on the full split
+TARGET_PEAK_MIB = 200.0
+
+
+def versus_toolkit(out: Path, std: Path, toolkit: Path, *, ours_ran: bool = False) -> None:
+    """Our scorer and the toolkit on the same file, each a fresh process, one after the other: CPU seconds (the fair
+    figure on a shared machine; wall time includes waiting for the CPU), the ratio, peak RSS and agreement."""
+    n = sum(1 for _ in std.open())
+    if not ours_ran:
+        cmd = [PY, "-m", "scoring", "epic-bench", str(std), "--output", str(out / "ours_w1.json")]
+        _, ours_cpu, ours_peak, stdout = _timed(cmd, cwd=ROOT)
+    t_wall, t_cpu, t_peak, _ = _timed([PY, "-m", "epic_eval.evaluate", str(std), "-o", str(out / "toolkit.json")],
+                                      cwd=toolkit)
+    print(f"toolkit workers=1: {n / t_wall:6.0f} samples/s wall ({t_wall:.2f} s), {n / t_cpu:6.0f} samples/s CPU "
+          f"({t_cpu:.2f} s); peak RSS {t_peak:.0f} MiB")
+    if not ours_ran:
+        scoring_cpu = json.loads(stdout)["cpu_seconds_main_process"]
+        print(f"ours    workers=1: whole process {ours_cpu:.2f} s CPU (reading, scoring and summary {scoring_cpu:.2f} s "
+              f"CPU; the rest is start-up and writing the result); peak RSS {ours_peak:.0f} MiB (target < "
+              f"{TARGET_PEAK_MIB:.0f}: {'met' if ours_peak < TARGET_PEAK_MIB else 'NOT met'})")
+        ratio, ratio_scoring = t_cpu / ours_cpu, t_cpu / scoring_cpu
+        print(f"speed-up on {n} samples, CPU, same run: x{ratio:.1f} whole process against whole process, "
+              f"x{ratio_scoring:.1f} against our reading+scoring+summary (target x{TARGET_RATIO:.0f}: "
+              f"{'met' if ratio >= TARGET_RATIO else 'NOT met'} on whole processes)")
+    ours = json.loads((out / "ours_w1.json").read_text())
+    theirs = json.loads((out / "toolkit.json").read_text())
+    diff = [i for i, (a, b) in enumerate(zip(ours["samples"], theirs["details"]["by_samples"]))
+            if abs(a["score"] - b["score"]) > 1e-9 or a["invalid_response"] != b["invalid_response"]]
+    print(f"overall ours {ours['summary']['overall']['average_score']:.6f} / toolkit "
+          f"{theirs['summary']['overall']['average_score']:.6f}; {len(diff)} samples differ (B1/B2, see compare)")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -249,6 +274,11 @@ def compare(args: argparse.Namespace) -> int:
                 status = 1
             if "UNEXPLAINED" in reasons:
                 status = 1
+    if args.samples:
+        bench_dir = ROOT / "var" / "bench" / "epic"
+        bench_dir.mkdir(parents=True, exist_ok=True)
+        print(f"\nspeed and memory on the {args.samples}-sample benchmark file (perf/epic_scoring.py bench's):")
+        versus_toolkit(bench_dir, generate_bench(bench_dir, args.samples), toolkit)
     return status
 
 
@@ -277,6 +307,8 @@ def main() -> int:
     c.add_argument("--toolkit", required=True)
     c.add_argument("--workdir", default=str(ROOT / "var" / "bench" / "epic-compare"))
     c.add_argument("--verbose", action="store_true")
+    c.add_argument("--samples", type=int, default=6661,
+                   help="then time ours and the toolkit on bench's file of this many samples (0: skip)")
     args = p.parse_args()
     if args.command == "bench":
         bench(args)

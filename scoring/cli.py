@@ -6,12 +6,13 @@ import importlib
 import os
 import sys
 
-from scoring import benchmarks, run_cli
-from scoring.provenance_cli import provenance_main, verify_main
+from scoring import benchmarks
 
-# Commands about any benchmark's scores, beside the benchmarks' own (a benchmark's slug never takes these names).
-GENERAL = {"verify": (verify_main, "make a score again from its file and split: says 'same' or what differs"),
-           "provenance": (provenance_main, "score a file against a split folder and print its provenance keys")}
+# Commands about any benchmark's scores, beside the benchmarks' own (a benchmark's slug never takes these names),
+# by the name of their function in scoring.provenance_cli. That module and scoring.run_cli (an HTTP client, schema
+# validation) are imported only by the commands that use them: a benchmark's scoring starts without them.
+GENERAL = {"verify": ("verify_main", "make a score again from its file and split: says 'same' or what differs"),
+           "provenance": ("provenance_main", "score a file against a split folder and print its provenance keys")}
 
 
 def _commands() -> dict[str, benchmarks.BenchmarkPlugin]:
@@ -36,9 +37,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if argv else 2
     name, rest = argv[0], argv[1:]
     if name == "run":
-        return run_cli.main(rest)
+        return importlib.import_module("scoring.run_cli").main(rest)
     if name in GENERAL:
-        return GENERAL[name][0](rest)
+        return getattr(importlib.import_module("scoring.provenance_cli"), GENERAL[name][0])(rest)
     commands = _commands()
     if name not in commands:
         print(f"unknown benchmark '{name}'\n\n{usage()}", file=sys.stderr)

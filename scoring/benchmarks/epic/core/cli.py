@@ -33,6 +33,22 @@ def sample_problems(line: int, sample: SampleScore) -> list[dict]:
     return out
 
 
+def write_result(path: Path, payload: dict) -> None:
+    """The result JSON, streamed: the head as one indented block, then one sample row per line. Each part goes
+    through json's C encoder (an `indent` makes json fall back to its pure-Python encoder, which took longer than
+    the scoring on a full split) and nothing holds the whole text."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = {key: value for key, value in payload.items() if key != "samples"}
+    with path.open("w", encoding="utf-8") as out:
+        out.write("{\n")
+        for key, value in head.items():
+            out.write(f" {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)},\n")
+        out.write(' "samples": [')
+        for i, row in enumerate(payload["samples"]):
+            out.write(("\n  " if i == 0 else ",\n  ") + json.dumps(row, ensure_ascii=False))
+        out.write("\n ]\n}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m scoring epic-bench", description=__doc__.splitlines()[0])
     p.add_argument("predictions", help="std_format JSONL (or JSON array); raw responses JSONL with --raw")
@@ -96,8 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - started
     cpu = time.process_time() - cpu_started
     if args.output:
-        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.output).write_text(json.dumps(payload, ensure_ascii=False, indent=1), encoding="utf-8")
+        write_result(Path(args.output), payload)
     overall = summary["overall"]
     print(json.dumps({"overall": overall, "mode": options.mode_name, "samples": len(samples),
                       "seconds": round(elapsed, 3), "cpu_seconds_main_process": round(cpu, 3)}, indent=1))

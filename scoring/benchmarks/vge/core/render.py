@@ -27,7 +27,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
@@ -571,6 +570,7 @@ def _render_axonometric(device: Device, view: str, looks: Mapping[str, Any]) -> 
     scale = 0.84 * SIZE / max(hi - lo)
     shift = (SIZE - (hi - lo) * scale) / 2 - lo * scale
     canvas = np.full((SIZE, SIZE, 3), BACKGROUND, dtype=np.uint8)
+    import cv2  # imported here: the benchmark registry imports this module, and only drawing needs OpenCV (~60 MiB)
 
     def paste(img: np.ndarray, dst: tuple, shade: float) -> None:
         h, w = img.shape[:2]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from scoring.benchmarks.epic.core import demo
-from scoring.benchmarks.epic.core.cli import main
+from scoring.benchmarks.epic.core.cli import main, write_result
 from scoring.benchmarks.epic.core.raw import to_std_record
 
 from .helpers import record, rect, rle, tl_gt
@@ -99,3 +99,23 @@ def test_dropped_items_unknown_tasks_and_gt_errors_are_listed_with_line_and_fiel
     _, out = run(tmp_path, lines)
     found = {(p["line"], p["field"]) for p in out["problems"]}
     assert found == {(1, "formatted_response_localization"), (2, "task_type"), (3, "ground_truth")}
+
+
+def test_result_file_holds_the_payload_as_json_dumps_would_one_row_a_line(tmp_path, layout):
+    """The streamed writer gives the same document as one json.dumps of the whole payload (NaN, infinities,
+    non-ASCII text and an empty sample list included), with each sample row on a line of its own."""
+    root, split = layout
+    lines = [to_std_record(demo.raw_line(s, demo.oracle_response(s))) for s in split]
+    _, out = run(tmp_path, lines, "--gt-root", str(root))
+    out["problems"] = [{"message": "kein gültiger Wert ✓", "line": 3}]
+    out["samples"][0]["details"] = {"odd": [float("nan"), float("inf"), -float("inf")], "text": "é\n\"x\""}
+    path = tmp_path / "nested" / "result.json"
+    write_result(path, out)
+    text = path.read_text(encoding="utf-8")
+    assert json.dumps(json.loads(text), ensure_ascii=False, sort_keys=True) == json.dumps(out, ensure_ascii=False,
+                                                                                         sort_keys=True)
+    assert list(json.loads(text)) == list(out)  # keys in the payload's order, samples last
+    rows = [line for line in text.splitlines() if line.startswith('  {"index": ')]
+    assert len(rows) == len(out["samples"]) == 23
+    write_result(path, {**out, "samples": []})
+    assert json.loads(path.read_text(encoding="utf-8"))["samples"] == []
