@@ -19,7 +19,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management import call_command, get_commands
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from scoring.benchmarks import plugins
@@ -61,6 +61,7 @@ class Command(BaseCommand):
         if scale < 1:
             raise CommandError("--scale must be 1 or more")
         sizes = _sizes(samples)
+        self.seed = seed
         if Split.objects.filter(name=SPLIT).exists():
             raise CommandError(f"this database already has `{SPLIT}` splits: generate into a fresh database")
         if not Split.objects.filter(name="demo").exists():
@@ -112,6 +113,7 @@ class Command(BaseCommand):
             return 0
         rows = {r.key: r for r in SampleScore.objects.filter(submission=template)}
         samples = list(split.samples.order_by("position").values_list("pk", "key", "task"))
+        _prototype_create(samples, rows)
         heavy = users[0]
         count = ENTRIES_PER_SCALE * scale
         for m in range(count):
@@ -132,21 +134,68 @@ class Command(BaseCommand):
                     breakdown={k: _shifted(v, skill + rng.uniform(-5, 5)) for k, v in score.breakdown.items()},
                     intervals={k: [_shifted(lo, skill), _shifted(hi, skill)] for k, (lo, hi) in score.intervals.items()},
                     details=score.details, readings=score.readings)
-                self._sample_scores(sub, samples, rows, skill, rng)
+                _sample_scores_insert(submission_id=sub.pk, model=m, seed=self.seed,
+                                      hit_rate=min(0.95, max(0.05, 0.5 + skill / 100)))
+        _prototype_drop()
         return count
 
-    def _sample_scores(self, sub: Submission, samples: list, rows: dict, skill: float, rng: random.Random) -> None:
-        p = min(0.95, max(0.05, 0.5 + skill / 100))
-        batch = []
-        for index, (pk, key, task) in enumerate(samples):
-            t = rows.get(key.split("~")[0])
-            hit = rng.random() < p
-            batch.append(SampleScore(
-                submission=sub, sample_id=pk, index=index, key=key, task=task, score=1.0 if hit else 0.0,
-                outcome="ok" if hit else (t.outcome if t is not None and t.outcome != "ok" else "wrong"),
-                invalid=False, components=t.components if t is not None else {},
-                details=t.details if t is not None else {}))
-            if len(batch) >= BATCH:
-                SampleScore.objects.bulk_create(batch)
-                batch = []
-        SampleScore.objects.bulk_create(batch)
+
+# Per-sample rows dominate the large hub (100x: 2,000 entries x (6,661 + 699 + 14,953) = 45 million), so they are
+# written inside the database, one INSERT ... SELECT per submission from a temporary table holding each sample's
+# prototype row (the demo's scored row for it), never as Python objects. Whether a sample is a hit is drawn in SQL
+# by an integer hash of (seed, model number, sample index) that SQLite and PostgreSQL compute alike: the same hub
+# on both, deterministic, with nothing about the draw left to the order rows are written in.
+PROTOTYPE = "large_hub_sample_prototype"
+PROTOTYPE_COLUMNS = ("sample_id", "index", "key", "task", "outcome", "invalid", "error", "components", "details",
+                     "readings")
+HASH_MODULUS = 2147483647  # 2^31 - 1, prime: a square below it stays within a signed 64-bit integer
+
+
+def _prototype_create(samples: list, rows: dict) -> None:
+    """The temporary table of prototype rows: per sample of the split, its key and task, the template's components
+    and details, and the outcome a miss gets (the template's own when it missed, else "wrong")."""
+    table = connection.ops.quote_name(SampleScore._meta.db_table)
+    columns = ", ".join(connection.ops.quote_name(c) for c in PROTOTYPE_COLUMNS)
+    json_field = SampleScore._meta.get_field("details")
+    as_json = lambda value: json_field.get_db_prep_value(value, connection)  # noqa: E731
+    values = []
+    for index, (pk, key, task) in enumerate(samples):
+        t = rows.get(key.split("~")[0])
+        miss = t.outcome if t is not None and t.outcome != "ok" else "wrong"
+        values.append((pk, index, key, task, miss, False, "", as_json(t.components if t is not None else {}),
+                       as_json(t.details if t is not None else {}), as_json({})))
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP TABLE IF EXISTS {PROTOTYPE}")
+        cursor.execute(f"CREATE TEMPORARY TABLE {PROTOTYPE} AS SELECT {columns} FROM {table} WHERE 1 = 0")
+        placeholders = ", ".join(["%s"] * len(PROTOTYPE_COLUMNS))
+        for start in range(0, len(values), BATCH):
+            cursor.executemany(f"INSERT INTO {PROTOTYPE} ({columns}) VALUES ({placeholders})",
+                               values[start:start + BATCH])
+
+
+def _prototype_drop() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP TABLE IF EXISTS {PROTOTYPE}")
+
+
+def _sample_scores_insert(*, submission_id: int, model: int, seed: int, hit_rate: float) -> None:
+    """One submission's per-sample scores, written by the database from the prototype rows: a hit (score 1, "ok")
+    where the sample's draw falls below `hit_rate`, else a miss (score 0, the prototype's miss outcome)."""
+    q = connection.ops.quote_name
+    columns = ["submission_id", "score", *PROTOTYPE_COLUMNS]
+    # draw = ((a^2 + i) mod P)^2 mod P with a = 48271 i + 69621 m + 16807 seed + 1 (mod P): squares mix the linear
+    # start, and every product stays below 2^62, so neither database overflows or rounds.
+    offset = (69621 * model + 16807 * seed + 1) % HASH_MODULUS
+    select = ", ".join("CASE WHEN draw < %s THEN 'ok' ELSE " + q("outcome") + " END" if c == "outcome" else q(c)
+                       for c in PROTOTYPE_COLUMNS)
+    sql = (
+        f"INSERT INTO {q(SampleScore._meta.db_table)} ({', '.join(q(c) for c in columns)}) "
+        f"SELECT %s, CASE WHEN draw < %s THEN 1.0 ELSE 0.0 END, {select} FROM ("
+        f"SELECT b.*, (b.h2 * b.h2) %% {HASH_MODULUS} AS draw FROM ("
+        f"SELECT a.*, (a.h1 * a.h1 + a.{q('index')}) %% {HASH_MODULUS} AS h2 FROM ("
+        f"SELECT t.*, (CAST(t.{q('index')} AS BIGINT) * 48271 + %s) %% {HASH_MODULUS} AS h1 FROM {PROTOTYPE} t"
+        f") a) b) drawn"
+    )
+    threshold = int(hit_rate * HASH_MODULUS)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [submission_id, threshold, threshold, offset])

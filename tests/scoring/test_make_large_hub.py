@@ -1,0 +1,77 @@
+"""make_large_hub's per-sample rows, written inside the database (issue 34): the same rows on SQLite and PostgreSQL,
+drawn by the documented hash, copying the demo's scored row of each sample."""
+import pytest
+from django.core.management import call_command
+
+from scoring.management.commands.make_large_hub import HASH_MODULUS
+from scoring.models import Benchmark, SampleScore, Score, Split, Submission
+from tests.scoring.factories import ModelEntryFactory, SampleFactory, SplitFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _draw(index: int, model: int, seed: int) -> int:
+    """The hash the command computes in SQL, here in Python."""
+    a = (48271 * index + (69621 * model + 16807 * seed + 1) % HASH_MODULUS) % HASH_MODULUS
+    b = (a * a + index) % HASH_MODULUS
+    return b * b % HASH_MODULUS
+
+
+@pytest.fixture
+def demo_plan():
+    """A PLAN demo split of three samples and one scored upload with a row per sample."""
+    split = SplitFactory(benchmark=Benchmark.objects.get(slug="plan-bench"), name="demo", is_default=False)
+    samples = [SampleFactory(split=split, key=f"q{i}", position=i, task=f"task-{i % 2}") for i in range(3)]
+    sub = Submission.objects.create(model_entry=ModelEntryFactory(), split=split, status=Submission.Status.SCORED,
+                                    scorer_version="plan-1")
+    Score.objects.create(submission=sub, overall=50.0, breakdown={"overall": 50.0},
+                         intervals={"overall": [40.0, 60.0]}, scorer_version="plan-1")
+    outcomes = ["ok", "unparsed", "ok"]
+    for i, sample in enumerate(samples):
+        SampleScore.objects.create(submission=sub, sample=sample, index=i, key=sample.key, task=sample.task,
+                                   score=1.0 if outcomes[i] == "ok" else 0.0, outcome=outcomes[i],
+                                   components={"part": i}, details={"type": "open", "judge": {"n": i}})
+    return split
+
+
+def test_rows_are_the_demo_rows_with_outcomes_drawn_by_the_hash(demo_plan):
+    call_command("make_large_hub", scale=1, samples=["plan-bench=7"], seed=34, stdout=open("/dev/null", "w"))
+
+    split = Split.objects.get(benchmark__slug="plan-bench", name="scale")
+    samples = list(split.samples.order_by("position").values_list("pk", "key"))
+    assert [k for _, k in samples] == ["q0", "q1", "q2", "q0~1", "q1~1", "q2~1", "q0~2"]
+    subs = list(Submission.objects.filter(split=split).order_by("pk"))
+    assert len(subs) == 20
+    rates = set()
+    for model, sub in enumerate(subs):
+        rows = list(SampleScore.objects.filter(submission=sub).order_by("index"))
+        assert [(r.index, r.sample_id, r.key) for r in rows] == [(i, pk, k) for i, (pk, k) in enumerate(samples)]
+        # the demo's row of the sample, by its key before "~"
+        assert [r.components for r in rows] == [{"part": i % 3} for i in range(7)]
+        assert [r.details for r in rows] == [{"type": "open", "judge": {"n": i % 3}} for i in range(7)]
+        assert [r.task for r in rows] == [f"task-{(i % 3) % 2}" for i in range(7)]
+        hits = [r.score == 1.0 for r in rows]
+        assert [r.outcome for r in rows] == ["ok" if hit else ("unparsed" if i % 3 == 1 else "wrong")
+                                             for i, hit in enumerate(hits)]
+        # the draw: a hit where the hash of (index, model, seed) falls below the model's rate, alike on both databases
+        draws = [_draw(i, model, 34) for i in range(7)]
+        assert all(not hit for hit, d in zip(hits, draws) if d >= 0.95 * HASH_MODULUS)
+        assert all(hit for hit, d in zip(hits, draws) if d < 0.05 * HASH_MODULUS)
+        below = sorted(d for d, hit in zip(draws, hits) if hit)
+        above = sorted(d for d, hit in zip(draws, hits) if not hit)
+        assert not below or not above or below[-1] < above[0]  # one threshold separates hits from misses
+        rates.add(sum(hits))
+    assert len(rates) > 1  # models differ in skill
+
+
+def test_the_same_seed_makes_the_same_rows(demo_plan, django_db_blocker):
+    call_command("make_large_hub", scale=1, samples=["plan-bench=7"], seed=34, stdout=open("/dev/null", "w"))
+    first = list(SampleScore.objects.filter(submission__split__name="scale").order_by("submission_id", "index")
+                 .values_list("score", "outcome"))
+    SampleScore.objects.filter(submission__split__name="scale").delete()
+    Submission.objects.filter(split__name="scale").delete()
+    Split.objects.filter(name="scale").delete()
+    call_command("make_large_hub", scale=1, samples=["plan-bench=7"], seed=34, stdout=open("/dev/null", "w"))
+    again = list(SampleScore.objects.filter(submission__split__name="scale").order_by("submission_id", "index")
+                 .values_list("score", "outcome"))
+    assert again == first and len(first) == 140
