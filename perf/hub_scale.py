@@ -229,13 +229,16 @@ class CacheBuster:
                 self.client.incr(key)
 
 
-def measure(base: str, facts: dict, requests: int, uncached: int, bust: CacheBuster) -> dict[str, dict]:
+def measure(base: str, facts: dict, requests: int, uncached: int, bust: CacheBuster,
+            skip: tuple[str, ...] = ()) -> dict[str, dict]:
     """Per page: the first request (after the server started and the board caches were emptied), `uncached`
     requests each after emptying them, then `requests` as they come (the cache's path)."""
     headers = {"Authorization": f"Token {facts['token']}"}
     figures = {}
     with httpx.Client(base_url=base, headers=headers, timeout=600) as client:
         for label, method, path, extra in pages(facts):
+            if label in skip:
+                continue
             files = None
             if "example" in extra:
                 files = {"file": ("example.jsonl", client.get(extra["example"]).content)}
@@ -269,7 +272,10 @@ def main() -> None:
     parser.add_argument("--uncached", type=int, default=5, help="requests per page, each after emptying the cache")
     parser.add_argument("--reuse", action="store_true", help="keep an existing ebh_scale_<S> database")
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
+    parser.add_argument("--skip", default="", help="comma-separated page labels not to measure, e.g. "
+                                                   "'vge-bench analysis' (minutes a request at any scale)")
     args = parser.parse_args()
+    skip = tuple(s.strip() for s in args.skip.split(",") if s.strip())
     if not os.environ.get("REDIS_URL"):
         raise SystemExit("set REDIS_URL: the server's cache must be one this script can empty between requests")
     scales = [int(s) for s in args.scales.split(",")]
@@ -283,7 +289,7 @@ def main() -> None:
         bust = CacheBuster(os.environ["REDIS_URL"], [f["split"] for f in facts["benchmarks"].values()])
         proc, base = serve(env)
         try:
-            figures = measure(base, facts, args.requests, args.uncached, bust)
+            figures = measure(base, facts, args.requests, args.uncached, bust, skip)
             rss, peak = rss_mib(proc.pid)
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
