@@ -68,10 +68,13 @@ lint: venv
 # Tests keep their files (SQLite test database, broker folder) in var/test, away from the running site's.
 # The suite runs twice: on the embedded default (SQLite) and on PostgreSQL, so a query or a column that only
 # SQLite accepts fails here and not in production. Tests that start no processes of their own run on
-# TEST_WORKERS pytest-xdist processes (each with its own test database); browser, worker, integration and fault
-# tests start servers, workers or Chromium and run one at a time.
+# TEST_WORKERS pytest-xdist processes (each with its own test database), and so do the browser tests (each process
+# its own Chromium, live server and test database). Worker, integration and fault tests share the broker (a worker
+# takes any test's job, a purge drops them all) and run one at a time, as do the `timing` tests, which bound a
+# duration. Every worker test runs on the embedded default and on Redis; on RabbitMQ, those marked `broker`, whose
+# outcome hangs on how the broker delivers.
 TEST_WORKERS ?= 2
-PARALLEL := not browser and not worker and not integration and not faults
+PARALLEL := not browser and not worker and not integration and not faults and not timing
 test: export EBH_VAR_DIR = $(CURDIR)/var/test
 test: setup browser
 	@echo "== 1/7 lint: ruff, and mypy on the cores and plugins (make lint) =="
@@ -79,16 +82,18 @@ test: setup browser
 	@echo "== 2/7 the suite on the embedded default (SQLite), $(TEST_WORKERS) processes =="
 	$(BIN)/python -m pytest -m "$(PARALLEL)" -n $(TEST_WORKERS) --dist loadfile
 	@echo "== 3/7 browser and worker tests on the embedded default (SQLite, filesystem broker, real Chromium) =="
-	$(BIN)/python -m pytest -m "(browser or worker) and not integration and not faults"
+	$(BIN)/python -m pytest -m "browser and not worker and not timing and not integration and not faults" \
+	  -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -m "(worker or timing) and not integration and not faults"
 	@echo "== 4/7 the suite on PostgreSQL, $(TEST_WORKERS) processes (tests/**/core/ aside: pure, no database) =="
 	DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -m "$(PARALLEL)" -n $(TEST_WORKERS) --dist loadfile \
 	  --ignore-glob='tests/*/core/*'
 	@echo "== 5/7 integration and worker tests: PostgreSQL, Redis (broker and channel layer) =="
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_BROKER_URL) REDIS_URL=$(REDIS_LAYER_URL) \
 	  $(BIN)/python -m pytest -m "(integration or worker) and not faults"
-	@echo "== 6/7 worker tests: PostgreSQL, RabbitMQ =="
+	@echo "== 6/7 worker tests whose outcome hangs on the broker: PostgreSQL, RabbitMQ =="
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(AMQP_URL) \
-	  $(BIN)/python -m pytest -m "worker and not faults"
+	  $(BIN)/python -m pytest -m "worker and broker and not faults"
 	@echo "== 7/7 fault suite and schema fuzz (tests/faults/): PostgreSQL, Redis, RabbitMQ =="
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_BROKER_URL) REDIS_URL=$(REDIS_LAYER_URL) AMQP_BROKER_URL=$(AMQP_URL) \
 	  $(BIN)/python -m pytest -m "faults" -s

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,13 +151,17 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-MODULES = analyse(project_modules())
+@cache
+def modules() -> dict[str, Module]:
+    """The project's modules analysed: once per test process, and when a test asks, not as the file is collected (every
+    pytest run of `make test` and each of its xdist processes collects every file)."""
+    return analyse(project_modules())
 
 
 def test_the_graph_is_the_whole_project():
     assert {"scoring.pipeline", "scoring.benchmarks.plan.services.judgements", "annotation.review.services",
-            "simulator.consumers", "leaderboard.board_views"} <= set(MODULES)
-    assert "scoring.models" in MODULES["scoring.benchmarks.plan.services.judgements"].imports
+            "simulator.consumers", "leaderboard.board_views"} <= set(modules())
+    assert "scoring.models" in modules()["scoring.benchmarks.plan.services.judgements"].imports
 
 
 def test_the_cycle_finder_finds_cycles():
@@ -165,24 +170,24 @@ def test_the_cycle_finder_finds_cycles():
 
 
 def test_no_import_cycles_between_modules():
-    assert cycles({name: module.imports for name, module in MODULES.items()}) == []
+    assert cycles({name: module.imports for name, module in modules().items()}) == []
 
 
 def test_apps_depend_one_way():
     wrong = sorted(
-        f"{name} imports {target}" for name, module in MODULES.items() for target in module.imports
+        f"{name} imports {target}" for name, module in modules().items() for target in module.imports
         if target.split(".")[0] not in MAY_IMPORT[name.split(".")[0]]
     )
     assert wrong == []
 
 
 def test_no_star_imports_and_no_private_names_across_modules():
-    assert [f"{m.name}:{line}" for m in MODULES.values() for line in m.stars] == []
-    assert [f"{m.name}:{p}" for m in MODULES.values() for p in m.private] == []
+    assert [f"{m.name}:{line}" for m in modules().values() for line in m.stars] == []
+    assert [f"{m.name}:{p}" for m in modules().values() for p in m.private] == []
 
 
 def test_no_project_imports_inside_functions():
-    assert [f"{m.name}:{s}" for m in MODULES.values() for s in m.in_functions] == []
+    assert [f"{m.name}:{s}" for m in modules().values() for s in m.in_functions] == []
 
 
 # -- a benchmark is named inside its own package only (docs/adding-a-benchmark.md) --

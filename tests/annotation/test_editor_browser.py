@@ -136,6 +136,7 @@ def test_annotator_segments_edits_saves_and_submits_in_the_editor(
     assert submitted.override_reason == "the description is quoted from the operator verbatim"
 
 
+@pytest.mark.timing  # a frame's time is bounded
 def test_editor_stays_responsive_with_50_instances_on_a_1920x1080_image(
     live_server, page, celery_eager, item_factory, annotator, curator
 ):

@@ -16,7 +16,8 @@ from annotation.embeddings import segmentation_backend
 from tests.annotation.browser_helpers import to_client
 from tests.conftest import login_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# timing: the decoder's timings and the race of a click with the hover preview's decode (run alone)
+pytestmark = [pytest.mark.browser, pytest.mark.timing, pytest.mark.django_db(transaction=True)]
 
 SEGMENT_URL = "**/api/annotation/images/*/segment/"
 

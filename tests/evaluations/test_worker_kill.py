@@ -13,7 +13,7 @@ from scoring.standin import StandInModel
 from tests.faults.processes import Worker, site_env, wait_for
 from tests.scoring.bench_splits import plan_split
 
-pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.worker, pytest.mark.broker, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_killed_worker_resumes_and_asks_no_stored_answer_again(tmp_path, curator, settings) -> None:

@@ -86,6 +86,7 @@ def test_a_worker_on_a_new_scorer_version_rescores_each_submission_once(demo_boa
     assert_rescored_once_each(subs)
 
 
+@pytest.mark.broker  # the killed worker's messages come back (RabbitMQ at once) beside the restart's
 def test_a_killed_worker_resumes_the_rescore_without_scoring_twice(demo_board, workers):
     split, subs = demo_board
     nodename = f"rekill-{uuid.uuid4().hex[:6]}@localhost"

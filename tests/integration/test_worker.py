@@ -16,7 +16,7 @@ from scoring.models import SampleScore, Score, Submission
 from tests.faults.processes import Worker, site_env, wait_for
 from tests.scoring.factories import ModelEntryFactory, SampleFactory, SplitFactory
 
-pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.worker, pytest.mark.broker, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
