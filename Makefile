@@ -68,10 +68,10 @@ lint: venv
 # Tests keep their files (SQLite test database, broker folder) in var/test, away from the running site's.
 # The suite runs twice: on the embedded default (SQLite) and on PostgreSQL, so a query or a column that only
 # SQLite accepts fails here and not in production. Tests that start no processes of their own run on
-# TEST_WORKERS pytest-xdist processes (each with its own test database), and so do the browser tests (each process
-# its own Chromium, live server and test database). Worker, integration and fault tests share the broker (a worker
-# takes any test's job, a purge drops them all) and run one at a time, as do the `timing` tests, which bound a
-# duration. Every worker test runs on the embedded default and on Redis; on RabbitMQ, those marked `broker`, whose
+# TEST_WORKERS pytest-xdist processes (each with its own test database). Browser, worker, integration and fault
+# tests start servers, workers or Chromium and run one at a time: worker tests share the broker (a worker takes any
+# test's job, a purge drops them all), and browser tests run beside nothing, because some bound a duration
+# (`timing`) and page loads time out when two Chromiums share 2 cores under load. Every worker test runs on the embedded default and on Redis; on RabbitMQ, those marked `broker`, whose
 # outcome hangs on how the broker delivers.
 TEST_WORKERS ?= 2
 PARALLEL := not browser and not worker and not integration and not faults and not timing
@@ -82,9 +82,7 @@ test: setup browser
 	@echo "== 2/7 the suite on the embedded default (SQLite), $(TEST_WORKERS) processes =="
 	$(BIN)/python -m pytest -m "$(PARALLEL)" -n $(TEST_WORKERS) --dist loadfile
 	@echo "== 3/7 browser and worker tests on the embedded default (SQLite, filesystem broker, real Chromium) =="
-	$(BIN)/python -m pytest -m "browser and not worker and not timing and not integration and not faults" \
-	  -n $(TEST_WORKERS) --dist loadfile
-	$(BIN)/python -m pytest -m "(worker or timing) and not integration and not faults"
+	$(BIN)/python -m pytest -m "(browser or worker) and not integration and not faults"
 	@echo "== 4/7 the suite on PostgreSQL, $(TEST_WORKERS) processes (tests/**/core/ aside: pure, no database) =="
 	DATABASE_URL=$(PG_URL) $(BIN)/python -m pytest -m "$(PARALLEL)" -n $(TEST_WORKERS) --dist loadfile \
 	  --ignore-glob='tests/*/core/*'
