@@ -268,9 +268,11 @@ async def load_agents_socket(host: str, port: int, token: str, task_ids: list[st
     async def agent(i: int) -> None:
         rng = random.Random(2000 + i)
         try:
+            # No per-message compression: the messages are a few hundred bytes, and deflating them cost both ends
+            # more CPU than the engine's step (the agent socket's docs say so to harness authors).
             socket = await websockets.connect(f"ws://{host}:{port}/ws/vge/agent/", open_timeout=60,
                                               additional_headers={"Authorization": f"Token {token}"},
-                                              max_size=2**22)
+                                              max_size=2**22, compression=None)
         except (OSError, asyncio.TimeoutError, websockets.InvalidHandshake) as exc:
             figures.add(0.0, False, f"agent {i} connect: {exc!r}")
             return
@@ -335,13 +337,17 @@ def manage(env: dict[str, str], *args: str) -> str:
                           text=True).stdout
 
 
-def prepare(env: dict[str, str], var: Path) -> tuple[str, list[str]]:
-    """Build the site in `env` (the EPIC board at 100 rows, the VGE demo library, a token); (token, task ids)."""
+def prepare(env: dict[str, str], var: Path, board: bool = True) -> tuple[str, list[str]]:
+    """Build the site in `env` (the EPIC board at 100 rows unless `board` is false, the VGE demo library, a token);
+    (token, task ids)."""
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(env)
     try:
-        build_site(var)
+        if board:
+            build_site(var)
+        else:
+            manage(env, "migrate", "-v0")
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -416,9 +422,12 @@ TARGETS = {  # (path, set-up, connections) -> (minimum per_s, maximum p99 ms)
 }
 
 
-def report(rows: list[tuple[str, str, int, dict[str, float]]], bare: float) -> None:
+def report(rows: list[tuple[str, str, int, dict[str, float]]], bare: float, bares: list[float]) -> None:
     print()
-    print(f"bare engine: {bare:,.0f} steps/s (one process, no server)")
+    print(f"bare engine: {bare:,.0f} steps/s (one process, no server; the mean of "
+          f"{', '.join(f'{b:,.0f}' for b in bares)}, measured before and after the set-ups); 100 engine steps take "
+          f"{100_000 / bare:.1f} ms (issue 34: agent socket at 200 agents >= 10 % of the engine, p99 below that; "
+          f"agent API >= 3 %)")
     print("(agent rows: req/s counts steps; 'conns' is the number of episodes played at once; agent batchN: the same\n"
           " episodes driven by conns/N harness clients through POST /api/vge/episodes/act/, N actions a request)")
     print(f"{'set-up':<11} {'path':<13} {'conns':>5} {'requests':>9} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} "
@@ -456,7 +465,7 @@ def main() -> int:
     args.only = args.only or ["board", "agent"]
     connections = args.connections or [50, 200]
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    bare = bare_engine_steps_per_s()
+    bares = [bare_engine_steps_per_s()]
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start")
     rows: list[tuple[str, str, int, dict[str, float]]] = []
     for setup in setups:
@@ -467,7 +476,7 @@ def main() -> int:
             reset_services(args)
             env.update(DATABASE_URL=args.pg_url, REDIS_URL=args.redis_url, CELERY_BROKER_URL=args.broker_url)
         print(f"[{setup}] building the site in {var} ...", flush=True)
-        token, tasks = prepare(env, var)
+        token, tasks = prepare(env, var, board="board" in args.only)
         port = free_port()
         process = start(setup, env, port, args, var / "server.log")
         try:
@@ -494,8 +503,9 @@ def main() -> int:
         finally:
             stop(process)
             shutil.rmtree(var, ignore_errors=True)
+    bares.append(bare_engine_steps_per_s())  # the machine's load moves: the engine measured on both sides
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end")
-    report(rows, bare)
+    report(rows, sum(bares) / len(bares), bares)
     return 0
 
 

@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import msgpack
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import connections
@@ -34,6 +35,7 @@ from accounts.auth import CachedTokenAuthentication
 from scoring.core import bounded
 from scoring.errors import ServiceRefusal
 from simulator import api
+from simulator.agent_writer import writer
 from simulator.asgi import LARGEST_ID, token_key, with_connections
 from simulator.serializers import plain_act_output
 
@@ -55,8 +57,10 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def pool_shutdown() -> None:
-    """Close every pool thread's database connection and stop the threads (a test's end; the next socket makes a new
-    pool). Each thread closes its own: Django's connections belong to the thread that opened them."""
+    """Close every pool thread's database connection and stop the threads, the agent writer's too (a test's end; the
+    next socket makes a new pool). Each thread closes its own: Django's connections belong to the thread that opened
+    them."""
+    writer.stop()
     if not _threads:
         return
     pool, size = _threads.pop()
@@ -80,6 +84,11 @@ def _authenticated(key: str):
 
 
 class AgentConsumer(AsyncWebsocketConsumer):
+    # No channel layer: the socket joins no group and hears from nobody but its harness, so it needs no channel of
+    # its own (a channel and its receive loop per socket, in Redis on the production profile). Channels gives a
+    # consumer whose alias is not configured no layer.
+    channel_layer_alias = None
+
     async def connect(self) -> None:
         self.user = None
         self.episode: int | None = None
@@ -89,6 +98,16 @@ class AgentConsumer(AsyncWebsocketConsumer):
             self.user = await self._run(lambda: _authenticated(key))
             if self.user is None:
                 await self.close(code=4401)
+
+    async def dispatch(self, message: dict) -> None:
+        """Channels' dispatch, without the thread hop it makes before every message to close old database connections
+        (sync_to_async(close_old_connections): a served step's largest cost in the event loop, perf/
+        agent_serve_profile.py). This consumer never touches the database on the event loop; its threads look after
+        their own connections (simulator.agent_writer, simulator.asgi.with_connections)."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
         binary = bytes_data is not None
@@ -136,7 +155,7 @@ class AgentConsumer(AsyncWebsocketConsumer):
         user = self.user
         if kind == "reset":
             data = {k: v for k, v in message.items() if k not in ("type", "id")}
-            status, body = await self._run(lambda: api.start_answer(user=user, data=data))
+            status, body = await writer.run(lambda: api.start_answer(user=user, data=data))
             if status == 201:
                 self.episode = body["episode"]
             return {"type": kind, "status": status, **body} if status < 400 else _error(status, body)
@@ -149,7 +168,8 @@ class AgentConsumer(AsyncWebsocketConsumer):
         if output is None:
             raise ServiceRefusal(status=400, message="A step needs `output`: the model's text, at most 20000 characters, no NUL.",
                           field="output")
-        status, body = await self._run(lambda: api.step_answer(user=user, episode_id=episode, output=output))
+        status, body = await writer.run(
+            lambda: api.step_answer(user=user, episode_id=episode, output=output, in_batch=True))
         return {"type": kind, "status": status, **body} if status < 400 else _error(status, body)
 
     async def _auth(self, message: dict) -> dict:

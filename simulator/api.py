@@ -43,7 +43,7 @@ from simulator.serializers import (
     plain_act_output,
 )
 from simulator.services.bundles import episodes_submission_create
-from simulator.services.episodes import episode_start, episode_step
+from simulator.services.episodes import episode_start, episode_step, episode_step_within
 from simulator.services.library import BENCHMARK_SLUG
 from simulator.services.view_images import episode_view_png
 
@@ -62,10 +62,12 @@ def start_answer(*, user, data) -> tuple[int, dict]:
     return 201, {"episode": episode.pk, "observation": obs, **obs}
 
 
-def step_answer(*, user, episode_id: int, output: str) -> tuple[int, dict]:
-    """Status and body of an act request whose output is checked (the view below and the ASGI fast path)."""
+def step_answer(*, user, episode_id: int, output: str, in_batch: bool = False) -> tuple[int, dict]:
+    """Status and body of an act request whose output is checked (the view below, the ASGI fast path and the agent
+    socket). `in_batch`: played inside the agent writer's transaction (simulator.agent_writer), not one of its own."""
+    step = episode_step_within if in_batch else episode_step
     try:
-        outcome, obs = episode_step(episode_id=episode_id, user=user, output=output)
+        outcome, obs = step(episode_id=episode_id, user=user, output=output)
     except ServiceRefusal as exc:
         return exc.status, exc.body()
     return 200, act_answer(outcome, obs)

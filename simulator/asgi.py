@@ -7,9 +7,11 @@ loop and at no cost, until one of AGENT_API_CONCURRENCY places is free; every re
 
 The fast path: the two requests a harness sends hundreds of times a second, an act (`api.EpisodeActApi`, `POST
 /api/vge/episodes/<id>/act/`) with a plain text output and a start (`api.EpisodeCreateApi`, `POST /api/vge/episodes/`),
-with a token and a JSON object body, are played here (their routes as the URLconf has them, scoring.asgi_http.ViewRoutes), on AGENT_API_CONCURRENCY threads: the same token check (`CachedTokenAuthentication`) and the same answers
-(`api.step_answer`, `api.start_answer`) as the DRF views, without the middleware stack, Django's request and DRF's
-dispatch around them (more CPU than the step itself). Anything else (a session instead of a token, a form body,
+with a token and a JSON object body, are played here (their routes as the URLconf has them,
+scoring.asgi_http.ViewRoutes), as jobs of the agent writer (simulator.agent_writer: one thread, batches of jobs in one
+transaction, each answered once its batch has committed): the same token check (`CachedTokenAuthentication`) and the
+same answers (`api.step_answer`, `api.start_answer`) as the DRF views, without the middleware stack, Django's request
+and DRF's dispatch around them (more CPU than the step itself). Anything else (a session instead of a token, a form body,
 an output the serializer must coerce or refuse) goes to the DRF view with its body unread, which words every error.
 """
 from __future__ import annotations
@@ -18,7 +20,6 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from django.conf import settings
@@ -28,6 +29,7 @@ from rest_framework.exceptions import AuthenticationFailed
 from accounts.auth import CachedTokenAuthentication
 from scoring.asgi_http import ViewRoutes, header, read_body, replaying, respond
 from simulator import api
+from simulator.agent_writer import writer
 from simulator.serializers import plain_act_output
 
 # Admission covers the whole agent API (every route to simulator.api's views lies under it: tests/simulator).
@@ -75,7 +77,7 @@ def fast_operation(route: tuple[type, dict[str, Any]], data) -> Callable[[Any], 
     output = plain_act_output(data)
     if output is None:
         return None
-    return lambda user: api.step_answer(user=user, episode_id=kwargs["pk"], output=output)
+    return lambda user: api.step_answer(user=user, episode_id=kwargs["pk"], output=output, in_batch=True)
 
 
 def with_connections(call: Callable[[], Any]) -> Any:
@@ -89,31 +91,25 @@ def with_connections(call: Callable[[], Any]) -> Any:
 
 
 def fast_played(key: str, operation: Callable[[Any], tuple[int, dict]]) -> Answer:
-    """One request, as the DRF view answers it: status, body, extra headers."""
-
-    def played() -> Answer:
-        try:
-            user, _ = CachedTokenAuthentication().authenticate_credentials(key)
-        except AuthenticationFailed as exc:
-            return 401, {"detail": str(exc.detail)}, ((b"www-authenticate", b"Token"),)
-        status, body = operation(user)
-        return status, body, ()
-
-    return with_connections(played)
+    """One request, as the DRF view answers it: status, body, extra headers. Played as a job of the agent writer
+    (simulator.agent_writer), inside its batch's transaction."""
+    try:
+        user, _ = CachedTokenAuthentication().authenticate_credentials(key)
+    except AuthenticationFailed as exc:
+        return 401, {"detail": str(exc.detail)}, ((b"www-authenticate", b"Token"),)
+    status, body = operation(user)
+    return status, body, ()
 
 
 def agent_admission(app, limit: int | None = None):
     places: asyncio.Semaphore | None = None
-    threads: ThreadPoolExecutor | None = None
 
     async def application(scope, receive, send):
-        nonlocal places, threads
+        nonlocal places
         if scope.get("type") != "http" or not scope.get("path", "").startswith(AGENT_PREFIX):
             return await app(scope, receive, send)
         if places is None:
-            size = limit or settings.AGENT_API_CONCURRENCY
-            places = asyncio.Semaphore(size)
-            threads = ThreadPoolExecutor(size, thread_name_prefix="agent-act")
+            places = asyncio.Semaphore(limit or settings.AGENT_API_CONCURRENCY)
         path = scope["path"]
         route = fast_route(path) if scope.get("method") == "POST" else None
         key = token_key(scope) if route else None
@@ -125,15 +121,15 @@ def agent_admission(app, limit: int | None = None):
             operation = fast_operation(route, json.loads(body)) if whole else None
         except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested past the parser's depth
             operation = None
-        async with places:
-            if operation is None:
+        if operation is None:
+            async with places:
                 return await app(scope, replaying(messages, receive), send)
-            try:
-                status, answer, extra = await asyncio.get_running_loop().run_in_executor(
-                    threads, fast_played, key, operation)
-            except Exception:  # logged as Django logs a failed request; the agent gets a 500
-                log.exception("Internal Server Error: %s", path)
-                status, answer, extra = 500, {"detail": "A server error occurred."}, ()
+        # No place needed: the writer's one thread plays the jobs of every waiting request together, in order
+        try:
+            status, answer, extra = await writer.run(lambda: fast_played(key, operation))
+        except Exception:  # logged as Django logs a failed request; the agent gets a 500
+            log.exception("Internal Server Error: %s", path)
+            status, answer, extra = 500, {"detail": "A server error occurred."}, ()
         body = json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode()
         await respond(send, status, body, JSON_TYPE, extra=extra)
 

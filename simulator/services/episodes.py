@@ -147,17 +147,29 @@ _sqlite_step_lock = threading.Lock()
 
 
 def episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str) -> tuple[StepOutcome, dict]:
-    """One turn: lock the episode, step the engine, store the step (and metrics when it ends), answer.
+    """One turn in a transaction of its own: lock the episode, step the engine, store the step (and metrics when it
+    ends), answer.
 
     The database work of a turn is one SELECT (the locked episode), one INSERT (the step) and one UPDATE (the
     episode's state); tests/simulator/test_step_queries.py holds it there. The last turn also reads the steps for
     the episode's metrics."""
+    with writes_serialized(), transaction.atomic():
+        return episode_step_within(episode_id=episode_id, user=user, output=output)
+
+
+@contextlib.contextmanager
+def writes_serialized():
+    """On SQLite, the steps of this process one at a time (see _sqlite_step_lock); nothing on PostgreSQL."""
     with _sqlite_step_lock if connection.vendor == "sqlite" else contextlib.nullcontext():
-        return _episode_step(episode_id=episode_id, user=user, output=output)
+        yield
 
 
-def _episode_step(*, episode_id: int, user: AbstractBaseUser | None, output: str) -> tuple[StepOutcome, dict]:
-    with transaction.atomic(), connection.cursor() as cursor:
+def episode_step_within(*, episode_id: int, user: AbstractBaseUser | None,
+                        output: str) -> tuple[StepOutcome, dict]:
+    """`episode_step` inside the caller's transaction (the agent writer's batch, simulator.agent_writer), which the
+    caller opened with `writes_serialized`. A refusal is raised before anything is written, so the caller's
+    transaction stays usable for its other work."""
+    with connection.cursor() as cursor:
         sql = _statements(connection)
         cursor.execute(sql.select, [episode_id])
         row = cursor.fetchone()

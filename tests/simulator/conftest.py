@@ -5,6 +5,7 @@ import copy
 
 import pytest
 
+from simulator.agent_writer import writer
 from simulator.services.library import device_upsert, split_ensure, tasks_into_split
 from tests.scoring.benchmarks.vge.core.conftest import TINY, make_task
 
@@ -21,3 +22,11 @@ def tiny_split(db):
     tasks = [make_task(("idle",), "tiny/t1"), make_task(("idle", "heating"), "tiny/t2")]
     tasks_into_split(tasks=tasks, split=split)
     return split
+
+
+@pytest.fixture(autouse=True)
+def _agent_writer_stopped():
+    """The agent writer's thread outlives a test with its database connection: stop it after each test (closing the
+    connection), so the test database can be dropped; the next job starts a new one."""
+    yield
+    writer.stop()

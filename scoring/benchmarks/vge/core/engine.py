@@ -7,7 +7,7 @@ Check order, feedback kinds and texts, budgets and goal rules follow docs/format
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, NamedTuple
 
 from scoring.benchmarks.vge.core.actions import CANONICAL, Action, ParseResult, parse_action
@@ -40,6 +40,12 @@ TEXT_WRONG_OPERATION = "It seems that this component can be operated, but not in
 TEXT_UNLOCKED = "A close-up dashboard view is now available (Switch_view(params=[dashboard]))."
 
 
+def _fields_dict(instance: Any) -> dict[str, Any]:
+    """A dataclass's fields by name, not copied: dataclasses.asdict deep-copies every value, which cost a served step
+    more than the engine's step (perf/agent_step_profile.py)."""
+    return {f.name: getattr(instance, f.name) for f in fields(instance)}
+
+
 @dataclass(frozen=True)
 class EpisodeState:
     task: str
@@ -58,7 +64,7 @@ class EpisodeState:
     lam: float | None = None  # the episode's interaction budget λ when it is not the task's own (None: the task's)
 
     def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = _fields_dict(self)  # every field a plain value: no copy needed
         for key in ("goal_c_opt", "l_opt"):
             data[key] = finite(data[key])  # an unreachable goal's infinite cost: JSON has no infinity
         if data["lam"] is None:
@@ -104,7 +110,7 @@ class StepOutcome:
     success: bool
 
     def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = _fields_dict(self)  # plain values but `action` and `entered`, both replaced below
         data["action"] = self.action.as_dict() if self.action else None
         data["action_text"] = self.action.text() if self.action else None
         data["entered"] = list(self.entered)

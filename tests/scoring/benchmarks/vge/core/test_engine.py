@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 import pytest
 
 from scoring.benchmarks.vge.core import engine as E
 from scoring.benchmarks.vge.core.device import load_device
 from scoring.benchmarks.vge.core.engine import Engine, EpisodeState, StepOutcome
+from scoring.core.numbers import finite
 from tests.scoring.benchmarks.vge.core.conftest import make_task
 
 
@@ -194,6 +196,32 @@ def test_state_and_outcome_survive_json(engine):
     assert StepOutcome.from_dict(json.loads(json.dumps(o1.as_dict()))) == o1
     # resuming from the stored state gives the same next outcome as continuing
     assert engine.step(again, PRESS_POWER_DASH) == engine.step(state, PRESS_POWER_DASH)
+
+
+def test_stored_forms_are_the_deep_copies_they_were(engine):
+    """as_dict reads the fields without dataclasses.asdict's deep copy (a served step's cost); the stored JSON is the
+    one asdict gave, for states with and without λ and for outcomes with and without an action."""
+    task = make_task(("idle", "heating"))
+    for lam in (None, 3):
+        state = engine.new_episode(task, lam=lam)
+        outcomes = []
+        for output in ("no action here", OPEN_DASH, PRESS_POWER_DASH):
+            state, outcome = engine.step(state, output)
+            outcomes.append(outcome)
+            reference = asdict(state)
+            reference["goal_c_opt"], reference["l_opt"] = finite(state.goal_c_opt), finite(state.l_opt)
+            if reference["lam"] is None:
+                del reference["lam"]
+            assert state.as_dict() == reference
+        assert outcomes[0].action is None and outcomes[1].action is not None
+        for outcome in outcomes:
+            reference = {**asdict(outcome), "action": outcome.action.as_dict() if outcome.action else None,
+                         "action_text": outcome.action.text() if outcome.action else None,
+                         "entered": list(outcome.entered)}
+            for key in ("goal_c_opt", "global_left", "local_left"):
+                reference[key] = None if reference[key] == E.INF else reference[key]
+            assert outcome.as_dict() == reference
+            assert json.dumps(outcome.as_dict()) == json.dumps(reference)
 
 
 def test_task_starting_in_its_first_goal_is_refused(engine):
