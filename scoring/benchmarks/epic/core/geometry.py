@@ -11,10 +11,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import cv2
 import numpy as np
 from pycocotools import mask as mask_utils
-from scipy import ndimage
-from scipy.spatial import cKDTree
 
 _CHAR_MIN, _CHAR_MAX = 48, 48 + 63
 
@@ -459,17 +458,33 @@ class Region:
         """Exact least pixel-to-pixel distance between two disjoint regions.
 
         The closest pair of two disjoint pixel sets lies on their boundaries (a pixel with all four neighbours
-        inside could step one pixel closer), so a KD-tree over boundary pixels gives the exact minimum in
-        O(perimeter log perimeter) instead of a distance transform over the whole bounding box.
+        inside could step one pixel closer), so the minimum is taken over boundary pixels only: every pair of them
+        where there are few (the usual case; a block of pairs at a time), else a KD-tree (scipy, imported then
+        only: it costs more to import than most files take to score). Integer coordinates: squared distances are
+        exact, so the root is the same double either way.
         """
         if self.crop is None or other.crop is None:
             return math.inf
         ys, xs = self._boundary()
         other_ys, other_xs = other._boundary()
-        tree = cKDTree(np.stack([other_xs, other_ys], axis=1).astype(np.float64))
-        nearest, _ = tree.query(np.stack([xs, ys], axis=1).astype(np.float64), k=1)
-        # Integer coordinates: squared distances are exact, so the root equals numpy's to the last bit.
-        return float(nearest.min())
+        if ys.size * other_ys.size > _PAIRS_BY_BRUTE_FORCE:
+            from scipy.spatial import cKDTree
+
+            tree = cKDTree(np.stack([other_xs, other_ys], axis=1).astype(np.float64))
+            nearest, _ = tree.query(np.stack([xs, ys], axis=1).astype(np.float64), k=1)
+            return float(nearest.min())
+        step = max(1, _PAIRS_PER_BLOCK // max(1, other_ys.size))
+        least = None
+        for i in range(0, ys.size, step):
+            dx = xs[i : i + step, None] - other_xs[None, :]
+            dy = ys[i : i + step, None] - other_ys[None, :]
+            block = int((dx * dx + dy * dy).min())
+            least = block if least is None else min(least, block)
+        return float(np.sqrt(np.float64(least)))
+
+
+_PAIRS_BY_BRUTE_FORCE = 1 << 24  # boundary pixel pairs compared one by one at most (else a KD-tree)
+_PAIRS_PER_BLOCK = 1 << 18
 
 
 def region_of(mask: RleMask) -> Region:
@@ -492,6 +507,34 @@ def region_of(mask: RleMask) -> Region:
     return Region(mask.height, mask.width, r0, c0, np.ascontiguousarray(band[r0 : r1 + 1]))
 
 
+_FEW_COMPONENTS = 16  # up to this many, each one's bounding box is found by itself (else all in one pass)
+
+
+def _components(crop: np.ndarray) -> tuple[np.ndarray, int, list[tuple[slice, slice]]]:
+    """4-connected components of a crop numbered as scipy.ndimage.label numbers them (in the raster order of each
+    one's first pixel): the labels, their number and each one's bounding slices (scipy's find_objects)."""
+    image = crop.view(np.uint8)
+    n, labels = cv2.connectedComponents(image, connectivity=4, ltype=cv2.CV_32S)
+    n -= 1
+    if n < 2:
+        return labels, n, []
+    if n <= _FEW_COMPONENTS:
+        boxes = [cv2.boundingRect((labels == k).view(np.uint8)) for k in range(1, n + 1)]
+    else:  # OpenCV's statistics take a pass over the image, whatever the number of components
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(image, connectivity=4, ltype=cv2.CV_32S)
+        boxes = [tuple(row) for row in stats[1:, :4].tolist()]
+    # OpenCV numbers components in scan order too; made sure of (and put right if a version ever differs).
+    first = [y * crop.shape[1] + x + int(np.argmax(labels[y, x : x + w] == k)) for k, (x, y, w, _) in
+             enumerate(boxes, start=1)]
+    order = sorted(range(n), key=first.__getitem__)
+    if order != list(range(n)):
+        relabel = np.zeros(n + 1, dtype=np.int32)
+        relabel[np.array(order) + 1] = np.arange(1, n + 1, dtype=np.int32)
+        labels = relabel[labels]
+        boxes = [boxes[k] for k in order]
+    return labels, n, [(slice(y, y + h), slice(x, x + w)) for x, y, w, h in boxes]
+
+
 def split_two_regions(region: Region) -> tuple[Region, Region | None]:
     """Exo endpoints: 4-connected components clustered around the two components with the farthest centroids.
 
@@ -499,10 +542,9 @@ def split_two_regions(region: Region) -> tuple[Region, Region | None]:
     """
     if region.crop is None:
         return region, None
-    labels, n = ndimage.label(region.crop)
+    labels, n, slices = _components(region.crop)
     if n < 2:
         return region, None
-    slices = ndimage.find_objects(labels)
     centroids: list[tuple[float, float]] = []
     for label_id, sl in enumerate(slices, start=1):
         ys, xs = np.nonzero(labels[sl] == label_id)

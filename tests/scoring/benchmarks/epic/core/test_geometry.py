@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pycocotools import mask as mask_utils
 
+from scoring.benchmarks.epic.core import geometry
 from scoring.benchmarks.epic.core.geometry import (
     PixelLookup,
     boxes_mask,
@@ -140,6 +141,42 @@ def test_exo_split_and_least_distance_equal_the_dense_reference(spec):
         full[region.top:region.top + region.crop.shape[0], region.left:region.left + region.crop.shape[1]] = region.crop
         assert np.array_equal(full, dense.astype(bool))
     assert first.min_distance_to(second) == dense_pair_distance(*expected)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 40), st.integers(0, 2**32 - 1))
+def test_exo_split_of_few_or_many_components_equals_scipys_labelling(blobs, seed):
+    """Up to 16 components the bounding boxes are found one by one, above in one pass: both as scipy numbers them."""
+    rng = np.random.default_rng(seed)
+    m = np.zeros((90, 120), np.uint8)
+    for _ in range(blobs):
+        y, x, h, w = rng.integers(0, 85), rng.integers(0, 115), rng.integers(1, 6), rng.integers(1, 6)
+        m[y:y + h, x:x + w] = 1
+    first, second = split_two_regions(region_of(_rle_mask(m)))
+    expected = dense_split(m)
+    assert (second is None) == (expected is None)
+    if expected is not None:
+        assert second is not None
+        for region, dense in zip((first, second), expected):
+            full = np.zeros(m.shape, bool)
+            full[region.top:region.top + region.crop.shape[0], region.left:region.left + region.crop.shape[1]] = region.crop
+            assert np.array_equal(full, dense.astype(bool))
+        assert first.min_distance_to(second) == dense_pair_distance(*expected)
+
+
+def test_least_distance_by_kd_tree_equals_the_pairwise_minimum(monkeypatch):
+    """Regions with many boundary pixels go to a KD-tree instead of comparing every pair: the same double."""
+    rng = np.random.default_rng(5)
+    m = (rng.random((60, 80)) < 0.25).astype(np.uint8)
+    m[:, 38:42] = 0
+    m[:, :38] |= np.eye(60, 38, dtype=np.uint8)
+    first, second = split_two_regions(region_of(_rle_mask(m)))
+    assert second is not None
+    pairwise = first.min_distance_to(second)
+    monkeypatch.setattr(geometry, "_PAIRS_BY_BRUTE_FORCE", 0)
+    by_tree = split_two_regions(region_of(_rle_mask(m)))
+    assert by_tree[1] is not None and by_tree[0].min_distance_to(by_tree[1]) == pairwise
+    assert pairwise == dense_pair_distance(*dense_split(m))
 
 
 def test_least_distance_is_exact_for_regions_over_a_thousand_pixels():
