@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import io
 import json
-import multiprocessing
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Mapping, Sequence
@@ -335,6 +333,10 @@ def score_records(records: Sequence[Mapping[str, Any]], *, options: Options = Op
             if progress:
                 progress(len(results), total)
         return results
+    # Imported here: a one-process run (the usual) starts without them.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker,
                              initargs=(tuple(roots), options)) as pool:

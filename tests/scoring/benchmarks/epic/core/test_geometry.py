@@ -104,9 +104,10 @@ def test_point_distance_equals_minimum_over_all_pixels(spec, points):
     h, w, seed, density = spec
     m = _random_mask(h, w, seed, density)
     region = region_of(_rle_mask(m))
+    points = [(min(x, w - 1), min(y, h - 1)) for x, y in points]
     for x, y in points:
-        x, y = min(x, w - 1), min(y, h - 1)
         assert region.distance((x, y)) == dense_point_distance((x, y), m)
+    assert region.distances(points) == [dense_point_distance(p, m) for p in points]
 
 
 @settings(max_examples=40, deadline=None)
