@@ -449,24 +449,6 @@ class Region:
         ys, xs = self._boundary()
         return float(np.min(np.sqrt((xs - px) ** 2 + (ys - py) ** 2)))
 
-    def distances(self, points: Sequence[tuple[float, float]]) -> list[float]:
-        """`distance` of each point, the points outside taken together (one array operation, not one per point):
-        the same doubles, element by element."""
-        if self.crop is None:
-            return [math.inf] * len(points)
-        out = [0.0 if self.contains(int(round(py)), int(round(px))) else math.nan for px, py in points]
-        outside = [i for i, d in enumerate(out) if d != 0.0]
-        if outside:
-            ys, xs = self._boundary()
-            step = max(1, _PAIRS_PER_BLOCK // max(1, ys.size))  # bounded memory, whatever the number of points
-            for start in range(0, len(outside), step):
-                block = outside[start : start + step]
-                p = np.array([points[i] for i in block], dtype=np.float64)
-                nearest = np.sqrt((xs[None, :] - p[:, 0:1]) ** 2 + (ys[None, :] - p[:, 1:2]) ** 2).min(axis=1)
-                for i, d in zip(block, nearest.tolist()):
-                    out[i] = d
-        return out
-
     def centroid(self) -> tuple[float, float]:
         """(mean row, mean column) of the pixels; the image centre for an empty mask."""
         if self.crop is None:
