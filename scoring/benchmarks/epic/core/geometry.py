@@ -515,7 +515,9 @@ _FEW_COMPONENTS = 16  # up to this many, each one's bounding box is found by its
 def _components(crop: np.ndarray) -> tuple[np.ndarray, int, list[tuple[slice, slice]]]:
     """4-connected components of a crop numbered as scipy.ndimage.label numbers them (in the raster order of each
     one's first pixel): the labels, their number and each one's bounding slices (scipy's find_objects)."""
-    image = crop.view(np.uint8)
+    # A region's crop is a contiguous bool array (read as 0/1 bytes without a copy); anything else is copied.
+    image = crop.view(np.uint8) if crop.dtype == bool and crop.flags.c_contiguous else np.ascontiguousarray(
+        crop != 0, dtype=np.uint8)
     n, labels = cv2.connectedComponents(image, connectivity=4, ltype=cv2.CV_32S)
     n -= 1
     if n < 2:
