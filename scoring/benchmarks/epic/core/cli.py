@@ -6,6 +6,7 @@ the toolkit's summary and one row per sample, in input order, and says which sco
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 import time
@@ -72,6 +73,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # The cyclic garbage collector is off while the file is read, scored and written, then as it was: the run makes
+    # many long-lived objects (records, GT dicts, rows) and few cycles, so each collection walks them all for
+    # nothing (on the 6,661-sample file ~0.2 s of ~1.4 s CPU; the same peak memory).
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _score_file(args)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _score_file(args: argparse.Namespace) -> int:
     options = Options(compat=args.compat, coord_mode=args.coord_mode,
                       family=None if args.coord_mode else args.family or model_family(args.model))
     started = time.perf_counter()

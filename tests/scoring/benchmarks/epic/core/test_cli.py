@@ -1,6 +1,7 @@
 """`python -m scoring epic-bench`: output schema, GT inline or by path, --raw, --workers, --compat, bad input."""
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -42,6 +43,20 @@ def test_std_format_with_relative_gt_paths(tmp_path, layout):
                                        "invalid_response"}
     assert out["summary"]["overall"]["num_invalid_response"] == 0
     assert out["scorer"]["mode"] == "default"
+
+
+def test_the_garbage_collector_is_left_as_it_was(tmp_path, layout):
+    """The CLI scores with the cyclic collector off (a speed-up) and puts it back, on or off, even on failure."""
+    root, split = layout
+    lines = [to_std_record(demo.raw_line(s, demo.oracle_response(s))) for s in split[:3]]
+    assert gc.isenabled()
+    assert run(tmp_path, lines, "--gt-root", str(root))[0] == 0 and gc.isenabled()
+    assert main([str(tmp_path / "missing.jsonl")]) == 1 and gc.isenabled()
+    gc.disable()
+    try:
+        assert run(tmp_path, lines, "--gt-root", str(root))[0] == 0 and not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_raw_responses_and_workers_give_the_same_scores(tmp_path, layout):
