@@ -2,8 +2,9 @@
 
 Generic: the benchmark's plugin names its figures function (`BenchmarkPlugin.analyses`, pure); this module picks
 the board's rows with the board's own filters (`?split=`, kind, thinking, source, parameters, search, all
-entries), reads their per-sample rows, and serves each figure as inline SVG on the page and as SVG, CSV or JSON
-alone. Figures are cached under the board's data key, so a score that lands shows at the next request.
+entries), combines the figures from their stored per-submission summaries (leaderboard.services_analysis; a
+benchmark that declares none: from their per-sample rows), and serves each figure as inline SVG on the page and as
+SVG, CSV or JSON alone. Figures are cached under the board's data key, so a score that lands shows at the next request.
 """
 from __future__ import annotations
 

@@ -3,7 +3,9 @@
 A benchmark's plugin names a pure function `figures(models) -> list[Figure]` (`BenchmarkPlugin.analyses`). The
 site hands it, for each entry the board's filters keep, the per-sample rows the hub itself scored (never a
 paper's published rows, which have no per-sample data). The leaderboard renders each figure's chart as SVG and
-serves its table as CSV and JSON; docs/analyses.md defines every figure. Pure data, no Django.
+serves its table as CSV and JSON; docs/analyses.md defines every figure. A plugin may also name its figures in two
+steps (`AnalysisSummaries`: a JSON summary per submission, stored when its score lands, and the figures combined
+from the summaries), so a page reads no per-sample row (issue 34). Pure data, no Django.
 """
 from __future__ import annotations
 

@@ -92,7 +92,7 @@ def test_stored_summaries_give_the_figures_of_the_per_sample_rows(client, slug, 
     assert scored
     stored = set(AnalysisSummary.objects.filter(submission__split=split).values_list("submission_id", flat=True))
     assert stored == scored  # written when each score landed
-    for params in ({"split": "demo"}, {"split": "demo", "all": "1"}):
+    for params in ({"split": "demo"}, {"split": "demo", "entries": "all"}):
         expected = _per_sample_figures(slug, params)
         cache.clear()
         with CaptureQueriesContext(connection) as queries:
