@@ -2,8 +2,8 @@
 
 A benchmark whose plugin names `analysis_summaries` has its figures in two steps: `summarise` one submission's
 per-sample rows into a small JSON summary (counts and sums per task, leaf, bucket, ...), and `combine` the figures
-from the summaries of the board's entries. A summary is written when a score lands or is re-scored
-(`scoring.events`), so a page combines the stored summaries of its rows (one query) and reads no per-sample row
+from the summaries of the board's entries. A summary is written when a score lands, is re-scored or its verdicts
+change (`scoring.events`), so a page combines the stored summaries of its rows (one query) and reads no per-sample row
 however large the board grows. A summary is made under the split's disclosure (`public`: ground truth keys and
 site reads as the figures need; `hidden`: only what a hidden split discloses), and bears its version (the
 summaries' own and the plugin's context stamp): a missing or stale one is made when a page needs it, once, and
@@ -102,5 +102,5 @@ def analysis_summary_update(*, submission_id: int) -> bool:
 
 
 def analysis_summary_on_score(sender: object, *, submission_id: int, **kwargs: object) -> None:
-    """Receiver of `scoring.events.score_landed` and `score_rescored`."""
+    """Receiver of `scoring.events.score_landed`, `score_rescored` and `score_updated`."""
     analysis_summary_update(submission_id=submission_id)

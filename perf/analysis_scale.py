@@ -37,9 +37,11 @@ slug, entries = {slug!r}, {entries}
 split = Split.objects.get(benchmark__slug=slug, name="demo")
 board = on_boards(Submission.objects.filter(split=split, status=Submission.Status.SCORED))
 templates = [s for s in board.select_related("model_entry").order_by("pk") if s.model_entry.kind != "human"]
+first = ModelEntry.objects.count()
 for i in range(max(0, entries - board.count())):
     template = templates[i % len(templates)]
-    entry = ModelEntry.objects.create(name=f"Perf {{i}}", slug=f"perf-{{slug}}-{{i}}", kind="open-source")
+    entry = ModelEntry.objects.create(name=f"Perf {{first + i}}", slug=f"perf-{{slug}}-{{first + i}}",
+                                      kind="open-source")
     score = Score.objects.get(submission_id=template.pk)
     rows = list(SampleScore.objects.filter(submission_id=template.pk))
     template.pk = template.id = None

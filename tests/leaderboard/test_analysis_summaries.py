@@ -7,6 +7,7 @@ import json
 from dataclasses import replace
 
 import pytest
+from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
@@ -19,8 +20,10 @@ from leaderboard.core.board import board_build, filter_rows
 from leaderboard.models import AnalysisSummary
 from scoring import access
 from scoring.benchmarks import plugin_for
+from scoring.benchmarks.plan.models import PlanJudgement
+from scoring.benchmarks.plan.services.judgements import plan_judgement_decide
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA
-from scoring.models import SampleScore, Split, Submission
+from scoring.models import SampleScore, Score, Split, Submission
 
 pytestmark = pytest.mark.django_db
 
@@ -140,3 +143,26 @@ def test_a_hidden_split_stores_only_what_it_discloses(django_capture_on_commit_c
         set(hidden)
     with_hint = [s.summary["groups"][4] for s in shown]  # ("with_hint", ...): no hint is disclosed
     assert all(cell[0] == 0 for cell in with_hint)
+
+
+def test_a_persons_verdict_on_a_provisional_score_updates_its_summary(client, django_user_model,
+                                                                        django_capture_on_commit_callbacks):
+    """PLAN: a person deciding an item the judge left open changes the submission's verdicts while its score stays
+    provisional (no new score lands): its summary follows (`scoring.events.score_updated`)."""
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("make_demo_plan")
+    split = Split.objects.get(benchmark__slug="plan-bench", name="demo")
+    judgement = PlanJudgement.objects.filter(status="open").order_by("pk").first()
+    waiting = SampleScore.objects.filter(details__judgement_key=judgement.key, score__isnull=True,
+                                         submission__split=split).values_list("submission_id", flat=True).first()
+    before = AnalysisSummary.objects.get(submission_id=waiting, disclosure="public").summary
+    person = django_user_model.objects.create_user("rita", password="pw-rita-123")
+    person.groups.add(Group.objects.get(name="reviewer"))
+    with django_capture_on_commit_callbacks(execute=True):
+        plan_judgement_decide(judgement_id=judgement.pk, user=person, correct=True)
+    assert not Score.objects.get(submission_id=waiting).details.get("final")  # still provisional
+    after = AnalysisSummary.objects.get(submission_id=waiting, disclosure="public").summary
+    assert after != before and after["columns"][0][0] == before["columns"][0][0] + 1  # one more decided item
+    expected = _per_sample_figures("plan-bench", {"split": "demo"})
+    cache.clear()
+    assert _page_figures(client, "plan-bench", {"split": "demo"}) == expected
