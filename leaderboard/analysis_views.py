@@ -2,14 +2,16 @@
 
 Generic: the benchmark's plugin names its figures function (`BenchmarkPlugin.analyses`, pure); this module picks
 the board's rows with the board's own filters (`?split=`, kind, thinking, source, parameters, search, all
-entries), reads their per-sample rows, and serves each figure as inline SVG on the page and as SVG, CSV or JSON
-alone. Figures are cached under the board's data key, so a score that lands shows at the next request.
+entries), combines the figures from their stored per-submission summaries (leaderboard.services_analysis; a
+benchmark that declares none: from their per-sample rows), and serves each figure as inline SVG on the page and as
+SVG, CSV or JSON alone. Figures are cached under the board's data key, so a score that lands shows at the next request.
 """
 from __future__ import annotations
 
 import csv
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -22,7 +24,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_safe
 from markdown_it import MarkdownIt
 
-from leaderboard import selectors
+from leaderboard import selectors, services_analysis
 from leaderboard.board_views import error_page, resolve_board, svg_response
 from leaderboard.core import analysis_svg
 from leaderboard.core.board import board_build, csv_cell, filter_rows
@@ -36,7 +38,7 @@ FORMATS = ("svg", "csv", "json")
 METHOD_DOC = Path(settings.BASE_DIR) / "docs" / "analyses.md"
 
 
-def _context(plugin: BenchmarkPlugin, split, rows, filtered, *, site_reads: bool = True) -> AnalysisContext:
+def figure_context(plugin: BenchmarkPlugin, split, rows, filtered, *, site_reads: bool = True) -> AnalysisContext:
     """The paper's rows of the reported entries the filters keep, its stated deltas, the plugin's own reads (unless
     `site_reads` is false), and the scored submissions of `filtered` (the rows the filters keep, every entry of a
     model)."""
@@ -71,13 +73,20 @@ def _figures(benchmark, split, spec, query) -> tuple[list[Figure] | None, tuple[
     found = cache.get(key)
     if found is None:
         view = board_build(data.rows, spec, query, data.pairs)
-        if public:
-            models = selectors.analysis_models(rows=view.rows, truth_keys=plugin.analysis_truth_keys)
-            context = _context(plugin, split, view.rows, filter_rows(data.rows, query))
+        filtered = filter_rows(data.rows, query)
+        context = figure_context(plugin, split, view.rows, filtered, site_reads=public)
+        summaries = plugin.analysis_summaries_spec()
+        if summaries is not None:  # the stored summaries of the rows, combined: no per-sample row read
+            shown, by_id = services_analysis.analysis_summaries_for(split=split, plugin=plugin, rows=view.rows,
+                                                                    also=filtered)
+            computed = summaries.combine(shown, replace(context, summaries=by_id))
+        elif public:
+            computed = function(selectors.analysis_models(rows=view.rows, truth_keys=plugin.analysis_truth_keys),
+                                context)
         else:
-            models = selectors.analysis_models(rows=view.rows, detail_keys=plugin.hidden_split_detail_keys)
-            context = _context(plugin, split, view.rows, filter_rows(data.rows, query), site_reads=False)
-        found = [f for f in function(models, context) if f.key not in withheld]
+            computed = function(selectors.analysis_models(rows=view.rows, detail_keys=plugin.hidden_split_detail_keys),
+                                context)
+        found = [f for f in computed if f.key not in withheld]
         cache.set(key, found, selectors.ROWS_TIMEOUT)
     return found, withheld
 

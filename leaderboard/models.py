@@ -58,3 +58,30 @@ class BoardSnapshot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.benchmark.slug} snapshot {self.name}"
+
+
+class AnalysisSummary(models.Model):
+    """A scored submission's summary for the Analysis tab (issue 34): the sufficient statistics of its per-sample
+    rows its benchmark's `AnalysisSummaries.summarise` wrote, from which the figures are combined per request
+    without reading a per-sample row. One per disclosure: `public` from everything the figures read (ground truth
+    keys, the site's reads), `hidden` from what a split with hidden ground truth discloses (its plugin's
+    `hidden_split_detail_keys`, no ground truth, no site reads). Written when a score lands or is re-scored
+    (leaderboard.services_analysis); a missing one, or one of another `version`, is computed when a page needs it."""
+
+    class Disclosure(models.TextChoices):
+        PUBLIC = "public", "Public ground truth"
+        HIDDEN = "hidden", "Hidden ground truth"
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    disclosure = models.CharField(max_length=10, choices=Disclosure.choices)
+    version = models.CharField(max_length=200, help_text="The summaries' version and context stamp it was made "
+                                                         "under (BenchmarkPlugin.analysis_summary_version).")
+    summary = models.JSONField(default=dict)
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["submission", "disclosure"],
+                                               name="unique_analysis_summary")]
+
+    def __str__(self) -> str:
+        return f"#{self.submission_id} {self.disclosure} summary {self.version}"

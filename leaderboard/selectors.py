@@ -16,7 +16,7 @@ from django.db.models import Count, Max, Q, QuerySet, Sum
 
 from leaderboard.core.board import BoardRow, PairSignificance, combine_runs, parameters_from_name
 from leaderboard.core.readings import Figures, figures_under
-from leaderboard.models import BoardComparison
+from leaderboard.models import AnalysisSummary, BoardComparison
 from scoring import access
 from scoring.benchmarks import UnknownBenchmark, plugin_for, plugins
 from scoring.core.analysis import ModelSamples, SampleRow
@@ -446,14 +446,12 @@ def sample_facets(*, submission: Submission) -> tuple[list[str], list[str]]:
     return tasks, outcomes
 
 
-def analysis_models(*, rows: Sequence[BoardRow], truth_keys: Sequence[str] = (),
-                    detail_keys: frozenset[str] | None = None) -> list[ModelSamples]:
-    """The per-sample rows the hub scored for the given board rows (reported rows have none and are left out), in
-    the rows' order, for the Analysis tab, with the named keys of each sample's ground truth (read one by one, so a
-    large ground truth, e.g. masks, is never loaded). Labels are unique: a second entry of the same model
-    gets its id. `detail_keys`: only these keys of details and components (None: all; scoring.core.disclosure)."""
-    scored = [r for r in rows if r.source == "scored"]
-    by_submission: dict[int, list[SampleRow]] = {r.submission_id: [] for r in scored}
+def analysis_samples(*, submission_ids: Sequence[int], truth_keys: Sequence[str] = (),
+                     detail_keys: frozenset[str] | None = None) -> dict[int, list[SampleRow]]:
+    """The per-sample rows the hub scored for these submissions, each in split order, with the named keys of each
+    sample's ground truth (read one by one, so a large ground truth, e.g. masks, is never loaded). `detail_keys`:
+    only these keys of details and components (None: all; scoring.core.disclosure)."""
+    by_submission: dict[int, list[SampleRow]] = {i: [] for i in submission_ids}
     truth_fields = tuple(f"sample__ground_truth__{k}" for k in truth_keys)
     fields = ("submission_id", "key", "task", "score", "outcome", "invalid", "components", "details",
               "sample__category", "sample__group", *truth_fields)
@@ -466,13 +464,40 @@ def analysis_models(*, rows: Sequence[BoardRow], truth_keys: Sequence[str] = (),
             invalid=invalid, components=disclosed(components if isinstance(components, dict) else {}, detail_keys),
             details=disclosed(details if isinstance(details, dict) else {}, detail_keys),
             truth=dict(zip(truth_keys, truth))))
-    out: list[ModelSamples] = []
+    return by_submission
+
+
+def analysis_labels(*, rows: Sequence[BoardRow]) -> list[tuple[BoardRow, str]]:
+    """The scored rows (reported rows have no per-sample data) in order, each with what a figure calls it: the
+    model name, "(thinking)" when it thinks; a second entry of the same model gets its id. Unique."""
+    out: list[tuple[BoardRow, str]] = []
     seen: set[str] = set()
-    for r in scored:
+    for r in rows:
+        if r.source != "scored":
+            continue
         label = r.model_name + (" (thinking)" if r.thinking == "yes" else "")
         if label in seen:
             label = f"{label} #{r.submission_id}"
         seen.add(label)
-        out.append(ModelSamples(label=label, model_name=r.model_name, kind=r.kind, thinking=r.thinking,
-                                submission_id=r.submission_id, samples=tuple(by_submission[r.submission_id])))
+        out.append((r, label))
     return out
+
+
+def analysis_models(*, rows: Sequence[BoardRow], truth_keys: Sequence[str] = (),
+                    detail_keys: frozenset[str] | None = None) -> list[ModelSamples]:
+    """The per-sample rows the hub scored for the given board rows (reported rows have none and are left out), in
+    the rows' order, for the Analysis tab (`analysis_samples`), labelled as `analysis_labels`."""
+    labelled = analysis_labels(rows=rows)
+    by_submission = analysis_samples(submission_ids=[r.submission_id for r, _ in labelled], truth_keys=truth_keys,
+                                     detail_keys=detail_keys)
+    return [ModelSamples(label=label, model_name=r.model_name, kind=r.kind, thinking=r.thinking,
+                         submission_id=r.submission_id, samples=tuple(by_submission[r.submission_id]))
+            for r, label in labelled]
+
+
+def analysis_summaries_stored(*, submission_ids: Sequence[int], disclosure: str,
+                              version: str) -> dict[int, dict[str, Any]]:
+    """The stored Analysis-tab summaries of these submissions under this disclosure and version (one query);
+    a submission with none, or with one of another version, is not in the answer."""
+    return dict(AnalysisSummary.objects.filter(submission_id__in=list(submission_ids), disclosure=disclosure,
+                                               version=version).values_list("submission_id", "summary"))

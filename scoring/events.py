@@ -19,6 +19,10 @@ log = logging.getLogger(__name__)
 # are logged, never raised (`send_robust`).
 score_landed = Signal()
 score_rescored = Signal()  # a submission's score replaced by a newer scorer or split version (issue 29)
+# A scored submission's per-sample verdicts changed while its score stays provisional (PLAN: a person decided items
+# the rules and the judge left open), with `submission_id`: who keeps something made from its samples (the
+# Analysis tab's summaries) makes it again. Robust as above.
+score_updated = Signal()
 # Sent once a submission has failed (the file's fault or the site's), with `submission_id`; robust as above.
 submission_failed = Signal()
 
@@ -72,6 +76,13 @@ def score_rescored_event(*, submission_id: int, run_id: int) -> None:
     for receiver, outcome in score_rescored.send_robust(sender=Submission, submission_id=submission_id, run_id=run_id):
         if isinstance(outcome, Exception):
             log.error("score_rescored receiver %s failed for submission %s: %r", receiver, submission_id, outcome)
+
+
+def score_updated_event(*, submission_id: int) -> None:
+    """After the commit of changed per-sample verdicts of a scored submission whose score did not land anew."""
+    for receiver, outcome in score_updated.send_robust(sender=Submission, submission_id=submission_id):
+        if isinstance(outcome, Exception):
+            log.error("score_updated receiver %s failed for submission %s: %r", receiver, submission_id, outcome)
 
 
 def submission_failed_event(*, submission_id: int) -> None:

@@ -3,7 +3,9 @@
 A benchmark's plugin names a pure function `figures(models) -> list[Figure]` (`BenchmarkPlugin.analyses`). The
 site hands it, for each entry the board's filters keep, the per-sample rows the hub itself scored (never a
 paper's published rows, which have no per-sample data). The leaderboard renders each figure's chart as SVG and
-serves its table as CSV and JSON; docs/analyses.md defines every figure. Pure data, no Django.
+serves its table as CSV and JSON; docs/analyses.md defines every figure. A plugin may also name its figures in two
+steps (`AnalysisSummaries`: a JSON summary per submission, stored when its score lands, and the figures combined
+from the summaries), so a page reads no per-sample row (issue 34). Pure data, no Django.
 """
 from __future__ import annotations
 
@@ -90,9 +92,55 @@ class AnalysisContext:
     # of a repeated run): for a figure that compares a model's submissions with each other from what `extra` reads.
     # None: no board chose them (every submission counts).
     submissions: frozenset[int] | None = None
+    # The summaries (`AnalysisSummaries.summarise`) of those submissions, by id, where the site combines stored
+    # summaries: what a figure that compares a model's submissions reads of each instead of its samples.
+    summaries: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
 
 
 Analyses = Callable[[Sequence[ModelSamples], AnalysisContext], list[Figure]]
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """One scored submission as its summary: who it is (as `ModelSamples`) and the JSON-able sufficient statistics
+    of its samples its benchmark's `summarise` wrote (counts and sums per task, leaf, bucket, ...), from which the
+    figures are combined without reading a per-sample row. Lists, not dicts, where order matters: a stored summary
+    comes back from PostgreSQL's jsonb with its object keys reordered."""
+
+    label: str
+    model_name: str
+    kind: str = ""
+    thinking: str = ""
+    submission_id: int = 0
+    summary: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AnalysisSummaries:
+    """A benchmark's analyses in two steps (`BenchmarkPlugin.analysis_summaries`): `summarise(model, extra)` one
+    submission's samples into a JSON-able summary (`extra`: what the summary reads besides the samples, e.g. VGE's
+    device graphs; the site's `analysis_summary_context`), and `combine(summaries, context)` the figures from the
+    summaries of the board's entries. `version` names the summaries' layout and definitions: a stored summary of
+    another version is stale and computed again. `figures(models, context)` is combine(summarise each): one path."""
+
+    version: str
+    summarise: Callable[[ModelSamples, Mapping[str, Any]], dict[str, Any]]
+    combine: Callable[[Sequence[ModelSummary], AnalysisContext], list[Figure]]
+
+
+def summary_of(m: ModelSamples, summary: Mapping[str, Any]) -> ModelSummary:
+    return ModelSummary(label=m.label, model_name=m.model_name, kind=m.kind, thinking=m.thinking,
+                        submission_id=m.submission_id, summary=summary)
+
+
+def summarise_all(summaries: AnalysisSummaries, models: Sequence[ModelSamples],
+                  extra: Mapping[str, Any]) -> list[ModelSummary]:
+    return [summary_of(m, summaries.summarise(m, extra)) for m in models]
+
+
+def mean_of(total: float, n: int) -> float | None:
+    """`mean` from a sum and a count: mean(values) == mean_of(sum(values), len(values))."""
+    return round(100.0 * total / n, 2) if n else None
 
 
 def share(part: int, whole: int) -> float | None:

@@ -10,7 +10,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
-from scoring.core.analysis import Analyses
+from scoring.core.analysis import Analyses, AnalysisSummaries
 from scoring.core.columns import BoardSpec
 from scoring.core.contract import FileProblem, PrecheckReport, ScorerInput, ScoringResult
 from scoring.core.published import PublishedTable
@@ -251,6 +251,16 @@ class BenchmarkPlugin:
     analyses: str = ""  # "module:function", an `Analyses` (scoring.core.analysis): the Analysis tab's figures; pure
     analysis_truth_keys: tuple[str, ...] = ()  # ground-truth keys of each sample the figures need (`SampleRow.truth`)
     analysis_context: str = ""  # "module:function" (split) -> mapping: site-side reads for the figures (may use Django)
+    # "module:NAME", an `AnalysisSummaries` (scoring.core.analysis): the figures in two steps, a summary per
+    # submission (stored when its score lands, leaderboard.services_analysis) and figures combined from the board's
+    # summaries, so a request reads no per-sample row. None: the figures read every entry's samples per request.
+    analysis_summaries: str = ""
+    # "module:function" (split, public: bool) -> mapping: what `summarise` reads besides a submission's samples
+    # (site-side; `public` false on a split with hidden ground truth: nothing read from it). None: nothing.
+    analysis_summary_context: str = ""
+    # "module:function" (split) -> str: a cheap stamp of what that context depends on that may change while the
+    # split stays (VGE: its board's human entries); a stored summary under another stamp is stale. None: "".
+    analysis_summary_stamp: str = ""
     # Keys of the figures read from ground truth (true counts, answer hints, optimal costs): on a split with hidden
     # ground truth they are not computed, and the figures that are get no ground truth and no site-side reads.
     analysis_truth_figures: tuple[str, ...] = ()
@@ -342,6 +352,18 @@ class BenchmarkPlugin:
 
     def analysis_context_function(self) -> Callable[[Any], Mapping[str, Any]] | None:
         return load_target(self.analysis_context) if self.analysis_context else None
+
+    def analysis_summaries_spec(self) -> AnalysisSummaries | None:
+        return load_target(self.analysis_summaries) if self.analysis_summaries else None
+
+    def analysis_summary_context_of(self, split: Any, *, public: bool) -> Mapping[str, Any]:
+        return load_target(self.analysis_summary_context)(split, public) if self.analysis_summary_context else {}
+
+    def analysis_summary_version(self, split: Any) -> str:
+        """The version a summary of `split` made now bears: the summaries' own, and the context's stamp."""
+        spec = self.analysis_summaries_spec()
+        stamp = load_target(self.analysis_summary_stamp)(split) if self.analysis_summary_stamp else ""
+        return f"{spec.version if spec else ''}|{stamp}"
 
     def sniff_function(self) -> Sniff | None:
         return load_target(self.sniff) if self.sniff else None

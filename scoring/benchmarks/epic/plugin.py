@@ -170,6 +170,7 @@ PLUGIN = BenchmarkPlugin(
     demo_command="make_demo_epic",
     analyses="scoring.benchmarks.epic.core.analysis:figures",
     analysis_truth_figures=("counting-exact", "counting-soft"),
+    analysis_summaries="scoring.benchmarks.epic.core.analysis:SUMMARIES",
     format=FORMAT,
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
     upload_options=(COORD_MODE,),

@@ -86,6 +86,7 @@ PLUGIN = BenchmarkPlugin(
     analysis_truth_keys=("answer_hint",),
     analysis_truth_figures=("groups",),
     analysis_context="scoring.benchmarks.plan.selectors:plan_analysis_context",
+    analysis_summaries="scoring.benchmarks.plan.core.analysis:SUMMARIES",
     format=FORMAT,
     hidden_split_detail_keys=HIDDEN_SPLIT_DETAIL_KEYS,
     upload_hint="<code>plan-pred/1</code> JSONL or a VLMEvalKit sheet",

@@ -11,7 +11,7 @@ from scoring.benchmarks.vge.core.episode_options import (
     INSTRUCTION_OPTION,
 )
 from scoring.benchmarks.vge.core.graphs import DeviceGraphs
-from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA, LAMBDA_OPTION
+from scoring.benchmarks.vge.core.task_defs import LAMBDA_OPTION
 from scoring.benchmarks.vge.scorer import site_device_loader
 from scoring.models import SampleScore, Split, Submission
 from scoring.selectors import on_boards
@@ -34,41 +34,45 @@ def device_graphs(split: Split) -> dict[str, DeviceGraphs]:
     return graphs
 
 
-def option_runs(split: Split) -> list[dict[str, Any]]:
-    """Every public scored upload of the split, split by the interaction budget λ its episodes were played with:
-    per (submission, λ) its episode count, successes (SR is 100 or 0 per episode), the sum of its episodes' SSR, and
-    the options its episodes were played with (the submission's: `perturbation`, "" for none; `lambda_option`, None
-    when each task's own; `history`, "full" or a number of turns; `instruction`, "original" or "rephrased"), for the
-    figures that compare a model's submissions with each other (robustness, budget, history, instruction), which
-    keep those of the board's filtered rows."""
+def run_submissions(split: Split) -> list[dict[str, Any]]:
+    """Every public scored upload of the split with its model and the options its episodes were played with
+    (`perturbation`, "" for none; `lambda_option`, None when each task's own; `history`, "full" or a number of
+    turns; `instruction`, "original" or "rephrased"), in id order: the figures that compare a model's submissions
+    with each other (robustness, budget, history, instruction) count each one's episodes per λ from its summary
+    (core.analysis.runs_from_summaries), keeping those of the board's filtered rows. One query, no per-sample row."""
     subs = (on_boards(Submission.objects.filter(split=split, status=Submission.Status.SCORED,
                                                 source=Submission.Source.UPLOAD))
             .select_related("model_entry").order_by("id"))
-    counts: dict[int, dict[Any, dict[str, Any]]] = {}
-    for sub_id, score, components, played, own in SampleScore.objects.filter(submission__in=subs).values_list(
-            "submission_id", "score", "components", "details__lambda", "details__task__lambda"):
-        lam = played if _budget(played) else own if _budget(own) else DEFAULT_LAMBDA
-        row = counts.setdefault(sub_id, {}).setdefault(lam, {"n": 0, "hits": 0, "ssr_sum": 0.0})
-        ssr = components.get("SSR") if isinstance(components, dict) else None
-        row["n"] += 1
-        row["hits"] += score is not None and score >= 100.0
-        row["ssr_sum"] += float(ssr) if isinstance(ssr, (int, float)) else 0.0
     out = []
     for sub in subs:
         options = sub.options if isinstance(sub.options, dict) else {}
-        for lam, row in sorted(counts.get(sub.pk, {}).items()) or [(None, {"n": 0, "hits": 0, "ssr_sum": 0.0})]:
-            out.append({"submission": sub.pk, "model": sub.model_entry.name, "thinking": sub.model_entry.thinking,
-                        "kind": sub.model_entry.kind, "perturbation": str(options.get("perturbation") or ""),
-                        "lambda_option": options.get(LAMBDA_OPTION), "lambda": lam,
-                        "history": str(options.get(HISTORY_OPTION) or HISTORY_FULL),
-                        "instruction": str(options.get(INSTRUCTION_OPTION) or DEFAULT_INSTRUCTION),
-                        "episodes": row["n"], "successes": row["hits"], "ssr_sum": row["ssr_sum"]})
+        out.append({"submission": sub.pk, "model": sub.model_entry.name, "thinking": sub.model_entry.thinking,
+                    "kind": sub.model_entry.kind, "perturbation": str(options.get("perturbation") or ""),
+                    "lambda_option": options.get(LAMBDA_OPTION),
+                    "history": str(options.get(HISTORY_OPTION) or HISTORY_FULL),
+                    "instruction": str(options.get(INSTRUCTION_OPTION) or DEFAULT_INSTRUCTION)})
     return out
 
 
-def _budget(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
-
-
 def vge_analysis_context(split: Split) -> dict[str, Any]:
-    return {"graphs": device_graphs(split), "runs": option_runs(split)}
+    """What the figures combined per request read besides the summaries: the run submissions (the device graphs
+    are read when the summaries are made: `vge_analysis_summary_context`)."""
+    return {"run_submissions": run_submissions(split)}
+
+
+def _human_submissions(split: Split):
+    return on_boards(Submission.objects.filter(split=split, status=Submission.Status.SCORED,
+                                               model_entry__kind="human"))
+
+
+def vge_analysis_summary_context(split: Split, public: bool) -> dict[str, Any]:
+    """What a submission's summary reads besides its episodes: the devices' graphs (not on a split with hidden
+    ground truth: they judge turns against the optimal plan) and the tasks the split's human entries on the board
+    played (human vs model)."""
+    keys = SampleScore.objects.filter(submission__in=_human_submissions(split)).values_list("key", flat=True)
+    return {"graphs": device_graphs(split) if public else {}, "human_keys": sorted(set(keys))}
+
+
+def vge_analysis_summary_stamp(split: Split) -> str:
+    """The human entries on the split's board (their tasks are in every summary): one indexed read."""
+    return "humans:" + ",".join(str(pk) for pk in _human_submissions(split).order_by("pk").values_list("pk", flat=True))

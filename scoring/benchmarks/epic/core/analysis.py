@@ -8,7 +8,19 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from scoring.benchmarks.epic.core.taxonomy import CR, LEAVES, TL, VM, Leaf, family, resolve_leaf
-from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, mean, share
+from scoring.core.analysis import (
+    AnalysisContext,
+    AnalysisSummaries,
+    Chart,
+    Figure,
+    ModelSamples,
+    ModelSummary,
+    SampleRow,
+    Series,
+    mean_of,
+    share,
+    summarise_all,
+)
 
 # True-count buckets of the counting figure, as the paper (Fig. 4): (label, lowest, highest) with both ends
 # included; "0" holds the samples with no target (a predicted count above 0 there is a hallucinated target).
@@ -70,40 +82,56 @@ def _count_details(sample: SampleRow) -> tuple[int, Any] | None:
     return gt, count.get("pred_count")
 
 
-def _n_text(models: Sequence[ModelSamples], n: int, unit: str = "samples") -> str:
+def _n_text(models: Sequence[Any], n: int, unit: str = "samples") -> str:
     return f"{len(models)} model{'s' if len(models) != 1 else ''}, {n} {unit} in all"
 
 
-def counting(models: Sequence[ModelSamples]) -> list[Figure]:
+def _pairs(m: ModelSamples) -> dict[tuple[str, str], list[tuple[float, float]]]:
+    by_bucket: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for s in m.samples:
+        found = _count_details(s)
+        pool = count_pool(s)
+        if found is None or pool is None:
+            continue
+        gt, pred = found
+        exact = 1.0 if isinstance(pred, (int, float)) and not isinstance(pred, bool) and int(pred) == gt else 0.0
+        bucket = count_bucket(gt)
+        if bucket is not None:  # always, for a true count >= 0: the buckets run from 0 to infinity
+            by_bucket.setdefault((pool, bucket), []).append((exact, soft_count(pred, gt)))
+    return by_bucket
+
+
+def _summarise_counting(m: ModelSamples) -> list[list[Any]]:
+    """Per pool and true-count bucket (the figure's order): [n, sum of exact, sum of soft] (0/1 and 0-1 values)."""
+    by_bucket = _pairs(m)
+    out = []
+    for pool, _ in COUNT_POOLS:
+        for label, _, _ in COUNT_BUCKETS:
+            pairs = by_bucket.get((pool, label), [])
+            out.append([len(pairs), sum(p[0] for p in pairs), sum(p[1] for p in pairs)])
+    return out
+
+
+def counting(summaries: Sequence[ModelSummary]) -> list[Figure]:
     rows = []
     exact_series, soft_series = [], []
     total = 0
-    for m in models:
-        by_bucket: dict[tuple[str, str], list[tuple[float, float]]] = {}
-        for s in m.samples:
-            found = _count_details(s)
-            pool = count_pool(s)
-            if found is None or pool is None:
-                continue
-            gt, pred = found
-            exact = 1.0 if isinstance(pred, (int, float)) and not isinstance(pred, bool) and int(pred) == gt else 0.0
-            bucket = count_bucket(gt)
-            if bucket is not None:  # always, for a true count >= 0: the buckets run from 0 to infinity
-                by_bucket.setdefault((pool, bucket), []).append((exact, soft_count(pred, gt)))
+    for m in summaries:
+        cells = iter(m.summary["counting"])
         for pool, _ in COUNT_POOLS:
             exact_values, soft_values = [], []
             for label, _, _ in COUNT_BUCKETS:
-                pairs = by_bucket.get((pool, label), [])
-                total += len(pairs)
-                e, so = mean([p[0] for p in pairs]), mean([p[1] for p in pairs])
-                rows.append((m.label, pool, label, len(pairs), e, so))
+                n, exact_sum, soft_sum = next(cells)
+                total += n
+                e, so = mean_of(exact_sum, n), mean_of(soft_sum, n)
+                rows.append((m.label, pool, label, n, e, so))
                 exact_values.append(e)
                 soft_values.append(so)
             exact_series.append(Series(f"{m.label} · {pool}", exact_values))
             soft_series.append(Series(f"{m.label} · {pool}", soft_values))
     columns = ("model", "tasks", "true_count", "n", "exact_accuracy", "soft_count_score")
     x = [label for label, _, _ in COUNT_BUCKETS]
-    n_text = _n_text(models, total)
+    n_text = _n_text(summaries, total)
     note = ("As the paper (Fig. 4): samples scored on a count, bucketed by the true count (0 = no target: any "
             "predicted target is a hallucination), Visual Matching (VM) apart from Target Localization and Contact "
             "Relationship (TL+CR). Exact: the predicted count equals it; soft: 1 − min(1, |true − predicted| / true) "
@@ -116,12 +144,13 @@ def counting(models: Sequence[ModelSamples]) -> list[Figure]:
     ]
 
 
-def _component_means(samples: Sequence[SampleRow]) -> dict[str, float | None]:
-    out: dict[str, float | None] = {}
-    for name, key, weight in COMPONENTS:
+def _component_sums(samples: Sequence[SampleRow]) -> list[list[float]]:
+    """Per component (COMPONENTS' order): [samples weighing it, sum of its scores there]."""
+    out = []
+    for _name, key, weight in COMPONENTS:
         values = [float(s.components.get(key) or 0.0) for s in samples
                   if isinstance(w := s.components.get(weight), (int, float)) and w > 0]
-        out[name] = mean(values)
+        out.append([len(values), sum(values)])
     return out
 
 
@@ -134,29 +163,39 @@ def _by_leaf(m: ModelSamples) -> dict[str, list[SampleRow]]:
     return out
 
 
-def leaves(models: Sequence[ModelSamples]) -> list[Figure]:
+def _summarise_leaves(m: ModelSamples) -> list[list[Any]]:
+    """Per leaf (LEAVES' order): [n, sum of scores, invalid, wrong, per component [n, sum]]."""
+    grouped = _by_leaf(m)
+    out = []
+    for leaf in LEAVES:
+        samples = grouped.get(leaf.by_type, [])
+        out.append([len(samples), sum(float(s.score or 0.0) for s in samples),
+                    sum(1 for s in samples if s.invalid),
+                    sum(1 for s in samples if not s.invalid and s.outcome != "ok"), _component_sums(samples)])
+    return out
+
+
+def leaves(summaries: Sequence[ModelSummary]) -> list[Figure]:
     rows = []
     heat, comp_series = [], []
     total = 0
-    for m in models:
-        grouped = _by_leaf(m)
+    for m in summaries:
         scores: list[float | None] = []
         comps: dict[str, list[float | None]] = {name: [] for name, _, _ in COMPONENTS}
-        for leaf in LEAVES:
-            samples = grouped.get(leaf.by_type, [])
-            total += len(samples)
-            score = mean([float(s.score or 0.0) for s in samples])
-            parts = _component_means(samples)
-            rows.append((m.label, leaf.name, len(samples), score, *(parts[n] for n, _, _ in COMPONENTS)))
+        for leaf, (n, score_sum, _invalid, _wrong, parts) in zip(LEAVES, m.summary["leaves"]):
+            total += n
+            score = mean_of(score_sum, n)
+            means = [mean_of(part_sum, part_n) for part_n, part_sum in parts]
+            rows.append((m.label, leaf.name, n, score, *means))
             scores.append(score)
-            for name in comps:
-                comps[name].append(parts[name])
+            for (name, _, _), value in zip(COMPONENTS, means):
+                comps[name].append(value)
         heat.append(Series(m.label, scores))
         comp_series += [Series(f"{m.label} · {name}", values) for name, values in comps.items()
                         if any(v is not None for v in values)]
     columns = ("model", "leaf", "n", "score", *(f"{n}_score" for n, _, _ in COMPONENTS))
     x = [leaf.name for leaf in LEAVES]
-    n_text = _n_text(models, total)
+    n_text = _n_text(summaries, total)
     return [
         Figure("leaf-scores", "Score per leaf task (models × 23 leaves)",
                "Mean sample score per leaf, in percent (the board's leaf columns, from the per-sample rows).",
@@ -168,21 +207,16 @@ def leaves(models: Sequence[ModelSamples]) -> list[Figure]:
     ]
 
 
-def invalid_responses(models: Sequence[ModelSamples]) -> list[Figure]:
+def invalid_responses(summaries: Sequence[ModelSummary]) -> list[Figure]:
     rows = []
     heat = []
     total = 0
-    for m in models:
-        grouped = _by_leaf(m)
+    for m in summaries:
         values = []
-        for leaf in LEAVES:
-            samples = grouped.get(leaf.by_type, [])
-            invalid = sum(1 for s in samples if s.invalid)
-            wrong = sum(1 for s in samples if not s.invalid and s.outcome != "ok")
-            total += len(samples)
-            rows.append((m.label, leaf.name, len(samples), invalid, wrong, share(invalid, len(samples)),
-                         share(wrong, len(samples))))
-            values.append(share(invalid, len(samples)))
+        for leaf, (n, _score, invalid, wrong, _parts) in zip(LEAVES, m.summary["leaves"]):
+            total += n
+            rows.append((m.label, leaf.name, n, invalid, wrong, share(invalid, n), share(wrong, n)))
+            values.append(share(invalid, n))
         heat.append(Series(m.label, values))
     columns = ("model", "leaf", "n", "invalid", "wrong", "invalid_share", "wrong_share")
     return [Figure(
@@ -190,8 +224,8 @@ def invalid_responses(models: Sequence[ModelSamples]) -> list[Figure]:
         "Invalid: the answer could not be read (no valid response, no path points, a missing prediction, a scorer "
         "error on the answer). Wrong: a readable answer whose outcome is not 'ok' (wrong count, IoU < 0.5, wrong "
         "feasibility, path score < 0.5). The heat map shows the invalid share.",
-        _n_text(models, total), columns, rows, Chart("heatmap", [leaf.name for leaf in LEAVES], heat,
-                                                     "invalid share (%)", 100.0), total)]
+        _n_text(summaries, total), columns, rows, Chart("heatmap", [leaf.name for leaf in LEAVES], heat,
+                                                        "invalid share (%)", 100.0), total)]
 
 
 def _iou_bucket(iou: float) -> str:
@@ -201,35 +235,44 @@ def _iou_bucket(iou: float) -> str:
     return IOU_BUCKETS[-1][0]
 
 
-def localization(models: Sequence[ModelSamples]) -> list[Figure]:
-    groups = list(dict.fromkeys(leaf.group_code for leaf in LEAVES))
+GROUPS = tuple(dict.fromkeys(leaf.group_code for leaf in LEAVES))
+
+
+def _summarise_localization(m: ModelSamples) -> list[list[Any]]:
+    """Per leaf group (GROUPS' order): [n, sum of IoU, count per IoU bucket, no box, off image, mismatch]."""
+    by_group: dict[str, list[Mapping[str, Any]]] = {}
+    for s in m.samples:
+        leaf = leaf_of(s)
+        loc = s.details.get("localization") if isinstance(s.details, Mapping) else None
+        if leaf is None or not isinstance(loc, Mapping) or not isinstance(loc.get("iou"), (int, float)):
+            continue
+        if loc.get("gt_empty"):
+            continue  # nothing to localize: IoU is 1 for an empty answer, 0 otherwise
+        by_group.setdefault(leaf.group_code, []).append(loc)
+    out = []
+    for code in GROUPS:
+        locs = by_group.get(code, [])
+        buckets = {label: 0 for label, _, _ in IOU_BUCKETS}
+        for loc in locs:
+            buckets[_iou_bucket(float(loc["iou"]))] += 1
+        out.append([len(locs), sum(float(loc["iou"]) for loc in locs), [buckets[b] for b, _, _ in IOU_BUCKETS],
+                    sum(1 for loc in locs if loc.get("pred_empty")),
+                    sum(1 for loc in locs if (loc.get("boxes_off_image") or 0) > 0),
+                    sum(1 for loc in locs if loc.get("coordinate_system_mismatch"))])
+    return out
+
+
+def localization(summaries: Sequence[ModelSummary]) -> list[Figure]:
     rows = []
     series = []
     total = 0
-    for m in models:
-        by_group: dict[str, list[Mapping[str, Any]]] = {}
-        for s in m.samples:
-            leaf = leaf_of(s)
-            loc = s.details.get("localization") if isinstance(s.details, Mapping) else None
-            if leaf is None or not isinstance(loc, Mapping) or not isinstance(loc.get("iou"), (int, float)):
-                continue
-            if loc.get("gt_empty"):
-                continue  # nothing to localize: IoU is 1 for an empty answer, 0 otherwise
-            by_group.setdefault(leaf.group_code, []).append(loc)
+    for m in summaries:
         means = []
-        for code in groups:
-            locs = by_group.get(code, [])
-            n = len(locs)
+        for code, (n, iou_sum, buckets, no_box, off, mismatch) in zip(GROUPS, m.summary["localization"]):
             total += n
-            buckets = {label: 0 for label, _, _ in IOU_BUCKETS}
-            for loc in locs:
-                buckets[_iou_bucket(float(loc["iou"]))] += 1
-            no_box = sum(1 for loc in locs if loc.get("pred_empty"))
-            off = sum(1 for loc in locs if (loc.get("boxes_off_image") or 0) > 0)
-            mismatch = sum(1 for loc in locs if loc.get("coordinate_system_mismatch"))
-            mean_iou = mean([float(loc["iou"]) for loc in locs])
+            mean_iou = mean_of(iou_sum, n)
             means.append(mean_iou)
-            rows.append((m.label, code, n, mean_iou, *(share(buckets[b], n) for b, _, _ in IOU_BUCKETS),
+            rows.append((m.label, code, n, mean_iou, *(share(b, n) for b in buckets),
                          share(no_box, n), share(off, n), share(mismatch, n)))
         series.append(Series(m.label, means))
     columns = ("model", "group", "n", "mean_iou", *(f"iou_{b}" for b, _, _ in IOU_BUCKETS), "no_box_share",
@@ -239,8 +282,22 @@ def localization(models: Sequence[ModelSamples]) -> list[Figure]:
         "Samples whose localization was scored against a non-empty target: mean IoU (bars) and, in the table, the "
         "share of samples per IoU bucket, with no box, with a box reaching outside the image, and whose declared "
         "coordinate system contradicts its values.",
-        _n_text(models, total), columns, rows, Chart("bars", groups, series, "mean IoU (%)", 100.0), total)]
+        _n_text(summaries, total), columns, rows, Chart("bars", list(GROUPS), series, "mean IoU (%)", 100.0),
+        total)]
+
+
+def summarise(m: ModelSamples, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One submission's sufficient statistics for every figure (docs/analyses.md, "Summaries")."""
+    return {"counting": _summarise_counting(m), "leaves": _summarise_leaves(m),
+            "localization": _summarise_localization(m)}
+
+
+def combine(summaries: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
+    return [*counting(summaries), *leaves(summaries), *invalid_responses(summaries), *localization(summaries)]
+
+
+SUMMARIES = AnalysisSummaries(version="epic-1", summarise=summarise, combine=combine)
 
 
 def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
-    return [*counting(models), *leaves(models), *invalid_responses(models), *localization(models)]
+    return combine(summarise_all(SUMMARIES, models, context.extra), context)

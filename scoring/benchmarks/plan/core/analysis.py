@@ -11,9 +11,21 @@ from typing import Any, Callable, Mapping, Sequence
 
 from scipy.stats import binomtest
 
-from scoring.benchmarks.plan.core.aggregate import COLUMNS, Row, chance_breakdown, summarise
+from scoring.benchmarks.plan.core.aggregate import COLUMNS, Row, chance_breakdown
+from scoring.benchmarks.plan.core.aggregate import summarise as board_summarise
 from scoring.benchmarks.plan.core.types import DIMENSION_KEYS, DIMENSION_OF, SUBTASKS, ItemType
-from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, share
+from scoring.core.analysis import (
+    AnalysisContext,
+    AnalysisSummaries,
+    Chart,
+    Figure,
+    ModelSamples,
+    ModelSummary,
+    SampleRow,
+    Series,
+    share,
+    summarise_all,
+)
 
 DIMENSIONS = tuple(DIMENSION_KEYS.values())
 # The paper's groups (sec. 4.3, Fig. 6): "We group Plan-Bench into Navigation-related (Route Planning, Instruction
@@ -39,8 +51,18 @@ def dimension_of(s: SampleRow) -> str:
 
 def accuracy(samples: Sequence[SampleRow]) -> tuple[int, float | None]:
     """(decided items, percent correct among them); undecided items (score None) are left out."""
+    return _accuracy(_decided(samples))
+
+
+def _decided(samples: Sequence[SampleRow]) -> list[Any]:
+    """[decided items, sum of their scores] (the sufficient statistics of `accuracy`)."""
     decided = [float(s.score) for s in samples if s.score is not None]
-    return len(decided), (round(100.0 * sum(decided) / len(decided), 2) if decided else None)
+    return [len(decided), sum(decided)]
+
+
+def _accuracy(cell: Sequence[Any]) -> tuple[int, float | None]:
+    n, total = int(cell[0]), cell[1]
+    return n, (round(100.0 * total / n, 2) if n else None)
 
 
 def _select(m: ModelSamples, column: str) -> list[SampleRow]:
@@ -51,6 +73,30 @@ def _select(m: ModelSamples, column: str) -> list[SampleRow]:
     return [s for s in m.samples if s.task == column]
 
 
+COLUMNS_SHOWN = ("overall", *DIMENSIONS, *SUBTASKS)
+
+
+def summarise(m: ModelSamples, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One submission's sufficient statistics (docs/analyses.md, "Summaries"): its item count; per board column
+    (COLUMNS_SHOWN) and per group (GROUPS) [decided items, sum of their scores]; per subtask its items and how many
+    each decider decided (DECIDERS' order)."""
+    deciders = []
+    for code in SUBTASKS:
+        counts = {d: 0 for d in DECIDERS}
+        items = [s for s in m.samples if s.task == code]
+        for s in items:
+            decider = s.details.get("decided_by") if s.score is not None else None
+            counts[decider if decider in counts else "undecided"] += 1
+        deciders.append([len(items), [counts[d] for d in DECIDERS]])
+    return {"n": len(m.samples), "columns": [_decided(_select(m, c)) for c in COLUMNS_SHOWN],
+            "groups": [_decided([s for s in m.samples if test(s)]) for _name, test in GROUPS],
+            "deciders": deciders}
+
+
+def _column(m: ModelSummary, column: str) -> tuple[int, float | None]:
+    return _accuracy(m.summary["columns"][COLUMNS_SHOWN.index(column)])
+
+
 def _paper_value(row: Any, column: str) -> float | None:
     if column == "overall":
         return row.overall
@@ -58,16 +104,16 @@ def _paper_value(row: Any, column: str) -> float | None:
     return value if value is not None else row.figures.get(column)
 
 
-def subtasks(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
-    columns = ("overall", *DIMENSIONS, *SUBTASKS)
+def subtasks(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
+    columns = COLUMNS_SHOWN
     rows: list[tuple[Any, ...]] = []  # a figure's table: one tuple per row, of its columns
     series = []
     total = 0
     for m in models:
         values = []
-        total += len(m.samples)
+        total += m.summary["n"]
         for c in columns:
-            n, acc = accuracy(_select(m, c))
+            n, acc = _column(m, c)
             rows.append((m.label, "scored here", c, n, acc))
             values.append(acc)
         series.append(Series(m.label, values))
@@ -86,9 +132,9 @@ def subtasks(models: Sequence[ModelSamples], context: AnalysisContext) -> list[F
         Chart("heatmap", list(columns), series, "accuracy (%)", 100.0), total)]
 
 
-def thinking_pairs(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+def thinking_pairs(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
     metrics = ("overall", *DIMENSIONS)
-    by_name: dict[str, dict[str, ModelSamples]] = {}
+    by_name: dict[str, dict[str, ModelSummary]] = {}
     for m in models:
         if m.thinking in ("yes", "no"):
             by_name.setdefault(m.model_name, {}).setdefault(m.thinking, m)
@@ -98,11 +144,11 @@ def thinking_pairs(models: Sequence[ModelSamples], context: AnalysisContext) -> 
     for name, pair in by_name.items():
         if set(pair) != {"yes", "no"}:
             continue
-        total += len(pair["yes"].samples) + len(pair["no"].samples)
+        total += pair["yes"].summary["n"] + pair["no"].summary["n"]
         gains = []
         for metric in metrics:
-            n_t, think = accuracy(_select(pair["yes"], metric))
-            n_n, plain = accuracy(_select(pair["no"], metric))
+            n_t, think = _column(pair["yes"], metric)
+            n_n, plain = _column(pair["no"], metric)
             gain = round(think - plain, 2) if think is not None and plain is not None else None
             rows.append((name, "scored here", metric, n_t, n_n, think, plain, gain))
             gains.append(gain)
@@ -124,16 +170,16 @@ def thinking_pairs(models: Sequence[ModelSamples], context: AnalysisContext) -> 
         Chart("heatmap", list(metrics), series, "gain (points; a loss shows white)"), total)]
 
 
-def item_groups(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+def item_groups(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
     names = [g for g, _ in GROUPS]
     rows: list[tuple[Any, ...]] = []  # a figure's table: one tuple per row, of its columns
     series = []
     total = 0
     for m in models:
-        total += len(m.samples)
+        total += m.summary["n"]
         values = []
-        for name, test in GROUPS:
-            n, acc = accuracy([s for s in m.samples if test(s)])
+        for name, cell in zip(names, m.summary["groups"]):
+            n, acc = _accuracy(cell)
             rows.append((m.label, "scored here", name, n, acc))
             values.append(acc)
         series.append(Series(m.label, values))
@@ -161,11 +207,11 @@ def random_baseline_columns(items: Sequence[Mapping[str, Any]]) -> tuple[dict[st
                   for i in items]
     if not board_rows:
         return {}, {}
-    return (summarise(board_rows, intervals=False).counts,
+    return (board_summarise(board_rows, intervals=False).counts,
             chance_breakdown(board_rows, [int(i.get("options") or 0) for i in items]))
 
 
-def random_baseline(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+def random_baseline(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
     """The paper's Table 1 row "Random baseline", computed for this split from its items' option counts
     (`AnalysisContext.extra["random_baseline"]["items"]`: dimension, subtask, type, options; inputs, no ground
     truth) and averaged per board column as the board averages verdicts; the paper's row beside when the board
@@ -205,25 +251,27 @@ def wilson(agree: int, n: int) -> tuple[float | None, float | None]:
     return round(100.0 * ci.low, 2), round(100.0 * ci.high, 2)
 
 
-def judge_cascade(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+def judge_cascade(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
     agreement: Mapping[str, Any] = (context.extra.get("agreement") or {}).get("by_subtask") or {}
     rows: list[tuple[Any, ...]] = []
     shares: dict[str, list[float | None]] = {d: [] for d in (*DECIDERS, "agreement")}
     total = 0
-    for code in SUBTASKS:
-        items = [s for m in models for s in m.samples if s.task == code]
-        total += len(items)
+    for i, code in enumerate(SUBTASKS):
+        n_items = 0
         counts = {d: 0 for d in DECIDERS}
-        for s in items:
-            decider = s.details.get("decided_by") if s.score is not None else None
-            counts[decider if decider in counts else "undecided"] += 1
+        for m in models:
+            n, by_decider = m.summary["deciders"][i]
+            n_items += n
+            for d, c in zip(DECIDERS, by_decider):
+                counts[d] += c
+        total += n_items
         audit = agreement.get(code) or {}
         agree, n = int(audit.get("agree") or 0), int(audit.get("n") or 0)
         low, high = wilson(agree, n)
         rate = share(agree, n)
-        rows.append((code, len(items), *(share(counts[d], len(items)) for d in DECIDERS), n, agree, rate, low, high))
+        rows.append((code, n_items, *(share(counts[d], n_items) for d in DECIDERS), n, agree, rate, low, high))
         for d in DECIDERS:
-            shares[d].append(share(counts[d], len(items)))
+            shares[d].append(share(counts[d], n_items))
         shares["agreement"].append(rate)
     return [Figure(
         "judge", "Judge cascade and judge–human agreement per subtask",
@@ -236,7 +284,7 @@ def judge_cascade(models: Sequence[ModelSamples], context: AnalysisContext) -> l
         Chart("heatmap", list(SUBTASKS), [Series(k, v) for k, v in shares.items()], "%", 100.0), total)]
 
 
-def paper_figures(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+def paper_figures(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
     """The paper's stated figures that are no board column (e.g. the misleading-view study), as a table."""
     rows = [(p.model, metric, value, p.sources.get(metric, "")) for p in context.published
             for metric, value in p.figures.items()]
@@ -248,6 +296,13 @@ def paper_figures(models: Sequence[ModelSamples], context: AnalysisContext) -> l
 
 
 def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
+    return combine(summarise_all(SUMMARIES, models, context.extra), context)
+
+
+def combine(models: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
     return [*subtasks(models, context), *thinking_pairs(models, context), *item_groups(models, context),
             *random_baseline(models, context),
             *judge_cascade(models, context), *paper_figures(models, context)]
+
+
+SUMMARIES = AnalysisSummaries(version="plan-1", summarise=summarise, combine=combine)

@@ -15,7 +15,7 @@ from scoring.benchmarks.plan.core.types import Item, ItemType, Outcome
 from scoring.benchmarks.plan.models import PlanDecider, PlanJudgement, PlanVerdict
 from scoring.benchmarks.plan.selectors import plan_own_submissions
 from scoring.benchmarks.plan.services.roles import plan_own_answer_check, plan_reviewer_check
-from scoring.events import score_landed_event
+from scoring.events import score_landed_event, score_updated_event
 from scoring.models import ChangeRecord, SampleScore, Score
 
 PERSON_PROMPT_VERSION = "person"
@@ -76,6 +76,8 @@ def plan_score_recompute(*, submission_id: int) -> Score:
     if fields["details"]["final"] and not was_final:
         # The same announcement as the scoring pipeline's: the boards compare, then the submitter hears.
         transaction.on_commit(lambda: score_landed_event(submission_id=submission_id))
+    else:  # its verdicts changed all the same: what is made from them (the Analysis tab's summary) follows
+        transaction.on_commit(lambda: score_updated_event(submission_id=submission_id))
     return score
 
 

@@ -22,7 +22,18 @@ from scoring.benchmarks.vge.core.episode_options import (
 )
 from scoring.benchmarks.vge.core.graphs import DeviceGraphs, Node
 from scoring.benchmarks.vge.core.task_defs import DEFAULT_LAMBDA
-from scoring.core.analysis import AnalysisContext, Chart, Figure, ModelSamples, SampleRow, Series, share
+from scoring.core.analysis import (
+    AnalysisContext,
+    AnalysisSummaries,
+    Chart,
+    Figure,
+    ModelSamples,
+    ModelSummary,
+    SampleRow,
+    Series,
+    share,
+    summarise_all,
+)
 
 HEADLINE = ("SR", "SSR", "SPL")
 LAMBDAS = tuple(range(1, 11))
@@ -69,30 +80,54 @@ def _episodes(m: ModelSamples) -> list[SampleRow]:
     return list(m.samples)
 
 
-def _n_text(models: Sequence[ModelSamples], n: int) -> str:
+def _n_text(models: Sequence[Any], n: int) -> str:
     return f"{len(models)} entr{'ies' if len(models) != 1 else 'y'}, {n} episodes in all"
 
 
-def breakdowns(models: Sequence[ModelSamples]) -> list[Figure]:
-    categories = sorted({s.category for m in models for s in m.samples if s.category})
+def _metric_sums(samples: Sequence[SampleRow]) -> list[Any]:
+    """[n, then per headline metric (SR, SSR, SPL) the sum and count of the episodes that have it]."""
+    out: list[Any] = [len(samples)]
+    for k in HEADLINE:
+        kept = [v for s in samples if (v := _metric(s, k)) is not None]
+        out += [sum(kept), len(kept)]
+    return out
+
+
+def _means(cell: Sequence[Any]) -> list[float | None]:
+    """The headline metrics' means of a `_metric_sums` cell (as `_avg`)."""
+    return [round(cell[1 + 2 * i] / cell[2 + 2 * i], 2) if cell[2 + 2 * i] else None for i in range(len(HEADLINE))]
+
+
+GOAL_GROUPS = (("single-goal", lambda n: n == 1), ("multi-goal", lambda n: n > 1))
+
+
+def _summarise_breakdowns(m: ModelSamples) -> dict[str, Any]:
+    eps = _episodes(m)
+    categories = sorted({s.category for s in eps if s.category})
+    return {"categories": [[c, *_metric_sums([s for s in eps if s.category == c])] for c in categories],
+            "goals": [_metric_sums([s for s in eps if test(goal_count(s))]) for _label, test in GOAL_GROUPS]}
+
+
+def breakdowns(models: Sequence[ModelSummary]) -> list[Figure]:
+    categories = sorted({cell[0] for m in models for cell in m.summary["categories"]})
     cat_rows, goal_rows = [], []
     cat_series, goal_series = [], []
     total = 0
+    empty = [0, *([0, 0] * len(HEADLINE))]
     for m in models:
-        eps = _episodes(m)
-        total += len(eps)
+        total += m.summary["n"]
+        by_category = {cell[0]: cell[1:] for cell in m.summary["categories"]}
         values = []
         for c in categories:
-            chosen = [s for s in eps if s.category == c]
-            row = [_avg([_metric(s, k) for s in chosen]) for k in HEADLINE]
-            cat_rows.append((m.label, c, len(chosen), *row))
+            cell = by_category.get(c, empty)
+            row = _means(cell)
+            cat_rows.append((m.label, c, cell[0], *row))
             values.append(row[0])
         cat_series.append(Series(m.label, values))
         gvalues = []
-        for label, test in (("single-goal", lambda n: n == 1), ("multi-goal", lambda n: n > 1)):
-            chosen = [s for s in eps if test(goal_count(s))]
-            row = [_avg([_metric(s, k) for s in chosen]) for k in HEADLINE]
-            goal_rows.append((m.label, label, len(chosen), *row))
+        for (label, _test), cell in zip(GOAL_GROUPS, m.summary["goals"]):
+            row = _means(cell)
+            goal_rows.append((m.label, label, cell[0], *row))
             gvalues += row
         goal_series.append(Series(m.label, gvalues))
     return [
@@ -153,10 +188,38 @@ def run_label(r: Mapping[str, Any]) -> str:
     return str(r.get("model", "")) + (" (thinking)" if r.get("thinking") == "yes" else "")
 
 
+def runs_from_summaries(context: AnalysisContext) -> list[dict[str, Any]]:
+    """The per-(submission, λ) counts of the site's run submissions (`context.extra["run_submissions"]`: each public
+    scored upload's id, model and options, in id order) from their summaries (`context.summaries`, "runs"): what
+    `context.extra["runs"]` gives where no summaries are combined."""
+    out = []
+    for meta in context.extra.get("run_submissions") or ():
+        summary = context.summaries.get(meta.get("submission"))
+        if summary is None:
+            continue  # not among the submissions the board's filters keep
+        for lam, n, hits, ssr_sum in summary.get("runs") or [[None, 0, 0, 0.0]]:
+            out.append({**meta, "lambda": lam, "episodes": n, "successes": hits, "ssr_sum": ssr_sum})
+    return out
+
+
 def kept_runs(context: AnalysisContext) -> list[Mapping[str, Any]]:
-    """The site's per-(submission, λ) counts (`context.extra["runs"]`) of the submissions the board's filters keep."""
-    return [r for r in context.extra.get("runs") or () if isinstance(r, Mapping)
+    """The site's per-(submission, λ) counts (`context.extra["runs"]`, else `runs_from_summaries`) of the
+    submissions the board's filters keep."""
+    runs = context.extra["runs"] if "runs" in context.extra else runs_from_summaries(context)
+    return [r for r in runs or () if isinstance(r, Mapping)
             and (context.submissions is None or r.get("submission") in context.submissions)]
+
+
+def _summarise_runs(m: ModelSamples) -> list[list[Any]]:
+    """Per λ played, by λ: [λ, episodes, successes (score 100), sum of the episodes' SSR] (the site's runs)."""
+    counts: dict[float, list[Any]] = {}
+    for s in m.samples:
+        row = counts.setdefault(played_lambda(s), [0, 0, 0.0])
+        ssr = s.components.get("SSR")
+        row[0] += 1
+        row[1] += s.score is not None and s.score >= 100.0
+        row[2] += float(ssr) if isinstance(ssr, (int, float)) else 0.0
+    return [[lam, *row] for lam, row in sorted(counts.items())]
 
 
 # The episode options a run may be played with besides λ, and their defaults (as the site's runs spell them).
@@ -194,7 +257,28 @@ def _sr_ssr(counts: Sequence[float] | None) -> tuple[float | None, float | None]
     return share(int(counts[1]), int(counts[0])), round(counts[2] / counts[0], 2)
 
 
-def budget_sensitivity(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
+def _summarise_budget(m: ModelSamples) -> dict[str, Any]:
+    """Per λ played (in the order first played): [λ, episodes, successes]; and per λ played, the truncation of its
+    episodes with an L_opt: [λ, episodes, successes within λ'·L_opt for each λ' of LAMBDAS]."""
+    played: dict[float, list[int]] = {}
+    cut: dict[float, list[Any]] = {}
+    for s in m.samples:
+        lam = played_lambda(s)
+        found = played.setdefault(lam, [0, 0])
+        found[0] += 1
+        found[1] += _succeeded(s)
+    for s in _with_l_opt(m.samples):
+        lam = played_lambda(s)
+        row = cut.setdefault(lam, [0, [0] * len(LAMBDAS)])
+        row[0] += 1
+        t = success_turn(s)
+        for i, budget in enumerate(LAMBDAS):
+            row[1][i] += t is not None and t <= budget * float(s.details["l_opt"])
+    return {"lambdas": [[lam, n, hits] for lam, (n, hits) in played.items()],
+            "truncation": [[lam, n, hits] for lam, (n, hits) in cut.items()]}
+
+
+def budget_sensitivity(models: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
     """Fig. 3 as the paper: SR of the episodes actually played at each λ, minus SR at λ = 2. On the site a model's
     episodes come from all its submissions the board's filters keep (the site's runs: a bundle of episodes played
     at one λ is a submission of its own), unperturbed; elsewhere from the given entries. A model with no episodes
@@ -205,19 +289,19 @@ def budget_sensitivity(models: Sequence[ModelSamples], context: AnalysisContext 
     handled = {r.get("submission") for r in runs}
     label_of = {r.get("submission"): run_label(r) for r in pooled}
     counts: dict[str, dict[float, list[int]]] = {}
-    samples_of: dict[str, list[SampleRow]] = {}
+    cuts_of: dict[str, list[list[Any]]] = {}
     for m in models:
         if m.submission_id in handled and m.submission_id not in label_of:
             continue  # a submission played with another option (a perturbation): not this figure's
         label = label_of.get(m.submission_id, m.label)
-        samples_of.setdefault(label, []).extend(m.samples)
+        cuts_of.setdefault(label, []).extend(m.summary["truncation"])
         by_lam = counts.setdefault(label, {})
         if m.submission_id in handled:
             continue  # counted from the runs below
-        for s in m.samples:
-            found = by_lam.setdefault(played_lambda(s), [0, 0])
-            found[0] += 1
-            found[1] += _succeeded(s)
+        for lam, n, hits in m.summary["lambdas"]:
+            found = by_lam.setdefault(lam, [0, 0])
+            found[0] += n
+            found[1] += hits
     for r in pooled:
         lam = r.get("lambda")
         if not isinstance(lam, (int, float)) or isinstance(lam, bool):
@@ -245,17 +329,20 @@ def budget_sensitivity(models: Sequence[ModelSamples], context: AnalysisContext 
             series.append(Series(label, [gains.get(lam) for lam in LAMBDAS]))
             continue
         played = max(by_lam)
-        eps = _with_l_opt([s for s in samples_of.get(label, ()) if played_lambda(s) == played])
-        if not eps:
+        n_eps, cut = 0, [0] * len(LAMBDAS)
+        for lam, n, hits_at in cuts_of.get(label, ()):
+            if lam == played:
+                n_eps += n
+                cut = [a + b for a, b in zip(cut, hits_at)]
+        if not n_eps:
             continue  # none of its episodes at that λ is among the entries shown: nothing to cut
         values: list[float | None] = []
-        for lam in LAMBDAS:
+        for lam, hits in zip(LAMBDAS, cut):
             if lam > played:
                 values.append(None)  # beyond the budget played: the cut says nothing there
                 continue
-            hits = sum(1 for s in eps if (t := success_turn(s)) is not None and t <= lam * float(s.details["l_opt"]))
-            values.append(share(hits, len(eps)))
-            rows.append((label, truncation_label(played), lam, len(eps), hits, share(hits, len(eps)), None))
+            values.append(share(hits, n_eps))
+            rows.append((label, truncation_label(played), lam, n_eps, hits, share(hits, n_eps), None))
         series.append(Series(f"{label}: {truncation_label(played)}, SR", values))
     return [Figure(
         "budget", "SR gain against the interaction budget λ, normalised at λ = 2 (Fig. 3)",
@@ -372,22 +459,28 @@ def error_counts(s: SampleRow, graphs: Graphs) -> dict[tuple[str, str], int] | N
     return counts
 
 
-def error_taxonomy(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
-    graphs: Graphs = context.extra.get("graphs") or {}
+def _summarise_errors(m: ModelSamples, graphs: Graphs) -> list[Any]:
+    """[episodes classed, then [class, kind, count] per error kind (CLASSES, then OUTSIDE_KINDS)]."""
+    counts: dict[tuple[str, str], int] = {}
+    episodes = 0
+    for s in m.samples:
+        found = error_counts(s, graphs) if _trace(s) else None
+        if found is None:
+            continue
+        episodes += 1
+        for k, v in found.items():
+            counts[k] = counts.get(k, 0) + v
+    return [episodes, [[c, k, v] for (c, k), v in counts.items()]]
+
+
+def error_taxonomy(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
     rows: list[tuple[Any, ...]] = []
     series = []
     total = 0
     names = [c for c, _kinds in CLASSES]
     for m in models:
-        counts: dict[tuple[str, str], int] = {}
-        episodes = 0
-        for s in m.samples:
-            found = error_counts(s, graphs) if _trace(s) else None
-            if found is None:
-                continue
-            episodes += 1
-            for k, v in found.items():
-                counts[k] = counts.get(k, 0) + v
+        episodes, found = m.summary["errors"]
+        counts = {(c, k): v for c, k, v in found}
         total += episodes
         errors = sum(v for (c, _k), v in counts.items() if c != OUTSIDE)
         shares = []
@@ -417,18 +510,32 @@ def error_taxonomy(models: Sequence[ModelSamples], context: AnalysisContext) -> 
         Chart("bars", names, series, "share of errors (%)", 100.0), total)]
 
 
-def human_vs_model(models: Sequence[ModelSamples]) -> list[Figure]:
+def _summarise_keys(m: ModelSamples, human_keys: Any) -> list[list[Any]]:
+    """Per task (sample key) a human played, in key order: [key, `_metric_sums` of the entry's episodes of it]. A
+    human entry's summary holds every task it played; another's the tasks of `human_keys` (the split's human
+    entries' tasks: the site's `analysis_summary_context`, else the humans among the models summarised)."""
+    wanted = None if m.kind == "human" else set(human_keys or ())
+    by_key: dict[str, list[SampleRow]] = {}
+    for s in m.samples:
+        if wanted is None or s.key in wanted:
+            by_key.setdefault(s.key, []).append(s)
+    return [[key, *_metric_sums(by_key[key])] for key in sorted(by_key)]
+
+
+def human_vs_model(models: Sequence[ModelSummary]) -> list[Figure]:
     humans = [m for m in models if m.kind == "human"]
-    keys = {s.key for m in humans for s in m.samples}
+    keys = {cell[0] for m in humans for cell in m.summary["keys"]}
     rows, series = [], []
     total = 0
     for m in models:
-        chosen = [s for s in m.samples if s.key in keys]
+        chosen = [cell[1:] for cell in m.summary["keys"] if cell[0] in keys]
         if not chosen:
             continue
-        total += len(chosen)
-        row = [_avg([_metric(s, k) for s in chosen]) for k in HEADLINE]
-        rows.append((m.label, m.kind, len({s.key for s in chosen}), len(chosen), *row))
+        n = sum(cell[0] for cell in chosen)
+        total += n
+        pooled = [n, *(sum(cell[i] for cell in chosen) for i in range(1, 1 + 2 * len(HEADLINE)))]
+        row = _means(pooled)
+        rows.append((m.label, m.kind, len(chosen), n, *row))
         series.append(Series(m.label, row))
     return [Figure(
         "human-vs-model", "Human vs model on the tasks humans played",
@@ -450,20 +557,26 @@ def classify_switches(s: SampleRow, graphs: Graphs) -> list[str] | None:
     return [c for t in _trace(s) if (c := switch_class(t, *found)) is not None]
 
 
-def view_switches(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
-    graphs: Graphs = context.extra.get("graphs") or {}
+def _summarise_switches(m: ModelSamples, graphs: Graphs) -> list[Any]:
+    """[episodes classed, count per class of SWITCH_CLASSES then "unknown"]."""
+    counts = {c: 0 for c in (*SWITCH_CLASSES, "unknown")}
+    episodes = 0
+    for s in m.samples:
+        found = classify_switches(s, graphs)
+        if found is None or not _trace(s):
+            continue
+        episodes += 1
+        for c in found:
+            counts[c] += 1
+    return [episodes, [counts[c] for c in (*SWITCH_CLASSES, "unknown")]]
+
+
+def view_switches(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
     rows, series = [], []
     total = 0
     for m in models:
-        counts = {c: 0 for c in (*SWITCH_CLASSES, "unknown")}
-        episodes = 0
-        for s in m.samples:
-            found = classify_switches(s, graphs)
-            if found is None or not _trace(s):
-                continue
-            episodes += 1
-            for c in found:
-                counts[c] += 1
+        episodes, found = m.summary["switches"]
+        counts = dict(zip((*SWITCH_CLASSES, "unknown"), found))
         total += episodes
         switches = sum(counts[c] for c in SWITCH_CLASSES)
         shares = [share(counts[c], switches) for c in SWITCH_CLASSES]
@@ -501,7 +614,7 @@ def _delta(value: float | None, clean: float | None) -> float | None:
     return round(value - clean, 2) if value is not None and clean is not None else None
 
 
-def robustness(models: Sequence[ModelSamples], context: AnalysisContext) -> list[Figure]:
+def robustness(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
     by_model = pooled_by_option(context, PERTURBATION_OPTION)  # per model, per setting ("" none)
     series: list[Series] = []
     rows = []
@@ -593,7 +706,28 @@ def instruction_robustness(context: AnalysisContext) -> list[Figure]:
              "episodes, SSR averaged over them, and each one's difference from the original wording.")
 
 
+def summarise(m: ModelSamples, extra: Mapping[str, Any]) -> dict[str, Any]:
+    """One submission's sufficient statistics for every figure (docs/analyses.md, "Summaries"). `extra`: the
+    device graphs (`graphs`: the error taxonomy and view switches; absent, their episodes are not classed) and the
+    tasks the split's human entries played (`human_keys`)."""
+    graphs: Graphs = extra.get("graphs") or {}
+    return {"n": len(_episodes(m)), **_summarise_breakdowns(m), **_summarise_budget(m),
+            "runs": _summarise_runs(m), "errors": _summarise_errors(m, graphs),
+            "switches": _summarise_switches(m, graphs),
+            "keys": _summarise_keys(m, extra.get("human_keys"))}
+
+
+def combine(models: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
+    return [*breakdowns(models), *budget_sensitivity(models, context), *error_taxonomy(models, context),
+            *view_switches(models, context), *human_vs_model(models), *robustness(models, context),
+            *history_length(context), *instruction_robustness(context)]
+
+
+SUMMARIES = AnalysisSummaries(version="vge-1", summarise=summarise, combine=combine)
+
+
 def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
-    return [*breakdowns(models), *budget_sensitivity(models, context), *error_taxonomy(models, context), *view_switches(models, context),
-            *human_vs_model(models), *robustness(models, context), *history_length(context),
-            *instruction_robustness(context)]
+    """The figures of these entries: each summarised (with the tasks the human entries among them played), then
+    combined."""
+    human_keys = sorted({s.key for m in models if m.kind == "human" for s in m.samples})
+    return combine(summarise_all(SUMMARIES, models, {**context.extra, "human_keys": human_keys}), context)
