@@ -147,7 +147,7 @@ class LeaderboardApi(APIView):
 
 def _board_body(bench, split, spec, query, number: int = 1, size: int = PAGE_ROWS) -> dict:
     """The board API's body (one page of rows), as its serializer writes it."""
-    view, _ = board_view(split, spec, query)
+    view, _ = board_view(split, spec, query, marks=False)
     page = board_page(len(view.rows), number, size)
     keys = [c.key for c in view.columns]
     rows = [

@@ -143,11 +143,11 @@ def split_params(request: HttpRequest, split) -> dict[str, str]:
     return params
 
 
-def board_view(split, spec, query) -> tuple[BoardView, str]:
+def board_view(split, spec, query, *, marks: bool = True) -> tuple[BoardView, str]:
     """The view a board page, its API and exports show (under the query's reading), with the significance of the
     pairs it shows side by side (`services.board_view_build`); pairs left for later go to the worker once the
-    request commits."""
-    view, data_key, later = services.board_view_build(split=split, spec=spec, query=query)
+    request commits. `marks`: False where no best / second-best mark is shown (the API, the exports)."""
+    view, data_key, later = services.board_view_build(split=split, spec=spec, query=query, marks=marks)
     if later:
         transaction.on_commit(lambda: tasks.board_comparisons_fill.delay(split.pk, [list(p) for p in later]))
     return view, data_key
@@ -275,7 +275,8 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         page_key = selectors.board_page_key(selectors.board_cache_key(split_id=split.pk), request.get_full_path())
         if (page := selectors.board_response_get(page_key)) is not None:
             return HttpResponse(page, content_type="text/html; charset=utf-8")
-    view, data_key = board_view(split, spec, query)
+    # With task columns collapsed the table marks every column itself (`_table_context`): none computed twice.
+    view, data_key = board_view(split, spec, query, marks=not (spec.has_leaves and not query.expanded))
     page = board_page(len(view.rows), number)
     # The table is the costly part to render; it depends only on the rows, the query and the page.
     fragment_key = (f"{data_key}:html:{split.name if request.GET.get('split') else ''}:{query.canonical()}"
@@ -365,7 +366,7 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
         return _csv_export(request, benchmark, split, spec, query, names)
 
     def build() -> selectors.CachedResponse:
-        view, _ = board_view(split, spec, query)
+        view, _ = board_view(split, spec, query, marks=False)
         reading = reading_shown(benchmark.slug, query.reading)
         header, body = export_table(view, names, reading=reading["key"] if reading else "")
         payload = {
@@ -399,7 +400,7 @@ def _csv_export(request: HttpRequest, benchmark, split, spec, query, names) -> H
     found = selectors.board_response_get(key)
     if isinstance(found, selectors.CachedResponse):
         return cached_response(found)
-    view, _ = board_view(split, spec, query)
+    view, _ = board_view(split, spec, query, marks=False)
     reading = reading_shown(benchmark.slug, query.reading)
     shown = reading["key"] if reading else ""
     filename = _export_name(benchmark, split, "csv")

@@ -3,7 +3,8 @@
 Builds both boards on the EPIC-Bench benchmark in a database of its own (a temporary SQLite file by default; with
 DATABASE_URL, that database, where it adds two splits named `rows-<N>-<stamp>`): N model entries, each with one
 scored public upload whose score has a figure and a 95% interval in every column of the board, a provenance and a
-readings-free details; a quarter proprietary, the rest open-source. Then, in this process through Django's test
+readings-free details; a quarter proprietary, the rest open-source; the default view's neighbour comparisons stored
+(as the worker stores them when scores land). Then, in this process through Django's test
 client (the site's middleware, no server), it reads each page after bumping the board's cache version (as a score
 landing does: every cached row, fragment and page is missed) — `--uncached` times — and prints p50/p99 per page and
 size, and each 2,000-row p99's ratio to the 20-row one (target: ≤ 2). Pages: the board's first page, a filtered and
@@ -78,6 +79,13 @@ def build(n: int, stamp: str) -> tuple[int, str, str]:
             provenance={"file_sha256": sub.sha256, "split_version": 1, "scorer_version": "scale-1",
                         "ground_truth_sha256": "0" * 64, "options": {}, "hub_version": "perf"}))
     Score.objects.bulk_create(scores)
+    # The comparisons of the default view's neighbours, as the worker stores them when scores land (no per-sample
+    # rows here: each is stored with 0 shared units), so that a read does not compute or enqueue them.
+    from leaderboard import selectors, services
+    from leaderboard.core.board import BoardQuery, board_build
+
+    view = board_build(selectors._load_rows(split.pk), spec, BoardQuery())
+    services.board_comparisons_compute(split_id=split.pk, pairs=view.compared)
     return split.pk, name, entries[0].slug
 
 

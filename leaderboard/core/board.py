@@ -62,8 +62,17 @@ class BoardRow:
         return max(1, len(self.run_ids))
 
     def value(self, key: str) -> float | None:
+        # Remembered on the row: a board keeps its rows between reads (leaderboard.selectors), and every read asks
+        # each row for each column's figure several times (filter, sort, marks). Not a field: rows compare as before.
+        known = self.__dict__.get("_values_read")
+        if known is None:
+            known = {}
+            object.__setattr__(self, "_values_read", known)
+        if key in known:
+            return known[key]
         value = finite(self.overall if key == "overall" else self.values.get(key))
-        return None if value is None else float(value)
+        known[key] = found = None if value is None else float(value)
+        return found
 
     def interval(self, key: str) -> tuple[float, float] | None:
         if self.source != "scored":
@@ -306,29 +315,36 @@ def column_marks(rows: Sequence[BoardRow], columns: Iterable[Column], *,
     `within_kind`: best and second best within each model category (proprietary, open-source, embodied,
     baseline), the way the papers' tables mark them, instead of across all rows."""
     columns = tuple(columns)
-    if within_kind:
-        out: dict[str, dict[int, str]] = {c.key: {} for c in columns}
-        for kind in dict.fromkeys(r.kind for r in rows):
-            for key, kind_marks in column_marks([r for r in rows if r.kind == kind], columns).items():
-                out[key].update(kind_marks)
-        return out
+    # One pass over the rows per column: the best and second-best distinct values (per kind, or of all rows), then
+    # the rows holding them. Rows of the human baseline and rows without a value are left out.
     marks: dict[str, dict[int, str]] = {}
+    contestants = [r for r in rows if r.kind != "human"]
     for column in columns:
-        values = sorted(
-            {v for r in rows if r.kind != "human" and (v := r.value(column.key)) is not None},
-            reverse=column.direction is Direction.UP,
-        )
+        key, up = column.key, column.direction is Direction.UP
+        top: dict[str, list[float]] = {}  # group -> its best and second-best distinct values, best first
+        held: list[tuple[int, str, float]] = []
+        for r in contestants:
+            v = r.value(key)
+            if v is None:
+                continue
+            group = r.kind if within_kind else ""
+            held.append((r.submission_id, group, v))
+            best = top.get(group)
+            if best is None:
+                top[group] = [v]
+            elif v != best[0] and (len(best) == 1 or v != best[1]):
+                if (v > best[0]) if up else (v < best[0]):
+                    top[group] = [v, best[0]]
+                elif len(best) == 1 or ((v > best[1]) if up else (v < best[1])):
+                    top[group] = [best[0], v]
         col: dict[int, str] = {}
-        if values:
-            for r in rows:
-                v = r.value(column.key)
-                if r.kind == "human" or v is None:
-                    continue
-                if v == values[0]:
-                    col[r.submission_id] = "best"
-                elif len(values) > 1 and v == values[1]:
-                    col[r.submission_id] = "second"
-        marks[column.key] = col
+        for sid, group, v in held:
+            best = top[group]
+            if v == best[0]:
+                col[sid] = "best"
+            elif len(best) > 1 and v == best[1]:
+                col[sid] = "second"
+        marks[key] = col
     return marks
 
 
@@ -423,8 +439,11 @@ def board_build(
     spec: BoardSpec,
     query: BoardQuery,
     pairs: Mapping[frozenset[int], PairSignificance] | None = None,
+    *,
+    marks: bool = True,
 ) -> BoardView:
-    """Everything a board shows, for a page, an export or the API: the one code path."""
+    """Everything a board shows, for a page, an export or the API: the one code path. `marks`: False for a reader
+    that shows no best / second-best marks (the API, the exports): they are left empty."""
     column = spec.column(query.sort) or spec.columns[0]
     kept = filter_rows(rows, query)
     if not query.all_entries:
@@ -441,10 +460,10 @@ def board_build(
         columns=columns,
         rows=tuple(ordered),
         ranks=tuple(ranks(ordered, column)),
-        marks=column_marks(ordered, columns, within_kind=True),
+        marks=column_marks(ordered, columns, within_kind=True) if marks else {},
         ties=frozenset(ties),
         total_rows=len(rows),
-        top=top_marks(ordered, columns),
+        top=top_marks(ordered, columns) if marks else {},
         compared=compared,
     )
 
