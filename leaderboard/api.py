@@ -18,7 +18,7 @@ from leaderboard.board_views import (
     protocol_statement,
     reading_shown,
 )
-from leaderboard.core.board import ROW_TYPES
+from leaderboard.core.board import PAGE_ROWS, PAGE_ROWS_MAX, ROW_TYPES, BadBoardQuery, board_page, parse_page
 from scoring import services
 from scoring.errors import ServiceRefusal
 from scoring.precheck import submission_precheck
@@ -87,9 +87,13 @@ class BoardOutput(serializers.Serializer):
                                      help_text="Which protocol the board's numbers use (empty: the benchmark names none)")
     reading = ReadingOutput(allow_null=True, help_text="The reading the figures shown are under (null: the "
                                                        "benchmark scores under one reading)")
-    total_rows = serializers.IntegerField()
+    total_rows = serializers.IntegerField(help_text="Rows on the board before filters and best entry per model")
+    count = serializers.IntegerField(help_text="Rows this query shows, over all of its pages")
+    page = serializers.IntegerField(help_text="This page's number (a number past the last gives the last page)")
+    pages = serializers.IntegerField(help_text="Pages of `page_size` rows")
+    page_size = serializers.IntegerField()
     columns = ColumnOutput(many=True)
-    rows = RowOutput(many=True)
+    rows = RowOutput(many=True, help_text="This page's rows; ranks and significance are over the whole ordering")
 
 
 BOARD_PARAMETERS = [
@@ -111,6 +115,8 @@ BOARD_PARAMETERS = [
                                                 "after a re-score); default: each row's current score"),
     OpenApiParameter("split_version", int, description="A version of the split named by `split` (each version has a "
                                                        "board of its own); default: its newest"),
+    OpenApiParameter("page", int, description="The page of rows (default 1)"),
+    OpenApiParameter("page_size", int, description=f"Rows a page (default {PAGE_ROWS}, at most {PAGE_ROWS_MAX})"),
 ]
 
 
@@ -125,19 +131,24 @@ class LeaderboardApi(APIView):
     @extend_schema(parameters=BOARD_PARAMETERS, responses={200: BoardOutput, **error_responses(400, 404)})
     def get(self, request: Request, benchmark: str) -> Response | HttpResponse:
         bench, split, spec, query = board_resolve(request.GET, benchmark)
+        try:
+            number, size = parse_page(request.GET, size_allowed=True)
+        except BadBoardQuery as exc:
+            raise ServiceRefusal(exc.message, field=exc.parameter) from None
         if request.accepted_renderer.format != "json":  # the browsable page of a browser: not cached
-            return Response(_board_body(bench, split, spec, query))
+            return Response(_board_body(bench, split, spec, query, number, size))
         found = selectors.board_response_cached(
             split_id=split.pk, full_path=request.get_full_path(),
             build=lambda: selectors.CachedResponse(
-                API_CONTENT_TYPE, JSONRenderer().render(_board_body(bench, split, spec, query))),
+                API_CONTENT_TYPE, JSONRenderer().render(_board_body(bench, split, spec, query, number, size))),
         )
         return cached_response(found)
 
 
-def _board_body(bench, split, spec, query) -> dict:
-    """The board API's body, as its serializer writes it."""
-    view, _ = board_view(split, spec, query)
+def _board_body(bench, split, spec, query, number: int = 1, size: int = PAGE_ROWS) -> dict:
+    """The board API's body (one page of rows), as its serializer writes it."""
+    view, _ = board_view(split, spec, query, marks=False)
+    page = board_page(len(view.rows), number, size)
     keys = [c.key for c in view.columns]
     rows = [
         {
@@ -156,12 +167,13 @@ def _board_body(bench, split, spec, query) -> dict:
             "type": r.row_type,
             "provenance": dict(r.provenance),
         }
-        for rank, r in zip(view.ranks, view.rows)
+        for rank, r in zip(view.ranks[page.start:page.end], view.rows[page.start:page.end])
     ]
     body = {
         "benchmark": bench.slug, "split": split.name, "split_version": split.version, "sort": query.sort,
         "protocol": protocol_statement(bench.slug, query.reading), "reading": reading_shown(bench.slug, query.reading),
-        "total_rows": view.total_rows,
+        "total_rows": view.total_rows, "count": page.count, "page": page.number, "pages": page.pages,
+        "page_size": page.size,
         "columns": [{"key": c.key, "label": c.label, "title": c.title, "group": c.group,
                      "direction": c.direction.value, "level": c.level.value} for c in view.columns],
         "rows": rows,

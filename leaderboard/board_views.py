@@ -29,15 +29,21 @@ from leaderboard.core import labels, svg
 from leaderboard.core.board import (
     ROW_TYPE_LABELS,
     BadBoardQuery,
+    BoardPage,
     BoardView,
     active_parameters_from_name,
     board_build,
+    board_page,
     column_marks,
     csv_cell,
     empty_leaves,
+    export_header,
+    export_lines,
     export_table,
     format_value,
+    page_numbers,
     parameters_from_name,
+    parse_page,
     parse_query,
     top_marks,
 )
@@ -137,11 +143,11 @@ def split_params(request: HttpRequest, split) -> dict[str, str]:
     return params
 
 
-def board_view(split, spec, query) -> tuple[BoardView, str]:
+def board_view(split, spec, query, *, marks: bool = True) -> tuple[BoardView, str]:
     """The view a board page, its API and exports show (under the query's reading), with the significance of the
     pairs it shows side by side (`services.board_view_build`); pairs left for later go to the worker once the
-    request commits."""
-    view, data_key, later = services.board_view_build(split=split, spec=spec, query=query)
+    request commits. `marks`: False where no best / second-best mark is shown (the API, the exports)."""
+    view, data_key, later = services.board_view_build(split=split, spec=spec, query=query, marks=marks)
     if later:
         transaction.on_commit(lambda: tasks.board_comparisons_fill.delay(split.pk, [list(p) for p in later]))
     return view, data_key
@@ -188,7 +194,9 @@ def _header_groups(columns, spec, *, collapsed: bool = False) -> list[dict[str, 
     return groups
 
 
-def _table_context(request: HttpRequest, benchmark, split, view: BoardView) -> dict[str, Any]:
+def _table_context(request: HttpRequest, benchmark, split, view: BoardView, page: BoardPage) -> dict[str, Any]:
+    """The table of one page of the board: its rows with their global ranks, and marks and significance computed
+    over the whole ordering (`board_build`); column choices (empty task columns) over all of its rows too."""
     base = split_params(request, split)
     sort_links = {}
     for column in view.columns:
@@ -214,7 +222,7 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView) -> d
     group_index = [gi for gi, g in enumerate(groups) for _ in range(g["full"])]
     headline = view.spec.columns[0].key
     rows = []
-    for rank, row in zip(view.ranks, view.rows):
+    for rank, row in zip(view.ranks[page.start:page.end], view.rows[page.start:page.end]):
         rows.append({
             "row": row,
             "rank": rank,
@@ -239,6 +247,13 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView) -> d
         "collapsed": collapsed,
         "empty_leaves": empty if (view.query.expanded and view.rows) else (),
         "filtered": view.total_rows > 0,
+        "page": page,
+        "page_links": [(n, n and "?" + urlencode({**base, **view.query.as_params(), "page": n}))
+                       for n in page_numbers(page)] if page.pages > 1 else [],
+        "previous_link": "?" + urlencode({**base, **view.query.as_params(), "page": page.number - 1})
+        if page.number > 1 else "",
+        "next_link": "?" + urlencode({**base, **view.query.as_params(), "page": page.number + 1})
+        if page.number < page.pages else "",
     }
 
 
@@ -248,6 +263,10 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
     if error:
         return error
     benchmark, split, spec, query = resolved
+    try:
+        number, _ = parse_page(request.GET)
+    except BadBoardQuery as exc:
+        return error_page(request, 400, f"Bad parameter '{exc.parameter}': {exc.message}")
     # Anonymous readers without session or message cookies all get the same page: cache it whole.
     shareable = "sessionid" not in request.COOKIES and "messages" not in request.COOKIES \
         and not request.user.is_authenticated
@@ -256,12 +275,16 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         page_key = selectors.board_page_key(selectors.board_cache_key(split_id=split.pk), request.get_full_path())
         if (page := selectors.board_response_get(page_key)) is not None:
             return HttpResponse(page, content_type="text/html; charset=utf-8")
-    view, data_key = board_view(split, spec, query)
-    # The table is the costly part to render; it depends only on the rows and the query.
-    fragment_key = f"{data_key}:html:{split.name if request.GET.get('split') else ''}:{query.canonical()}"
+    # With task columns collapsed the table marks every column itself (`_table_context`): none computed twice.
+    view, data_key = board_view(split, spec, query, marks=not (spec.has_leaves and not query.expanded))
+    page = board_page(len(view.rows), number)
+    # The table is the costly part to render; it depends only on the rows, the query and the page.
+    fragment_key = (f"{data_key}:html:{split.name if request.GET.get('split') else ''}:{query.canonical()}"
+                    f":page:{page.number}")
     table_html = cache.get(fragment_key)
     if table_html is None:
-        table_html = render_to_string("leaderboard/_board_table.html", _table_context(request, benchmark, split, view))
+        table_html = render_to_string("leaderboard/_board_table.html",
+                                      _table_context(request, benchmark, split, view, page))
         cache.set(fragment_key, table_html, selectors.ROWS_TIMEOUT)
     base = split_params(request, split)
 
@@ -276,6 +299,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "spec": spec,
         "query": query,
         "view": view,
+        "page": page,
         "table_html": mark_safe(table_html),  # rendered by our own template, escaped there
         "params": params,
         "toggle_entries": link(all_entries=not query.all_entries),
@@ -337,35 +361,69 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
         return error
     benchmark, split, spec, query = resolved
 
+    names = {spec.columns[0].key: selectors.headline_key(benchmark.slug)}
+    if fmt == "csv":
+        return _csv_export(request, benchmark, split, spec, query, names)
+
     def build() -> selectors.CachedResponse:
-        view, _ = board_view(split, spec, query)
+        view, _ = board_view(split, spec, query, marks=False)
         reading = reading_shown(benchmark.slug, query.reading)
-        header, body = export_table(view, {spec.columns[0].key: selectors.headline_key(benchmark.slug)},
-                                    reading=reading["key"] if reading else "")
-        if fmt == "csv":
-            buffer = io.StringIO()
-            writer = csv.writer(buffer)
-            writer.writerow(header)
-            for line in body:
-                writer.writerow([csv_cell(v) for v in line])
-            content, content_type = buffer.getvalue(), "text/csv; charset=utf-8"
-        else:
-            payload = {
-                "benchmark": benchmark.slug,
-                "split": split.name,
-                "split_version": split.version,
-                "scorer_version": query.scorer or None,  # null: each row's current score
-                "protocol": protocol_statement(benchmark.slug, query.reading),
-                "reading": reading,
-                "columns": header,
-                "rows": [dict(zip(header, line)) for line in body],
-            }
-            content, content_type = json.dumps(payload, indent=1), "application/json"
-        return selectors.CachedResponse(content_type, content.encode(), _export_name(benchmark, split, fmt))
+        header, body = export_table(view, names, reading=reading["key"] if reading else "")
+        payload = {
+            "benchmark": benchmark.slug,
+            "split": split.name,
+            "split_version": split.version,
+            "scorer_version": query.scorer or None,  # null: each row's current score
+            "protocol": protocol_statement(benchmark.slug, query.reading),
+            "reading": reading,
+            "columns": header,
+            "rows": [dict(zip(header, line)) for line in body],
+        }
+        content = json.dumps(payload, indent=1)
+        return selectors.CachedResponse("application/json", content.encode(), _export_name(benchmark, split, fmt))
 
     # The same for every reader: cached whole, like the board page, under the same key and invalidation.
     return cached_response(
         selectors.board_response_cached(split_id=split.pk, full_path=request.get_full_path(), build=build))
+
+
+CSV_TYPE = "text/csv; charset=utf-8"
+CSV_CHUNK_ROWS = 200  # rows written to the response at a time
+CSV_STREAMED_ROWS = 500  # an export of more rows is streamed, and not kept whole
+
+
+def _csv_export(request: HttpRequest, benchmark, split, spec, query, names) -> HttpResponse:
+    """The CSV export, written a few hundred rows at a time. One of up to CSV_STREAMED_ROWS rows is kept whole under
+    the board's key, like the board API (the fast path answers its repeats); a larger one is streamed, never every
+    row's text in memory at once."""
+    key = selectors.board_page_key(selectors.board_cache_key(split_id=split.pk), request.get_full_path())
+    found = selectors.board_response_get(key)
+    if isinstance(found, selectors.CachedResponse):
+        return cached_response(found)
+    view, _ = board_view(split, spec, query, marks=False)
+    reading = reading_shown(benchmark.slug, query.reading)
+    shown = reading["key"] if reading else ""
+    filename = _export_name(benchmark, split, "csv")
+
+    def chunks():
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(export_header(view, names, reading=shown))
+        for i, line in enumerate(export_lines(view, reading=shown), start=1):
+            writer.writerow([csv_cell(v) for v in line])
+            if i % CSV_CHUNK_ROWS == 0:
+                yield buffer.getvalue().encode()
+                buffer.seek(0)
+                buffer.truncate()
+        yield buffer.getvalue().encode()
+
+    if len(view.rows) <= CSV_STREAMED_ROWS:
+        found = selectors.CachedResponse(CSV_TYPE, b"".join(chunks()), filename)
+        selectors.board_response_set(key, found)
+        return cached_response(found)
+    response = StreamingHttpResponse(chunks(), content_type=CSV_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 def cached_response(found: selectors.CachedResponse) -> HttpResponse:
@@ -502,7 +560,7 @@ def chart_has_human(*, benchmark_slug: str, split_name: str) -> bool:
         _, split = selectors.benchmark_split(slug=benchmark_slug, split_name=split_name)
     except selectors.BoardNotFound:
         return False
-    return any(r.kind == "human" for r in selectors.board_data(split=split).rows)
+    return selectors.board_has_kind(split_id=split.pk, kind="human")
 
 
 # --- drill-down ---------------------------------------------------------------------------------

@@ -231,10 +231,11 @@ def _local_remember(key: str, value: Any) -> None:
 
 
 def board_local_responses_clear() -> None:
-    """Forget this process's copies of responses and split lookups (tests that clear the shared cache clear
-    these too)."""
+    """Forget this process's copies of responses, board rows and split lookups (tests that clear the shared cache
+    clear these too)."""
     with _local_lock:
         _local_responses.clear()
+        _local_rows.clear()
     _local_splits.clear()
 
 
@@ -325,6 +326,52 @@ def _public_provenance(keys: Any, *, hidden: bool) -> dict[str, Any]:
     return keys
 
 
+# Board rows under the headline reading and the current scores, kept in this process per split and reused while
+# what each was made from is unchanged: an uncached board read (after a score landed) runs one light query of each
+# row's own columns (submission, model entry, the score's id and last change) and builds again only the rows whose
+# columns differ (a new or re-scored submission, an edited entry); a row gone from the board (withdrawn, made
+# private, held back by its phase) is not in the query. Bounded: the least recently read splits go first.
+_ROW_COLUMNS = ("pk", "source", "note", "run_set", "finished_at", "scorer_version", "model_entry_id",
+                "model_entry__name", "model_entry__slug", "model_entry__kind", "model_entry__thinking",
+                "model_entry__parameters_b", "model_entry__organisation", "score__id", "score__updated_at",
+                "score__overall")
+LOCAL_ROWS_MAX = 50_000  # rows kept in all, over every split this process has read
+_local_rows: OrderedDict[int, dict[int, tuple[tuple, BoardRow]]] = OrderedDict()
+
+
+def board_rows_current(*, split_id: int) -> list[BoardRow]:
+    """The board's rows under the headline reading and the current scores: what `_load_rows(split_id)` returns,
+    from this process's rows of the split where their columns are unchanged (one light query), the others built
+    anew (`_row`)."""
+    slug, hidden = Split.objects.filter(pk=split_id).values_list("benchmark__slug", "hidden_ground_truth").first() \
+        or ("", False)
+    subs = on_boards(Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED,
+                                               score__isnull=False))
+    stamps = [(*columns, hidden) for columns in subs.order_by("id").values_list(*_ROW_COLUMNS)]
+    with _local_lock:
+        known = _local_rows.get(split_id, {})
+    kept: dict[int, tuple[tuple, BoardRow]] = {}
+    stale: dict[int, tuple] = {}
+    for stamp in stamps:
+        held = known.get(stamp[0])
+        if held is not None and held[0] == stamp:
+            kept[stamp[0]] = held
+        else:
+            stale[stamp[0]] = stamp
+    if stale:
+        headline = headline_key(slug) if slug else "overall"
+        readings = benchmark_readings(slug) if slug else ()
+        for sub in Submission.objects.filter(pk__in=list(stale)).select_related("model_entry", "score"):
+            kept[sub.pk] = (stale[sub.pk], _row(sub, headline, readings=readings, hidden=hidden))
+    rows = {pk: kept[pk] for pk, *_ in stamps if pk in kept}  # a row scored away meanwhile is left out
+    with _local_lock:
+        _local_rows[split_id] = rows
+        _local_rows.move_to_end(split_id)
+        while sum(len(r) for r in _local_rows.values()) > LOCAL_ROWS_MAX and len(_local_rows) > 1:
+            _local_rows.popitem(last=False)
+    return combine_runs([row for _, row in rows.values()])
+
+
 def _load_rows(split_id: int, reading: str = "", scorer: str = "") -> list[BoardRow]:
     """The board's rows: scored public submissions (a private or withdrawn one is on no board, nor an upload whose phase shows results at its close before it closes), with their figures
     under the reading asked for ("": the headline's); with `scorer`, the scores made under that scorer version (the
@@ -397,6 +444,10 @@ def board_data(*, split: Split, reading: str = "", scorer: str = "") -> BoardDat
     """The board's rows and pairs under a reading ("": the headline's) and a scorer version ("": the current
     scores), cached under the board key, the reading and the version. Under an older version there are no pairs."""
     key = board_cache_key(split_id=split.pk)
+    if not reading and not scorer:
+        # The board as it is now: this process's rows, checked by one light query (`board_rows_current`), and the
+        # stored comparisons; nothing is pickled to or from the shared cache.
+        return BoardData(key, board_rows_current(split_id=split.pk), _load_pairs(split.pk))
     rows_key = f"{key}:reading:{reading}" if reading else key
     if scorer:
         rows_key = f"{rows_key}:scorer:{hashlib.sha256(scorer.encode()).hexdigest()[:16]}"
@@ -408,11 +459,15 @@ def board_data(*, split: Split, reading: str = "", scorer: str = "") -> BoardDat
 
 
 def board_data_pairs_add(data: BoardData, pairs: Mapping[frozenset[int], PairSignificance]) -> BoardData:
-    """The board data with comparisons computed since it was read, kept under the same key so that the next read
-    of any view finds them (the rows are unchanged: a comparison changes no figure)."""
-    merged = BoardData(data.cache_key, data.rows, {**data.pairs, **pairs})
-    cache.set(data.cache_key, (merged.rows, merged.pairs), ROWS_TIMEOUT)
-    return merged
+    """The board data with comparisons computed since it was read (the rows are unchanged: a comparison changes no
+    figure; they are stored, so the next read finds them with the others)."""
+    return BoardData(data.cache_key, data.rows, {**data.pairs, **pairs})
+
+
+def board_has_kind(*, split_id: int, kind: str) -> bool:
+    """Whether the board shows a row of a model of this kind (one indexed query, however many rows it has)."""
+    return on_boards(Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED,
+                                               score__isnull=False, model_entry__kind=kind)).exists()
 
 
 def model_submissions(*, entry: ModelEntry) -> QuerySet[Submission]:

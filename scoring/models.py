@@ -325,6 +325,9 @@ class Score(models.Model):
         help_text="What the score was made from (scoring.core.provenance.KEYS): the file's sha256, the scorer, "
                   "split and hub versions, the ground truth's hash and the protocol options; empty for a paper's.")
     created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(
+        auto_now=True, help_text="Last written: a board keeps each row it built while its score's id and this are "
+                                 "unchanged (leaderboard.selectors.board_rows_current).")
 
     def __str__(self) -> str:
         return f"{self.submission}: {self.overall}"

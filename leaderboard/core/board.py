@@ -10,7 +10,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from scoring.core.columns import BoardSpec, Column, Direction, Level
 from scoring.core.numbers import finite
@@ -62,8 +62,17 @@ class BoardRow:
         return max(1, len(self.run_ids))
 
     def value(self, key: str) -> float | None:
+        # Remembered on the row: a board keeps its rows between reads (leaderboard.selectors), and every read asks
+        # each row for each column's figure several times (filter, sort, marks). Not a field: rows compare as before.
+        known = self.__dict__.get("_values_read")
+        if known is None:
+            known = {}
+            object.__setattr__(self, "_values_read", known)
+        if key in known:
+            return known[key]
         value = finite(self.overall if key == "overall" else self.values.get(key))
-        return None if value is None else float(value)
+        known[key] = found = None if value is None else float(value)
+        return found
 
     def interval(self, key: str) -> tuple[float, float] | None:
         if self.source != "scored":
@@ -306,29 +315,36 @@ def column_marks(rows: Sequence[BoardRow], columns: Iterable[Column], *,
     `within_kind`: best and second best within each model category (proprietary, open-source, embodied,
     baseline), the way the papers' tables mark them, instead of across all rows."""
     columns = tuple(columns)
-    if within_kind:
-        out: dict[str, dict[int, str]] = {c.key: {} for c in columns}
-        for kind in dict.fromkeys(r.kind for r in rows):
-            for key, kind_marks in column_marks([r for r in rows if r.kind == kind], columns).items():
-                out[key].update(kind_marks)
-        return out
+    # One pass over the rows per column: the best and second-best distinct values (per kind, or of all rows), then
+    # the rows holding them. Rows of the human baseline and rows without a value are left out.
     marks: dict[str, dict[int, str]] = {}
+    contestants = [r for r in rows if r.kind != "human"]
     for column in columns:
-        values = sorted(
-            {v for r in rows if r.kind != "human" and (v := r.value(column.key)) is not None},
-            reverse=column.direction is Direction.UP,
-        )
+        key, up = column.key, column.direction is Direction.UP
+        top: dict[str, list[float]] = {}  # group -> its best and second-best distinct values, best first
+        held: list[tuple[int, str, float]] = []
+        for r in contestants:
+            v = r.value(key)
+            if v is None:
+                continue
+            group = r.kind if within_kind else ""
+            held.append((r.submission_id, group, v))
+            best = top.get(group)
+            if best is None:
+                top[group] = [v]
+            elif v != best[0] and (len(best) == 1 or v != best[1]):
+                if (v > best[0]) if up else (v < best[0]):
+                    top[group] = [v, best[0]]
+                elif len(best) == 1 or ((v > best[1]) if up else (v < best[1])):
+                    top[group] = [best[0], v]
         col: dict[int, str] = {}
-        if values:
-            for r in rows:
-                v = r.value(column.key)
-                if r.kind == "human" or v is None:
-                    continue
-                if v == values[0]:
-                    col[r.submission_id] = "best"
-                elif len(values) > 1 and v == values[1]:
-                    col[r.submission_id] = "second"
-        marks[column.key] = col
+        for sid, group, v in held:
+            best = top[group]
+            if v == best[0]:
+                col[sid] = "best"
+            elif len(best) > 1 and v == best[1]:
+                col[sid] = "second"
+        marks[key] = col
     return marks
 
 
@@ -423,8 +439,11 @@ def board_build(
     spec: BoardSpec,
     query: BoardQuery,
     pairs: Mapping[frozenset[int], PairSignificance] | None = None,
+    *,
+    marks: bool = True,
 ) -> BoardView:
-    """Everything a board shows, for a page, an export or the API: the one code path."""
+    """Everything a board shows, for a page, an export or the API: the one code path. `marks`: False for a reader
+    that shows no best / second-best marks (the API, the exports): they are left empty."""
     column = spec.column(query.sort) or spec.columns[0]
     kept = filter_rows(rows, query)
     if not query.all_entries:
@@ -441,12 +460,64 @@ def board_build(
         columns=columns,
         rows=tuple(ordered),
         ranks=tuple(ranks(ordered, column)),
-        marks=column_marks(ordered, columns, within_kind=True),
+        marks=column_marks(ordered, columns, within_kind=True) if marks else {},
         ties=frozenset(ties),
         total_rows=len(rows),
-        top=top_marks(ordered, columns),
+        top=top_marks(ordered, columns) if marks else {},
         compared=compared,
     )
+
+
+PAGE_ROWS = 50  # rows a board page shows (and the board API's page, unless it asks for another size)
+PAGE_ROWS_MAX = 500  # the largest page the board API gives
+
+
+@dataclass(frozen=True)
+class BoardPage:
+    """One page of a board's ordered rows: `number` of `pages` (1-based), rows [start, end) of `count`."""
+
+    number: int
+    pages: int
+    start: int
+    end: int
+    count: int
+    size: int
+
+
+def parse_page(params: Mapping[str, str], *, size_allowed: bool = False) -> tuple[int, int]:
+    """The page asked for (`?page=`, default 1) and its size (`?page_size=`, only where `size_allowed`: the
+    board API; default PAGE_ROWS, at most PAGE_ROWS_MAX); raises BadBoardQuery on anything else."""
+    raw = (params.get("page") or "1").strip()
+    if not raw.isdigit() or int(raw) < 1 or len(raw) > 9:
+        raise BadBoardQuery("page", f"'{raw[:20]}' is not a page number (1, 2, ...)")
+    size = PAGE_ROWS
+    raw_size = (params.get("page_size") or "").strip() if size_allowed else ""
+    if raw_size:
+        if not raw_size.isdigit() or not 1 <= int(raw_size) <= PAGE_ROWS_MAX or len(raw_size) > 9:
+            raise BadBoardQuery("page_size", f"'{raw_size[:20]}' is not a number of rows from 1 to {PAGE_ROWS_MAX}")
+        size = int(raw_size)
+    return int(raw), size
+
+
+def board_page(count: int, number: int, size: int = PAGE_ROWS) -> BoardPage:
+    """The page `number` of `count` ordered rows, `size` a page; a number past the last is the last page (an empty
+    board has one empty page). Ranks, marks and significance stay those of the whole ordering (`board_build`)."""
+    pages = max(1, -(-count // size))
+    number = min(max(1, number), pages)
+    start = (number - 1) * size
+    return BoardPage(number=number, pages=pages, start=start, end=min(count, start + size), count=count, size=size)
+
+
+def page_numbers(page: BoardPage, around: int = 2) -> list[int | None]:
+    """The page numbers a board's page links show: the first, the last and `around` either side of the current
+    one, None where numbers are left out (an ellipsis)."""
+    shown = sorted({1, page.pages, *range(max(1, page.number - around), min(page.pages, page.number + around) + 1)})
+    out: list[int | None] = []
+    for n in shown:
+        if out and out[-1] is not None and n - out[-1] > 1:
+            out.append(None)
+        out.append(n)
+    return out
 
 
 def format_value(value: float | None, digits: int = 2) -> str:
@@ -460,6 +531,11 @@ def export_table(view: BoardView, names: Mapping[str, str] | None = None, *, rea
     split version, ground-truth hash, options, hub version; empty for a paper's number). A column is named by its key, or by `names[key]` (a headline kept
     under "overall" that the benchmark calls by its metric's name). With `reading` (a board with readings: the key
     of the one shown), a column naming it on every row and one saying why a row has no figures under it."""
+    return export_header(view, names, reading=reading), list(export_lines(view, reading=reading))
+
+
+def export_header(view: BoardView, names: Mapping[str, str] | None = None, *, reading: str = "") -> list[str]:
+    """The header of `export_table`."""
     header = ["rank", "model", "kind", "thinking", "parameters_b", "source", "submission"]
     for c in view.columns:
         name = (names or {}).get(c.key) or c.key
@@ -467,7 +543,11 @@ def export_table(view: BoardView, names: Mapping[str, str] | None = None, *, rea
     if reading:
         header += ["reading", "reading_note"]
     header += ["type", "scorer_version", *PROVENANCE_COLUMNS]
-    body: list[list[object]] = []
+    return header
+
+
+def export_lines(view: BoardView, *, reading: str = "") -> Iterator[list[object]]:
+    """The rows of `export_table`, one at a time (a streamed export holds one row's cells at once)."""
     for rank, row in zip(view.ranks, view.rows):
         line: list[object] = [
             rank, row.model_name, row.kind, row.thinking or "", row.parameters_b, row.source, row.submission_id
@@ -478,8 +558,7 @@ def export_table(view: BoardView, names: Mapping[str, str] | None = None, *, rea
         if reading:
             line += [reading, row.reading_note]
         line += [row.row_type, row.scorer_version, *(_provenance_cell(row.provenance.get(k)) for k in PROVENANCE_COLUMNS)]
-        body.append(line)
-    return header, body
+        yield line
 
 
 def _provenance_cell(value: Any) -> object:

@@ -155,7 +155,9 @@ function toggleGroup(table, button) {
 function enhance(root) {
   const table = root.querySelector("#board-table");
   if (!table) return;
-  table.querySelectorAll("thead th[data-key]").forEach((th) => {
+  // A board of several pages sorts on the server (its header links): sorting in place would sort one page only.
+  const paged = Number(table.getAttribute("data-pages") || "1") > 1;
+  if (!paged) table.querySelectorAll("thead th[data-key]").forEach((th) => {
     const link = th.querySelector("a.sort-link");
     const target = link || th;
     if (!link) { th.classList.add("sortable"); th.tabIndex = 0; }

@@ -72,7 +72,7 @@ def plan_score_recompute(*, submission_id: int) -> Score:
                           prompt_version=score.details.get("prompt_version") or PROMPT_VERSION)
     for name, value in fields.items():
         setattr(score, name, value)
-    score.save(update_fields=list(fields))
+    score.save(update_fields=[*fields, "updated_at"])  # updated_at: the board builds this row again
     if fields["details"]["final"] and not was_final:
         # The same announcement as the scoring pipeline's: the boards compare, then the submitter hears.
         transaction.on_commit(lambda: score_landed_event(submission_id=submission_id))
