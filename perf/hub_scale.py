@@ -50,9 +50,11 @@ HEAVY_USER = "scale-user-0000"
 WORKER_CODE = """
 import json, resource, time
 from django.core.files.base import ContentFile
-from scoring.models import Split, Submission
+from scoring.models import RescoreItem, RescoreRun, Split, Submission
 from scoring.pipeline import submission_score
+from scoring.rescore import rescore_item_run
 from leaderboard.services import board_comparisons_update
+peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 out = {}
 for split in Split.objects.filter(name="scale").select_related("benchmark").order_by("benchmark__order"):
     template = (Submission.objects.filter(split__benchmark=split.benchmark, split__name="demo", source="upload",
@@ -68,8 +70,15 @@ for split in Split.objects.filter(name="scale").select_related("benchmark").orde
     scored = time.perf_counter() - t
     t = time.perf_counter()
     board_comparisons_update(submission_id=sub.pk)
-    out[split.benchmark.slug] = {"state": state, "score_s": scored, "comparisons_s": time.perf_counter() - t}
-out["maxrss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    compared = time.perf_counter() - t
+    # a curator's forced re-score of that one submission: a run of one item, as a worker runs it
+    run = RescoreRun.objects.create(benchmark=split.benchmark, split=split, force=True)
+    item = RescoreItem.objects.create(run=run, submission=sub)
+    t = time.perf_counter()
+    rescored = rescore_item_run(item_id=item.pk, worker="perf")
+    out[split.benchmark.slug] = {"state": state, "score_s": scored, "comparisons_s": compared,
+                                 "rescore": rescored, "rescore_s": time.perf_counter() - t, "peak_mib": peak()}
+out["maxrss_mib"] = peak()
 print("RESULT " + json.dumps(out))
 """
 
@@ -101,7 +110,7 @@ def result_of(text: str) -> dict:
     return json.loads(next(line for line in text.splitlines() if line.startswith("RESULT "))[7:])
 
 
-DEMO_DB = "ebh_scale_demo"
+PREFIX = "ebh_scale_"  # databases `<prefix>demo`, `<prefix><S>` (--prefix: a second run beside this one's)
 
 
 def _database_fresh(pg: str, name: str, *, template: str | None = None) -> None:
@@ -115,15 +124,21 @@ def _database_exists(pg: str, name: str) -> bool:
         return conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is not None
 
 
+def _var_dir(name: str) -> Path:
+    """The files' folder of a database `<prefix><name>`: /tmp/ebh-scale-<name> for the default prefix."""
+    return Path(tempfile.gettempdir()) / (PREFIX.rstrip("_").replace("_", "-") + f"-{name}")
+
+
 def demo_template(pg: str) -> Path:
     """The demo hub every scale starts from, built once (`make_demo` takes minutes) into `ebh_scale_demo` and its
     files' folder; each scale's database is a copy of it (CREATE DATABASE ... TEMPLATE)."""
-    var_dir = Path(tempfile.gettempdir()) / "ebh-scale-demo"
-    if _database_exists(pg, DEMO_DB) and (var_dir / ".complete").exists():
+    var_dir = _var_dir("demo")
+    demo_db = f"{PREFIX}demo"
+    if _database_exists(pg, demo_db) and (var_dir / ".complete").exists():
         return var_dir
-    _database_fresh(pg, DEMO_DB)
+    _database_fresh(pg, demo_db)
     shutil.rmtree(var_dir, ignore_errors=True)
-    env = {**os.environ, "DATABASE_URL": f"{pg}/{DEMO_DB}", "EBH_VAR_DIR": str(var_dir)}
+    env = {**os.environ, "DATABASE_URL": f"{pg}/{demo_db}", "EBH_VAR_DIR": str(var_dir)}
     started = time.monotonic()
     manage(env, "migrate", "-v0")
     manage(env, "seed_published")
@@ -134,14 +149,14 @@ def demo_template(pg: str) -> Path:
 
 
 def build(scale: int, pg: str, reuse: bool) -> tuple[dict, float | None]:
-    name = f"ebh_scale_{scale}"
-    var_dir = Path(tempfile.gettempdir()) / f"ebh-scale-{scale}"
+    name = f"{PREFIX}{scale}"
+    var_dir = _var_dir(str(scale))
     env = {**os.environ, "DATABASE_URL": f"{pg}/{name}", "EBH_VAR_DIR": str(var_dir)}
     if reuse and _database_exists(pg, name):
         return env, None
     demo_var = demo_template(pg)
     started = time.monotonic()
-    _database_fresh(pg, name, template=DEMO_DB)
+    _database_fresh(pg, name, template=f"{PREFIX}demo")
     shutil.rmtree(var_dir, ignore_errors=True)
     shutil.copytree(demo_var, var_dir)
     manage(env, "migrate", "-v0")  # a migration added since the template was built
@@ -162,8 +177,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve(env: dict) -> tuple[subprocess.Popen, str]:
-    port = free_port()
+def serve(env: dict, port: int = 0) -> tuple[subprocess.Popen, str]:
+    port = port or free_port()
     proc = subprocess.Popen([str(Path(PYTHON).with_name("uvicorn")), "config.asgi:application", "--host", "127.0.0.1",
                              "--port", str(port), "--log-level", "warning"], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
@@ -266,15 +281,20 @@ def measure(base: str, facts: dict, requests: int, uncached: int, bust: CacheBus
 
 
 def main() -> None:
+    global PREFIX
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scales", default="1,10", help="comma-separated scales (the first is the reference)")
     parser.add_argument("--requests", type=int, default=20, help="requests per page on the cache's path")
     parser.add_argument("--uncached", type=int, default=5, help="requests per page, each after emptying the cache")
     parser.add_argument("--reuse", action="store_true", help="keep an existing ebh_scale_<S> database")
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
+    parser.add_argument("--port", type=int, default=0, help="the server's port (default: any free one)")
+    parser.add_argument("--prefix", default=PREFIX, help=f"database names' prefix (default {PREFIX}: "
+                                                          f"{PREFIX}demo, {PREFIX}1, ...)")
     parser.add_argument("--skip", default="", help="comma-separated page labels not to measure, e.g. "
                                                    "'vge-bench analysis' (minutes a request at any scale)")
     args = parser.parse_args()
+    PREFIX = args.prefix
     skip = tuple(s.strip() for s in args.skip.split(",") if s.strip())
     if not os.environ.get("REDIS_URL"):
         raise SystemExit("set REDIS_URL: the server's cache must be one this script can empty between requests")
@@ -287,7 +307,7 @@ def main() -> None:
         print(f"  database {size:.2f} GiB" + (f", built in {built:.0f} s" if built is not None else ""), flush=True)
         facts = result_of(manage(env, "shell", code=SETUP_CODE))
         bust = CacheBuster(os.environ["REDIS_URL"], [f["split"] for f in facts["benchmarks"].values()])
-        proc, base = serve(env)
+        proc, base = serve(env, args.port)
         try:
             figures = measure(base, facts, args.requests, args.uncached, bust, skip)
             rss, peak = rss_mib(proc.pid)
@@ -333,8 +353,10 @@ def report(scales: list[int], results: dict) -> None:
         for s in scales:
             w = results[s]["worker"].get(slug, {})
             total = w.get("score_s", 0) + w.get("comparisons_s", 0)
+            rescore = w.get("rescore_s", float("nan"))
             cells.append(f"{s}x {total * 1000:.0f} ms ({total / ref_total:.2f}x; comparisons "
-                         f"{w.get('comparisons_s', 0) * 1000:.0f} ms)")
+                         f"{w.get('comparisons_s', 0) * 1000:.0f} ms; re-score {rescore * 1000:.0f} ms, "
+                         f"{rescore / base.get('rescore_s', float('nan')):.2f}x)")
         print(f"  {slug:<12} " + "  ".join(cells))
     print("  worker peak memory: " + ", ".join(
         f"{s}x {results[s]['worker']['maxrss_mib']:.0f} MiB ({results[s]['worker']['maxrss_mib'] / ref['worker']['maxrss_mib']:.2f}x)"
