@@ -1,7 +1,7 @@
 """How the hub's pages and the worker's cost grow with the hub (issue 34): 1×, 10×, 100× today's data.
 
-For each scale S it builds (or, with --reuse, keeps) a PostgreSQL database `ebh_scale_<S>`: a copy of the demo hub
-(`ebh_scale_demo`, built once with `make_demo`: CREATE DATABASE ... TEMPLATE) plus `manage.py make_large_hub --scale
+For each scale S it builds (or, with --reuse, keeps) a PostgreSQL database `<prefix><S>` (--prefix, default
+`ebh_scale_`): a copy of the demo hub (`<prefix>demo`, built once with `make_demo`: CREATE DATABASE ... TEMPLATE) plus `manage.py make_large_hub --scale
 S` (20·S model entries and one scored submission each per benchmark, at the papers' split sizes, their per-sample
 rows written inside the database; 2,000·S VGE episodes with steps; 200·S annotation items through review). It starts
 the site as `make run` serves it (one uvicorn process, the cache in Redis: REDIS_URL), and requests each page: board
@@ -10,18 +10,20 @@ pre-check API, a model page, the heavy user's submission list. Per page: the fir
 with the board caches emptied, --uncached requests each after emptying them again (the board's cache hides what a
 page costs when a score has just landed), then --requests on the cache's path. Then, in a process of its own like
 the worker's, one new score: a submission of the demo's example file scored by the pipeline (`submission_score`)
-and its board comparisons (`board_comparisons_update`).
+and its board comparisons (`board_comparisons_update`), then a curator's forced re-score of that one submission
+(`rescore_item_run`, a run of one item).
 
 Prints p50/p99 per page and scale, uncached and cached, each p99's ratio to the first scale's (target: ≤ 2 at
 100×), the first requests, the server's resident and peak memory, the database's size and build time, and the
-worker's time and peak memory for the new score with their ratios.
+worker's time and peak memory for the new score and the re-score with their ratios.
 
     REDIS_URL=redis://127.0.0.1:6379/N .venv/bin/python perf/hub_scale.py [--scales 1,10,100] [--requests 20]
-        [--uncached 5] [--reuse] [--pg postgres://postgres@127.0.0.1:5432]
+        [--uncached 5] [--reuse] [--pg postgres://postgres@127.0.0.1:5432] [--prefix ebh_scale_] [--port 0]
 
-Building on a 2-core machine shared with other work: the demo template about 4 minutes; then 1× about 3 minutes
-and 10× about 20 (per-sample rows dominate: EPIC 6,661, PLAN 699 and VGE 14,953 per submission, some 6,500 rows/s
-for VGE's 1.8 kB rows).
+Building on a 2-core machine shared with other work (load average about 12): the demo template about 8 minutes;
+then 1× about 3 minutes and 5× about 4.5 (per-sample rows dominate: EPIC 6,661, PLAN 699 and VGE 14,953 per
+submission, some 35,000 rows/s with the table's indexes made after the load; 0.68 GiB per 1×, so 100× needs about
+68 GiB of disk: VGE's rows carry their 6 kB replay traces, 1.8 kB compressed).
 """
 from __future__ import annotations
 
@@ -98,8 +100,14 @@ print("RESULT " + json.dumps(out))
 """ % HEAVY_USER
 
 
-def manage(env: dict, *args: str, code: str | None = None) -> str:
-    cmd = [PYTHON, "manage.py", *args] + (["-c", code] if code else [])
+PEAK_WRAPPER = ("import atexit, resource, runpy, sys; atexit.register(lambda: print('PEAK_MIB %.0f' % "
+                "(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))); sys.argv = ['manage.py', *sys.argv[1:]]; "
+                "runpy.run_path('manage.py', run_name='__main__')")
+
+
+def manage(env: dict, *args: str, code: str | None = None, peak: bool = False) -> str:
+    """`manage.py ARGS` in a process of its own; `peak`: its output ends with a line `PEAK_MIB n`, its peak memory."""
+    cmd = [PYTHON, *(["-c", PEAK_WRAPPER] if peak else ["manage.py"]), *args] + (["-c", code] if code else [])
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"{' '.join(args)} failed:\n{done.stderr[-3000:]}")
@@ -148,21 +156,25 @@ def demo_template(pg: str) -> Path:
     return var_dir
 
 
-def build(scale: int, pg: str, reuse: bool) -> tuple[dict, float | None]:
+def build(scale: int, pg: str, reuse: bool) -> tuple[dict, float | None, float | None]:
+    """The scale's database, its build time and the generator's peak memory (MiB; None when reused)."""
     name = f"{PREFIX}{scale}"
     var_dir = _var_dir(str(scale))
     env = {**os.environ, "DATABASE_URL": f"{pg}/{name}", "EBH_VAR_DIR": str(var_dir)}
     if reuse and _database_exists(pg, name):
-        return env, None
+        return env, None, None
     demo_var = demo_template(pg)
     started = time.monotonic()
     _database_fresh(pg, name, template=f"{PREFIX}demo")
     shutil.rmtree(var_dir, ignore_errors=True)
     shutil.copytree(demo_var, var_dir)
     manage(env, "migrate", "-v0")  # a migration added since the template was built
-    print(manage(env, "make_large_hub", "--scale", str(scale), *[a for s in SIZES for a in ("--samples", s)]),
-          end="", flush=True)
-    return env, time.monotonic() - started
+    out = manage(env, "make_large_hub", "--scale", str(scale), *[a for s in SIZES for a in ("--samples", s)],
+                 peak=True)
+    print("".join(line for line in out.splitlines(keepends=True) if not line.startswith("PEAK_MIB ")), end="",
+          flush=True)
+    peak = next(float(line.split()[1]) for line in out.splitlines() if line.startswith("PEAK_MIB "))
+    return env, time.monotonic() - started, peak
 
 
 def database_size(env: dict) -> float:
@@ -302,7 +314,7 @@ def main() -> None:
     results = {}
     for scale in scales:
         print(f"== {scale}x", flush=True)
-        env, built = build(scale, args.pg, args.reuse)
+        env, built, build_peak = build(scale, args.pg, args.reuse)
         size = database_size(env)
         print(f"  database {size:.2f} GiB" + (f", built in {built:.0f} s" if built is not None else ""), flush=True)
         facts = result_of(manage(env, "shell", code=SETUP_CODE))
@@ -316,7 +328,8 @@ def main() -> None:
             proc.wait(timeout=30)
         worker = result_of(manage(env, "shell", code=WORKER_CODE))
         print(f"  server memory: {rss:.0f} MiB resident, peak {peak:.0f} MiB; worker: {json.dumps(worker)}", flush=True)
-        results[scale] = {"pages": figures, "rss": rss, "peak": peak, "worker": worker, "built": built, "size": size}
+        results[scale] = {"pages": figures, "rss": rss, "peak": peak, "worker": worker, "built": built, "size": size,
+                          "build_peak": build_peak}
     report(scales, results)
 
 
@@ -342,6 +355,8 @@ def report(scales: list[int], results: dict) -> None:
     print(f"{'server peak memory (MiB)':<34}" + "".join(
         f"{results[s]['peak']:>12.0f}{results[s]['peak'] / ref['peak']:>7.2f}x" for s in scales))
     print(f"{'database (GiB)':<34}" + "".join(f"{results[s]['size']:>12.2f}{'':>8}" for s in scales))
+    print(f"{'generator peak memory (MiB)':<34}" + "".join(
+        f"{results[s]['build_peak'] or float('nan'):>12.0f}{'':>8}" for s in scales))
     print(f"{'build (s)':<34}" + "".join(
         f"{results[s]['built'] or float('nan'):>12.0f}{'':>8}" for s in scales))
     print(f"\nworker: one new score (the demo's example file) and its comparisons, ratio to {ref_scale}x")
