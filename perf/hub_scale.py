@@ -20,10 +20,11 @@ worker's time and peak memory for the new score and the re-score with their rati
     REDIS_URL=redis://127.0.0.1:6379/N .venv/bin/python perf/hub_scale.py [--scales 1,10,100] [--requests 20]
         [--uncached 5] [--reuse] [--pg postgres://postgres@127.0.0.1:5432] [--prefix ebh_scale_] [--port 0]
 
-Building on a 2-core machine shared with other work (load average about 12): the demo template about 8 minutes;
-then 1× about 3 minutes and 5× about 4.5 (per-sample rows dominate: EPIC 6,661, PLAN 699 and VGE 14,953 per
-submission, some 35,000 rows/s with the table's indexes made after the load; 0.68 GiB per 1×, so 100× needs about
-68 GiB of disk: VGE's rows carry their 6 kB replay traces, 1.8 kB compressed).
+Building on a 2-core machine shared with other work (load average about 16): the demo template about 8 minutes;
+then 1× about 3 minutes and 5× about 7 (per-sample rows: EPIC 6,661, PLAN 699 and VGE 14,953 per submission, some
+35,000 rows/s with the table's indexes made after the load; the board comparisons of each split's neighbours, which
+read every per-sample row once, 2.5 minutes at 5×). 0.68 GiB per 1×, so 100× needs about 68 GiB of disk (VGE's rows
+carry their 6 kB replay traces, 1.7 kB compressed) and, projected, some 40 minutes plus 50 for the comparisons.
 """
 from __future__ import annotations
 
