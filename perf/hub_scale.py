@@ -1,7 +1,7 @@
 """How the hub's pages and the worker's cost grow with the hub (issue 34): 1×, 10×, 100× today's data.
 
-For each scale S it builds (or, with --reuse, keeps) a PostgreSQL database `ebh_scale_<S>`: a copy of the demo hub
-(`ebh_scale_demo`, built once with `make_demo`: CREATE DATABASE ... TEMPLATE) plus `manage.py make_large_hub --scale
+For each scale S it builds (or, with --reuse, keeps) a PostgreSQL database `<prefix><S>` (--prefix, default
+`ebh_scale_`): a copy of the demo hub (`<prefix>demo`, built once with `make_demo`: CREATE DATABASE ... TEMPLATE) plus `manage.py make_large_hub --scale
 S` (20·S model entries and one scored submission each per benchmark, at the papers' split sizes, their per-sample
 rows written inside the database; 2,000·S VGE episodes with steps; 200·S annotation items through review). It starts
 the site as `make run` serves it (one uvicorn process, the cache in Redis: REDIS_URL), and requests each page: board
@@ -10,18 +10,21 @@ pre-check API, a model page, the heavy user's submission list. Per page: the fir
 with the board caches emptied, --uncached requests each after emptying them again (the board's cache hides what a
 page costs when a score has just landed), then --requests on the cache's path. Then, in a process of its own like
 the worker's, one new score: a submission of the demo's example file scored by the pipeline (`submission_score`)
-and its board comparisons (`board_comparisons_update`).
+and its board comparisons (`board_comparisons_update`), then a curator's forced re-score of that one submission
+(`rescore_item_run`, a run of one item).
 
 Prints p50/p99 per page and scale, uncached and cached, each p99's ratio to the first scale's (target: ≤ 2 at
 100×), the first requests, the server's resident and peak memory, the database's size and build time, and the
-worker's time and peak memory for the new score with their ratios.
+worker's time and peak memory for the new score and the re-score with their ratios.
 
     REDIS_URL=redis://127.0.0.1:6379/N .venv/bin/python perf/hub_scale.py [--scales 1,10,100] [--requests 20]
-        [--uncached 5] [--reuse] [--pg postgres://postgres@127.0.0.1:5432]
+        [--uncached 5] [--reuse] [--pg postgres://postgres@127.0.0.1:5432] [--prefix ebh_scale_] [--port 0]
 
-Building on a 2-core machine shared with other work: the demo template about 4 minutes; then 1× about 3 minutes
-and 10× about 20 (per-sample rows dominate: EPIC 6,661, PLAN 699 and VGE 14,953 per submission, some 6,500 rows/s
-for VGE's 1.8 kB rows).
+Building on a 2-core machine shared with other work (load average about 16): the demo template about 8 minutes;
+then 1× about 3 minutes and 5× about 7 (per-sample rows: EPIC 6,661, PLAN 699 and VGE 14,953 per submission, some
+35,000 rows/s with the table's indexes made after the load; the board comparisons of each split's neighbours, which
+read every per-sample row once, 2.5 minutes at 5×). 0.68 GiB per 1×, so 100× needs about 68 GiB of disk (VGE's rows
+carry their 6 kB replay traces, 1.7 kB compressed) and, projected, some 40 minutes plus 50 for the comparisons.
 """
 from __future__ import annotations
 
@@ -50,9 +53,11 @@ HEAVY_USER = "scale-user-0000"
 WORKER_CODE = """
 import json, resource, time
 from django.core.files.base import ContentFile
-from scoring.models import Split, Submission
+from scoring.models import RescoreItem, RescoreRun, Split, Submission
 from scoring.pipeline import submission_score
+from scoring.rescore import rescore_item_run
 from leaderboard.services import board_comparisons_update
+peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 out = {}
 for split in Split.objects.filter(name="scale").select_related("benchmark").order_by("benchmark__order"):
     template = (Submission.objects.filter(split__benchmark=split.benchmark, split__name="demo", source="upload",
@@ -68,8 +73,15 @@ for split in Split.objects.filter(name="scale").select_related("benchmark").orde
     scored = time.perf_counter() - t
     t = time.perf_counter()
     board_comparisons_update(submission_id=sub.pk)
-    out[split.benchmark.slug] = {"state": state, "score_s": scored, "comparisons_s": time.perf_counter() - t}
-out["maxrss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    compared = time.perf_counter() - t
+    # a curator's forced re-score of that one submission: a run of one item, as a worker runs it
+    run = RescoreRun.objects.create(benchmark=split.benchmark, split=split, force=True)
+    item = RescoreItem.objects.create(run=run, submission=sub)
+    t = time.perf_counter()
+    rescored = rescore_item_run(item_id=item.pk, worker="perf")
+    out[split.benchmark.slug] = {"state": state, "score_s": scored, "comparisons_s": compared,
+                                 "rescore": rescored, "rescore_s": time.perf_counter() - t, "peak_mib": peak()}
+out["maxrss_mib"] = peak()
 print("RESULT " + json.dumps(out))
 """
 
@@ -89,8 +101,14 @@ print("RESULT " + json.dumps(out))
 """ % HEAVY_USER
 
 
-def manage(env: dict, *args: str, code: str | None = None) -> str:
-    cmd = [PYTHON, "manage.py", *args] + (["-c", code] if code else [])
+PEAK_WRAPPER = ("import atexit, resource, runpy, sys; atexit.register(lambda: print('PEAK_MIB %.0f' % "
+                "(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))); sys.argv = ['manage.py', *sys.argv[1:]]; "
+                "runpy.run_path('manage.py', run_name='__main__')")
+
+
+def manage(env: dict, *args: str, code: str | None = None, peak: bool = False) -> str:
+    """`manage.py ARGS` in a process of its own; `peak`: its output ends with a line `PEAK_MIB n`, its peak memory."""
+    cmd = [PYTHON, *(["-c", PEAK_WRAPPER] if peak else ["manage.py"]), *args] + (["-c", code] if code else [])
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"{' '.join(args)} failed:\n{done.stderr[-3000:]}")
@@ -101,7 +119,7 @@ def result_of(text: str) -> dict:
     return json.loads(next(line for line in text.splitlines() if line.startswith("RESULT "))[7:])
 
 
-DEMO_DB = "ebh_scale_demo"
+PREFIX = "ebh_scale_"  # databases `<prefix>demo`, `<prefix><S>` (--prefix: a second run beside this one's)
 
 
 def _database_fresh(pg: str, name: str, *, template: str | None = None) -> None:
@@ -115,15 +133,21 @@ def _database_exists(pg: str, name: str) -> bool:
         return conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is not None
 
 
+def _var_dir(name: str) -> Path:
+    """The files' folder of a database `<prefix><name>`: /tmp/ebh-scale-<name> for the default prefix."""
+    return Path(tempfile.gettempdir()) / (PREFIX.rstrip("_").replace("_", "-") + f"-{name}")
+
+
 def demo_template(pg: str) -> Path:
     """The demo hub every scale starts from, built once (`make_demo` takes minutes) into `ebh_scale_demo` and its
     files' folder; each scale's database is a copy of it (CREATE DATABASE ... TEMPLATE)."""
-    var_dir = Path(tempfile.gettempdir()) / "ebh-scale-demo"
-    if _database_exists(pg, DEMO_DB) and (var_dir / ".complete").exists():
+    var_dir = _var_dir("demo")
+    demo_db = f"{PREFIX}demo"
+    if _database_exists(pg, demo_db) and (var_dir / ".complete").exists():
         return var_dir
-    _database_fresh(pg, DEMO_DB)
+    _database_fresh(pg, demo_db)
     shutil.rmtree(var_dir, ignore_errors=True)
-    env = {**os.environ, "DATABASE_URL": f"{pg}/{DEMO_DB}", "EBH_VAR_DIR": str(var_dir)}
+    env = {**os.environ, "DATABASE_URL": f"{pg}/{demo_db}", "EBH_VAR_DIR": str(var_dir)}
     started = time.monotonic()
     manage(env, "migrate", "-v0")
     manage(env, "seed_published")
@@ -133,21 +157,25 @@ def demo_template(pg: str) -> Path:
     return var_dir
 
 
-def build(scale: int, pg: str, reuse: bool) -> tuple[dict, float | None]:
-    name = f"ebh_scale_{scale}"
-    var_dir = Path(tempfile.gettempdir()) / f"ebh-scale-{scale}"
+def build(scale: int, pg: str, reuse: bool) -> tuple[dict, float | None, float | None]:
+    """The scale's database, its build time and the generator's peak memory (MiB; None when reused)."""
+    name = f"{PREFIX}{scale}"
+    var_dir = _var_dir(str(scale))
     env = {**os.environ, "DATABASE_URL": f"{pg}/{name}", "EBH_VAR_DIR": str(var_dir)}
     if reuse and _database_exists(pg, name):
-        return env, None
+        return env, None, None
     demo_var = demo_template(pg)
     started = time.monotonic()
-    _database_fresh(pg, name, template=DEMO_DB)
+    _database_fresh(pg, name, template=f"{PREFIX}demo")
     shutil.rmtree(var_dir, ignore_errors=True)
     shutil.copytree(demo_var, var_dir)
     manage(env, "migrate", "-v0")  # a migration added since the template was built
-    print(manage(env, "make_large_hub", "--scale", str(scale), *[a for s in SIZES for a in ("--samples", s)]),
-          end="", flush=True)
-    return env, time.monotonic() - started
+    out = manage(env, "make_large_hub", "--scale", str(scale), *[a for s in SIZES for a in ("--samples", s)],
+                 peak=True)
+    print("".join(line for line in out.splitlines(keepends=True) if not line.startswith("PEAK_MIB ")), end="",
+          flush=True)
+    peak = next(float(line.split()[1]) for line in out.splitlines() if line.startswith("PEAK_MIB "))
+    return env, time.monotonic() - started, peak
 
 
 def database_size(env: dict) -> float:
@@ -162,8 +190,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve(env: dict) -> tuple[subprocess.Popen, str]:
-    port = free_port()
+def serve(env: dict, port: int = 0) -> tuple[subprocess.Popen, str]:
+    port = port or free_port()
     proc = subprocess.Popen([str(Path(PYTHON).with_name("uvicorn")), "config.asgi:application", "--host", "127.0.0.1",
                              "--port", str(port), "--log-level", "warning"], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
@@ -266,15 +294,20 @@ def measure(base: str, facts: dict, requests: int, uncached: int, bust: CacheBus
 
 
 def main() -> None:
+    global PREFIX
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scales", default="1,10", help="comma-separated scales (the first is the reference)")
     parser.add_argument("--requests", type=int, default=20, help="requests per page on the cache's path")
     parser.add_argument("--uncached", type=int, default=5, help="requests per page, each after emptying the cache")
     parser.add_argument("--reuse", action="store_true", help="keep an existing ebh_scale_<S> database")
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
+    parser.add_argument("--port", type=int, default=0, help="the server's port (default: any free one)")
+    parser.add_argument("--prefix", default=PREFIX, help=f"database names' prefix (default {PREFIX}: "
+                                                          f"{PREFIX}demo, {PREFIX}1, ...)")
     parser.add_argument("--skip", default="", help="comma-separated page labels not to measure, e.g. "
                                                    "'vge-bench analysis' (minutes a request at any scale)")
     args = parser.parse_args()
+    PREFIX = args.prefix
     skip = tuple(s.strip() for s in args.skip.split(",") if s.strip())
     if not os.environ.get("REDIS_URL"):
         raise SystemExit("set REDIS_URL: the server's cache must be one this script can empty between requests")
@@ -282,12 +315,12 @@ def main() -> None:
     results = {}
     for scale in scales:
         print(f"== {scale}x", flush=True)
-        env, built = build(scale, args.pg, args.reuse)
+        env, built, build_peak = build(scale, args.pg, args.reuse)
         size = database_size(env)
         print(f"  database {size:.2f} GiB" + (f", built in {built:.0f} s" if built is not None else ""), flush=True)
         facts = result_of(manage(env, "shell", code=SETUP_CODE))
         bust = CacheBuster(os.environ["REDIS_URL"], [f["split"] for f in facts["benchmarks"].values()])
-        proc, base = serve(env)
+        proc, base = serve(env, args.port)
         try:
             figures = measure(base, facts, args.requests, args.uncached, bust, skip)
             rss, peak = rss_mib(proc.pid)
@@ -296,7 +329,8 @@ def main() -> None:
             proc.wait(timeout=30)
         worker = result_of(manage(env, "shell", code=WORKER_CODE))
         print(f"  server memory: {rss:.0f} MiB resident, peak {peak:.0f} MiB; worker: {json.dumps(worker)}", flush=True)
-        results[scale] = {"pages": figures, "rss": rss, "peak": peak, "worker": worker, "built": built, "size": size}
+        results[scale] = {"pages": figures, "rss": rss, "peak": peak, "worker": worker, "built": built, "size": size,
+                          "build_peak": build_peak}
     report(scales, results)
 
 
@@ -322,6 +356,8 @@ def report(scales: list[int], results: dict) -> None:
     print(f"{'server peak memory (MiB)':<34}" + "".join(
         f"{results[s]['peak']:>12.0f}{results[s]['peak'] / ref['peak']:>7.2f}x" for s in scales))
     print(f"{'database (GiB)':<34}" + "".join(f"{results[s]['size']:>12.2f}{'':>8}" for s in scales))
+    print(f"{'generator peak memory (MiB)':<34}" + "".join(
+        f"{results[s]['build_peak'] or float('nan'):>12.0f}{'':>8}" for s in scales))
     print(f"{'build (s)':<34}" + "".join(
         f"{results[s]['built'] or float('nan'):>12.0f}{'':>8}" for s in scales))
     print(f"\nworker: one new score (the demo's example file) and its comparisons, ratio to {ref_scale}x")
@@ -333,8 +369,10 @@ def report(scales: list[int], results: dict) -> None:
         for s in scales:
             w = results[s]["worker"].get(slug, {})
             total = w.get("score_s", 0) + w.get("comparisons_s", 0)
+            rescore = w.get("rescore_s", float("nan"))
             cells.append(f"{s}x {total * 1000:.0f} ms ({total / ref_total:.2f}x; comparisons "
-                         f"{w.get('comparisons_s', 0) * 1000:.0f} ms)")
+                         f"{w.get('comparisons_s', 0) * 1000:.0f} ms; re-score {rescore * 1000:.0f} ms, "
+                         f"{rescore / base.get('rescore_s', float('nan')):.2f}x)")
         print(f"  {slug:<12} " + "  ".join(cells))
     print("  worker peak memory: " + ", ".join(
         f"{s}x {results[s]['worker']['maxrss_mib']:.0f} MiB ({results[s]['worker']['maxrss_mib'] / ref['worker']['maxrss_mib']:.2f}x)"

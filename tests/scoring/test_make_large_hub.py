@@ -2,6 +2,7 @@
 drawn by the documented hash, copying the demo's scored row of each sample."""
 import pytest
 from django.core.management import call_command
+from django.db import connection
 
 from scoring.management.commands.make_large_hub import HASH_MODULUS
 from scoring.models import Benchmark, SampleScore, Score, Split, Submission
@@ -75,3 +76,18 @@ def test_the_same_seed_makes_the_same_rows(demo_plan, django_db_blocker):
     again = list(SampleScore.objects.filter(submission__split__name="scale").order_by("submission_id", "index")
                  .values_list("score", "outcome"))
     assert again == first and len(first) == 140
+
+
+def test_the_table_keeps_its_indexes_and_constraints(demo_plan):
+    """On PostgreSQL the per-sample table's secondary indexes and foreign keys are dropped for the load and made again:
+    afterwards the table is as its migrations made it (and the rows pass its foreign keys and unique constraint)."""
+    table = SampleScore._meta.db_table
+
+    def schema() -> dict:
+        with connection.cursor() as cursor:
+            return connection.introspection.get_constraints(cursor, table)
+
+    before = schema()
+    call_command("make_large_hub", scale=1, samples=["plan-bench=7"], seed=34, stdout=open("/dev/null", "w"))
+    assert schema() == before
+    assert SampleScore.objects.filter(submission__split__name="scale").count() == 140

@@ -6,20 +6,26 @@ by perf/hub_scale.py: a benchmark's size does not grow with the hub), and 20·S 
 submission per benchmark, with a score and one per-sample score per sample. Scores and per-sample rows are the demo's
 own scored rows (their keys, details and columns, so every page renders them as it renders real ones) with each
 model's outcomes drawn again from its skill. One user in ten owns a tenth of the submissions: the heavy user of the
-submission list. Then the other apps' generators run (`make_large_episodes`, `make_large_annotation`) with the scale.
+submission list. Then the other apps' generators run (`make_large_comparisons`: the board comparisons the worker
+stores as scores land; `make_large_episodes`, `make_large_annotation`) with the scale.
 
 Needs `make_demo` first (it runs it when the demo split is missing). Idempotent per scale: it refuses to run twice.
+
+Speed and size (PostgreSQL, 2 shared cores): the per-sample table is loaded without its secondary indexes and foreign
+keys (`bulk_load`), some 35,000 rows/s; a VGE row keeps its realistic replay trace (6 kB of JSON, 1.7 kB as stored,
+compressed), so the table takes about 1.6 kB a row with its indexes: 0.68 GiB per 1× of scale, 100× about 68 GiB.
 """
 from __future__ import annotations
 
 import random
 import time
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from django.contrib.auth import get_user_model
 from django.core.management import call_command, get_commands
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from scoring.benchmarks import plugins
@@ -27,8 +33,9 @@ from scoring.models import ModelEntry, Sample, SampleScore, Score, Split, Submis
 
 SPLIT = "scale"
 ENTRIES_PER_SCALE = 20
-OTHER_LARGE_COMMANDS = ["make_large_episodes", "make_large_annotation"]
+OTHER_LARGE_COMMANDS = ["make_large_comparisons", "make_large_episodes", "make_large_annotation"]
 BATCH = 5000
+MODELS_PER_BATCH = 25  # submissions made, and their per-sample rows written, per statement
 
 
 def _sizes(text: list[str]) -> dict[str, int]:
@@ -46,6 +53,17 @@ def _shifted(value: Any, delta: float) -> Any:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
     return round(min(100.0, max(0.0, value + delta)), 4) if 0 <= value <= 100 else value
+
+
+def _entries(models: range) -> dict[int, ModelEntry]:
+    """The model entries of these model numbers, made where the first benchmark has not made them yet."""
+    slugs = {m: f"scale-vlm-{m:05d}" for m in models}
+    found = {e.slug: e for e in ModelEntry.objects.filter(slug__in=slugs.values())}
+    ModelEntry.objects.bulk_create([
+        ModelEntry(slug=slug, name=f"Scale-VLM-{m:05d}", organisation=f"Lab {m % 97}", parameters_b=float(2 ** (m % 8)))
+        for m, slug in slugs.items() if slug not in found])
+    found = {e.slug: e for e in ModelEntry.objects.filter(slug__in=slugs.values())}
+    return {m: found[slug] for m, slug in slugs.items()}
 
 
 class Command(BaseCommand):
@@ -68,19 +86,22 @@ class Command(BaseCommand):
             call_command("make_demo")
         users = self._users(scale)
         rng = random.Random(seed)
-        for plugin in plugins():
-            demo = Split.objects.filter(benchmark__slug=plugin.slug, name="demo").first()
-            if demo is None or not demo.samples.exists():
-                self.stdout.write(f"{plugin.slug}: no demo split with samples, skipped")
-                continue
-            started = time.monotonic()
-            split, count = self._split(demo, sizes.get(plugin.slug))
-            rows = self._submissions(split, demo, scale=scale, users=users, rng=rng)
-            self.stdout.write(f"{plugin.slug}: {count} samples, {rows} scored submissions "
-                              f"({time.monotonic() - started:.0f} s)")
+        with bulk_load([SampleScore._meta.db_table], self.stdout):
+            for plugin in plugins():
+                demo = Split.objects.filter(benchmark__slug=plugin.slug, name="demo").first()
+                if demo is None or not demo.samples.exists():
+                    self.stdout.write(f"{plugin.slug}: no demo split with samples, skipped")
+                    continue
+                started = time.monotonic()
+                split, count = self._split(demo, sizes.get(plugin.slug))
+                rows = self._submissions(split, demo, scale=scale, users=users, rng=rng)
+                self.stdout.write(f"{plugin.slug}: {count} samples, {rows} scored submissions "
+                                  f"({time.monotonic() - started:.0f} s)")
         for name in OTHER_LARGE_COMMANDS:
             if name in get_commands():
+                started = time.monotonic()
                 call_command(name, scale=scale, seed=seed, stdout=self.stdout)
+                self.stdout.write(f"{name}: {time.monotonic() - started:.0f} s")
 
     def _users(self, scale: int) -> list:
         user_model = get_user_model()
@@ -116,32 +137,95 @@ class Command(BaseCommand):
         _prototype_create(samples, rows)
         heavy = users[0]
         count = ENTRIES_PER_SCALE * scale
-        for m in range(count):
-            skill = rng.uniform(-30, 30)
+        score = template.score
+        for first in range(0, count, MODELS_PER_BATCH):
+            models = range(first, min(count, first + MODELS_PER_BATCH))
+            # drawn in the order of one model at a time: the skill, then its breakdown's spreads
+            drawn = []
+            for m in models:
+                skill = rng.uniform(-30, 30)
+                drawn.append((m, skill, {k: _shifted(v, skill + rng.uniform(-5, 5))
+                                         for k, v in score.breakdown.items()}))
             with transaction.atomic():
-                entry, _ = ModelEntry.objects.get_or_create(
-                    slug=f"scale-vlm-{m:05d}",
-                    defaults={"name": f"Scale-VLM-{m:05d}", "organisation": f"Lab {m % 97}",
-                              "parameters_b": float(2 ** (m % 8))})
-                submitter = heavy if m % 10 == 0 else users[1 + m % (len(users) - 1)]
-                sub = Submission.objects.create(
-                    model_entry=entry, split=split, submitter=submitter, status=Submission.Status.SCORED,
-                    scorer_version=template.scorer_version, options=template.options, started_at=timezone.now(),
-                    finished_at=timezone.now(), size_bytes=template.size_bytes)
-                score = template.score
-                Score.objects.create(
+                entries = _entries(models)
+                subs = Submission.objects.bulk_create([Submission(
+                    model_entry=entries[m], split=split, submitter=heavy if m % 10 == 0 else users[1 + m % (len(users) - 1)],
+                    status=Submission.Status.SCORED, scorer_version=template.scorer_version, options=template.options,
+                    started_at=timezone.now(), finished_at=timezone.now(), size_bytes=template.size_bytes)
+                    for m in models])
+                Score.objects.bulk_create([Score(
                     submission=sub, overall=_shifted(score.overall, skill), scorer_version=score.scorer_version,
-                    breakdown={k: _shifted(v, skill + rng.uniform(-5, 5)) for k, v in score.breakdown.items()},
+                    breakdown=breakdown,
                     intervals={k: [_shifted(lo, skill), _shifted(hi, skill)] for k, (lo, hi) in score.intervals.items()},
-                    details=score.details, readings=score.readings)
-                _sample_scores_insert(submission_id=sub.pk, model=m, seed=self.seed,
-                                      hit_rate=min(0.95, max(0.05, 0.5 + skill / 100)))
+                    details=score.details, readings=score.readings) for sub, (_, skill, breakdown) in zip(subs, drawn)])
+                _sample_scores_insert([(sub.pk, m, min(0.95, max(0.05, 0.5 + skill / 100)))
+                                       for sub, (m, skill, _) in zip(subs, drawn)], seed=self.seed)
         _prototype_drop()
         return count
 
 
+@contextmanager
+def bulk_load(tables: list[str], stdout: Any) -> Iterator[None]:
+    """On PostgreSQL, a bulk load as its manual advises: the tables' secondary indexes, unique constraints and foreign
+    keys dropped while the rows go in (an index kept up row by row costs a random page visit per row once it outgrows
+    the buffers, and each foreign key a trigger and a look-up per row), then made again from the loaded rows (one sort
+    per index, one join per foreign key, which checks every row as the triggers would have), the tables analysed, and
+    commits not waited for on disk (synchronous_commit off: a crash loses the last commits, never consistency).
+    The primary keys stay. Elsewhere (SQLite: the tests) it does nothing."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    saved: list[tuple[str, str, str]] = []  # (table, name, definition): indexes as CREATE INDEX, constraints as ADD
+    with connection.cursor() as cursor:
+        # Inside a transaction (the tests) a table with foreign-key checks still pending cannot be altered: run them.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("SET synchronous_commit = off")
+        # the prototype rows (VGE's: 25 MB) stay in memory, not read from disk for each submission; a session that
+        # has used temporary tables already (a second run in one process: the tests) keeps its size
+        try:
+            with transaction.atomic():
+                cursor.execute("SET temp_buffers = '256MB'")
+        except DatabaseError:
+            pass
+        for table in tables:
+            cursor.execute("SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+                           "WHERE conrelid = %s::regclass AND contype IN ('f', 'u') ORDER BY contype, conname",
+                           [table])
+            constraints = cursor.fetchall()
+            cursor.execute("SELECT c.relname, pg_get_indexdef(x.indexrelid) FROM pg_index x "
+                           "JOIN pg_class c ON c.oid = x.indexrelid WHERE x.indrelid = %s::regclass "
+                           "AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = x.indexrelid "
+                           "AND k.conrelid = x.indrelid) ORDER BY c.relname", [table])
+            indexes = cursor.fetchall()
+            for name, _ in constraints:
+                cursor.execute(f"ALTER TABLE {connection.ops.quote_name(table)} DROP CONSTRAINT "
+                               f"{connection.ops.quote_name(name)}")
+            for name, _ in indexes:
+                cursor.execute(f"DROP INDEX {connection.ops.quote_name(name)}")
+            saved += [(table, name, definition) for name, definition in indexes]
+            saved += [(table, name, f"ALTER TABLE {connection.ops.quote_name(table)} ADD CONSTRAINT "
+                                    f"{connection.ops.quote_name(name)} {definition}")
+                      for name, definition in constraints]
+    try:
+        yield
+    finally:
+        started = time.monotonic()
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            cursor.execute("SET maintenance_work_mem = '512MB'")
+            for _, _, definition in saved:
+                cursor.execute(definition)
+            for table in tables:
+                cursor.execute(f"ANALYZE {connection.ops.quote_name(table)}")
+            cursor.execute("RESET maintenance_work_mem")
+            cursor.execute("RESET synchronous_commit")
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")  # Django's foreign keys are deferred
+        stdout.write(f"{', '.join(tables)}: {len(saved)} indexes and constraints made again, analysed "
+                     f"({time.monotonic() - started:.0f} s)")
+
+
 # Per-sample rows dominate the large hub (100x: 2,000 entries x (6,661 + 699 + 14,953) = 45 million), so they are
-# written inside the database, one INSERT ... SELECT per submission from a temporary table holding each sample's
+# written inside the database, one INSERT ... SELECT per batch of submissions from a temporary table holding each sample's
 # prototype row (the demo's scored row for it), never as Python objects. Whether a sample is a hit is drawn in SQL
 # by an integer hash of (seed, model number, sample index) that SQLite and PostgreSQL compute alike: the same hub
 # on both, deterministic, with nothing about the draw left to the order rows are written in.
@@ -178,24 +262,29 @@ def _prototype_drop() -> None:
         cursor.execute(f"DROP TABLE IF EXISTS {PROTOTYPE}")
 
 
-def _sample_scores_insert(*, submission_id: int, model: int, seed: int, hit_rate: float) -> None:
-    """One submission's per-sample scores, written by the database from the prototype rows: a hit (score 1, "ok")
-    where the sample's draw falls below `hit_rate`, else a miss (score 0, the prototype's miss outcome)."""
+def _sample_scores_insert(submissions: list[tuple[int, int, float]], *, seed: int) -> None:
+    """Submissions' per-sample scores, written by the database from the prototype rows in one statement: for each
+    (submission id, model number, hit rate), a hit (score 1, "ok") where the sample's draw falls below the rate, else
+    a miss (score 0, the prototype's miss outcome)."""
     q = connection.ops.quote_name
     columns = ["submission_id", "score", *PROTOTYPE_COLUMNS]
     # draw = ((a^2 + i) mod P)^2 mod P with a = 48271 i + 69621 m + 16807 seed + 1 (mod P): squares mix the linear
     # start, and every product stays below 2^62, so neither database overflows or rounds.
-    offset = (69621 * model + 16807 * seed + 1) % HASH_MODULUS
-    select = ", ".join("CASE WHEN draw < %s THEN 'ok' ELSE " + q("outcome") + " END" if c == "outcome" else q(c)
+    select = ", ".join("CASE WHEN draw < threshold THEN 'ok' ELSE " + q("outcome") + " END" if c == "outcome" else q(c)
                        for c in PROTOTYPE_COLUMNS)
+    values = ", ".join(["(CAST(%s AS BIGINT), CAST(%s AS BIGINT), CAST(%s AS BIGINT))"] * len(submissions))
     sql = (
         f"INSERT INTO {q(SampleScore._meta.db_table)} ({', '.join(q(c) for c in columns)}) "
-        f"SELECT %s, CASE WHEN draw < %s THEN 1.0 ELSE 0.0 END, {select} FROM ("
+        f"SELECT sub, CASE WHEN draw < threshold THEN 1.0 ELSE 0.0 END, {select} FROM ("
         f"SELECT b.*, (b.h2 * b.h2) %% {HASH_MODULUS} AS draw FROM ("
         f"SELECT a.*, (a.h1 * a.h1 + a.{q('index')}) %% {HASH_MODULUS} AS h2 FROM ("
-        f"SELECT t.*, (CAST(t.{q('index')} AS BIGINT) * 48271 + %s) %% {HASH_MODULUS} AS h1 FROM {PROTOTYPE} t"
+        f"SELECT t.*, v.sub, v.threshold, (CAST(t.{q('index')} AS BIGINT) * 48271 + v.start) %% {HASH_MODULUS} AS h1 "
+        f"FROM (SELECT column1 AS sub, column2 AS start, column3 AS threshold FROM (VALUES {values}) s) v "
+        f"CROSS JOIN {PROTOTYPE} t"
         f") a) b) drawn"
     )
-    threshold = int(hit_rate * HASH_MODULUS)
+    params = []
+    for submission_id, model, hit_rate in submissions:
+        params += [submission_id, (69621 * model + 16807 * seed + 1) % HASH_MODULUS, int(hit_rate * HASH_MODULUS)]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [submission_id, threshold, threshold, offset])
+        cursor.execute(sql, params)
