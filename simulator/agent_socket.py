@@ -155,7 +155,7 @@ class AgentConsumer(AsyncWebsocketConsumer):
         user = self.user
         if kind == "reset":
             data = {k: v for k, v in message.items() if k not in ("type", "id")}
-            status, body = await writer.run(lambda: api.start_answer(user=user, data=data))
+            status, body = await writer.run(lambda: api.start_answer(user=user, data=data, in_batch=True))
             if status == 201:
                 self.episode = body["episode"]
             return {"type": kind, "status": status, **body} if status < 400 else _error(status, body)
