@@ -17,7 +17,7 @@ VGE demo library, one user with an API token). The production profile needs Post
     .venv/bin/python perf/serving.py [--setup embedded --setup production] [--seconds 10]
         [--connections 50 --connections 200] [--pg-url postgres://postgres@127.0.0.1:5432/ebh_perf]
         [--redis-url redis://127.0.0.1:6379/2] [--broker-url redis://127.0.0.1:6379/1] [--web-workers 2]
-        [--db-pool 6]
+        [--db-pool 6] [--only agent] [--batch 1] [--paced 10]
 
 The load comes from this process: a small asyncio HTTP/1.1 keep-alive client (one connection per simulated
 client), which costs far less CPU per request than a general client, since it shares the machine with the server.
@@ -259,14 +259,20 @@ async def load_agents_batched(host: str, port: int, token: str, task_ids: list[s
 
 
 async def load_agents_socket(host: str, port: int, token: str, task_ids: list[str], agents: int,
-                             seconds: float) -> Figures:
+                             seconds: float, rate: float | None = None) -> Figures:
     """`agents` harness clients on the agent socket (ws/vge/agent/), one socket each, token sent once on the
-    handshake, stepping one episode after another (reset / step) until time is up; counts steps."""
+    handshake, stepping one episode after another (reset / step) until time is up; counts steps.
+
+    `rate` (steps/s, all agents together): paced agents, each sending its steps on a fixed schedule (rate / agents a
+    second, each agent's schedule offset at random) instead of the moment it has its answer; a step's latency is
+    counted from its scheduled time, so a server that falls behind its schedule shows it. None: saturated."""
     figures = Figures()
     deadline = time.monotonic() + seconds
+    interval = agents / rate if rate else 0.0
 
     async def agent(i: int) -> None:
         rng = random.Random(2000 + i)
+        due = time.perf_counter() + rng.random() * interval
         try:
             # No per-message compression: the messages are a few hundred bytes, and deflating them cost both ends
             # more CPU than the engine's step (the agent socket's docs say so to harness authors).
@@ -289,6 +295,10 @@ async def load_agents_socket(host: str, port: int, token: str, task_ids: list[st
                     episode_running = True
                 x, y = rng.randint(0, 1000), rng.randint(0, 1000)
                 start = time.perf_counter()
+                if interval:
+                    if due > start:
+                        await asyncio.sleep(due - start)
+                    start, due = due, due + interval
                 await socket.send(json.dumps({"type": "step",
                                               "output": f"Action: Press(coord=[{x}, {y}], params=[0])"}))
                 answer = json.loads(await socket.recv())
@@ -429,11 +439,14 @@ def report(rows: list[tuple[str, str, int, dict[str, float]]], bare: float, bare
           f"{100_000 / bare:.1f} ms (issue 34: agent socket at 200 agents >= 10 % of the engine, p99 below that; "
           f"agent API >= 3 %)")
     print("(agent rows: req/s counts steps; 'conns' is the number of episodes played at once; agent batchN: the same\n"
-          " episodes driven by conns/N harness clients through POST /api/vge/episodes/act/, N actions a request)")
+          " episodes driven by conns/N harness clients through POST /api/vge/episodes/act/, N actions a request;\n"
+          " sock pacedP%: the agent socket with each agent on a fixed schedule, all together P % of the bare engine at\n"
+          " the start, latency counted from each step's scheduled time; the other agent rows are saturated: each agent\n"
+          " sends its next step the moment it has its answer)")
     print(f"{'set-up':<11} {'path':<13} {'conns':>5} {'requests':>9} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} "
           f"{'errors':>6}  {'served/bare':>11}  target")
     for setup, path, conns, f in rows:
-        ratio = f"{f['per_s'] / bare:.4f}" if path.startswith("agent") and bare else ""
+        ratio = f"{f['per_s'] / bare:.4f}" if path.startswith(("agent", "sock")) and bare else ""
         target = TARGETS.get((path, setup, conns))
         verdict = ""
         if target:
@@ -460,6 +473,10 @@ def main() -> int:
     parser.add_argument("--only", action="append", choices=["board", "agent"], help="default: both")
     parser.add_argument("--batch", type=int, default=20, help="also drive the episodes through the batch form, "
                         "this many actions a request (1: not)")
+    parser.add_argument("--paced", type=float, default=0, metavar="PERCENT",
+                        help="also drive the agent socket with paced agents: together this percentage of the bare "
+                        "engine's steps/s (measured at the start), each on a fixed schedule; its own row, beside the "
+                        "saturated one (0: not)")
     args = parser.parse_args()
     setups = args.setup or ["embedded", "production"]
     args.only = args.only or ["board", "agent"]
@@ -494,6 +511,13 @@ def main() -> int:
                 figures = asyncio.run(load_agents_socket("127.0.0.1", port, token, tasks, conns, args.seconds))
                 rows.append((setup, "agent socket", conns, figures.summary()))
                 print(f"[{setup}] agent socket x{conns}: {rows[-1][3]}", *figures.samples, flush=True)
+                if args.paced:
+                    rate = args.paced / 100 * bares[0]
+                    figures = asyncio.run(load_agents_socket("127.0.0.1", port, token, tasks, conns, args.seconds,
+                                                             rate=rate))
+                    rows.append((setup, f"sock paced{args.paced:g}%", conns, figures.summary()))
+                    print(f"[{setup}] agent socket x{conns}, paced at {rate:,.0f} steps/s in all ({args.paced:g} % of "
+                          f"the bare engine at start): {rows[-1][3]}", *figures.samples, flush=True)
                 if args.batch > 1:
                     figures = asyncio.run(load_agents_batched("127.0.0.1", port, token, tasks, conns, args.batch,
                                                               args.seconds))

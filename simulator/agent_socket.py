@@ -26,6 +26,7 @@ from typing import Any
 
 import msgpack
 from channels.consumer import get_handler_name
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import connections
@@ -98,6 +99,19 @@ class AgentConsumer(AsyncWebsocketConsumer):
             self.user = await self._run(lambda: _authenticated(key))
             if self.user is None:
                 await self.close(code=4401)
+
+    async def __call__(self, scope, receive, send) -> None:
+        """Channels' loop for a consumer without a channel layer, minus the task and the asyncio.wait it spends on
+        every message (await_many_dispatch waits on its one source as on many): the next message is read once the
+        last one is answered, as there."""
+        self.scope = scope
+        self.channel_layer = None
+        self.base_send = send
+        try:
+            while True:
+                await self.dispatch(await receive())
+        except StopConsumer:
+            pass
 
     async def dispatch(self, message: dict) -> None:
         """Channels' dispatch, without the thread hop it makes before every message to close old database connections
