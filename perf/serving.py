@@ -318,12 +318,16 @@ async def load_agents_socket(host: str, port: int, token: str, task_ids: list[st
 
 
 # --- the bare engine ---------------------------------------------------------------------------------------------
+BARE_CPU: list[float] = []  # CPU seconds per bare engine step, one per measurement (see server_cpu)
+
+
 def bare_engine_steps_per_s(seconds: float = 3.0) -> float:
-    """Steps/s of the VGE engine alone, one process, on the demo library with the agents' kind of output."""
+    """Steps/s of the VGE engine alone, one process, on the demo library with the agents' kind of output (and its CPU
+    seconds per step, kept in BARE_CPU)."""
     devices, tasks = build_library(seed=7, variants=2)
     engines = {d["id"]: Engine(load_device(d)) for d in devices}
     rng = random.Random(3)
-    steps, start = 0, time.perf_counter()
+    steps, start, cpu = 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:
         task = tasks[rng.randrange(len(tasks))]
         engine = engines[task.device]
@@ -332,7 +336,29 @@ def bare_engine_steps_per_s(seconds: float = 3.0) -> float:
             x, y = rng.randint(0, 1000), rng.randint(0, 1000)
             state, _ = engine.step(state, f"Action: Press(coord=[{x}, {y}], params=[0])")
             steps += 1
+    BARE_CPU.append((time.process_time() - cpu) / max(steps, 1))
     return steps / (time.perf_counter() - start)
+
+
+def server_cpu(process: subprocess.Popen) -> float:
+    """CPU seconds (user and system, every thread) used so far by the server: its process and every process of its
+    session. On a loaded machine, served steps per second swing with the other processes' share of the CPUs; the CPU
+    a served step costs, against the CPU of a bare engine step, moves far less (Linux /proc; NaN elsewhere)."""
+    tick, total = os.sysconf("SC_CLK_TCK"), 0.0
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return float("nan")
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == process.pid:  # the session id (the server starts a session of its own)
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
 
 
 # --- the set-ups ---------------------------------------------------------------------------------------------------
@@ -485,6 +511,7 @@ def main() -> int:
     bares = [bare_engine_steps_per_s()]
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start")
     rows: list[tuple[str, str, int, dict[str, float]]] = []
+    cpu_steps: list[tuple[str, float, int]] = []  # (row, server CPU seconds, steps answered)
     for setup in setups:
         var = Path(tempfile.mkdtemp(prefix=f"serving-{setup}-"))
         env = {k: v for k, v in os.environ.items() if k not in SERVICE_VARS}
@@ -505,10 +532,14 @@ def main() -> int:
                     print(f"[{setup}] {name} x{conns}: {rows[-1][3]}", *figures.samples, flush=True)
             asyncio.run(load_agents("127.0.0.1", port, token, tasks, 8, 2.0))  # warm the engines
             for conns in connections if "agent" in args.only else ():
+                cpu = server_cpu(process)
                 figures = asyncio.run(load_agents("127.0.0.1", port, token, tasks, conns, args.seconds))
+                cpu_steps.append((f"{setup} agent API x{conns}", server_cpu(process) - cpu, len(figures.latencies)))
                 rows.append((setup, "agent API", conns, figures.summary()))
                 print(f"[{setup}] agent API x{conns}: {rows[-1][3]}", *figures.samples, flush=True)
+                cpu = server_cpu(process)
                 figures = asyncio.run(load_agents_socket("127.0.0.1", port, token, tasks, conns, args.seconds))
+                cpu_steps.append((f"{setup} agent socket x{conns}", server_cpu(process) - cpu, len(figures.latencies)))
                 rows.append((setup, "agent socket", conns, figures.summary()))
                 print(f"[{setup}] agent socket x{conns}: {rows[-1][3]}", *figures.samples, flush=True)
                 if args.paced:
@@ -530,6 +561,13 @@ def main() -> int:
     bares.append(bare_engine_steps_per_s())  # the machine's load moves: the engine measured on both sides
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end")
     report(rows, sum(bares) / len(bares), bares)
+    engine_cpu = sum(BARE_CPU) / len(BARE_CPU)
+    print(f"\nCPU per step (less moved by the machine's load than steps/s): a bare engine step {1e6 * engine_cpu:.1f} us "
+          f"of CPU (mean of {', '.join(f'{1e6 * c:.1f}' for c in BARE_CPU)})")
+    for name, cpu, steps in cpu_steps:
+        if steps:
+            print(f"  {name}: the server spent {1e6 * cpu / steps:,.0f} us of CPU a step ({cpu:.2f} s for {steps} "
+                  f"steps): {engine_cpu * steps / cpu:.4f} of the bare engine's steps per CPU second")
     return 0
 
 
