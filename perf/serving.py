@@ -17,7 +17,7 @@ VGE demo library, one user with an API token). The production profile needs Post
     .venv/bin/python perf/serving.py [--setup embedded --setup production] [--seconds 10]
         [--connections 50 --connections 200] [--pg-url postgres://postgres@127.0.0.1:5432/ebh_perf]
         [--redis-url redis://127.0.0.1:6379/2] [--broker-url redis://127.0.0.1:6379/1] [--web-workers 2]
-        [--db-pool 6]
+        [--db-pool 6] [--only agent] [--batch 1] [--paced 10]
 
 The load comes from this process: a small asyncio HTTP/1.1 keep-alive client (one connection per simulated
 client), which costs far less CPU per request than a general client, since it shares the machine with the server.
@@ -259,14 +259,20 @@ async def load_agents_batched(host: str, port: int, token: str, task_ids: list[s
 
 
 async def load_agents_socket(host: str, port: int, token: str, task_ids: list[str], agents: int,
-                             seconds: float) -> Figures:
+                             seconds: float, rate: float | None = None) -> Figures:
     """`agents` harness clients on the agent socket (ws/vge/agent/), one socket each, token sent once on the
-    handshake, stepping one episode after another (reset / step) until time is up; counts steps."""
+    handshake, stepping one episode after another (reset / step) until time is up; counts steps.
+
+    `rate` (steps/s, all agents together): paced agents, each sending its steps on a fixed schedule (rate / agents a
+    second, each agent's schedule offset at random) instead of the moment it has its answer; a step's latency is
+    counted from its scheduled time, so a server that falls behind its schedule shows it. None: saturated."""
     figures = Figures()
     deadline = time.monotonic() + seconds
+    interval = agents / rate if rate else 0.0
 
     async def agent(i: int) -> None:
         rng = random.Random(2000 + i)
+        due = time.perf_counter() + rng.random() * interval
         try:
             # No per-message compression: the messages are a few hundred bytes, and deflating them cost both ends
             # more CPU than the engine's step (the agent socket's docs say so to harness authors).
@@ -289,6 +295,10 @@ async def load_agents_socket(host: str, port: int, token: str, task_ids: list[st
                     episode_running = True
                 x, y = rng.randint(0, 1000), rng.randint(0, 1000)
                 start = time.perf_counter()
+                if interval:
+                    if due > start:
+                        await asyncio.sleep(due - start)
+                    start, due = due, due + interval
                 await socket.send(json.dumps({"type": "step",
                                               "output": f"Action: Press(coord=[{x}, {y}], params=[0])"}))
                 answer = json.loads(await socket.recv())
@@ -308,12 +318,16 @@ async def load_agents_socket(host: str, port: int, token: str, task_ids: list[st
 
 
 # --- the bare engine ---------------------------------------------------------------------------------------------
+BARE_CPU: list[float] = []  # CPU seconds per bare engine step, one per measurement (see server_cpu)
+
+
 def bare_engine_steps_per_s(seconds: float = 3.0) -> float:
-    """Steps/s of the VGE engine alone, one process, on the demo library with the agents' kind of output."""
+    """Steps/s of the VGE engine alone, one process, on the demo library with the agents' kind of output (and its CPU
+    seconds per step, kept in BARE_CPU)."""
     devices, tasks = build_library(seed=7, variants=2)
     engines = {d["id"]: Engine(load_device(d)) for d in devices}
     rng = random.Random(3)
-    steps, start = 0, time.perf_counter()
+    steps, start, cpu = 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:
         task = tasks[rng.randrange(len(tasks))]
         engine = engines[task.device]
@@ -322,7 +336,29 @@ def bare_engine_steps_per_s(seconds: float = 3.0) -> float:
             x, y = rng.randint(0, 1000), rng.randint(0, 1000)
             state, _ = engine.step(state, f"Action: Press(coord=[{x}, {y}], params=[0])")
             steps += 1
+    BARE_CPU.append((time.process_time() - cpu) / max(steps, 1))
     return steps / (time.perf_counter() - start)
+
+
+def server_cpu(process: subprocess.Popen) -> float:
+    """CPU seconds (user and system, every thread) used so far by the server: its process and every process of its
+    session. On a loaded machine, served steps per second swing with the other processes' share of the CPUs; the CPU
+    a served step costs, against the CPU of a bare engine step, moves far less (Linux /proc; NaN elsewhere)."""
+    tick, total = os.sysconf("SC_CLK_TCK"), 0.0
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return float("nan")
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == process.pid:  # the session id (the server starts a session of its own)
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
 
 
 # --- the set-ups ---------------------------------------------------------------------------------------------------
@@ -429,11 +465,14 @@ def report(rows: list[tuple[str, str, int, dict[str, float]]], bare: float, bare
           f"{100_000 / bare:.1f} ms (issue 34: agent socket at 200 agents >= 10 % of the engine, p99 below that; "
           f"agent API >= 3 %)")
     print("(agent rows: req/s counts steps; 'conns' is the number of episodes played at once; agent batchN: the same\n"
-          " episodes driven by conns/N harness clients through POST /api/vge/episodes/act/, N actions a request)")
+          " episodes driven by conns/N harness clients through POST /api/vge/episodes/act/, N actions a request;\n"
+          " sock pacedP%: the agent socket with each agent on a fixed schedule, all together P % of the bare engine at\n"
+          " the start, latency counted from each step's scheduled time; the other agent rows are saturated: each agent\n"
+          " sends its next step the moment it has its answer)")
     print(f"{'set-up':<11} {'path':<13} {'conns':>5} {'requests':>9} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} "
           f"{'errors':>6}  {'served/bare':>11}  target")
     for setup, path, conns, f in rows:
-        ratio = f"{f['per_s'] / bare:.4f}" if path.startswith("agent") and bare else ""
+        ratio = f"{f['per_s'] / bare:.4f}" if path.startswith(("agent", "sock")) and bare else ""
         target = TARGETS.get((path, setup, conns))
         verdict = ""
         if target:
@@ -460,6 +499,10 @@ def main() -> int:
     parser.add_argument("--only", action="append", choices=["board", "agent"], help="default: both")
     parser.add_argument("--batch", type=int, default=20, help="also drive the episodes through the batch form, "
                         "this many actions a request (1: not)")
+    parser.add_argument("--paced", type=float, default=0, metavar="PERCENT",
+                        help="also drive the agent socket with paced agents: together this percentage of the bare "
+                        "engine's steps/s (measured at the start), each on a fixed schedule; its own row, beside the "
+                        "saturated one (0: not)")
     args = parser.parse_args()
     setups = args.setup or ["embedded", "production"]
     args.only = args.only or ["board", "agent"]
@@ -468,6 +511,7 @@ def main() -> int:
     bares = [bare_engine_steps_per_s()]
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start")
     rows: list[tuple[str, str, int, dict[str, float]]] = []
+    cpu_steps: list[tuple[str, float, int]] = []  # (row, server CPU seconds, steps answered)
     for setup in setups:
         var = Path(tempfile.mkdtemp(prefix=f"serving-{setup}-"))
         env = {k: v for k, v in os.environ.items() if k not in SERVICE_VARS}
@@ -488,12 +532,23 @@ def main() -> int:
                     print(f"[{setup}] {name} x{conns}: {rows[-1][3]}", *figures.samples, flush=True)
             asyncio.run(load_agents("127.0.0.1", port, token, tasks, 8, 2.0))  # warm the engines
             for conns in connections if "agent" in args.only else ():
+                cpu = server_cpu(process)
                 figures = asyncio.run(load_agents("127.0.0.1", port, token, tasks, conns, args.seconds))
+                cpu_steps.append((f"{setup} agent API x{conns}", server_cpu(process) - cpu, len(figures.latencies)))
                 rows.append((setup, "agent API", conns, figures.summary()))
                 print(f"[{setup}] agent API x{conns}: {rows[-1][3]}", *figures.samples, flush=True)
+                cpu = server_cpu(process)
                 figures = asyncio.run(load_agents_socket("127.0.0.1", port, token, tasks, conns, args.seconds))
+                cpu_steps.append((f"{setup} agent socket x{conns}", server_cpu(process) - cpu, len(figures.latencies)))
                 rows.append((setup, "agent socket", conns, figures.summary()))
                 print(f"[{setup}] agent socket x{conns}: {rows[-1][3]}", *figures.samples, flush=True)
+                if args.paced:
+                    rate = args.paced / 100 * bares[0]
+                    figures = asyncio.run(load_agents_socket("127.0.0.1", port, token, tasks, conns, args.seconds,
+                                                             rate=rate))
+                    rows.append((setup, f"sock paced{args.paced:g}%", conns, figures.summary()))
+                    print(f"[{setup}] agent socket x{conns}, paced at {rate:,.0f} steps/s in all ({args.paced:g} % of "
+                          f"the bare engine at start): {rows[-1][3]}", *figures.samples, flush=True)
                 if args.batch > 1:
                     figures = asyncio.run(load_agents_batched("127.0.0.1", port, token, tasks, conns, args.batch,
                                                               args.seconds))
@@ -506,6 +561,13 @@ def main() -> int:
     bares.append(bare_engine_steps_per_s())  # the machine's load moves: the engine measured on both sides
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end")
     report(rows, sum(bares) / len(bares), bares)
+    engine_cpu = sum(BARE_CPU) / len(BARE_CPU)
+    print(f"\nCPU per step (less moved by the machine's load than steps/s): a bare engine step {1e6 * engine_cpu:.1f} us "
+          f"of CPU (mean of {', '.join(f'{1e6 * c:.1f}' for c in BARE_CPU)})")
+    for name, cpu, steps in cpu_steps:
+        if steps:
+            print(f"  {name}: the server spent {1e6 * cpu / steps:,.0f} us of CPU a step ({cpu:.2f} s for {steps} "
+                  f"steps): {engine_cpu * steps / cpu:.4f} of the bare engine's steps per CPU second")
     return 0
 
 

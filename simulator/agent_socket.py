@@ -26,6 +26,7 @@ from typing import Any
 
 import msgpack
 from channels.consumer import get_handler_name
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import connections
@@ -99,6 +100,19 @@ class AgentConsumer(AsyncWebsocketConsumer):
             if self.user is None:
                 await self.close(code=4401)
 
+    async def __call__(self, scope, receive, send) -> None:
+        """Channels' loop for a consumer without a channel layer, minus the task and the asyncio.wait it spends on
+        every message (await_many_dispatch waits on its one source as on many): the next message is read once the
+        last one is answered, as there."""
+        self.scope = scope
+        self.channel_layer = None
+        self.base_send = send
+        try:
+            while True:
+                await self.dispatch(await receive())
+        except StopConsumer:
+            pass
+
     async def dispatch(self, message: dict) -> None:
         """Channels' dispatch, without the thread hop it makes before every message to close old database connections
         (sync_to_async(close_old_connections): a served step's largest cost in the event loop, perf/
@@ -155,7 +169,7 @@ class AgentConsumer(AsyncWebsocketConsumer):
         user = self.user
         if kind == "reset":
             data = {k: v for k, v in message.items() if k not in ("type", "id")}
-            status, body = await writer.run(lambda: api.start_answer(user=user, data=data))
+            status, body = await writer.run(lambda: api.start_answer(user=user, data=data, in_batch=True))
             if status == 201:
                 self.episode = body["episode"]
             return {"type": kind, "status": status, **body} if status < 400 else _error(status, body)

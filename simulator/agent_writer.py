@@ -23,7 +23,7 @@ from typing import Any
 from django.db import close_old_connections, connections, transaction
 
 from scoring.errors import ServiceRefusal
-from simulator.services.episodes import writes_serialized
+from simulator.services.episodes import writer_cache, writes_serialized
 
 MAX_BATCH = 256  # jobs in one transaction: enough to take all that 200+ agents leave waiting
 _STOP = object()
@@ -71,6 +71,7 @@ class AgentWriter:
                 if stop:
                     return
         finally:
+            writer_cache.clear()
             connections.close_all()
 
     def _batch(self) -> tuple[list[Job], bool]:
@@ -97,6 +98,7 @@ def _played(batch: list[Job]) -> list[Outcome]:
                 with transaction.atomic():
                     return [_one(call) for call, _, _ in batch]
             except Exception:  # rolled back: each job alone, so that only the failing one fails
+                writer_cache.clear()  # it held what the batch wrote (its versions would refuse it all the same)
                 if len(batch) == 1:
                     raise
                 outcomes = []

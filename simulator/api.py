@@ -43,20 +43,22 @@ from simulator.serializers import (
     plain_act_output,
 )
 from simulator.services.bundles import episodes_submission_create
-from simulator.services.episodes import episode_start, episode_step, episode_step_within
+from simulator.services.episodes import episode_start, episode_step, episode_step_within, writer_cache
 from simulator.services.library import BENCHMARK_SLUG
 from simulator.services.view_images import episode_view_png
 
 
-def start_answer(*, user, data) -> tuple[int, dict]:
-    """Status and body of a start request (the view below and the ASGI fast path, simulator.asgi)."""
+def start_answer(*, user, data, in_batch: bool = False) -> tuple[int, dict]:
+    """Status and body of a start request (the view below, the ASGI fast path, simulator.asgi, and the agent socket).
+    `in_batch`: played by the agent writer (simulator.agent_writer), whose episode cache then knows the episode."""
     serializer = EpisodeCreateInput(data=data)
     try:
         if not serializer.is_valid():
             raise InvalidRequest(serializer.errors)
         v = serializer.validated_data
         episode, obs = episode_start(user=user, task_id=v["task"], perturbation=v["perturbation"],
-                                     lam=v.get(LAMBDA_OPTION), history=v["history"], instruction=v["instruction"])
+                                     lam=v.get(LAMBDA_OPTION), history=v["history"], instruction=v["instruction"],
+                                     cache=writer_cache if in_batch else None)
     except ServiceRefusal as exc:
         return exc.status, exc.body()
     return 201, {"episode": episode.pk, "observation": obs, **obs}
@@ -64,10 +66,13 @@ def start_answer(*, user, data) -> tuple[int, dict]:
 
 def step_answer(*, user, episode_id: int, output: str, in_batch: bool = False) -> tuple[int, dict]:
     """Status and body of an act request whose output is checked (the view below, the ASGI fast path and the agent
-    socket). `in_batch`: played inside the agent writer's transaction (simulator.agent_writer), not one of its own."""
-    step = episode_step_within if in_batch else episode_step
+    socket). `in_batch`: played inside the agent writer's transaction (simulator.agent_writer), not one of its own,
+    from its episode cache (services.episodes.EpisodeCache)."""
     try:
-        outcome, obs = step(episode_id=episode_id, user=user, output=output)
+        if in_batch:
+            outcome, obs = episode_step_within(episode_id=episode_id, user=user, output=output, cache=writer_cache)
+        else:
+            outcome, obs = episode_step(episode_id=episode_id, user=user, output=output)
     except ServiceRefusal as exc:
         return exc.status, exc.body()
     return 200, act_answer(outcome, obs)

@@ -73,7 +73,7 @@ def fast_operation(route: tuple[type, dict[str, Any]], data) -> Callable[[Any], 
         return None
     view, kwargs = route
     if view is api.EpisodeCreateApi:
-        return lambda user: api.start_answer(user=user, data=data)
+        return lambda user: api.start_answer(user=user, data=data, in_batch=True)
     output = plain_act_output(data)
     if output is None:
         return None

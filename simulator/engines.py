@@ -6,7 +6,7 @@ Below `simulator.services` and `simulator.selectors`, which both use it; it impo
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Protocol
 
 from django.contrib.auth.models import AbstractBaseUser
 
@@ -82,7 +82,12 @@ def episode_reach_check(episode: Episode, user: AbstractBaseUser | None) -> None
 
 def episode_owner_check(episode: Episode, user: AbstractBaseUser | None) -> None:
     """Refuse anyone but the episode's owner (and staff); an episode without an owner is anyone's."""
-    if episode.owner_id is not None and (user is None or (episode.owner_id != user.pk and not user.is_staff)):
+    owner_check(episode.owner_id, user)
+
+
+def owner_check(owner_id: int | None, user: AbstractBaseUser | None) -> None:
+    """`episode_owner_check` given the episode's owner id."""
+    if owner_id is not None and (user is None or (owner_id != user.pk and not user.is_staff)):
         raise EpisodeError("This episode belongs to someone else.", status=403)
 
 
@@ -112,7 +117,17 @@ def episode_player_check(episode: Episode, user: AbstractBaseUser | None, guest_
     raise EpisodeError("Sign in to play.", status=401)
 
 
-def observation(*, episode: Episode, engine: Engine, state: EpisodeState) -> dict[str, Any]:
+class ShownEpisode(Protocol):
+    """What an observation reads of its episode: an Episode, or a step's stand-in for one (no model instance)."""
+
+    @property
+    def pk(self) -> Any: ...
+
+    @property
+    def instruction(self) -> str: ...
+
+
+def observation(*, episode: ShownEpisode, engine: Engine, state: EpisodeState) -> dict[str, Any]:
     """What a player or agent sees now. Never names states or components."""
     core = engine.task(state.task)
     return {

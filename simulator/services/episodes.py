@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -30,6 +32,7 @@ from simulator.engines import (
     episode_owner_check,
     episode_reach_check,
     observation,
+    owner_check,
 )
 from simulator.models import Episode, Step, Task
 from simulator.tasks import human_board_refresh_task
@@ -63,12 +66,14 @@ def episode_instruction_check(value: object) -> str:
 
 def episode_start(*, user: AbstractBaseUser | None, task_id: str, kind: str = Episode.Kind.AGENT,
                   perturbation: str = "", lam: int | None = None, history: object = None,
-                  instruction: object = None) -> tuple[Episode, dict]:
+                  instruction: object = None, cache: EpisodeCache | None = None) -> tuple[Episode, dict]:
     """A new episode; `perturbation` (canonical text, see scoring.benchmarks.vge.core.perturb) is applied to every
     view it serves; `lam` is its interaction budget λ (1..10; None: the task's own), which the engine's budgets
     follow and the episode records (only when it differs from the task's, so None always means the task's);
     `history` (0..1000 or "full", None: full) how many past turns the agent API shows of it while it runs;
-    `instruction` ("original", None, or "rephrased") how its goals are worded. The engine sees neither."""
+    `instruction` ("original", None, or "rephrased") how its goals are worded. The engine sees neither.
+    `cache`: the agent writer's (see EpisodeCache), which then knows the new episode and plays its first step
+    without reading it."""
     lam = episode_lambda_check(lam)
     history, instruction = episode_history_check(history), episode_instruction_check(instruction)
     # the definitions are read only when this process's engine does not know the task yet
@@ -84,6 +89,11 @@ def episode_start(*, user: AbstractBaseUser | None, task_id: str, kind: str = Ep
                                      kind=kind, state=state.as_dict(), perturbation=perturbation,
                                      lam=None if lam is None or lam == core.lam else lam, history=history,
                                      instruction=instruction)
+    if cache is not None:
+        cache.put(episode.pk, CachedEpisode(
+            owner_id=episode.owner_id, task_pk=task_pk, task_id=task_id, digest=digest, instruction=instruction,
+            device_id=device_id, source=source, state=state,
+            version=Episode._meta.get_field("updated_at").get_db_prep_save(episode.updated_at, connection=connection)))
     return episode, observation(episode=episode, engine=engine, state=state)
 
 
@@ -122,7 +132,18 @@ class _StepStatements:
         update.add_update_values({"state": {}, "updated_at": timezone.now()})  # stand-ins: None would compile to NULL
         self.update, params = update.get_compiler(using=conn.alias).as_sql()
         assert len(params) == 3 and params[-1] == self.STAND_IN_PK, params  # SET state, updated_at WHERE pk
+        # The same UPDATE when the episode's state comes from the agent writer's cache (EpisodeCache): it writes only
+        # while the row is still the one cached (its updated_at unchanged) and running.
+        stand_in_time = timezone.now()
+        guarded = (Episode.objects.using(conn.alias).filter(pk=self.STAND_IN_PK).filter(updated_at=stand_in_time)
+                   .filter(finished=False).query.chain(UpdateQuery))
+        guarded.add_update_values({"state": {}, "updated_at": stand_in_time})
+        self.update_guarded, params = guarded.get_compiler(using=conn.alias).as_sql()
+        # SET state, updated_at WHERE pk AND updated_at AND NOT finished (a parameter or none, as the backend writes it)
+        assert len(params) in (4, 5) and params[2] == self.STAND_IN_PK and list(params[4:]) in ([], [False]), params
+        self.guard_tail = list(params[4:])
         self.state_field = Episode._meta.get_field("state")
+        self.time_field = Episode._meta.get_field("updated_at")
 
     @staticmethod
     def prepared(fields, values, conn) -> list:
@@ -164,11 +185,22 @@ def writes_serialized():
         yield
 
 
-def episode_step_within(*, episode_id: int, user: AbstractBaseUser | None,
-                        output: str) -> tuple[StepOutcome, dict]:
+def episode_step_within(*, episode_id: int, user: AbstractBaseUser | None, output: str,
+                        cache: EpisodeCache | None = None) -> tuple[StepOutcome, dict]:
     """`episode_step` inside the caller's transaction (the agent writer's batch, simulator.agent_writer), which the
     caller opened with `writes_serialized`. A refusal is raised before anything is written, so the caller's
-    transaction stays usable for its other work."""
+    transaction stays usable for its other work.
+
+    `cache`: the agent writer's (EpisodeCache). An episode it holds is stepped without its SELECT: its UPDATE writes
+    only if the row is still the one cached, and when it is not (another path stepped or ended the episode, or the
+    batch that wrote the cached state rolled back) the step is played from the row as without a cache."""
+    if cache is not None:
+        cached = cache.get(episode_id)
+        if cached is not None:
+            played = _step_cached(episode_id=episode_id, user=user, output=output, cached=cached, cache=cache)
+            if played is not None:
+                return played
+            cache.drop(episode_id)
     with connection.cursor() as cursor:
         sql = _statements(connection)
         cursor.execute(sql.select, [episode_id])
@@ -177,28 +209,128 @@ def episode_step_within(*, episode_id: int, user: AbstractBaseUser | None,
             raise EpisodeError(f"Unknown episode {episode_id}.", status=404)
         owner_id, finished, state_raw, task_pk, task_id, digest, instruction, device_id, source = row
         device_reach_check(device_id=device_id, source=source, user=user, what=f"episode {episode_id}")
-        state_data = sql.state_field.from_db_value(state_raw, None, connection)
-        episode = Episode(pk=episode_id, owner_id=owner_id, task_id=task_pk, state=state_data, finished=bool(finished),
-                          instruction=instruction)
-        episode_owner_check(episode, user)
+        owner_check(owner_id, user)
         if finished:
             raise EpisodeError("The episode is over; start a new one.", status=409)
+        state = EpisodeState.from_dict(sql.state_field.from_db_value(state_raw, None, connection))
         engine, core = engine_with_cached_task(digest=digest, task_id=task_id, task_pk=task_pk)
-        new_state, outcome = engine.step(EpisodeState.from_dict(state_data), output)
-        now = timezone.now()
-        cursor.execute(sql.insert, sql.prepared(sql.insert_fields, [
-            episode_id, outcome.turn, outcome.raw_output, outcome.action.as_dict() if outcome.action else None,
-            outcome.as_dict(), now], connection))
-        if new_state.done:
-            episode = Episode.objects.select_related("task").defer("task__definition").get(pk=episode_id)
-            Episode.objects.filter(pk=episode_id).update(
-                state=new_state.as_dict(), updated_at=now, metrics=_finish_metrics(episode, engine, core),
-                finished=True, success=episode.success)
-            _after_finish(episode)
-        else:
-            cursor.execute(sql.update, [*sql.prepared(sql.update_fields, [new_state.as_dict(), now], connection),
-                                        episode_id])
-    return outcome, observation(episode=episode, engine=engine, state=new_state)
+        new_state, outcome = engine.step(state, output)
+        version = _stored(cursor, sql, episode_id=episode_id, engine=engine, core=core, new_state=new_state,
+                          outcome=outcome, guard=None)
+    if cache is not None and version is not None:
+        cache.put(episode_id, CachedEpisode(owner_id=owner_id, task_pk=task_pk, task_id=task_id, digest=digest,
+                                            instruction=instruction, device_id=device_id, source=source,
+                                            state=new_state, version=version))
+    return outcome, observation(episode=Seen(episode_id, instruction), engine=engine, state=new_state)
+
+
+def _step_cached(*, episode_id: int, user: AbstractBaseUser | None, output: str, cached: CachedEpisode,
+                 cache: EpisodeCache) -> tuple[StepOutcome, dict] | None:
+    """A step from the cached episode (the same checks, the same engine step, the same rows); None when the row is
+    no longer the one cached (nothing written)."""
+    device_reach_check(device_id=cached.device_id, source=cached.source, user=user, what=f"episode {episode_id}")
+    owner_check(cached.owner_id, user)
+    engine, core = engine_with_cached_task(digest=cached.digest, task_id=cached.task_id, task_pk=cached.task_pk)
+    new_state, outcome = engine.step(cached.state, output)
+    with connection.cursor() as cursor:
+        version = _stored(cursor, _statements(connection), episode_id=episode_id, engine=engine, core=core,
+                          new_state=new_state, outcome=outcome, guard=cached.version)
+    if version is False:
+        return None
+    if version is None:
+        cache.drop(episode_id)  # over
+    else:
+        cached.state, cached.version = new_state, version
+    return outcome, observation(episode=Seen(episode_id, cached.instruction), engine=engine, state=new_state)
+
+
+def _stored(cursor, sql: _StepStatements, *, episode_id: int, engine: Engine, core: CoreTask,
+            new_state: EpisodeState, outcome: StepOutcome, guard: Any) -> Any:
+    """Write a played step: the step's row, the episode's new state (and its metrics when it is over). `guard`: the
+    cached version (updated_at) the row must still have, else nothing is written and False comes back. Returns the
+    row's new version (None: the episode is over)."""
+    now = timezone.now()
+    state_value, now_value = sql.prepared(sql.update_fields, [new_state.as_dict(), now], connection)
+    if guard is not None:
+        cursor.execute(sql.update_guarded, [state_value, now_value, episode_id, guard, *sql.guard_tail])
+        if cursor.rowcount != 1:
+            return False
+    cursor.execute(sql.insert, [*sql.prepared(sql.insert_fields[:-1], [
+        episode_id, outcome.turn, outcome.raw_output, outcome.action.as_dict() if outcome.action else None,
+        outcome.as_dict()], connection), now_value])
+    if new_state.done:
+        episode = Episode.objects.select_related("task").defer("task__definition").get(pk=episode_id)
+        Episode.objects.filter(pk=episode_id).update(
+            state=new_state.as_dict(), updated_at=now, metrics=_finish_metrics(episode, engine, core),
+            finished=True, success=episode.success)
+        _after_finish(episode)
+        return None
+    if guard is None:
+        cursor.execute(sql.update, [state_value, now_value, episode_id])
+    return now_value
+
+
+@dataclass
+class CachedEpisode:
+    """What a step reads of its episode, as the agent writer last wrote it. `version`: the row's updated_at as
+    stored (the database's own value), which every write of an episode changes (auto_now, and the step's UPDATE)."""
+
+    owner_id: int | None
+    task_pk: int
+    task_id: str
+    digest: str
+    instruction: str
+    device_id: str
+    source: str
+    state: EpisodeState
+    version: Any
+
+
+class EpisodeCache:
+    """The running episodes the agent writer started or stepped, so that their next step needs no SELECT (a served
+    step's largest database cost after the writes). Used by one thread only (the writer's), and never trusted
+    alone: a cached step's UPDATE is conditional on the row's version (updated_at) and on it running, so a step
+    played by another path (the DRF view, the play page, another process), a give-up, or the rollback of the batch
+    that wrote the cached state makes the next cached step fall back to reading the row. The access checks (owner,
+    play-test device) run at every step on the cached owner and device, which no path changes on a running episode.
+    Bounded: the least recently stepped are forgotten first."""
+
+    def __init__(self, size: int = 10_000) -> None:
+        self.size = size
+        self._rows: OrderedDict[int, CachedEpisode] = OrderedDict()
+
+    def get(self, episode_id: int) -> CachedEpisode | None:
+        row = self._rows.get(episode_id)
+        if row is not None:
+            self._rows.move_to_end(episode_id)
+        return row
+
+    def put(self, episode_id: int, row: CachedEpisode) -> None:
+        self._rows[episode_id] = row
+        self._rows.move_to_end(episode_id)
+        while len(self._rows) > self.size:
+            self._rows.popitem(last=False)
+
+    def drop(self, episode_id: int) -> None:
+        self._rows.pop(episode_id, None)
+
+    def clear(self) -> None:
+        self._rows.clear()
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+writer_cache = EpisodeCache()
+"""The agent writer's (simulator.agent_writer): only its thread reads or writes it."""
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What an observation shows of its episode (simulator.engines.observation), without a model instance."""
+
+    pk: int
+    instruction: str
 
 
 def engine_with_cached_task(*, digest: str, task_id: str, task_pk: int) -> tuple[Engine, CoreTask]:

@@ -12,8 +12,9 @@ from config.asgi import application
 from devicelab.models import DeviceDraft
 from simulator import agent_socket
 from simulator.engines import EpisodeError
+from simulator.models import Step
 from simulator.selectors import play_state, playable_tasks, replay_episode
-from simulator.services.episodes import episode_start, episode_step
+from simulator.services.episodes import episode_start, episode_step, writer_cache
 from tests.access_fixtures import playtest_build
 from tests.websockets import headers_for, run_async
 
@@ -84,3 +85,40 @@ def test_the_sockets_refuse_it_to_others(playtest, annotator, annotator2, _socke
     assert "episode" in out["mine"], out["mine"]
     assert out["theirs"]["status"] == 404 and "Unknown task" in str(out["theirs"]), out["theirs"]
     assert out["play"]["type"] == "refused" and out["closed"]["code"] == 4404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_author_taken_off_the_draft_is_refused_the_next_socket_step(playtest, annotator, annotator2,
+                                                                       _socket_threads_closed):
+    """The agent writer steps a running episode from its cache (simulator.services.episodes.EpisodeCache), without
+    reading it: the play-test check still runs at every step."""
+    key = Token.objects.create(user=annotator).key
+    out: dict = {}
+
+    async def steps(messages: list[dict]) -> list[dict]:
+        socket = WebsocketCommunicator(application, "/ws/vge/agent/",
+                                       headers=[(b"authorization", f"Token {key}".encode())])
+        assert (await socket.connect())[0]
+        answers = []
+        for message in messages:
+            await socket.send_json_to(message)
+            answers.append(await socket.receive_json_from(timeout=10))
+        await socket.disconnect()
+        return answers
+
+    async def before():
+        out["before"] = await steps([{"type": "reset", "task": playtest.task_id},
+                                     {"type": "step", "output": "Action: Wait()"}])
+
+    run_async(before)
+    started, stepped = out["before"]
+    assert started["status"] == 201 and stepped["status"] == 200, out["before"]
+    assert writer_cache.get(started["episode"]) is not None
+    DeviceDraft.objects.filter(pk=playtest.draft_id).update(assignee=annotator2)
+
+    async def after():
+        out["after"] = await steps([{"type": "step", "episode": started["episode"], "output": "Action: Wait()"}])
+
+    run_async(after)
+    assert out["after"][0]["status"] == 404 and "Unknown episode" in str(out["after"][0]), out["after"]
+    assert Step.objects.filter(episode_id=started["episode"]).count() == 1
