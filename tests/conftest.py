@@ -110,12 +110,6 @@ def _local_board_responses():
     board_local_responses_clear()
 
 
-@pytest.fixture(autouse=True)
-def _media_root(settings, tmp_path_factory):
-    """Every test writes files under its own folder, never into var/media."""
-    settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
-
-
 @pytest.fixture
 def register_benchmark():
     """Register benchmark plugins for one test; the registry is as it was afterwards."""
@@ -263,61 +257,140 @@ def subprocess_database_url() -> str:
     return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
+# The tests that ask for `asgi_server` share one daphne process per flavour (eager or queueing) for the whole run,
+# started at the first such test: starting one per test cost a Django import and an application start each time. Its
+# media folder is the one those tests' MEDIA_ROOT points at (emptied before each of them); before the test's database
+# is flushed, the server waits until the test's pages and requests are gone and forgets what it keeps in memory
+# (tests/asgi_app.py). A server that cannot get quiet, or that died, is replaced by a fresh one.
+ASGI_SERVER_FIXTURES = frozenset({"asgi_server", "asgi_server_queueing"})
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path_factory, request):
+    """Every test writes files under its own folder, never into var/media (a test served by the shared ASGI server:
+    the server's media folder, emptied first)."""
+    if ASGI_SERVER_FIXTURES.isdisjoint(request.fixturenames):
+        settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
+        return
+    import shutil
+
+    media = _shared_media_root(tmp_path_factory)
+    shutil.rmtree(media, ignore_errors=True)
+    media.mkdir(parents=True)
+    settings.MEDIA_ROOT = media
+
+
+def _shared_media_root(tmp_path_factory):
+    return tmp_path_factory.getbasetemp() / "asgi-server-media"
+
+
 @pytest.fixture
-def asgi_server(transactional_db, settings, tmp_path):
+def asgi_server(transactional_db, _asgi_servers, request):
     """A daphne process (HTTP + websockets) on the test database, on a free loopback port; it scores uploads
     itself (Celery tasks run eagerly).
 
-    Use with data committed by the test (this fixture implies a transactional database)."""
-    yield from _asgi_server(settings, tmp_path, eager=True)
+    Use with data committed by the test (this fixture implies a transactional database). Shared with the other
+    tests that use it: the test's media folder is the server's, and what the server keeps in memory is forgotten
+    after the test."""
+    yield from _asgi_servers.serve(request, eager=True)
 
 
 @pytest.fixture
-def asgi_server_queueing(transactional_db, settings, tmp_path):
+def asgi_server_queueing(transactional_db, _asgi_servers, request):
     """As `asgi_server`, but uploads go to the configured broker for a worker process to score (the embedded
     default: the filesystem broker and the in-memory channel layer, so the worker cannot reach the server's
     websockets through the layer)."""
-    yield from _asgi_server(settings, tmp_path, eager=False)
+    yield from _asgi_servers.serve(request, eager=False)
 
 
-def _asgi_server(settings, tmp_path, *, eager: bool):
-    import subprocess
-    import sys
-    import time
-    from pathlib import Path
+@pytest.fixture(scope="session")
+def _asgi_servers(django_db_setup, tmp_path_factory):
+    servers = _AsgiServers(tmp_path_factory)
+    yield servers
+    servers.stop()
 
-    root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ, DATABASE_URL=subprocess_database_url())
-    env.update(
-        MEDIA_ROOT=str(settings.MEDIA_ROOT),
-        PYTHONPATH=str(root),
-        CELERY_TASK_ALWAYS_EAGER="true" if eager else "false",
-        EXTRA_BENCHMARKS="tests.dummy_scorer:PLUGIN",
-    )
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    log = (tmp_path / "daphne.log").open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+
+class _AsgiServers:
+    def __init__(self, tmp_path_factory):
+        self.media = _shared_media_root(tmp_path_factory)
+        self.logs = tmp_path_factory.mktemp("asgi-server-logs")
+        self.running: dict[bool, tuple] = {}  # eager -> (process, url)
+        self.started = 0
+
+    def serve(self, request, *, eager: bool):
+        import json
+        import urllib.request
+
+        from tests.asgi_app import RESET_PATH
+
+        process, url = self.running.get(eager) or (None, None)
+        if process is None or process.poll() is not None:
+            process, url = self.running[eager] = self._start(eager=eager)
+        yield url
+        if "chromium" in request.fixturenames:  # the test's pages close before the server forgets what it kept
+            for context in request.getfixturevalue("chromium").contexts:
+                context.close()
+        quiet = False
+        if process.poll() is None:
+            try:
+                with urllib.request.urlopen(url + RESET_PATH, timeout=60) as answer:
+                    quiet = json.loads(answer.read())["open"] == 0
+            except OSError:
+                quiet = False
+        if not quiet:  # still serving something of this test, or dead: the next test gets a fresh server
+            self._stop(process)
+            del self.running[eager]
+
+    def _start(self, *, eager: bool):
+        import subprocess
+        import sys
+        import time
+        from pathlib import Path
+
+        root = Path(__file__).resolve().parent.parent
+        env = dict(os.environ, DATABASE_URL=subprocess_database_url())
+        env.update(
+            MEDIA_ROOT=str(self.media),
+            PYTHONPATH=str(root),
+            CELERY_TASK_ALWAYS_EAGER="true" if eager else "false",
+            EXTRA_BENCHMARKS="tests.dummy_scorer:PLUGIN",
+        )
+        self.media.mkdir(parents=True, exist_ok=True)
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        sock.close()
+        self.started += 1
+        log_path = self.logs / f"daphne-{self.started}.log"
+        log = log_path.open("wb")
+        process = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "tests.asgi_app:application"],
+            cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError as exc:
+                if process.poll() is not None:
+                    raise RuntimeError(log_path.read_text()) from exc
+                time.sleep(0.2)
+        return process, f"http://127.0.0.1:{port}"
+
+    @staticmethod
+    def _stop(process) -> None:
+        import subprocess
+
+        # daphne's graceful stop waits for open connections: give it a few seconds, then end it
+        process.terminate()
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError as exc:
-            if process.poll() is not None:
-                raise RuntimeError((tmp_path / "daphne.log").read_text()) from exc
-            time.sleep(0.2)
-    yield f"http://127.0.0.1:{port}"
-    # daphne's graceful stop waits for open connections (a page's websocket, a keep-alive image request): give it
-    # a few seconds, then end it
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+    def stop(self) -> None:
+        for process, _url in self.running.values():
+            self._stop(process)
+        self.running.clear()
