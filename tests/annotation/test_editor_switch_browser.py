@@ -11,6 +11,7 @@ from pycocotools import mask as mask_utils
 
 from annotation.core.segmentation import Embedding as SamEmbedding
 from annotation.core.segmentation import EmbeddingCache
+from annotation.services.editing import item_save
 from tests.annotation.browser_helpers import instance_areas, to_client
 from tests.conftest import login_page
 
@@ -53,6 +54,10 @@ def test_next_switches_in_place_saving_first_and_keeping_the_decoder(
     page.wait_for_selector("#proposals button")
     first_mask = _mask_of(page)
     assert first_mask.any()
+    # The page asked for the next item's editor data ahead (after its features); the item changes on the server
+    # meanwhile (a curator's edit, another tab): the switch shows the item as it is now.
+    page.wait_for_function("() => window.annotationEditor.prefetch.data === true")
+    item_save(user=annotator, item_id=second.pk, version=second.version, texts={"text_label": "saved meanwhile"})
     # A label typed and Next pressed in the same moment: the label's save is still to come (the autosave waits
     # 700 ms after an edit), so the switch has to make it.
     unsaved = page.evaluate("""() => {
@@ -70,14 +75,15 @@ def test_next_switches_in_place_saving_first_and_keeping_the_decoder(
     # once: its first decode is made once per session).
     assert page.evaluate("() => window.keptAcrossItems") == "set on the first item"
     assert len(page.evaluate("() => window.annotationEditor.decoderStats.firstDecodeMs")) == 1
-    assert page.evaluate("() => window.annotationEditor.switches.map((s) => s.item)") == [second.pk]
+    assert page.evaluate("() => window.annotationEditor.switches.map((s) => [s.item, s.ahead])") == [[second.pk, True]]
     # The first item's work was saved before the switch ...
     [stored_first] = _stored(first)
     assert (stored_first == first_mask).all()
     assert first.texts == {"text_label": "the left one"}
-    # ... and none of it is on the second: no masks, an empty label, an undo with nothing to undo, its own name.
+    # ... and none of it is on the second: no masks, its own label (the server's, checked after the switch), an
+    # undo with nothing to undo, its own name.
+    page.wait_for_function("() => document.querySelector('[data-text=text_label]').value === 'saved meanwhile'")
     assert instance_areas(page) == []
-    assert page.input_value("[data-text=text_label]") == ""
     page.keyboard.press("Control+z")
     assert instance_areas(page) == []
     assert page.text_content("#item-name") == second.name and second.name in page.title()

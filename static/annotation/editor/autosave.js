@@ -165,6 +165,9 @@ export async function flushSave() {
   return changeSeq === savedSeq;
 }
 
+/** Whether the item shown was edited (or its restored backup is being saved) since it was shown. */
+export function touched() { return changeSeq !== 0 || saving; }
+
 /** The item shown is another (switch.js): nothing of the previous one's saving is left (flushSave ran first). */
 export function resetAutosave() {
   for (const timer of [saveTimer, backupTimer, retryTimer]) clearTimeout(timer);

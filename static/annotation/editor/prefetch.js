@@ -14,8 +14,18 @@ import { config, itemSerial } from "./state.js";
 const POLL_MS = 3000;
 const POLLS = 100;  // five minutes: an embedding still queued then is left to the next page
 
-/** What the tests and the speed script read (window.annotationEditor.prefetch). */
-export const prefetchStats = { wanted: 0, cached: 0, error: "" };
+/** What the tests and the speed script read (window.annotationEditor.prefetch); `data`: the next item's editor data
+ *  is here. */
+export const prefetchStats = { wanted: 0, cached: 0, data: false, error: "" };
+let nextData = null;  // {item, data}: the next item's editor data (item_editor_data), asked for after its features
+
+/** The next item's editor data if it was asked for ahead, once (switch.js shows it at once and checks it). */
+export function takePrefetched(pk) {
+  const found = nextData && nextData.item === pk ? nextData.data : null;
+  nextData = null;
+  prefetchStats.data = false;
+  return found;
+}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -40,12 +50,20 @@ export function prefetchNext() {
   if (!browserDecoderPossible() || !config.decoder_url || !ids.length || prefetchStats.wanted) return;
   prefetchStats.wanted = ids.length;
   const serial = itemSerial;  // the item shown now: a prefetch for an item left stops
+  const next = config.next_item;
   (async () => {
     for (const id of ids) await prefetchImage(id, serial);
+    // Then the item's editor data: the Next button need not wait for the server (switch.js checks its version).
+    const res = await api(`/annotation/items/${next}/editor.json`, "GET");
+    if (serial === itemSerial && res.status === 200 && res.data && res.data.config) {
+      nextData = { item: next, data: res.data };
+      prefetchStats.data = true;
+    }
   })().catch((e) => { prefetchStats.error = String(e); });
 }
 
 /** Another item is shown (switch.js): its own next item is prefetched once its decoder is loaded. */
 export function prefetchReset() {
-  Object.assign(prefetchStats, { wanted: 0, cached: 0, error: "" });
+  Object.assign(prefetchStats, { wanted: 0, cached: 0, data: false, error: "" });
+  nextData = null;
 }
