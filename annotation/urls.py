@@ -8,6 +8,7 @@ urlpatterns = [
     path("annotation/projects/<slug:slug>/", views.project_detail, name="annotation-project"),
     path("annotation/projects/<slug:slug>/export.zip", views.project_export, name="annotation-project-export"),
     path("annotation/items/<int:pk>/", views.item_editor, name="annotation-editor"),
+    path("annotation/items/<int:pk>/editor.json", views.item_editor_data, name="annotation-editor-data"),
     path("api/annotation/images/", api.ImageUploadApi.as_view(), name="api-annotation-image-upload"),
     path("api/annotation/images/<int:pk>/file/", api.ImageFileApi.as_view(), name="api-annotation-image-file"),
     path("api/annotation/images/<int:pk>/segment/", api.SegmentApi.as_view(), name="api-annotation-segment"),

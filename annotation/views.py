@@ -10,9 +10,11 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.staticfiles import finders
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.templatetags.static import static
+from django.views.decorators.http import require_GET
 
 from accounts.roles import is_annotator, is_curator, is_reviewer
 from annotation import selectors
@@ -133,25 +135,25 @@ def _ort_static() -> dict[str, str] | None:
     return {"module": static(module), "wasm": static(wasm)}
 
 
-@login_required
-@cross_origin_isolated  # SAM's decoder runs on several WebAssembly threads
-def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
-    item = get_object_or_404(Item.objects.select_related("project", "assignee"), pk=pk)
-    if not can_edit_item(request.user, item):
-        # Issue 32: not a bare "Not Found": say whose item it is (to the project's annotators and reviewers) and
-        # who can hand it over.
-        team = is_annotator(request.user) or is_reviewer(request.user)
-        return render(request, "annotation/item_not_yours.html", {
-            "item": item, "show_assignee": team, "curators": selectors.curator_names(),
-        }, status=403)
-    # Opening the item starts its embedding (and the next items') on the worker; idempotent.
+def _not_yours(request: HttpRequest, item: Item) -> HttpResponse:
+    # Issue 32: not a bare "Not Found": say whose item it is (to the project's annotators and reviewers) and who can
+    # hand it over.
+    team = is_annotator(request.user) or is_reviewer(request.user)
+    return render(request, "annotation/item_not_yours.html", {
+        "item": item, "show_assignee": team, "curators": selectors.curator_names(),
+    }, status=403)
+
+
+def _editor_config(request: HttpRequest, item: Item) -> dict:
+    """What the editor's script starts from (the page's editor-config, and the in-place Next's JSON). Opening the item
+    starts its embedding (and the next items') on the worker; idempotent."""
     opened = item_open(user=request.user, item=item)
     leaf = leaf_for(item.project.leaf)
     following = selectors.next_item(item=item)
     item_data = dict(ItemOutput(item).data)
     if item.state in EDITABLE_STATES:  # items stored before upload-time linting said "No findings." when empty
         item_data["findings"] = findings_json(item_lint(item))
-    config = {
+    return {
         "item": item_data,
         "leaf": {
             "path": leaf.path, "family": leaf.family.value, "images": leaf.images,
@@ -162,8 +164,9 @@ def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
             "has_feasibility": leaf.has_feasibility,
         },
         "api": {"item": f"/api/annotation/items/{item.pk}/", "submit": f"/api/annotation/items/{item.pk}/submit/"},
+        # The Next button opens it in place (issue 34: static/annotation/editor/switch.js, through item_editor_data).
         "next_item": following.pk if following else None,
-        # The page downloads their features once computed (prefetch.js): the Next button's page finds them cached.
+        # The page makes their features ready once computed (prefetch.js): the Next button finds them loaded.
         "next_images": [image.pk for image in item_images(following)] if following else [],
         # onnxruntime-web (npm, copied by `make setup`): SAM's decoder runs in the browser when it is there.
         "ort": _ort_static(),
@@ -175,4 +178,33 @@ def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
                        for row in opened},
         "segmenter": segmenter_identity(),  # named in each mask's provenance
     }
-    return render(request, "annotation/editor.html", {"item": item, "config": config, "leaf": leaf})
+
+
+@login_required
+@cross_origin_isolated  # SAM's decoder runs on several WebAssembly threads
+def item_editor(request: HttpRequest, pk: int) -> HttpResponse:
+    item = get_object_or_404(Item.objects.select_related("project", "assignee"), pk=pk)
+    if not can_edit_item(request.user, item):
+        return _not_yours(request, item)
+    config = _editor_config(request, item)
+    return render(request, "annotation/editor.html", {"item": item, "config": config,
+                                                      "leaf": leaf_for(item.project.leaf)})
+
+
+@login_required
+@require_GET
+def item_editor_data(request: HttpRequest, pk: int) -> JsonResponse:
+    """The editor page's content for another item as JSON, under the page's own access rules: the Next button (and
+    the browser's back and forward) switch items in place, keeping the page's warm SAM decoder (issue 34)."""
+    item = get_object_or_404(Item.objects.select_related("project", "assignee"), pk=pk)
+    if not can_edit_item(request.user, item):
+        return JsonResponse({"detail": "This item is not yours to edit.",
+                             "page": f"/annotation/items/{item.pk}/"}, status=403)
+    leaf = leaf_for(item.project.leaf)
+    return JsonResponse({
+        "config": _editor_config(request, item),
+        # The parts of the page that are the item's: its name, its state, the reviewers' notes.
+        "page": {"title": f"Edit {item.name}", "name": item.name, "state": item.get_state_display(),
+                 "panel": render_to_string("annotation/review_editor_panel.html",
+                                           {"item": item, "leaf": leaf}, request=request)},
+    })

@@ -119,6 +119,8 @@ TABLE: dict[str, Row] = {
     "annotation/projects/<slug:slug>/export.zip": Row(fixed("/annotation/projects/none/export.zip"), ALL_SAFE,
                                                       held_by=NOT_HERE),
     "annotation/items/<int:pk>/": Row(fixed("/annotation/items/999999/"), ALL_SAFE, held_by=NOT_HERE),
+    "annotation/items/<int:pk>/editor.json": Row(fixed("/annotation/items/999999/editor.json"), ALL_SAFE,
+                                                 held_by="tests/annotation/test_editor_data.py"),
     "api/annotation/images/": Row(fixed("/api/annotation/images/"), ALL_SAFE, held_by=NOT_HERE),
     "api/annotation/images/<int:pk>/file/": Row(fixed("/api/annotation/images/999999/file/"), ALL_SAFE,
                                                 held_by=NOT_HERE),

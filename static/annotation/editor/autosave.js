@@ -23,6 +23,7 @@ export function payload() {
 }
 
 let saveTimer = null, backupTimer = null, saving = false, pending = false, conflict = false;
+let saveDone = null, submitting = null, retryTimer = null;  // promises of the save and the submit under way (flushSave waits for them)
 // Every change bumps changeSeq; a save that carried change N sets savedSeq = N. Unsaved while they differ.
 let changeSeq = 0, savedSeq = 0;
 export function setSaveStatus(text) { $("save-status").textContent = text; }
@@ -36,12 +37,19 @@ export function applyLock() {
   const keep = new Set(["opacity", "outlines", "masklet", "btn-help", "btn-help-close"]);
   for (const el of document.querySelectorAll(".ann-side button, .ann-side input, .ann-side select, .ann-side textarea")) {
     if (keep.has(el.id) || el.dataset.tool === "pan" || el.dataset.tool === "select" || el.closest(".ann-review")) continue;
-    el.disabled = true;
+    if (!el.disabled) { el.disabled = true; el.dataset.locked = "1"; }  // the lock's own: clearLock enables them
   }
   const banner = $("lock-banner");
   const label = state.itemState === "submitted" ? "in review" : state.itemState.replace("_", " ");
   banner.textContent = `This item is ${label}: it is locked until a reviewer sends it back to you.`;
   banner.hidden = false;
+}
+
+/** Undo applyLock (another item is shown in place): what the lock disabled is enabled, the banner hidden. */
+export function clearLock() {
+  document.getElementById("editor").classList.remove("ann-locked");
+  for (const el of document.querySelectorAll("[data-locked]")) { el.disabled = false; delete el.dataset.locked; }
+  $("lock-banner").hidden = true;
 }
 
 function backup() {
@@ -64,16 +72,28 @@ function scheduleSave() {
   saveTimer = setTimeout(() => { saveTimer = null; save(); }, 700);
 }
 
-export async function save() {
-  if (saving) { pending = true; return; }
+/** Save now (a save under way: once more after it); resolves when no save is left under way. */
+export function save() {
+  if (saving) { pending = true; return saveDone; }
   saving = true;
+  saveDone = (async () => {
+    try {
+      do { pending = false; await saveOnce(); } while (pending);
+    } finally {
+      saving = false;
+      saveDone = null;
+    }
+  })();
+  return saveDone;
+}
+
+async function saveOnce() {
   setSaveStatus("Saving…");
   const body = payload();
   const seq = changeSeq;
   let res;
   try { res = await api(config.api.item, "PUT", body); } catch (e) { res = { status: 0, data: null }; }
   if (res.status === 409) res = await reconcile(body, res);
-  saving = false;
   if (res.status === 200) {
     if (seq === changeSeq) settleEdits();  // the server holds exactly these masks: later edits start from them
     savedSeq = Math.max(savedSeq, seq);
@@ -92,11 +112,10 @@ export async function save() {
     $("save-status").className = "ann-banner";
   } else if (res.status === 0) {
     setSaveStatus("Offline: changes are kept in this browser and saved when the server answers.");
-    setTimeout(scheduleSave, 3000);
+    retryTimer = setTimeout(scheduleSave, 3000);
   } else {
     setSaveStatus(`Not saved: ${(res.data && (res.data.detail || JSON.stringify(res.data.errors))) || res.status}`);
   }
-  if (pending) { pending = false; save(); }
 }
 
 /** A 409 whose server copy already equals what we sent (e.g. a save sent as the last tab closed) is no conflict. */
@@ -128,7 +147,44 @@ export function flushOnLeave() {
   }
 }
 
-export async function submit() {
+/** Another item is about to be shown in place (switch.js): save this one's changes now, after any save or submit under
+ *  way. Resolves to true when the server holds all of them (or the item is not editable here), false when not
+ *  (offline, a conflict, a refusal: the caller then leaves the page as a link would, the backup kept). */
+export async function flushSave() {
+  clearTimeout(backupTimer);
+  backup();
+  if (submitting) await submitting;
+  for (let tries = 0; tries < 3; tries++) {
+    if (saveDone) await saveDone;
+    if (conflict) return false;
+    if (!editable() || changeSeq === savedSeq) return true;
+    clearTimeout(saveTimer);
+    saveTimer = null;
+    await save();
+  }
+  return changeSeq === savedSeq;
+}
+
+/** Whether the item shown was edited (or its restored backup is being saved) since it was shown. */
+export function touched() { return changeSeq !== 0 || saving; }
+
+/** The item shown is another (switch.js): nothing of the previous one's saving is left (flushSave ran first). */
+export function resetAutosave() {
+  for (const timer of [saveTimer, backupTimer, retryTimer]) clearTimeout(timer);
+  saveTimer = backupTimer = retryTimer = null;
+  pending = conflict = false;
+  changeSeq = savedSeq = 0;
+  $("save-status").className = "muted";
+  setSaveStatus("");
+  clearLock();
+}
+
+export function submit() {
+  submitting = submitOnce().finally(() => { submitting = null; });
+  return submitting;
+}
+
+async function submitOnce() {
   if (saveTimer || changeSeq !== savedSeq) { clearTimeout(saveTimer); saveTimer = null; await save(); }
   const reason = $("override-reason").value;
   const res = await api(config.api.submit, "POST", { version: state.version, override_reason: reason });

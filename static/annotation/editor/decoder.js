@@ -28,12 +28,13 @@ const failed = {};        // image id -> true once its loading failed (the serve
 export const decoderStats = {
   loads: [], firstDecodeMs: [], runs: 0, warmRuns: 0, warmPoints: [], lastMs: 0, runMs: [], error: "", threads: 0,
 };
-const firstDecoded = new WeakSet();  // sessions that have made their first decode
 
 // V8 compiles the runtime's WebAssembly lazily and in tiers: a page's first decode compiles the code it runs (4-7x
 // a warm decode: ~650 against ~90 ms in Node here), the next few run 1.5-3x slower than the rest; and the first
 // decode of each prompt size (1, 2, 3… points: the runtime plans its memory per input shape) is slower again. The
-// first decode is made on a dummy prompt before the decoder counts as ready (the server answers clicks until then);
+// first decode is made on a dummy prompt and a blank embedding as soon as the session exists (warmUp), before the
+// decoder counts as ready (the server answers clicks until then), so it overlaps the features' download and the
+// embedding's computing; the session stays warm for every item the page shows (switch.js switches items in place);
 // then, while the page is idle, the decoder runs on dummy prompts of 1 to 4 points, with and without a mask prompt,
 // until 8 decodes have been made (real ones count), so the annotator's first clicks on an instance get the fast
 // code (the slowest clicks of a series were its first four); a real prompt goes first.
@@ -71,8 +72,8 @@ function loadOrt() {
   return ortPromise;
 }
 
-async function fetchOk(url) {
-  const res = await fetch(url, { credentials: "same-origin" });
+async function fetchOk(url, priority = "auto") {
+  const res = await fetch(url, { credentials: "same-origin", priority });
   if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
   return res;
 }
@@ -94,26 +95,36 @@ function halfToFloat(bits) {
 
 const pair = (text) => text.split(",").map((v) => parseInt(v, 10));
 
-/** Start downloading the runtime and the decoder and creating its session (idempotent). */
+/** Start downloading the runtime and the decoder and creating its session (idempotent). The session's first decode
+ *  (the runtime compiling its code) is made at once on a dummy embedding, while the image's features download or
+ *  its embedding is computed, not after them. */
 export function warmUp(url) {
   if (!browserDecoderPossible() || !url) return null;
   if (!sessions[url]) {
     sessions[url] = Promise.all([loadOrt(), fetchOk(url).then((r) => r.arrayBuffer())])
       // The file is saved optimized (sam_onnx._optimize): creating the session has no graph optimization to make.
-      .then(([ort, buf]) => ort.InferenceSession.create(buf, {
-        executionProviders: ["wasm"], graphOptimizationLevel: "disabled",
-      }));
+      .then(async ([ort, buf]) => {
+        const session = await ort.InferenceSession.create(buf, {
+          executionProviders: ["wasm"], graphOptimizationLevel: "disabled",
+        });
+        const first = performance.now();
+        const blank = { data: new Float32Array(256 * 64 * 64), shape: [1, 256, 64, 64] };
+        await warmOnce({ ort, session, features: blank, imageSize: [FRAME, FRAME], inputSize: [FRAME, FRAME] });
+        decoderStats.firstDecodeMs.push(performance.now() - first);
+        return session;
+      });
     sessions[url].catch((e) => { decoderStats.error = String(e); });
   }
   return sessions[url];
 }
 
-/** Start loading the decoder and the image's features (idempotent); resolves to the context or rejects. */
-export function prepare(img, browser) {
+/** Start loading the decoder and the image's features (idempotent); resolves to the context or rejects. The next
+ *  item's images are prepared ahead (prefetch.js, `priority` "low"), so the Next button finds them loaded. */
+export function prepare(img, browser, { priority = "auto" } = {}) {
   if (perImage[img.id]) return perImage[img.id];
   perImage[img.id] = (async () => {
     const started = performance.now();
-    const download = fetchOk(browser.features_url);
+    const download = fetchOk(browser.features_url, priority);
     const ort = await loadOrt();
     const [session, res] = await Promise.all([warmUp(browser.decoder_url), download]);
     const shape = pair(res.headers.get("X-Embedding-Shape"));
@@ -122,12 +133,6 @@ export function prepare(img, browser) {
       ort, session, features, imageSize: pair(res.headers.get("X-Image-Size")),
       inputSize: pair(res.headers.get("X-Input-Size")),
     };
-    if (!firstDecoded.has(session)) {
-      const first = performance.now();
-      await warmOnce(ctx);
-      firstDecoded.add(session);
-      decoderStats.firstDecodeMs.push(performance.now() - first);
-    }
     ready[img.id] = ctx;
     decoderStats.loads.push(performance.now() - started);
     warmInIdle(ctx);
@@ -135,6 +140,16 @@ export function prepare(img, browser) {
   })();
   perImage[img.id].catch((e) => { decoderStats.error = String(e); delete ready[img.id]; failed[img.id] = true; });
   return perImage[img.id];
+}
+
+/** Forget the loaded features of every image but `keep`'s ids (the page shows another item; the decoder's session
+ *  stays, warm). An image forgotten and shown again loads its features anew, from the browser's cache. */
+export function release(keep) {
+  const kept = new Set(keep.map(String));
+  for (const table of [perImage, ready, failed]) {
+    // an image whose loading failed is tried again when shown
+    for (const id of Object.keys(table)) if (!kept.has(id) || failed[id]) delete table[id];
+  }
 }
 
 /** The loaded context of an image, or a promise of it while it loads, or null (not started or failed). */

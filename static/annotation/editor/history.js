@@ -34,3 +34,8 @@ export function redo() {
   resetPrompt();
   changed();
 }
+/** Another item is shown (switch.js): its undo starts empty (an undo must never bring back the previous item's masks). */
+export function clearHistory() {
+  undoStack.length = 0;
+  redoStack.length = 0;
+}

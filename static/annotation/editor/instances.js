@@ -159,8 +159,9 @@ export function renderLabels() {
       <option value="">not set</option><option value="true">yes</option><option value="false">no</option></select>`);
     $("f-feasible").value = config.item.placement_feasible == null ? "" : String(config.item.placement_feasible);
   }
-  form.addEventListener("input", () => changed({ labelsOnly: true }));
-  form.addEventListener("submit", (ev) => ev.preventDefault());
+  // Set, not added: the form is rendered again for each item the page shows (switch.js).
+  form.oninput = () => changed({ labelsOnly: true });
+  form.onsubmit = (ev) => ev.preventDefault();
 }
 
 /** The label form's values, as the item API takes them. */

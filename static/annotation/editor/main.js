@@ -6,18 +6,22 @@
  */
 import { decode as rleDecode, encode as rleEncode } from "../rle.js";
 import {
-  applyLock, editable, flushOnLeave, noteChange, payload, restoreBackup, save, saveRestored, setSaveStatus, submit,
+  applyLock, editable, flushOnLeave, noteChange, payload, resetAutosave, restoreBackup, save, saveRestored,
+  setSaveStatus, submit,
 } from "./autosave.js";
 import { fit, requestDraw } from "./canvas.js";
-import { redo, undo } from "./history.js";
+import { clearHistory, redo, undo } from "./history.js";
 import {
   deleteSelected, mergeSelected, renderFindings, renderImageTabs, renderInstances, renderLabels, setMasklet,
 } from "./instances.js";
-import { decoderStats, warmUp } from "./decoder.js";
-import { prefetchNext, prefetchStats } from "./prefetch.js";
-import { hoverShown, renderProposals, stats, watchEmbedding } from "./prompts.js";
+import { decoderStats, release, warmUp } from "./decoder.js";
+import { prefetchNext, prefetchReset, prefetchStats } from "./prefetch.js";
+import { hoverShown, promptsReset, renderProposals, stats, watchEmbedding } from "./prompts.js";
 import { bindShortcuts, toggleHelp } from "./shortcuts.js";
-import { $, config, currentImage, images, leaf, loadInstances, on, resetPrompt, state } from "./state.js";
+import {
+  $, config, currentImage, images, itemReplace, leaf, loadInstances, on, resetPrompt, state,
+} from "./state.js";
+import { bindSwitch, switches } from "./switch.js";
 import { bindPointer, fillHoles, fillSelected, polygonMask, setBrush, setTool, stamp, strokeTo } from "./tools.js";
 
 on("changed", (opts) => {
@@ -35,7 +39,6 @@ function bindControls() {
     o.title = m.name;
     select.append(o);
   }
-  select.value = state.masklet;
   select.addEventListener("change", () => setMasklet(select.value));
   for (const b of document.querySelectorAll("[data-tool]")) b.addEventListener("click", () => setTool(b.dataset.tool));
   $("brush-size").addEventListener("input", (e) => setBrush(parseInt(e.target.value, 10)));
@@ -55,18 +58,16 @@ function bindControls() {
   document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") flushOnLeave(); });
 }
 
-function start() {
-  bindPointer();
-  bindShortcuts();
+/** The item's part of the page: its masks (or this browser's unsaved copy of them), labels, findings, images and
+ *  their embeddings; run as the page opens and for each item switch.js shows in place. */
+function openItem() {
   const restored = editable() && restoreBackup();
   loadInstances(config.item.instances, config.item.provenance);
-  bindControls();
+  $("masklet").value = state.masklet;
   renderLabels();
   renderFindings();
   renderImageTabs();
   renderInstances();
-  setTool("click");
-  warmUp(config.decoder_url);
   for (const img of images) {
     img.el = new Image();
     img.el.onload = () => { img.loaded = true; if (img === currentImage()) fit(); };
@@ -76,9 +77,38 @@ function start() {
   if (!editable()) { setSaveStatus(`This item is ${state.itemState.replace("_", " ")}: changes are not saved.`); applyLock(); }
   if (restored) saveRestored();
   fit();
+}
+
+/** Show another item in place (switch.js, after this item's changes were saved): `data` is item_editor_data's. The
+ *  decoder's session stays; the features of images not shown are let go (the next item's, prefetched, are kept). */
+function showItem(data) {
+  release([...data.config.item.images.map((img) => img.id), ...(data.config.next_images || [])]);
+  itemReplace(data.config);
+  clearHistory();
+  resetAutosave();
+  prefetchReset();
+  promptsReset();
+  document.title = `${data.page.title} · Embodied Bench Hub`;
+  $("item-name").textContent = data.page.name;
+  $("item-state").textContent = data.page.state;
+  $("review-panel").innerHTML = data.page.panel;
+  const next = $("btn-next");
+  next.hidden = !config.next_item;
+  next.href = config.next_item ? `/annotation/items/${config.next_item}/` : "";
+  openItem();
+}
+
+function start() {
+  bindPointer();
+  bindShortcuts();
+  bindControls();
+  bindSwitch(showItem);
+  setTool("click");
+  warmUp(config.decoder_url);
+  openItem();
   window.annotationEditor = {
     state, rleEncode, rleDecode, payload, save, undo, redo, fillHoles, stats, decoderStats, hoverShown,
-    prefetch: prefetchStats,
+    prefetch: prefetchStats, switches,
     raster: { stamp, strokeTo, polygonMask },  // the tools' geometry, compared with annotation/core/edits.py in tests
   };
 }

@@ -8,7 +8,7 @@ import { browserDecoderPossible, contextFor, decode, isReady, prepare } from "./
 import { checkpoint } from "./history.js";
 import { provFromProposal } from "./provenance.js";
 import {
-  $, addInstance, changed, config, currentImage, isLocked, replaceInstance, rleOf, selectedInstance, state,
+  $, addInstance, changed, config, currentImage, isLocked, itemSerial, replaceInstance, rleOf, selectedInstance, state,
 } from "./state.js";
 
 /** Timings the speed script and the tests read (window.annotationEditor.stats). */
@@ -255,11 +255,27 @@ export function pickProposal(i, fresh) {
   changed();
 }
 
+/** Another item is shown in place (switch.js): an answer still coming for the previous item's prompt or preview is
+ *  dropped, and its embeddings' watchers stop (each sees the item serial change). */
+export function promptsReset() {
+  segSeq++;
+  clearHover();
+  hover.pending = null;
+  for (const id of Object.keys(embedWatchers)) delete embedWatchers[id];
+  $("seg-status").textContent = "";
+  $("embed-status").textContent = "";
+  renderProposals();
+}
+
 const embedWatchers = {};
-/** Poll an image's embedding until it is ready or failed, showing its progress; then run `then` (if given). */
+/** Poll an image's embedding until it is ready or failed, showing its progress; then run `then` (if given). A watch
+ *  of the previous item's image (the page switched items in place) ends without a word or a `then`. */
 export async function watchEmbedding(img, then) {
   if (embedWatchers[img.id]) { if (then) embedWatchers[img.id].push(then); return; }
-  embedWatchers[img.id] = then ? [then] : [];
+  const waiting = then ? [then] : [];
+  embedWatchers[img.id] = waiting;
+  const serial = itemSerial;
+  const gone = () => serial !== itemSerial;
   const box = $("embed-status");
   // The page came with each image's status (the view's): a ready one is not asked for on the page's first watch
   // (taken once: a later watch, after the server answered 202, asks).
@@ -270,18 +286,22 @@ export async function watchEmbedding(img, then) {
     const res = known && known.status === "ready"
       ? { status: 200, data: known } : await api(`/api/annotation/images/${img.id}/embedding/`, "GET");
     known = null;
+    if (gone()) return;
     const d = res.data || {};
     if (res.status !== 200) { box.textContent = "Embedding status unavailable."; break; }
     if (d.status === "ready") {
       box.textContent = `Embedding ready (${d.model_key}).`;
       if (d.browser && browserDecoderPossible()) {
         box.textContent = `Embedding ready (${d.model_key}); loading the in-browser decoder…`;
+        let said;
         try {
           await prepare(img, d.browser);
-          box.textContent = `Embedding ready (${d.model_key}); decoder in the browser.`;
+          said = `Embedding ready (${d.model_key}); decoder in the browser.`;
         } catch (e) {
-          box.textContent = `Embedding ready (${d.model_key}); segmenting on the server (${e.message || e}).`;
+          said = `Embedding ready (${d.model_key}); segmenting on the server (${e.message || e}).`;
         }
+        if (gone()) return;
+        box.textContent = said;
       }
       break;
     }
@@ -289,8 +309,8 @@ export async function watchEmbedding(img, then) {
     box.innerHTML = `<label>Embedding ${d.status} <progress max="100"></progress></label>`;
     box.querySelector("progress").value = d.progress || 0;
     await new Promise((r) => setTimeout(r, 1000));
+    if (gone()) return;
   }
-  const waiting = embedWatchers[img.id] || [];
-  delete embedWatchers[img.id];
+  if (embedWatchers[img.id] === waiting) delete embedWatchers[img.id];
   for (const fn of waiting) fn();
 }

@@ -10,7 +10,8 @@ import { decode as rleDecode, encode as rleEncode } from "../rle.js";
 
 export const config = JSON.parse(document.getElementById("editor-config").textContent);
 export const leaf = config.leaf;
-export const STORAGE_KEY = `annotation-item-${config.item.id}`;
+// The item's localStorage backup (autosave.js); another item's once the page switches items in place (switch.js).
+export let STORAGE_KEY = `annotation-item-${config.item.id}`;
 const PALETTE = [
   [230, 25, 75], [60, 180, 75], [255, 225, 25], [0, 130, 200], [245, 130, 48], [145, 30, 180],
   [70, 240, 240], [240, 50, 230], [210, 245, 60], [250, 190, 212], [0, 128, 128], [220, 190, 255],
@@ -20,10 +21,11 @@ export const $ = (id) => document.getElementById(id);
 
 export const images = config.item.images.map((img) => ({ ...img, el: null, loaded: false }));
 let nextId = 1;
+const firstMasklet = () => (leaf.masklets.find((m) => m.scored) || leaf.masklets[0]).name;
 export const state = {
   version: config.item.version,
   itemState: config.item.state,
-  masklet: (leaf.masklets.find((m) => m.scored) || leaf.masklets[0]).name,
+  masklet: firstMasklet(),
   instances: {},          // masklet -> [instance]
   selected: null,         // instance id
   multi: new Set(),       // ids selected for merging
@@ -37,6 +39,27 @@ export const state = {
   polygon: [],
   findings: config.item.findings || [],
 };
+
+/** Which item the page shows: 1 for the page's own, one more at each in-place switch (a loop started for an earlier
+ *  item, e.g. polling its embedding, stops when it sees another serial). */
+export let itemSerial = 1;
+
+/** Show another item in place (switch.js): `next` is its editor config (the same leaf as this page's); the page's
+ *  images, instances, prompt, view and findings become the new item's, as a fresh page would start them. The tool,
+ *  the brush, the opacity and the outlines stay the annotator's. */
+export function itemReplace(next) {
+  itemSerial++;
+  for (const key of Object.keys(config)) delete config[key];
+  Object.assign(config, next, { leaf });
+  STORAGE_KEY = `annotation-item-${config.item.id}`;
+  images.splice(0, images.length, ...config.item.images.map((img) => ({ ...img, el: null, loaded: false })));
+  Object.assign(state, {
+    version: config.item.version, itemState: config.item.state, masklet: firstMasklet(), instances: {},
+    selected: null, polygon: [], findings: config.item.findings || [], view: { s: 1, tx: 0, ty: 0 },
+  });
+  state.multi.clear();
+  resetPrompt();
+}
 
 /** An item in these states is the annotator's to edit; in any other (submitted, in review, accepted…) it is locked. */
 export const EDITABLE_STATES = ["todo", "in_progress", "needs_revision"];
