@@ -1,8 +1,9 @@
-"""Admin for precomputed board comparisons (read-mostly: the scoring pipeline writes them) and frozen snapshots
-(read only: a snapshot never changes; a curator may delete one made by mistake)."""
+"""Admin for precomputed board comparisons (read-mostly: the scoring pipeline writes them), the Analysis tab's
+per-submission summaries (read only: derived from the scores; one deleted is made again when a page needs it) and
+frozen snapshots (read only: a snapshot never changes; a curator may delete one made by mistake)."""
 from django.contrib import admin
 
-from leaderboard.models import BoardComparison, BoardSnapshot
+from leaderboard.models import AnalysisSummary, BoardComparison, BoardSnapshot
 
 
 @admin.register(BoardComparison)
@@ -23,3 +24,17 @@ class BoardSnapshotAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False  # frozen from a board's page, where its rows come from
+
+
+@admin.register(AnalysisSummary)
+class AnalysisSummaryAdmin(admin.ModelAdmin):
+    list_display = ("id", "submission", "disclosure", "version", "computed_at")
+    list_filter = ("disclosure",)
+    raw_id_fields = ("submission",)
+    readonly_fields = ("submission", "disclosure", "version", "summary", "computed_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False  # written from the scores (leaderboard.services_analysis)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
