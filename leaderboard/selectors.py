@@ -339,15 +339,26 @@ LOCAL_ROWS_MAX = 50_000  # rows kept in all, over every split this process has r
 _local_rows: OrderedDict[int, dict[int, tuple[tuple, BoardRow]]] = OrderedDict()
 
 
+def _board_subs(split_id: int) -> QuerySet[Submission]:
+    """The submissions on a split's board: scored, with a score, and shown now (`on_boards`)."""
+    return on_boards(Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED,
+                                               score__isnull=False))
+
+
+def _board_figures(split_id: int) -> tuple[bool, str, tuple]:
+    """What a board row's figures are read under: whether the split hides its ground truth, the benchmark's
+    headline key and its readings."""
+    slug, hidden = Split.objects.filter(pk=split_id).values_list("benchmark__slug", "hidden_ground_truth").first() \
+        or ("", False)
+    return hidden, headline_key(slug) if slug else "overall", benchmark_readings(slug) if slug else ()
+
+
 def board_rows_current(*, split_id: int) -> list[BoardRow]:
     """The board's rows under the headline reading and the current scores: what `_load_rows(split_id)` returns,
     from this process's rows of the split where their columns are unchanged (one light query), the others built
     anew (`_row`)."""
-    slug, hidden = Split.objects.filter(pk=split_id).values_list("benchmark__slug", "hidden_ground_truth").first() \
-        or ("", False)
-    subs = on_boards(Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED,
-                                               score__isnull=False))
-    stamps = [(*columns, hidden) for columns in subs.order_by("id").values_list(*_ROW_COLUMNS)]
+    hidden, headline, readings = _board_figures(split_id)
+    stamps = [(*columns, hidden) for columns in _board_subs(split_id).order_by("id").values_list(*_ROW_COLUMNS)]
     with _local_lock:
         known = _local_rows.get(split_id, {})
     kept: dict[int, tuple[tuple, BoardRow]] = {}
@@ -359,8 +370,6 @@ def board_rows_current(*, split_id: int) -> list[BoardRow]:
         else:
             stale[stamp[0]] = stamp
     if stale:
-        headline = headline_key(slug) if slug else "overall"
-        readings = benchmark_readings(slug) if slug else ()
         for sub in Submission.objects.filter(pk__in=list(stale)).select_related("model_entry", "score"):
             kept[sub.pk] = (stale[sub.pk], _row(sub, headline, readings=readings, hidden=hidden))
     rows = {pk: kept[pk] for pk, *_ in stamps if pk in kept}  # a row scored away meanwhile is left out
@@ -377,15 +386,8 @@ def _load_rows(split_id: int, reading: str = "", scorer: str = "") -> list[Board
     under the reading asked for ("": the headline's); with `scorer`, the scores made under that scorer version (the
     current one or one a re-score replaced: a submission with neither is not on that board; a paper's reported rows
     are on every version's board, as the paper gave them)."""
-    subs = (
-        on_boards(Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED, score__isnull=False))
-        .select_related("model_entry", "score")
-        .order_by("id")
-    )
-    slug, hidden = Split.objects.filter(pk=split_id).values_list("benchmark__slug", "hidden_ground_truth").first() \
-        or ("", False)
-    headline = headline_key(slug) if slug else "overall"
-    readings = benchmark_readings(slug) if slug else ()
+    subs = _board_subs(split_id).select_related("model_entry", "score").order_by("id")
+    hidden, headline, readings = _board_figures(split_id)
     if scorer:
         return combine_runs([_row(s, headline, reading=reading, readings=readings, hidden=hidden, score=score)
                              for s, score in scores_under_version(subs, scorer)])
@@ -466,8 +468,7 @@ def board_data_pairs_add(data: BoardData, pairs: Mapping[frozenset[int], PairSig
 
 def board_has_kind(*, split_id: int, kind: str) -> bool:
     """Whether the board shows a row of a model of this kind (one indexed query, however many rows it has)."""
-    return on_boards(Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED,
-                                               score__isnull=False, model_entry__kind=kind)).exists()
+    return _board_subs(split_id).filter(model_entry__kind=kind).exists()
 
 
 def model_submissions(*, entry: ModelEntry) -> QuerySet[Submission]:
