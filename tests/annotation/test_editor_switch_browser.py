@@ -10,12 +10,10 @@ import pytest
 from pycocotools import mask as mask_utils
 
 from annotation.core.segmentation import Embedding as SamEmbedding
-from annotation.core.segmentation import EmbeddingCache
 from annotation.services.editing import item_save
-from tests.annotation.browser_helpers import instance_areas, to_client
+from tests.annotation.browser_helpers import first_and_flipped_items, instance_areas, to_client
 from tests.conftest import login_page
 
-from .conftest import png_bytes
 from .test_editor_sam_browser import ORT_MODULE, _iou, _mask_of, _server_mask
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -34,12 +32,8 @@ def test_next_switches_in_place_saving_first_and_keeping_the_decoder(
         settings):
     if not ORT_MODULE.exists():
         pytest.fail(f"{ORT_MODULE} is missing: `make setup` installs onnxruntime-web (npm ci) and copies it there")
-    project = project_factory()
-    [first] = item_factory(scene_png[0], project=project, assignee=annotator)
-    flipped = png_bytes(np.ascontiguousarray(np.array(_pixels(scene_png[0]))[:, ::-1]))
-    [second] = item_factory(flipped, project=project, name="flipped.png", assignee=annotator)
-    cache = EmbeddingCache(settings.SAM_EMBEDDING_DIR)
-    cache.put(first.images.get().sha256, sam_scene_embedding)
+    first, second, cache = first_and_flipped_items(scene_png[0], sam_scene_embedding, project_factory, item_factory,
+                                                   annotator, settings)
     # the second image's own features: a mask decoded from the first's would differ
     other = np.random.default_rng(29).normal(0, 0.5, size=(1, 256, 64, 64)).astype(np.float16)
     cache.put(second.images.get().sha256, SamEmbedding("sam-vit_b", (360, 640), (576, 1024), other))
@@ -123,11 +117,3 @@ def test_next_switches_in_place_saving_first_and_keeping_the_decoder(
     assert page.evaluate("() => window.keptAcrossItems") is None
     assert instance_areas(page) == [int(second_mask.sum())]
     assert len(page.evaluate("() => window.annotationEditor.switches")) == 0
-
-
-def _pixels(data: bytes):
-    import io
-
-    from PIL import Image
-
-    return Image.open(io.BytesIO(data)).convert("RGB")

@@ -3,14 +3,11 @@ embedding features once they are computed and loads them into its decoder; the N
 loaded, and a page of that item (a reload, a link opened) reads them from the browser's cache."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from annotation.core.segmentation import EmbeddingCache
-from tests.annotation.browser_helpers import to_client
+from tests.annotation.browser_helpers import first_and_flipped_items, to_client
 from tests.conftest import login_page
 
-from .conftest import png_bytes
 from .test_editor_sam_browser import ORT_MODULE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -21,12 +18,8 @@ def test_the_next_items_features_are_fetched_ahead_and_its_page_reads_them_from_
         settings):
     if not ORT_MODULE.exists():
         pytest.fail(f"{ORT_MODULE} is missing: `make setup` installs onnxruntime-web (npm ci) and copies it there")
-    project = project_factory()
-    [first] = item_factory(scene_png[0], project=project, assignee=annotator)
-    flipped = png_bytes(np.ascontiguousarray(np.array(_pixels(scene_png[0]))[:, ::-1]))
-    [second] = item_factory(flipped, project=project, name="flipped.png", assignee=annotator)
-    cache = EmbeddingCache(settings.SAM_EMBEDDING_DIR)
-    cache.put(first.images.get().sha256, sam_scene_embedding)
+    first, second, cache = first_and_flipped_items(scene_png[0], sam_scene_embedding, project_factory, item_factory,
+                                                   annotator, settings)
 
     login_page(page, live_server.url, "anna", "pw-anna-123")
     page.goto(f"{live_server.url}/annotation/items/{first.pk}/")
@@ -62,11 +55,3 @@ def test_the_next_items_features_are_fetched_ahead_and_its_page_reads_them_from_
     page.wait_for_function("() => /decoder in the browser/.test(document.getElementById('embed-status').textContent)",
                            timeout=30000)
     assert [size for name, size, _ in page.evaluate(loads) if name.endswith(features)] == [0], page.evaluate(loads)
-
-
-def _pixels(data: bytes):
-    import io
-
-    from PIL import Image
-
-    return Image.open(io.BytesIO(data)).convert("RGB")
