@@ -134,3 +134,21 @@ def test_result_file_holds_the_payload_as_json_dumps_would_one_row_a_line(tmp_pa
     assert len(rows) == len(out["samples"]) == 23
     write_result(path, {**out, "samples": []})
     assert json.loads(path.read_text(encoding="utf-8"))["samples"] == []
+
+
+def test_gt_paths_that_are_not_files_go_to_the_next_root_and_bad_json_is_said(tmp_path):
+    from scoring.benchmarks.epic.core.pipeline import GTResolver
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "gt.json").mkdir()  # a folder where the file is looked for first
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "gt.json").write_text(json.dumps({"text_annotation": {"count": [1]}}))
+    (tmp_path / "b" / "bad.json").write_text("{not json")
+    resolver = GTResolver((str(tmp_path / "a"), str(tmp_path / "b")))
+    found, problem = resolver.load({"ground_truth": {"gt_json_path": ["gt.json"]}})
+    assert found == {"text_annotation": {"count": [1]}} and problem is None
+    found, problem = resolver.load({"ground_truth": {"gt_json_path": ["bad.json"]}})
+    assert found is None and problem.startswith("ground truth bad.json is not valid JSON")
+    for missing in ("nope.json", "a\x00b.json", "gt.json/inner.json"):
+        found, problem = resolver.load({"ground_truth": {"gt_json_path": [missing]}})
+        assert found is None and problem == f"ground truth file {missing} not found"
