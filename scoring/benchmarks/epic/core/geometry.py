@@ -125,7 +125,8 @@ def _decode_batch(strings: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.
     return counts, first, stops, ok
 
 
-_PREPARED: dict[bytes, tuple[np.ndarray | None, int, bool]] = {}  # runs, their sum, any negative
+# runs, their sum, any negative, the run bounds (`RleMask.run_bounds`)
+_PREPARED: dict[bytes, tuple[np.ndarray | None, int, bool, np.ndarray | None]] = {}
 
 
 def prepare(values: Sequence[Any]) -> None:
@@ -146,8 +147,12 @@ def prepare(values: Sequence[Any]) -> None:
         total = (sums[stops] - sums[first]).tolist()
         negative = (negatives[stops] > negatives[first]).tolist()
         pieces = _pieces(counts, first, stops)
-        _PREPARED.update((data, (piece, runs_total, neg) if good else (None, 0, True))
-                         for data, piece, runs_total, neg, good in zip(found, pieces, total, negative, ok.tolist()))
+        # Each string's run ends (its cumulative sums) in one pass, up to an even number of runs.
+        ends = sums[1:] - np.repeat(sums[first], stops - first)
+        bounds = _pieces(ends, first, first + ((stops - first) & ~1))
+        _PREPARED.update((data, (piece, runs_total, neg, bound) if good else (None, 0, True, None))
+                         for data, piece, runs_total, neg, bound, good in
+                         zip(found, pieces, total, negative, bounds, ok.tolist()))
 
 
 def forget_prepared() -> None:
@@ -169,13 +174,27 @@ class RleMask:
     def counts(self) -> np.ndarray:
         cached = self.__dict__.get("_counts")
         if cached is None:
-            parts = self.__dict__.get("_parts")
+            parts = self.__dict__.get("_instances")
             if parts is not None:
-                cached = union_counts([part() for part in parts], self.height * self.width)
+                cached = union_counts([part.counts() for part in parts], self.height * self.width)
             else:
                 cached = counts_from_string(self.rle["counts"])
             assert cached is not None  # RLEs built here are always well formed
             object.__setattr__(self, "_counts", cached)
+        return cached
+
+
+    def run_bounds(self) -> np.ndarray | None:
+        """The ends of the runs up to the last run of ones, an even number of them (ones run k covers pixels
+        [b[2k], b[2k + 1]) in column-major order); None where the run lengths are not decoded (a union, or counts
+        given as a list: `counts()` would decode them)."""
+        cached = self.__dict__.get("_bounds")
+        if cached is None:
+            counts = self.__dict__.get("_counts")
+            if counts is None:
+                return None
+            cached = np.cumsum(counts[: counts.size & ~1])
+            object.__setattr__(self, "_bounds", cached)
         return cached
 
 
@@ -201,8 +220,9 @@ def _instance(item: Any) -> tuple[RleMask | None, str | None]:
         data = counts.encode("utf-8") if isinstance(counts, str) else counts
         prepared = _PREPARED.get(data)
         if prepared is not None:
-            runs, runs_total, negative = prepared
+            runs, runs_total, negative, bounds = prepared
         else:
+            bounds = None
             runs = counts_from_string(data)
             negative = runs is None or bool((runs < 0).any())
             runs_total = 0 if runs is None else int(runs.sum())
@@ -210,6 +230,8 @@ def _instance(item: Any) -> tuple[RleMask | None, str | None]:
             return None, f"RLE counts do not decode to a {height}x{width} mask"
         mask = RleMask(height, width, {"size": [height, width], "counts": data})
         object.__setattr__(mask, "_counts", runs)  # decoded once: path scoring reads the runs again
+        if bounds is not None:
+            object.__setattr__(mask, "_bounds", bounds)
         return mask, None
     if isinstance(counts, list):
         if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts):
@@ -263,7 +285,7 @@ def union_of_instances(value: Any) -> tuple[RleMask | None, list[str]]:
     merged = RleMask(first.height, first.width, mask_utils.merge([m.rle for m in masks], intersect=0))
     # If the union's run lengths are needed (path scoring), they come from the instances' decoded runs,
     # cheaper than decoding the merged string again; the same runs as pycocotools' merge.
-    object.__setattr__(merged, "_parts", [m.counts for m in masks])
+    object.__setattr__(merged, "_instances", masks)
     return merged, problems
 
 
@@ -317,7 +339,6 @@ def iou(pred: RleMask, gt: RleMask) -> float:
     return float(mask_utils.iou([pred.rle], [gt.rle], [0])[0, 0])
 
 
-_NO_RUN = np.iinfo(np.int64).max  # start of the (absent) run after the last one
 
 
 def _disjoint_rects(boxes: Sequence[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
@@ -344,45 +365,46 @@ def boxes_iou(boxes: Sequence[tuple[int, int, int, int]], gt: RleMask) -> float:
     """IoU of the union of integer boxes with a mask (boxes already clipped to the mask's size; a box may hold
     no pixel once truncated to integers, e.g. y1 = y2 = 0).
 
-    Computed on the GT's run boundaries, without rasterising the boxes: in column-major order a box is one
-    interval of pixel indices per column, and the GT pixels in [a, b) are ones_before(b) - ones_before(a), read
-    off the runs by binary search. Integer intersection and union, divided in double precision: the same value
-    as pycocotools' `iou` against the rasterised boxes (`boxes_mask`), which the tests check.
+    Computed on the GT's decoded run bounds (of each instance, for a union of instances that do not overlap),
+    without rasterising the boxes: a rectangle's pixels before pixel p (column-major) are a closed form of p,
+    so the rectangle's pixels inside a run of ones [s, e) are that count at e less that count at s, for all
+    runs and rectangles in one pass. Integer intersection and union, divided in double precision: the same
+    value as pycocotools' `iou` against the rasterised boxes (`boxes_mask`), which the tests check.
     """
     if not boxes:
         return 1.0 if gt.area == 0 else 0.0
-    counts = gt.__dict__.get("_counts")
-    if counts is None:
-        # A union of GT instances not decoded yet: rasterising the boxes is cheaper than decoding the union.
+    # A union's own runs once decoded (for path scoring), else its instances'.
+    parts = ("_counts" not in gt.__dict__ and gt.__dict__.get("_instances")) or (gt,)
+    bounds = [b for b in (part.run_bounds() for part in parts) if b is not None]
+    points = None if len(bounds) < len(parts) else bounds[0] if len(bounds) == 1 else np.concatenate(bounds)
+    gt_area = 0
+    if points is not None:
+        gt_area = int(points[1::2].sum() - points[0::2].sum())
+        if len(bounds) > 1 and gt_area != gt.area:
+            points = None  # overlapping instances: their runs are not the union's
+    if points is None:
+        # Counts given as lists, or overlapping instances: rasterising the boxes is cheaper than decoding.
         return float(mask_utils.iou([boxes_mask(boxes, gt.height, gt.width).rle], [gt.rle], [0])[0, 0])
-    h = gt.height
-    ones = counts[1::2]
-    one_ends = np.cumsum(counts)[1::2]
-    one_starts = np.append(one_ends - ones, _NO_RUN)
-    ones_before_run = np.zeros(ones.size + 1, dtype=np.int64)
-    np.cumsum(ones, out=ones_before_run[1:])
-    gt_area = int(ones_before_run[-1])
     rects = _disjoint_rects(boxes)
     if not rects:
         return 0.0  # every box truncated to no pixel: pycocotools gives 0 (even against an empty GT)
-    if len(rects) == 1:  # the common case: one interval per column, no bookkeeping of which rectangle
+    h = gt.height
+    xa: Any
+    ya: Any
+    xb: Any
+    yb: Any
+    if len(rects) == 1:
         xa, ya, xb, yb = rects[0]
-        pred_area = (xb - xa) * (yb - ya)
-        first = np.arange(xa * h, xb * h, h, dtype=np.int64)
-        lo, hi = first + ya, first + yb
     else:
-        r = np.array(rects, dtype=np.int64)
-        widths = r[:, 2] - r[:, 0]
-        pred_area = int(np.dot(widths, r[:, 3] - r[:, 1]))
-        owner = np.repeat(np.arange(r.shape[0]), widths)
-        first = (np.arange(owner.size) - np.repeat(np.cumsum(widths) - widths - r[:, 0], widths)) * h
-        lo = first + r[owner, 1]
-        hi = first + r[owner, 3]
-    # ones before pixel p: the runs ending at or before p, plus the part of the run p lies in.
-    j_lo = np.searchsorted(one_ends, lo, side="right")
-    j_hi = np.searchsorted(one_ends, hi, side="right")
-    inter = int((ones_before_run[j_hi] - ones_before_run[j_lo]).sum()
-                + np.maximum(hi - one_starts[j_hi], 0).sum() - np.maximum(lo - one_starts[j_lo], 0).sum())
+        r = np.array(rects, dtype=np.int64)[:, :, None]  # each rectangle's bounds against every point
+        xa, ya, xb, yb = r[:, 0], r[:, 1], r[:, 2], r[:, 3]
+    pred_area = sum((x2 - x1) * (y2 - y1) for x1, y1, x2, y2 in rects)
+    # A rectangle's pixels before p: full columns before p's, then rows of p's column above p; p clamped to the
+    # rectangle's columns first (before them: none; after them: all). Less xa * (yb - ya), the same for every
+    # point, which the differences cancel.
+    col, row = np.divmod(np.minimum(np.maximum(points, xa * h), xb * h), h)
+    before = col * (yb - ya) + np.minimum(np.maximum(row - ya, 0), yb - ya)
+    inter = int(before[..., 1::2].sum() - before[..., 0::2].sum())
     if inter == 0:
         return 0.0  # pycocotools: no common pixel gives 0
     return inter / (pred_area + gt_area - inter)

@@ -232,17 +232,27 @@ def test_union_run_lengths_equal_the_decoded_pycocotools_merge(h, w, parts):
 @given(st.integers(1, 40), st.integers(1, 40), st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40),
                                                                    st.integers(0, 40), st.integers(0, 40)),
                                                          min_size=1, max_size=5),
-       st.integers(0, 2**32 - 1), st.floats(0, 1), st.booleans())
-def test_boxes_iou_on_runs_equals_pycocotools_iou_of_the_rasterised_boxes(h, w, raw_boxes, seed, density, two):
+       st.integers(0, 2**32 - 1), st.floats(0, 1), st.sampled_from(["one", "overlapping", "disjoint"]), st.booleans())
+def test_boxes_iou_on_runs_equals_pycocotools_iou_of_the_rasterised_boxes(h, w, raw_boxes, seed, density, instances_kind,
+                                                                          decoded):
+    """One instance, or a union of instances that overlap (the rasterising fallback unless the union is decoded)
+    or not (each instance's runs); the union's runs decoded before or not."""
     from scoring.benchmarks.epic.core.geometry import boxes_iou
     boxes = [(min(x1, x2, w), min(y1, y2, h), min(max(x1, x2), w), min(max(y1, y2), h)) for x1, y1, x2, y2 in raw_boxes]
     if not boxes:
         return  # no box at all is decided before boxes_iou's geometry; boxes without pixels are kept
-    instances = [rle(_random_mask(h, w, seed, density))]
-    if two:
-        instances.append(rle(_random_mask(h, w, seed + 1, density)))
+    first = _random_mask(h, w, seed, density)
+    instances = [rle(first)]
+    if instances_kind != "one":
+        second = _random_mask(h, w, seed + 1, density)
+        if instances_kind == "disjoint":
+            second[first > 0] = 0
+            if w > 1:
+                second[:, 0] = 1 - first[:, 0]  # a run that meets the first instance's: the union joins them
+        instances.append(rle(second))
     gt, _ = union_of_instances(instances)
-    gt.counts()  # decoded: boxes_iou takes the run path, not the rasterising fallback
+    if decoded:
+        gt.counts()
     expected = float(mask_utils.iou([boxes_mask(boxes, h, w).rle], [gt.rle], [0])[0, 0])
     assert boxes_iou(boxes, gt) == expected
 
