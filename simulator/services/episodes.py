@@ -270,7 +270,7 @@ def episode_step_within(*, episode_id: int, user: AbstractBaseUser | None, outpu
         engine, core = engine_with_cached_task(digest=digest, task_id=task_id, task_pk=task_pk)
         new_state, outcome = engine.step(state, output)
         version = _stored(cursor, sql, episode_id=episode_id, engine=engine, core=core, new_state=new_state,
-                          outcome=outcome, guard=None)
+                          outcome=outcome, guard=None, cache=cache)
     if cache is not None and version is not None:
         cache.put(episode_id, CachedEpisode(owner_id=owner_id, task_pk=task_pk, task_id=task_id, digest=digest,
                                             instruction=instruction, device_id=device_id, source=source,
@@ -288,7 +288,7 @@ def _step_cached(*, episode_id: int, user: AbstractBaseUser | None, output: str,
     new_state, outcome = engine.step(cached.state, output)
     with connection.cursor() as cursor:
         version = _stored(cursor, _statements(connection), episode_id=episode_id, engine=engine, core=core,
-                          new_state=new_state, outcome=outcome, guard=cached.version)
+                          new_state=new_state, outcome=outcome, guard=cached.version, cache=cache)
     if version is False:
         return None
     if version is None:
@@ -299,20 +299,25 @@ def _step_cached(*, episode_id: int, user: AbstractBaseUser | None, output: str,
 
 
 def _stored(cursor, sql: _StepStatements, *, episode_id: int, engine: Engine, core: CoreTask,
-            new_state: EpisodeState, outcome: StepOutcome, guard: Any) -> Any:
+            new_state: EpisodeState, outcome: StepOutcome, guard: Any, cache: EpisodeCache | None = None) -> Any:
     """Write a played step: the step's row, the episode's new state (and its metrics when it is over). `guard`: the
     cached version (updated_at) the row must still have, else nothing is written and False comes back. Returns the
-    row's new version (None: the episode is over)."""
+    row's new version (None: the episode is over). `cache`: the agent writer's, which may hold the step's row for
+    its batch's one INSERT (EpisodeCache.steps_collected)."""
     now, db = timezone.now(), cursor.db
     state_value, now_value = sql.prepared(sql.update_fields, [new_state.as_dict(), now], db)
     if guard is not None:
         cursor.execute(sql.update_guarded, [state_value, now_value, episode_id, guard, *sql.guard_tail])
         if cursor.rowcount != 1:
             return False
-    cursor.execute(sql.insert, [*sql.prepared(sql.insert_fields[:-1], [
+    row = [*sql.prepared(sql.insert_fields[:-1], [
         episode_id, outcome.turn, outcome.raw_output, outcome.action.as_dict() if outcome.action else None,
-        outcome.as_dict()], db), now_value])
+        outcome.as_dict()], db), now_value]
+    if cache is None or not cache.step_row_kept(row):
+        cursor.execute(sql.insert, row)
     if new_state.done:
+        if cache is not None:
+            cache.steps_flush()  # the metrics read every step of the episode
         cursor.execute(sql.ending, [episode_id])
         kind, baseline_rank = cursor.fetchone()
         cursor.execute(sql.outcomes, [episode_id])
@@ -356,6 +361,34 @@ class EpisodeCache:
     def __init__(self, size: int = 10_000) -> None:
         self.size = size
         self._rows: OrderedDict[int, CachedEpisode] = OrderedDict()
+        self._steps: list[list] | None = None  # the step rows held for one INSERT (steps_collected)
+
+    @contextlib.contextmanager
+    def steps_collected(self):
+        """Within: the rows of the steps played with this cache are held, and INSERTed together (one executemany)
+        when the block ends without an error, so inside the caller's transaction and before it commits (the agent
+        writer's batch: one statement for its steps instead of one each). An error drops them with the rest of
+        the rolled-back transaction. Outside such a block every step INSERTs its row at once."""
+        self._steps = []
+        try:
+            yield
+            self.steps_flush()
+        finally:
+            self._steps = None
+
+    def step_row_kept(self, row: list) -> bool:
+        """Hold a step's INSERT values for the block's one INSERT; False outside a steps_collected block."""
+        if self._steps is None:
+            return False
+        self._steps.append(row)
+        return True
+
+    def steps_flush(self) -> None:
+        """INSERT the held step rows now (before a read of the steps)."""
+        if self._steps:
+            rows, self._steps = self._steps, []
+            with connection.cursor() as cursor:
+                cursor.executemany(_statements(connection).insert, rows)
 
     def get(self, episode_id: int) -> CachedEpisode | None:
         row = self._rows.get(episode_id)
