@@ -95,7 +95,7 @@ def _played(batch: list[Job]) -> list[Outcome]:
     try:
         with writes_serialized():
             try:
-                with transaction.atomic():
+                with transaction.atomic(), writer_cache.steps_collected():  # its steps' rows: one INSERT
                     return [_one(call) for call, _, _ in batch]
             except Exception:  # rolled back: each job alone, so that only the failing one fails
                 writer_cache.clear()  # it held what the batch wrote (its versions would refuse it all the same)
@@ -104,7 +104,7 @@ def _played(batch: list[Job]) -> list[Outcome]:
                 outcomes = []
                 for call, _, _ in batch:
                     try:
-                        with transaction.atomic():
+                        with transaction.atomic(), writer_cache.steps_collected():
                             outcomes.append(_one(call))
                     except Exception as exc:  # noqa: BLE001 - raised to its own waiter, as run() promises
                         outcomes.append((False, exc))

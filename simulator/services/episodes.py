@@ -76,25 +76,37 @@ def episode_start(*, user: AbstractBaseUser | None, task_id: str, kind: str = Ep
     without reading it."""
     lam = episode_lambda_check(lam)
     history, instruction = episode_history_check(history), episode_instruction_check(instruction)
-    # the definitions are read only when this process's engine does not know the task yet
-    row = (Task.objects.filter(task_id=task_id)
-           .values_list("pk", "device__digest", "device__device_id", "device__source").first())
-    if row is None:
-        raise EpisodeError(f"Unknown task '{task_id}'.", status=404)
-    task_pk, digest, device_id, source = row
-    device_reach_check(device_id=device_id, source=source, user=user, what=f"task '{task_id}'")
-    engine, core = engine_with_cached_task(digest=digest, task_id=task_id, task_pk=task_pk)
-    state = engine.new_episode(core, lam=lam)
-    episode = Episode.objects.create(owner=user if user and user.is_authenticated else None, task_id=task_pk,
-                                     kind=kind, state=state.as_dict(), perturbation=perturbation,
-                                     lam=None if lam is None or lam == core.lam else lam, history=history,
-                                     instruction=instruction)
+    sql = _statements(connection)
+    with connection.cursor() as cursor:
+        cursor.execute(sql.task, [task_id])
+        row = cursor.fetchone()
+        if row is None:
+            raise EpisodeError(f"Unknown task '{task_id}'.", status=404)
+        task_pk, digest, device_id, source = row
+        device_reach_check(device_id=device_id, source=source, user=user, what=f"task '{task_id}'")
+        engine, core = engine_with_cached_task(digest=digest, task_id=task_id, task_pk=task_pk)
+        state = engine.new_episode(core, lam=lam)
+        episode = Episode(owner=user if user and user.is_authenticated else None, task_id=task_pk, kind=kind,
+                          state=state.as_dict(), perturbation=perturbation,
+                          lam=None if lam is None or lam == core.lam else lam, history=history, instruction=instruction)
+        _inserted(cursor, sql, episode)
     if cache is not None:
         cache.put(episode.pk, CachedEpisode(
             owner_id=episode.owner_id, task_pk=task_pk, task_id=task_id, digest=digest, instruction=instruction,
             device_id=device_id, source=source, state=state,
             version=Episode._meta.get_field("updated_at").get_db_prep_save(episode.updated_at, connection=connection)))
     return episode, observation(episode=episode, engine=engine, state=state)
+
+
+def _inserted(cursor, sql: _StepStatements, episode: Episode) -> None:
+    """INSERT a new episode as Model.save() would (the same fields, pre_save and value preparation; no signals are
+    connected to Episode), through the statement compiled once; the instance then has its pk and is saved."""
+    db = cursor.db
+    cursor.execute(sql.episode_insert, [
+        *sql.prepared(sql.episode_fields, [f.pre_save(episode, True) for f in sql.episode_fields], db),
+        *sql.returning_params])
+    (episode.pk,) = db.ops.fetch_returned_insert_columns(cursor, sql.returning_params)
+    episode._state.adding, episode._state.db = False, db.alias
 
 
 class _StepStatements:
@@ -105,10 +117,11 @@ class _StepStatements:
     as the compilers put them, so the rows are the ones the ORM writes and reads back.
 
     The SELECT reads no model instance and never a definition (the engine of a device digest, with its tasks, is
-    cached per process; the task row is read in full only when the engine misses). Compiled inside the step's
-    transaction: the compiler refuses a locking SELECT outside one."""
+    cached per process; the task row is read in full only when the engine misses). Also a start's and a last step's
+    statements (see below)."""
 
     STAND_IN_PK = 0  # compiled with this pk, then run with the episode's
+    STAND_IN_TASK = "stand-in"
 
     def __init__(self, conn) -> None:
         locked = Episode.objects.using(conn.alias).filter(pk=self.STAND_IN_PK).order_by().values_list(
@@ -145,8 +158,48 @@ class _StepStatements:
         self.state_field = Episode._meta.get_field("state")
         self.time_field = Episode._meta.get_field("updated_at")
 
+        # The last step's: what its end needs of the episode (its kind, its task's baseline rank: the Human row's
+        # refresh), its steps' outcomes (the metrics), and the UPDATE that ends it. Through the ORM these cost a
+        # finished episode more CPU than all its steps' statements (perf/agent_serve_profile.py).
+        ending = Episode.objects.using(conn.alias).filter(pk=self.STAND_IN_PK).order_by().values_list(
+            "kind", "task__baseline_rank")
+        self.ending, params = ending.query.get_compiler(using=conn.alias).as_sql()
+        assert list(params) == [self.STAND_IN_PK], params
+        outcomes = Step.objects.using(conn.alias).filter(episode_id=self.STAND_IN_PK).order_by("index").values_list(
+            "outcome")
+        self.outcomes, params = outcomes.query.get_compiler(using=conn.alias).as_sql()
+        assert list(params) == [self.STAND_IN_PK], params
+        self.outcome_field = Step._meta.get_field("outcome")
+        self.finish_fields = [Episode._meta.get_field(n) for n in ("state", "updated_at", "metrics", "finished",
+                                                                    "success")]
+        finish = Episode.objects.using(conn.alias).filter(pk=self.STAND_IN_PK).query.chain(UpdateQuery)
+        finish.add_update_values({"state": {}, "updated_at": stand_in_time, "metrics": {}, "finished": True,
+                                  "success": True})
+        self.finish, params = finish.get_compiler(using=conn.alias).as_sql()
+        assert len(params) == 6 and params[-1] == self.STAND_IN_PK, params  # SET the five WHERE pk
+
+        # A start's: its task (the definitions are read only when this process's engine does not know the task yet)
+        # and the new episode's INSERT, the fields and values the ORM's save() writes (pre_save: auto_now), its pk
+        # read back as there.
+        task = Task.objects.using(conn.alias).filter(task_id=self.STAND_IN_TASK).order_by().values_list(
+            "pk", "device__digest", "device__device_id", "device__source")
+        self.task, params = task.query.get_compiler(using=conn.alias).as_sql()
+        assert list(params) == [self.STAND_IN_TASK], params
+        meta = Episode._meta
+        self.episode_fields = [f for f in meta.local_concrete_fields if f is not meta.auto_field and not f.generated]
+        assert list(meta.db_returning_fields) == [meta.pk] and conn.features.can_return_columns_from_insert
+        insert = InsertQuery(Episode)
+        insert.insert_values(self.episode_fields, [Episode(task_id=self.STAND_IN_PK, state={})])
+        compiler = insert.get_compiler(using=conn.alias)
+        compiler.returning_fields = [meta.pk]
+        [(self.episode_insert, params)] = compiler.as_sql()
+        self.returning_params = compiler.returning_params
+        assert len(params) == len(self.episode_fields) + len(self.returning_params), params
+
     @staticmethod
     def prepared(fields, values, conn) -> list:
+        """The values as the ORM's compilers put them. `conn`: the thread's own connection (a cursor's .db), not the
+        `connection` proxy, whose every attribute read looks the thread's up again (most of this call's cost)."""
         return [field.get_db_prep_save(value, connection=conn) for field, value in zip(fields, values)]
 
 
@@ -156,7 +209,8 @@ _step_statements: dict[str, _StepStatements] = {}
 def _statements(conn) -> _StepStatements:
     found = _step_statements.get(conn.alias)
     if found is None:
-        found = _step_statements[conn.alias] = _StepStatements(conn)
+        with transaction.atomic(using=conn.alias):  # the compiler refuses a locking SELECT outside a transaction
+            found = _step_statements[conn.alias] = _StepStatements(conn)
     return found
 
 
@@ -212,11 +266,11 @@ def episode_step_within(*, episode_id: int, user: AbstractBaseUser | None, outpu
         owner_check(owner_id, user)
         if finished:
             raise EpisodeError("The episode is over; start a new one.", status=409)
-        state = EpisodeState.from_dict(sql.state_field.from_db_value(state_raw, None, connection))
+        state = EpisodeState.from_dict(sql.state_field.from_db_value(state_raw, None, cursor.db))
         engine, core = engine_with_cached_task(digest=digest, task_id=task_id, task_pk=task_pk)
         new_state, outcome = engine.step(state, output)
         version = _stored(cursor, sql, episode_id=episode_id, engine=engine, core=core, new_state=new_state,
-                          outcome=outcome, guard=None)
+                          outcome=outcome, guard=None, cache=cache)
     if cache is not None and version is not None:
         cache.put(episode_id, CachedEpisode(owner_id=owner_id, task_pk=task_pk, task_id=task_id, digest=digest,
                                             instruction=instruction, device_id=device_id, source=source,
@@ -234,7 +288,7 @@ def _step_cached(*, episode_id: int, user: AbstractBaseUser | None, output: str,
     new_state, outcome = engine.step(cached.state, output)
     with connection.cursor() as cursor:
         version = _stored(cursor, _statements(connection), episode_id=episode_id, engine=engine, core=core,
-                          new_state=new_state, outcome=outcome, guard=cached.version)
+                          new_state=new_state, outcome=outcome, guard=cached.version, cache=cache)
     if version is False:
         return None
     if version is None:
@@ -245,25 +299,34 @@ def _step_cached(*, episode_id: int, user: AbstractBaseUser | None, output: str,
 
 
 def _stored(cursor, sql: _StepStatements, *, episode_id: int, engine: Engine, core: CoreTask,
-            new_state: EpisodeState, outcome: StepOutcome, guard: Any) -> Any:
+            new_state: EpisodeState, outcome: StepOutcome, guard: Any, cache: EpisodeCache | None = None) -> Any:
     """Write a played step: the step's row, the episode's new state (and its metrics when it is over). `guard`: the
     cached version (updated_at) the row must still have, else nothing is written and False comes back. Returns the
-    row's new version (None: the episode is over)."""
-    now = timezone.now()
-    state_value, now_value = sql.prepared(sql.update_fields, [new_state.as_dict(), now], connection)
+    row's new version (None: the episode is over). `cache`: the agent writer's, which may hold the step's row for
+    its batch's one INSERT (EpisodeCache.steps_collected)."""
+    now, db = timezone.now(), cursor.db
+    state_value, now_value = sql.prepared(sql.update_fields, [new_state.as_dict(), now], db)
     if guard is not None:
         cursor.execute(sql.update_guarded, [state_value, now_value, episode_id, guard, *sql.guard_tail])
         if cursor.rowcount != 1:
             return False
-    cursor.execute(sql.insert, [*sql.prepared(sql.insert_fields[:-1], [
+    row = [*sql.prepared(sql.insert_fields[:-1], [
         episode_id, outcome.turn, outcome.raw_output, outcome.action.as_dict() if outcome.action else None,
-        outcome.as_dict()], connection), now_value])
+        outcome.as_dict()], db), now_value]
+    if cache is None or not cache.step_row_kept(row):
+        cursor.execute(sql.insert, row)
     if new_state.done:
-        episode = Episode.objects.select_related("task").defer("task__definition").get(pk=episode_id)
-        Episode.objects.filter(pk=episode_id).update(
-            state=new_state.as_dict(), updated_at=now, metrics=_finish_metrics(episode, engine, core),
-            finished=True, success=episode.success)
-        _after_finish(episode)
+        if cache is not None:
+            cache.steps_flush()  # the metrics read every step of the episode
+        cursor.execute(sql.ending, [episode_id])
+        kind, baseline_rank = cursor.fetchone()
+        cursor.execute(sql.outcomes, [episode_id])
+        outcomes = [StepOutcome.from_dict(sql.outcome_field.from_db_value(raw, None, db))
+                    for (raw,) in cursor.fetchall()]
+        metrics, success = _metrics(outcomes, engine, core)
+        cursor.execute(sql.finish, [*sql.prepared(sql.finish_fields, [new_state.as_dict(), now, metrics, True, success],
+                                                  db), episode_id])
+        _after_finish(kind, baseline_rank)
         return None
     if guard is None:
         cursor.execute(sql.update, [state_value, now_value, episode_id])
@@ -298,6 +361,34 @@ class EpisodeCache:
     def __init__(self, size: int = 10_000) -> None:
         self.size = size
         self._rows: OrderedDict[int, CachedEpisode] = OrderedDict()
+        self._steps: list[list] | None = None  # the step rows held for one INSERT (steps_collected)
+
+    @contextlib.contextmanager
+    def steps_collected(self):
+        """Within: the rows of the steps played with this cache are held, and INSERTed together (one executemany)
+        when the block ends without an error, so inside the caller's transaction and before it commits (the agent
+        writer's batch: one statement for its steps instead of one each). An error drops them with the rest of
+        the rolled-back transaction. Outside such a block every step INSERTs its row at once."""
+        self._steps = []
+        try:
+            yield
+            self.steps_flush()
+        finally:
+            self._steps = None
+
+    def step_row_kept(self, row: list) -> bool:
+        """Hold a step's INSERT values for the block's one INSERT; False outside a steps_collected block."""
+        if self._steps is None:
+            return False
+        self._steps.append(row)
+        return True
+
+    def steps_flush(self) -> None:
+        """INSERT the held step rows now (before a read of the steps)."""
+        if self._steps:
+            rows, self._steps = self._steps, []
+            with connection.cursor() as cursor:
+                cursor.executemany(_statements(connection).insert, rows)
 
     def get(self, episode_id: int) -> CachedEpisode | None:
         row = self._rows.get(episode_id)
@@ -379,11 +470,11 @@ def episode_open_for_guest(*, task_id: str, guest_episodes: list[int]) -> Episod
     return episode
 
 
-def _finish_metrics(episode: Episode, engine: Engine, core: CoreTask) -> dict[str, Any]:
-    outcomes = [StepOutcome.from_dict(s) for s in episode.steps.order_by("index").values_list("outcome", flat=True)]
+def _metrics(outcomes: list[StepOutcome], engine: Engine, core: CoreTask) -> tuple[dict[str, Any], bool]:
+    """A finished episode's metrics (as stored) and success, from its steps' outcomes in order."""
     metrics = episode_metrics(engine, core, outcomes)
-    episode.success = metrics.success
-    return {**metrics.values, "goals_reached": metrics.goals_reached, "turns": metrics.turns, "l_opt": metrics.l_opt}
+    return ({**metrics.values, "goals_reached": metrics.goals_reached, "turns": metrics.turns, "l_opt": metrics.l_opt},
+            metrics.success)
 
 
 def episode_give_up(*, episode_id: int, user: AbstractBaseUser | None) -> Episode:
@@ -397,16 +488,17 @@ def episode_give_up(*, episode_id: int, user: AbstractBaseUser | None) -> Episod
         if episode.finished:
             raise EpisodeError("The episode is already over.", status=409)
         engine, core = engine_with_task(episode.task)
-        episode.metrics = _finish_metrics(episode, engine, core)
+        outcomes = [StepOutcome.from_dict(s) for s in episode.steps.order_by("index").values_list("outcome", flat=True)]
+        episode.metrics, episode.success = _metrics(outcomes, engine, core)
         episode.finished, episode.gave_up = True, True
         episode.save(update_fields=["finished", "gave_up", "success", "metrics", "updated_at"])
-        _after_finish(episode)
+        _after_finish(episode.kind, episode.task.baseline_rank)
     return episode
 
 
-def _after_finish(episode: Episode) -> None:
+def _after_finish(kind: str, baseline_rank: int | None) -> None:
     """A finished human episode on a baseline task changes the Human row: recompute it after the commit."""
-    if episode.kind == Episode.Kind.HUMAN and episode.task.baseline_rank is not None:
+    if kind == Episode.Kind.HUMAN and baseline_rank is not None:
         transaction.on_commit(human_board_refresh_enqueue)
 
 

@@ -11,7 +11,7 @@ from simulator.agent_writer import writer
 from simulator.engines import EpisodeError
 from simulator.models import Episode, Step
 from simulator.services.episodes import episode_start, episode_step_within
-from tests.simulator.conftest import OPEN_DASH, PRESS_POWER
+from tests.simulator.conftest import BACK_FRONT, OPEN_DASH, PRESS_POWER, PRESS_START
 from tests.websockets import run_async
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -67,3 +67,32 @@ def test_a_failing_job_fails_alone_and_leaves_nothing_stored(tiny_split, user):
     assert stepped[0].turn == 1 and Step.objects.filter(episode=episode).count() == 1
     assert not Episode.objects.filter(task__task_id="tiny/t1").exists()  # its write rolled back
     assert Episode.objects.filter(pk=started[0].pk).exists()
+
+
+def test_a_batch_stores_its_steps_rows_together_and_the_last_step_scores_every_turn(tiny_split, user):
+    """The writer holds a batch's step rows for one INSERT before its commit; an episode's last step reads its
+    steps for the metrics, its own held row among them, and an answer still comes after its row is stored."""
+    from simulator.services.episodes import writer_cache
+
+    first, _ = episode_start(user=user, task_id="tiny/t2", cache=writer_cache)
+    second, _ = episode_start(user=user, task_id="tiny/t2", cache=writer_cache)
+    seen: dict = {}
+
+    def step(episode: Episode, output: str):
+        return episode_step_within(episode_id=episode.pk, user=user, output=output, cache=writer_cache)
+
+    async def scenario():
+        for output in (OPEN_DASH, PRESS_POWER, BACK_FRONT):
+            await asyncio.gather(writer.run(lambda o=output: step(first, o)),
+                                 writer.run(lambda o=output: step(second, o)))
+        seen["last"] = await asyncio.gather(writer.run(lambda: step(first, PRESS_START)),
+                                            writer.run(lambda: step(second, OPEN_DASH)))
+
+    run_async(scenario)
+    (done, _), (other, _) = seen["last"]
+    assert done.done and not other.done
+    ended = Episode.objects.get(pk=first.pk)
+    assert ended.finished and ended.success and ended.metrics["turns"] == 4 and ended.metrics["SR"] == 100
+    assert list(Step.objects.filter(episode=first).order_by("index").values_list("index", flat=True)) == [1, 2, 3, 4]
+    assert list(Step.objects.filter(episode=second).order_by("index").values_list("index", flat=True)) == [1, 2, 3, 4]
+    assert Episode.objects.get(pk=second.pk).state["turns"] == 4
