@@ -9,6 +9,7 @@ import csv
 import io
 import json
 from dataclasses import replace
+from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
@@ -153,21 +154,29 @@ def board_view(split, spec, query, *, marks: bool = True) -> tuple[BoardView, st
     return view, data_key
 
 
-def _cell(view: BoardView, row, column, headline: str) -> dict[str, Any]:
-    value = row.value(column.key)
-    interval = row.interval(column.key)
-    return {
-        "key": column.key,
-        "text": format_value(value, column.digits),
-        "raw": "" if value is None else repr(value),
-        "mark": view.marks.get(column.key, {}).get(row.submission_id, ""),
-        "top": row.submission_id in view.top.get(column.key, ()),
-        "interval": (format_value(interval[0], column.digits), format_value(interval[1], column.digits))
-        if interval else None,
-        "leaf": column.level is Level.LEAF,
-        "headline": column.key == headline,
-        "parent": column.parent,
-    }
+def _cell_html(view: BoardView, row, column, headline: str) -> str:
+    """One figure cell of the board table, as HTML. Written here rather than in the template: a page draws some
+    50 rows × 35 columns of these, and the template language spent most of an uncached board's time on them
+    (a dozen lookups per cell). Every text is escaped as the template's autoescape escapes it (html.escape)."""
+    key = column.key
+    value = row.value(key)
+    interval = row.interval(key)
+    mark = view.marks.get(key, {}).get(row.submission_id, "")
+    leaf = column.level is Level.LEAF
+    out = f'<td data-key="{escape(key)}"'
+    if mark or leaf or key == headline:
+        out += f' class="{escape(mark)}{" leaf" if leaf else ""}{" col-headline" if key == headline else ""}"'
+    if interval:
+        out += f' data-value="{escape("" if value is None else repr(value))}"'
+    if column.parent:
+        out += f' data-parent="{escape(column.parent)}"'
+    out += ">" + escape(format_value(value, column.digits) or "–")
+    if row.submission_id in view.top.get(key, ()):
+        out += '<span class="top-mark" title="Best of all rows in this column">★</span>'
+    if interval:
+        out += (f'<span class="ci" title="95% bootstrap interval">{escape(format_value(interval[0], column.digits))}'
+                f'–{escape(format_value(interval[1], column.digits))}</span>')
+    return out + "</td>"
 
 
 def _header_group_label(column, spec) -> str:
@@ -228,7 +237,8 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView, page
             "rank": rank,
             "tied": row.submission_id in view.ties,
             "run_sd": format_value(row.run_spread.get(headline), view.spec.columns[0].digits) if row.runs > 1 else "",
-            "cells": [_cell(shown_view, row, c, headline) for c in table_columns],
+            # our own cells, every text escaped (`_cell_html`)
+            "cells": mark_safe("".join(_cell_html(shown_view, row, c, headline) for c in table_columns)),
         })
     return {
         "benchmark": benchmark,
@@ -345,7 +355,7 @@ def _versions_context(benchmark, split, query, base: dict[str, str]) -> dict[str
         diff = reverse("board-diff", args=[benchmark.slug]) + "?" + urlencode(
             {**base, "from": known[-2].version, "to": known[-1].version})
     return {"scorer_versions": choices if known else [], "scorer_diff_link": diff,
-            "comparable_version": versions.comparable_version(split=split)}
+            "comparable_version": versions.comparable_version(split=split, known=known)}
 
 
 def _export_name(benchmark, split, ext: str) -> str:
