@@ -592,13 +592,15 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
     submission, show_gt = _drilldown_submission(request, pk)
     task = (request.GET.get("task") or "")[:100]
     outcome = (request.GET.get("outcome") or "")[:30]
-    tasks, outcomes = selectors.sample_facets(submission=submission)
+    facets = selectors.sample_facets(submission=submission)
+    tasks, outcomes = facets.tasks, facets.outcomes
     task_names = labels.task_labels(board_for(submission.split.benchmark.slug), tasks)
     if task and task not in tasks:
         return error_page(request, 400, f"Bad parameter 'task': '{task}' is not a task of this submission.")
     if outcome and outcome not in outcomes:
         return error_page(request, 400, f"Bad parameter 'outcome': '{outcome}' is not an outcome here.")
     paginator = Paginator(selectors.sample_scores(submission=submission, task=task, outcome=outcome), 25)
+    paginator.count = facets.count(task=task, outcome=outcome)  # counted with the facets: no COUNT(*) of its own
     raw_page = request.GET.get("page") or "1"
     if not raw_page.isdigit() or int(raw_page) < 1:
         return error_page(request, 400, f"Bad parameter 'page': '{raw_page[:20]}' is not a page number.")
