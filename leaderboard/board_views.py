@@ -18,6 +18,7 @@ from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.template.defaultfilters import floatformat
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
@@ -179,6 +180,42 @@ def _cell_html(view: BoardView, row, column, headline: str) -> str:
     return out + "</td>"
 
 
+def _model_cells_html(row, split, run_sd: str) -> str:
+    """A board row's model cell (name, tags, size) and kind cell, as HTML, written here for the reason
+    `_cell_html` is; the table's {% spaceless %} drops the whitespace between tags as it did around the template's
+    tags. Every text escaped as the template's autoescape escapes it."""
+    out = (f'<th scope="row" class="model pin pin-model" data-key="model">'
+           f'<a href="{escape(reverse("model-page", args=[row.model_slug]))}">{escape(row.model_name)}</a>')
+    if row.thinking == "yes":
+        out += '<span class="tag tag-thinking">thinking</span>'
+    if row.source == "reported":
+        out += f'<span class="tag" title="{escape(row.note)}">paper</span>' if row.note else '<span class="tag">paper</span>'
+    else:
+        sha = row.provenance.get("file_sha256")
+        out += (f'<a class="tag tag-scored" href="{escape(reverse("submission-samples", args=[row.submission_id]))}" '
+                f'title="Scored here (scorer {escape(row.scorer_version)}, on split {escape(split.name)} '
+                f'v{split.version}): per-sample results">scored #{row.submission_id}</a>'
+                f'<span class="tag tag-type tag-{escape(row.row_type)}"'
+                + (f' title="file sha256 {escape(str(sha))}; provenance: /submissions/{row.submission_id}'
+                   f'/provenance.json"' if sha else "")
+                + f' data-row-type="{escape(row.row_type)}">{escape(row.row_type_label)}</span>')
+    if row.kind == "human" and row.source != "reported" and row.note:
+        out += f'<span class="tag tag-human">{escape(row.note)}</span>'
+    if row.runs > 1:
+        out += (f'<span class="tag tag-runs" title="Runs #{", #".join(str(i) for i in row.run_ids)} '
+                f'({escape(row.run_set)}); run-to-run SD of the headline: {escape(run_sd)}. The interval accounts for '
+                f'the test items and the runs.">mean of {row.runs} runs ± {escape(run_sd)}</span>')
+    if row.pending:
+        out += f'<span class="tag tag-pending" title="Figures are provisional">{escape(row.pending)}</span>'
+    if row.reading_note:
+        out += f'<span class="tag tag-reading muted" data-reading-note>{escape(row.reading_note)}</span>'
+    if row.parameters_b:
+        out += ('<span class="params"' + (' title="Size read from the model\'s name"' if row.parameters_from_name
+                                          else "")
+                + f'>{escape(floatformat(row.parameters_b, "-1"))}B</span>')
+    return out + f'</th><td class="kind" data-key="kind">{escape(row.kind or "not stated")}</td>'
+
+
 def _header_group_label(column, spec) -> str:
     """The group a column sits under in the header row. A task (leaf) column sits under its parent's group when
     its parent's group differs (a dimension's subtasks under "Dimensions", once, not once per dimension)."""
@@ -236,7 +273,9 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView, page
             "row": row,
             "rank": rank,
             "tied": row.submission_id in view.ties,
-            "run_sd": format_value(row.run_spread.get(headline), view.spec.columns[0].digits) if row.runs > 1 else "",
+            "head": mark_safe(_model_cells_html(  # our own, every text escaped
+                row, split, format_value(row.run_spread.get(headline), view.spec.columns[0].digits)
+                if row.runs > 1 else "")),
             # our own cells, every text escaped (`_cell_html`)
             "cells": mark_safe("".join(_cell_html(shown_view, row, c, headline) for c in table_columns)),
         })
