@@ -55,17 +55,18 @@ def figure_context(plugin: BenchmarkPlugin, split, rows, filtered, *, site_reads
                            submissions=submissions)
 
 
-def _figures(benchmark, split, spec, query) -> tuple[list[Figure] | None, tuple[str, ...]]:
-    """The benchmark's figures for the board's filtered rows (None when it declares no analyses), and the keys of
-    those withheld: on a split with hidden ground truth (scoring.access) the figures read from it are not computed,
-    and the others get only what a submitter may see of their samples (no ground truth, no site-side reads)."""
+def _figures(benchmark, split, spec, query) -> tuple[list[Figure] | None, tuple[str, ...], str]:
+    """The benchmark's figures for the board's filtered rows (None when it declares no analyses), the keys of
+    those withheld, and the cache key they are kept under: on a split with hidden ground truth (scoring.access) the
+    figures read from it are not computed, and the others get only what a submitter may see of their samples (no
+    ground truth, no site-side reads)."""
     try:
         plugin = plugin_for(benchmark.scorer)
     except UnknownBenchmark:
-        return None, ()
+        return None, (), ""
     function = plugin.analyses_function()
     if function is None:
-        return None, ()
+        return None, (), ""
     public = access.ground_truth_figures_public(split=split)
     withheld = () if public else plugin.analysis_truth_figures
     data = selectors.board_data(split=split)
@@ -88,7 +89,7 @@ def _figures(benchmark, split, spec, query) -> tuple[list[Figure] | None, tuple[
                                 context)
         found = [f for f in computed if f.key not in withheld]
         cache.set(key, found, selectors.ROWS_TIMEOUT)
-    return found, withheld
+    return found, withheld, key
 
 
 def _withheld_message(split, key: str) -> str:
@@ -109,10 +110,16 @@ def analysis(request: HttpRequest, slug: str) -> HttpResponse:
     if error:
         return error
     benchmark, split, spec, query = resolved
-    figures, withheld = _figures(benchmark, split, spec, query)
+    figures, withheld, key = _figures(benchmark, split, spec, query)
     params = urlencode({"split": split.name, **query.as_params()})  # the figures' links and the board's: this split
-    shown = [{"f": f, "svg": mark_safe(analysis_svg.render(f.chart, title=f.title) or "")}  # our own escaped SVG
-             for f in figures or ()]
+    # The charts are drawn once per figures computed (a row per entry: megabytes on a large board), and kept beside
+    # them under the same key.
+    charts = cache.get(f"{key}:svg") if key else None
+    if charts is None:
+        charts = [analysis_svg.render(f.chart, title=f.title) or "" for f in figures or ()]
+        if key:
+            cache.set(f"{key}:svg", charts, selectors.ROWS_TIMEOUT)
+    shown = [{"f": f, "svg": mark_safe(chart)} for f, chart in zip(figures or (), charts)]  # our own escaped SVG
     return render(request, "leaderboard/analysis.html", {
         "benchmark": benchmark, "split": split, "splits": selectors.board_splits(benchmark=benchmark),
         "query": query, "params": params, "figures": shown, "declared": figures is not None,
@@ -129,7 +136,7 @@ def analysis_figure(request: HttpRequest, slug: str, key: str, fmt: str) -> Http
     if error:
         return error
     benchmark, split, spec, query = resolved
-    figures, withheld = _figures(benchmark, split, spec, query)
+    figures, withheld, _ = _figures(benchmark, split, spec, query)
     if key in withheld:
         message = _withheld_message(split, key)
         if fmt == "json":

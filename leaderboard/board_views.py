@@ -9,6 +9,7 @@ import csv
 import io
 import json
 from dataclasses import replace
+from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
@@ -17,6 +18,7 @@ from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.template.defaultfilters import floatformat
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
@@ -153,21 +155,65 @@ def board_view(split, spec, query, *, marks: bool = True) -> tuple[BoardView, st
     return view, data_key
 
 
-def _cell(view: BoardView, row, column, headline: str) -> dict[str, Any]:
-    value = row.value(column.key)
-    interval = row.interval(column.key)
-    return {
-        "key": column.key,
-        "text": format_value(value, column.digits),
-        "raw": "" if value is None else repr(value),
-        "mark": view.marks.get(column.key, {}).get(row.submission_id, ""),
-        "top": row.submission_id in view.top.get(column.key, ()),
-        "interval": (format_value(interval[0], column.digits), format_value(interval[1], column.digits))
-        if interval else None,
-        "leaf": column.level is Level.LEAF,
-        "headline": column.key == headline,
-        "parent": column.parent,
-    }
+def _cell_html(view: BoardView, row, column, headline: str) -> str:
+    """One figure cell of the board table, as HTML. Written here rather than in the template: a page draws some
+    50 rows × 35 columns of these, and the template language spent most of an uncached board's time on them
+    (a dozen lookups per cell). Every text is escaped as the template's autoescape escapes it (html.escape)."""
+    key = column.key
+    value = row.value(key)
+    interval = row.interval(key)
+    mark = view.marks.get(key, {}).get(row.submission_id, "")
+    leaf = column.level is Level.LEAF
+    out = f'<td data-key="{escape(key)}"'
+    if mark or leaf or key == headline:
+        out += f' class="{escape(mark)}{" leaf" if leaf else ""}{" col-headline" if key == headline else ""}"'
+    if interval:
+        out += f' data-value="{escape("" if value is None else repr(value))}"'
+    if column.parent:
+        out += f' data-parent="{escape(column.parent)}"'
+    out += ">" + escape(format_value(value, column.digits) or "–")
+    if row.submission_id in view.top.get(key, ()):
+        out += '<span class="top-mark" title="Best of all rows in this column">★</span>'
+    if interval:
+        out += (f'<span class="ci" title="95% bootstrap interval">{escape(format_value(interval[0], column.digits))}'
+                f'–{escape(format_value(interval[1], column.digits))}</span>')
+    return out + "</td>"
+
+
+def _model_cells_html(row, split, run_sd: str) -> str:
+    """A board row's model cell (name, tags, size) and kind cell, as HTML, written here for the reason
+    `_cell_html` is; the table's {% spaceless %} drops the whitespace between tags as it did around the template's
+    tags. Every text escaped as the template's autoescape escapes it."""
+    out = (f'<th scope="row" class="model pin pin-model" data-key="model">'
+           f'<a href="{escape(reverse("model-page", args=[row.model_slug]))}">{escape(row.model_name)}</a>')
+    if row.thinking == "yes":
+        out += '<span class="tag tag-thinking">thinking</span>'
+    if row.source == "reported":
+        out += f'<span class="tag" title="{escape(row.note)}">paper</span>' if row.note else '<span class="tag">paper</span>'
+    else:
+        sha = row.provenance.get("file_sha256")
+        out += (f'<a class="tag tag-scored" href="{escape(reverse("submission-samples", args=[row.submission_id]))}" '
+                f'title="Scored here (scorer {escape(row.scorer_version)}, on split {escape(split.name)} '
+                f'v{split.version}): per-sample results">scored #{row.submission_id}</a>'
+                f'<span class="tag tag-type tag-{escape(row.row_type)}"'
+                + (f' title="file sha256 {escape(str(sha))}; provenance: /submissions/{row.submission_id}'
+                   f'/provenance.json"' if sha else "")
+                + f' data-row-type="{escape(row.row_type)}">{escape(row.row_type_label)}</span>')
+    if row.kind == "human" and row.source != "reported" and row.note:
+        out += f'<span class="tag tag-human">{escape(row.note)}</span>'
+    if row.runs > 1:
+        out += (f'<span class="tag tag-runs" title="Runs #{", #".join(str(i) for i in row.run_ids)} '
+                f'({escape(row.run_set)}); run-to-run SD of the headline: {escape(run_sd)}. The interval accounts for '
+                f'the test items and the runs.">mean of {row.runs} runs ± {escape(run_sd)}</span>')
+    if row.pending:
+        out += f'<span class="tag tag-pending" title="Figures are provisional">{escape(row.pending)}</span>'
+    if row.reading_note:
+        out += f'<span class="tag tag-reading muted" data-reading-note>{escape(row.reading_note)}</span>'
+    if row.parameters_b:
+        out += ('<span class="params"' + (' title="Size read from the model\'s name"' if row.parameters_from_name
+                                          else "")
+                + f'>{escape(floatformat(row.parameters_b, "-1"))}B</span>')
+    return out + f'</th><td class="kind" data-key="kind">{escape(row.kind or "not stated")}</td>'
 
 
 def _header_group_label(column, spec) -> str:
@@ -227,8 +273,11 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView, page
             "row": row,
             "rank": rank,
             "tied": row.submission_id in view.ties,
-            "run_sd": format_value(row.run_spread.get(headline), view.spec.columns[0].digits) if row.runs > 1 else "",
-            "cells": [_cell(shown_view, row, c, headline) for c in table_columns],
+            "head": mark_safe(_model_cells_html(  # our own, every text escaped
+                row, split, format_value(row.run_spread.get(headline), view.spec.columns[0].digits)
+                if row.runs > 1 else "")),
+            # our own cells, every text escaped (`_cell_html`)
+            "cells": mark_safe("".join(_cell_html(shown_view, row, c, headline) for c in table_columns)),
         })
     return {
         "benchmark": benchmark,
@@ -345,7 +394,7 @@ def _versions_context(benchmark, split, query, base: dict[str, str]) -> dict[str
         diff = reverse("board-diff", args=[benchmark.slug]) + "?" + urlencode(
             {**base, "from": known[-2].version, "to": known[-1].version})
     return {"scorer_versions": choices if known else [], "scorer_diff_link": diff,
-            "comparable_version": versions.comparable_version(split=split)}
+            "comparable_version": versions.comparable_version(split=split, known=known)}
 
 
 def _export_name(benchmark, split, ext: str) -> str:
@@ -582,13 +631,15 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
     submission, show_gt = _drilldown_submission(request, pk)
     task = (request.GET.get("task") or "")[:100]
     outcome = (request.GET.get("outcome") or "")[:30]
-    tasks, outcomes = selectors.sample_facets(submission=submission)
+    facets = selectors.sample_facets(submission=submission)
+    tasks, outcomes = facets.tasks, facets.outcomes
     task_names = labels.task_labels(board_for(submission.split.benchmark.slug), tasks)
     if task and task not in tasks:
         return error_page(request, 400, f"Bad parameter 'task': '{task}' is not a task of this submission.")
     if outcome and outcome not in outcomes:
         return error_page(request, 400, f"Bad parameter 'outcome': '{outcome}' is not an outcome here.")
     paginator = Paginator(selectors.sample_scores(submission=submission, task=task, outcome=outcome), 25)
+    paginator.count = facets.count(task=task, outcome=outcome)  # counted with the facets: no COUNT(*) of its own
     raw_page = request.GET.get("page") or "1"
     if not raw_page.isdigit() or int(raw_page) < 1:
         return error_page(request, 400, f"Bad parameter 'page': '{raw_page[:20]}' is not a page number.")

@@ -494,12 +494,33 @@ def sample_scores(*, submission: Submission, task: str = "", outcome: str = "") 
     return rows.order_by("index")
 
 
-def sample_facets(*, submission: Submission) -> tuple[list[str], list[str]]:
-    # order_by(): the model's default ordering (submission, index) would otherwise make DISTINCT per row.
-    rows = SampleScore.objects.filter(submission=submission).order_by()
-    tasks = sorted(t for t in rows.values_list("task", flat=True).distinct() if t)
-    outcomes = sorted(o for o in rows.values_list("outcome", flat=True).distinct() if o)
-    return tasks, outcomes
+@dataclass(frozen=True)
+class SampleFacets:
+    """A submission's per-sample rows counted per (task, outcome): the drill-down's filter choices and the size of
+    each filtered list, from one pass over the rows."""
+
+    counts: Mapping[tuple[str, str], int]
+
+    @property
+    def tasks(self) -> list[str]:
+        return sorted({t for t, _ in self.counts if t})
+
+    @property
+    def outcomes(self) -> list[str]:
+        return sorted({o for _, o in self.counts if o})
+
+    def count(self, *, task: str = "", outcome: str = "") -> int:
+        """The rows `sample_scores(task=, outcome=)` lists."""
+        return sum(n for (t, o), n in self.counts.items() if (not task or t == task) and (not outcome or o == outcome))
+
+
+def sample_facets(*, submission: Submission) -> SampleFacets:
+    """One grouped query: a submission's rows are read once for the filters' choices and the page count (three
+    reads of every row before: two DISTINCTs and the paginator's COUNT; some 6,700 heap pages each for EPIC)."""
+    # order_by(): the model's default ordering (submission, index) would otherwise group per row.
+    rows = (SampleScore.objects.filter(submission=submission).order_by().values_list("task", "outcome")
+            .annotate(n=Count("id")))
+    return SampleFacets(counts={(task, outcome): n for task, outcome, n in rows})
 
 
 def analysis_samples(*, submission_ids: Sequence[int], truth_keys: Sequence[str] = (),

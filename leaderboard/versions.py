@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Min
+from django.db.models import Count, Min
 
 from leaderboard.core.diff import DiffRow, VersionRow, version_diff
 from leaderboard.selectors import headline_key, scores_under_version
@@ -31,12 +31,13 @@ def scorer_versions(*, split: Split) -> list[ScorerVersion]:
     """The scorer versions the split's public scores were made under, current or replaced, oldest first (a paper's
     rows are no version of the hub's scorer: left out)."""
     subs = _board_submissions(split).exclude(source=Submission.Source.REPORTED)
+    # Two grouped queries (each version's first score and count), not one count query per version.
     current = {row["scorer_version"]: row for row in Score.objects.filter(submission__in=subs).values(
-        "scorer_version").annotate(first=Min("created_at"), n=Min("id")).order_by()}
-    counts = {v: Score.objects.filter(submission__in=subs, scorer_version=v).count() for v in current}
+        "scorer_version").annotate(first=Min("created_at"), n=Count("id")).order_by()}
+    counts = {v: row["n"] for v, row in current.items()}
     kept = {row["scorer_version"]: row for row in ScoreVersion.objects.filter(submission__in=subs).values(
-        "scorer_version").annotate(first=Min("scored_at")).order_by()}
-    kept_counts = {v: ScoreVersion.objects.filter(submission__in=subs, scorer_version=v).count() for v in kept}
+        "scorer_version").annotate(first=Min("scored_at"), n=Count("id")).order_by()}
+    kept_counts = {v: row["n"] for v, row in kept.items()}
     declared = declared_version(split.benchmark)
     versions = []
     for version in set(current) | set(kept):
@@ -60,14 +61,15 @@ def board_diff(*, split: Split, old: str, new: str) -> list[DiffRow]:
     return version_diff(version_rows(split=split, version=old), version_rows(split=split, version=new))
 
 
-def comparable_version(*, split: Split) -> str:
+def comparable_version(*, split: Split, known: list[ScorerVersion] | None = None) -> str:
     """The scorer version a paper's reported rows are comparable to: the one they were loaded beside (the loader
-    records it), else the benchmark's first version on this split."""
+    records it), else the benchmark's first version on this split (`known`: its `scorer_versions`, where the caller
+    has read them already)."""
     found = (Score.objects.filter(submission__split=split, submission__source=Submission.Source.REPORTED)
              .values_list("details__comparable_scorer_version", flat=True).first())
     if found:
         return str(found)
-    versions = scorer_versions(split=split)
+    versions = scorer_versions(split=split) if known is None else known
     return versions[0].version if versions else ""
 
 

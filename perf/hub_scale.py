@@ -19,6 +19,7 @@ worker's time and peak memory for the new score and the re-score with their rati
 
     REDIS_URL=redis://127.0.0.1:6379/N .venv/bin/python perf/hub_scale.py [--scales 1,10,100] [--requests 20]
         [--uncached 5] [--reuse] [--pg postgres://postgres@127.0.0.1:5432] [--prefix ebh_scale_] [--port 0]
+        [--skip LABEL,...] [--pages-only]
 
 Building on a 2-core machine shared with other work (load average about 16): the demo template about 8 minutes;
 then 1× about 3 minutes and 5× about 7 (per-sample rows: EPIC 6,661, PLAN 699 and VGE 14,953 per submission, some
@@ -304,6 +305,8 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0, help="the server's port (default: any free one)")
     parser.add_argument("--prefix", default=PREFIX, help=f"database names' prefix (default {PREFIX}: "
                                                           f"{PREFIX}demo, {PREFIX}1, ...)")
+    parser.add_argument("--pages-only", action="store_true", help="measure the pages only, not the worker's new score "
+                                                                   "and re-score (which also add a submission per benchmark)")
     parser.add_argument("--skip", default="", help="comma-separated page labels not to measure, e.g. "
                                                    "'vge-bench analysis' (minutes a request at any scale)")
     args = parser.parse_args()
@@ -327,7 +330,7 @@ def main() -> None:
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=30)
-        worker = result_of(manage(env, "shell", code=WORKER_CODE))
+        worker = None if args.pages_only else result_of(manage(env, "shell", code=WORKER_CODE))
         print(f"  server memory: {rss:.0f} MiB resident, peak {peak:.0f} MiB; worker: {json.dumps(worker)}", flush=True)
         results[scale] = {"pages": figures, "rss": rss, "peak": peak, "worker": worker, "built": built, "size": size,
                           "build_peak": build_peak}
@@ -360,6 +363,8 @@ def report(scales: list[int], results: dict) -> None:
         f"{results[s]['build_peak'] or float('nan'):>12.0f}{'':>8}" for s in scales))
     print(f"{'build (s)':<34}" + "".join(
         f"{results[s]['built'] or float('nan'):>12.0f}{'':>8}" for s in scales))
+    if ref["worker"] is None:  # --pages-only
+        return
     print(f"\nworker: one new score (the demo's example file) and its comparisons, ratio to {ref_scale}x")
     for slug, base in ref["worker"].items():
         if slug == "maxrss_mib":

@@ -39,21 +39,28 @@ def heatmap(x: Sequence[str], series: Sequence[Series], *, title: str, y_max: fl
         cx = label_w + cell_w * ci + cell_w / 2
         out.append(f'<text transform="translate({cx:.1f} {top - 6}) rotate(-60)" fill="#1b1f24">'
                    f"{escape(name[:30])}</text>")
+    # A chart draws a row per entry (thousands of cells on a large board): what is the same for a whole row or
+    # column is written once, and each value's colour and ink once.
+    columns = [(label_w + cell_w * ci, f"{label_w + cell_w * ci + cell_w / 2:.1f}", escape(name))
+               for ci, name in enumerate(x)]
+    inks: dict[float, tuple[str, str]] = {}
     for ri, s in enumerate(series):
         y = top + cell_h * ri
+        name_text = escape(s.name)
         out.append(f'<text x="{label_w - 6}" y="{y + 14}" text-anchor="end">{escape(s.name[:40])}</text>')
-        for ci, name in enumerate(x):
+        for ci, (cx, text_x, column_name) in enumerate(columns):
             v = finite(s.values[ci]) if ci < len(s.values) else None
-            cx = label_w + cell_w * ci
             if v is None:
                 out.append(f'<rect x="{cx}" y="{y}" width="{cell_w - 1}" height="{cell_h - 1}" fill="#f3f4f6"/>')
                 continue
-            fill = _cell_colour(v, upper)
-            ink = "#ffffff" if v / upper > 0.55 else ("#b42318" if v < 0 else "#1b1f24")
-            out.append(f'<rect x="{cx}" y="{y}" width="{cell_w - 1}" height="{cell_h - 1}" fill="{fill}">'
-                       f"<title>{escape(s.name)} · {escape(name)}: {v:.2f}</title></rect>")
-            out.append(f'<text x="{cx + cell_w / 2:.1f}" y="{y + 14}" text-anchor="middle" font-size="10" '
-                       f'fill="{ink}">{v:.0f}</text>')
+            painted = inks.get(v)
+            if painted is None:
+                painted = inks[v] = (_cell_colour(v, upper),
+                                     "#ffffff" if v / upper > 0.55 else ("#b42318" if v < 0 else "#1b1f24"))
+            out.append(f'<rect x="{cx}" y="{y}" width="{cell_w - 1}" height="{cell_h - 1}" fill="{painted[0]}">'
+                       f"<title>{name_text} · {column_name}: {v:.2f}</title></rect>")
+            out.append(f'<text x="{text_x}" y="{y + 14}" text-anchor="middle" font-size="10" '
+                       f'fill="{painted[1]}">{v:.0f}</text>')
     out.append(f'<text x="{label_w}" y="{height - 8}" fill="#57606a">{escape(value_label)} · grey: no samples</text>')
     out.append("</svg>")
     return "\n".join(out)

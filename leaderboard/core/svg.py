@@ -96,8 +96,10 @@ def grouped_bars(
     n_cat = max(len(categories), 1)
     slot = plot_w / n_cat
     bar_w = max(2.0, (slot * 0.8) / max(len(series), 1))
+    names = [escape(s.name) for s in series]  # each written once per category: escaped once
     for ci, category in enumerate(categories):
         x0 = left + slot * ci + slot * 0.1
+        category_text = escape(category)
         for si, s in enumerate(series):
             v = s.values[ci] if ci < len(s.values) else None
             if v is None or not math.isfinite(v):
@@ -106,7 +108,7 @@ def grouped_bars(
             x = x0 + bar_w * si
             out.append(_link(s.href,
                 f'<rect x="{x:.1f}" y="{top + plot_h - h:.1f}" width="{bar_w - 1:.1f}" height="{h:.1f}" '
-                f'fill="{PALETTE[si % len(PALETTE)]}"><title>{escape(s.name)} · {escape(category)}: {v:.2f}</title></rect>'
+                f'fill="{PALETTE[si % len(PALETTE)]}"><title>{names[si]} · {category_text}: {v:.2f}</title></rect>'
             ))
         out.append(
             f'<text x="{left + slot * ci + slot / 2:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'

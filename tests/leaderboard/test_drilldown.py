@@ -5,6 +5,7 @@ import pytest
 from django.contrib.auth.models import Group
 from pycocotools import mask as mask_utils
 
+from leaderboard import selectors
 from scoring.models import Sample, Split
 from tests.leaderboard.conftest import benchmark, make_entry, make_scored
 
@@ -169,3 +170,19 @@ def test_public_split_sample_names_weights_plainly(client, epic_dev):
     assert "weight_binary" not in first
     legend = client.get(f"/submissions/{sub.pk}/samples/").content.decode().split('id="overlay-legend">')[1]
     assert "</span>ground-truth mask</span>" in legend.split("</p>")[0]  # a public split: the mask is drawn for everyone
+
+
+@pytest.mark.django_db
+def test_facets_count_what_each_filtered_list_shows(epic_split):
+    # Given rows over two tasks (one row with no task) and three outcomes
+    tasks = ["A", "B", "A", "", "B", "A"]
+    outcomes = ["ok", "ok", "low_iou", "ok", "invalid", "invalid"]
+    sub = make_scored(epic_split, make_entry("F"), [1.0, 0.9, 0.1, 1.0, 0.0, 0.0], tasks=tasks, outcomes=outcomes)
+    # When the facets are read (one grouped query)
+    facets = selectors.sample_facets(submission=sub)
+    # Then the choices leave out the empty task, and every filter's count is the length of the list it filters
+    assert facets.tasks == ["A", "B"] and facets.outcomes == ["invalid", "low_iou", "ok"]
+    for task in ["", "A", "B"]:
+        for outcome in ["", "ok", "low_iou", "invalid"]:
+            listed = selectors.sample_scores(submission=sub, task=task, outcome=outcome).count()
+            assert facets.count(task=task, outcome=outcome) == listed
