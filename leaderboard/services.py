@@ -26,9 +26,10 @@ INLINE_PAIRS_MAX = 8
 
 def _scores_by_key(submission_ids: Iterable[int]) -> dict[int, dict[str, tuple[float, str]]]:
     out: dict[int, dict[str, tuple[float, str]]] = defaultdict(dict)
-    rows = SampleScore.objects.filter(submission_id__in=list(submission_ids), score__isnull=False).values_list(
-        "submission_id", "key", "score", "task"
-    )
+    # In index order by the submission's id: the model's default ordering ("submission", that is its date) would
+    # join every submission of the hub to the rows read.
+    rows = (SampleScore.objects.filter(submission_id__in=list(submission_ids), score__isnull=False)
+            .order_by("submission_id", "index").values_list("submission_id", "key", "score", "task"))
     for sid, key, score, task in rows.iterator(chunk_size=5000):
         out[sid][key] = (float(score), task)
     return out

@@ -19,7 +19,7 @@ worker's time and peak memory for the new score and the re-score with their rati
 
     REDIS_URL=redis://127.0.0.1:6379/N .venv/bin/python perf/hub_scale.py [--scales 1,10,100] [--requests 20]
         [--uncached 5] [--reuse] [--pg postgres://postgres@127.0.0.1:5432] [--prefix ebh_scale_] [--port 0]
-        [--skip LABEL,...] [--pages-only]
+        [--skip LABEL,...] [--pages-only | --worker-only]
 
 Building on a 2-core machine shared with other work (load average about 16): the demo template about 8 minutes;
 then 1× about 3 minutes and 5× about 7 (per-sample rows: EPIC 6,661, PLAN 699 and VGE 14,953 per submission, some
@@ -309,6 +309,7 @@ def main() -> None:
                                                                    "and re-score (which also add a submission per benchmark)")
     parser.add_argument("--skip", default="", help="comma-separated page labels not to measure, e.g. "
                                                    "'vge-bench analysis' (minutes a request at any scale)")
+    parser.add_argument("--worker-only", action="store_true", help="measure the worker only: no server, no page")
     args = parser.parse_args()
     PREFIX = args.prefix
     skip = tuple(s.strip() for s in args.skip.split(",") if s.strip())
@@ -321,17 +322,23 @@ def main() -> None:
         env, built, build_peak = build(scale, args.pg, args.reuse)
         size = database_size(env)
         print(f"  database {size:.2f} GiB" + (f", built in {built:.0f} s" if built is not None else ""), flush=True)
-        facts = result_of(manage(env, "shell", code=SETUP_CODE))
-        bust = CacheBuster(os.environ["REDIS_URL"], [f["split"] for f in facts["benchmarks"].values()])
-        proc, base = serve(env, args.port)
-        try:
-            figures = measure(base, facts, args.requests, args.uncached, bust, skip)
-            rss, peak = rss_mib(proc.pid)
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=30)
-        worker = None if args.pages_only else result_of(manage(env, "shell", code=WORKER_CODE))
-        print(f"  server memory: {rss:.0f} MiB resident, peak {peak:.0f} MiB; worker: {json.dumps(worker)}", flush=True)
+        figures, rss, peak = {}, float("nan"), float("nan")
+        if not args.worker_only:
+            facts = result_of(manage(env, "shell", code=SETUP_CODE))
+            bust = CacheBuster(os.environ["REDIS_URL"], [f["split"] for f in facts["benchmarks"].values()])
+            proc, base = serve(env, args.port)
+            try:
+                figures = measure(base, facts, args.requests, args.uncached, bust, skip)
+                rss, peak = rss_mib(proc.pid)
+            finally:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=30)
+        worker = None
+        if not args.pages_only:
+            print(f"  load average before the worker: {os.getloadavg()[0]:.1f}", flush=True)
+            worker = result_of(manage(env, "shell", code=WORKER_CODE))
+        print((f"  server memory: {rss:.0f} MiB resident, peak {peak:.0f} MiB; " if figures else "  ")
+              + f"worker: {json.dumps(worker)}", flush=True)
         results[scale] = {"pages": figures, "rss": rss, "peak": peak, "worker": worker, "built": built, "size": size,
                           "build_peak": build_peak}
     report(scales, results)
@@ -340,7 +347,7 @@ def main() -> None:
 def report(scales: list[int], results: dict) -> None:
     ref_scale = scales[0]
     ref = results[ref_scale]
-    for kind in ("uncached", "cached"):
+    for kind in ("uncached", "cached") if ref["pages"] else ():
         print(f"\n{kind}: p50 / p99 per page (ms), p99's ratio to {ref_scale}x (target at 100x: at most 2)")
         print(f"{'page':<34}" + "".join(f"{f'{s}x p50/p99':>22}{'ratio':>8}" for s in scales))
         for label, base in ref["pages"].items():
@@ -349,15 +356,17 @@ def report(scales: list[int], results: dict) -> None:
                 p50, p99 = results[s]["pages"].get(label, {}).get(kind, (float("nan"), float("nan")))
                 row += f"{p50:>10.1f} /{p99:>9.1f}{p99 / base[kind][1]:>7.2f}x"
             print(row)
-    print(f"\nfirst request after start, caches empty (ms), ratio to {ref_scale}x")
+    if ref["pages"]:
+        print(f"\nfirst request after start, caches empty (ms), ratio to {ref_scale}x")
     for label, base in ref["pages"].items():
         print(f"{label:<34}" + "".join(
             f"{results[s]['pages'][label]['first']:>12.1f}{results[s]['pages'][label]['first'] / base['first']:>7.2f}x"
             for s in scales))
-    print(f"{'server resident memory (MiB)':<34}" + "".join(
-        f"{results[s]['rss']:>12.0f}{results[s]['rss'] / ref['rss']:>7.2f}x" for s in scales))
-    print(f"{'server peak memory (MiB)':<34}" + "".join(
-        f"{results[s]['peak']:>12.0f}{results[s]['peak'] / ref['peak']:>7.2f}x" for s in scales))
+    if ref["pages"]:
+        print(f"{'server resident memory (MiB)':<34}" + "".join(
+            f"{results[s]['rss']:>12.0f}{results[s]['rss'] / ref['rss']:>7.2f}x" for s in scales))
+        print(f"{'server peak memory (MiB)':<34}" + "".join(
+            f"{results[s]['peak']:>12.0f}{results[s]['peak'] / ref['peak']:>7.2f}x" for s in scales))
     print(f"{'database (GiB)':<34}" + "".join(f"{results[s]['size']:>12.2f}{'':>8}" for s in scales))
     print(f"{'generator peak memory (MiB)':<34}" + "".join(
         f"{results[s]['build_peak'] or float('nan'):>12.0f}{'':>8}" for s in scales))

@@ -1,6 +1,8 @@
 """Significance between submissions is precomputed by the scoring pipeline, once per new score."""
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from leaderboard.models import BoardComparison
 from leaderboard.services import board_comparisons_update
@@ -123,3 +125,17 @@ def test_pairs_beyond_what_a_page_computes_at_once_go_to_the_worker(client, epic
     assert board_cache_version(split_id=epic_split.pk) > version
     again = client.get("/api/leaderboards/epic-bench/").json()
     assert all(r["not_significant_vs_above"] for r in again["rows"][1:])
+
+
+@pytest.mark.django_db
+def test_the_comparisons_read_the_pairs_rows_without_joining_their_submissions(epic_split):
+    """The per-sample read is by submission id alone: the model's default ordering (the submission's date) joined
+    every submission of the hub to it (issue 34, the worker's cost at 100×)."""
+    a = make_scored(epic_split, make_entry("A"), [1.0, 0.0] * 20)
+    b = make_scored(epic_split, make_entry("B"), [0.0, 1.0] * 20)
+    with CaptureQueriesContext(connection) as queries:
+        assert board_comparisons_update(submission_id=b.pk) == 1
+    reads = [q["sql"] for q in queries if 'FROM "scoring_samplescore"' in q["sql"]]
+    assert len(reads) == 1 and 'JOIN "scoring_submission"' not in reads[0]
+    assert BoardComparison.objects.get().shared_units == 40 and {a.pk, b.pk} == set(
+        BoardComparison.objects.values_list("a_id", "b_id").get())

@@ -13,7 +13,7 @@ from scoring.benchmarks.vge.core.episode_options import (
 from scoring.benchmarks.vge.core.graphs import DeviceGraphs
 from scoring.benchmarks.vge.core.task_defs import LAMBDA_OPTION
 from scoring.benchmarks.vge.scorer import site_device_loader
-from scoring.models import SampleScore, Split, Submission
+from scoring.models import ModelEntry, SampleScore, Split, Submission
 from scoring.selectors import on_boards
 
 
@@ -60,19 +60,27 @@ def vge_analysis_context(split: Split) -> dict[str, Any]:
     return {"run_submissions": run_submissions(split)}
 
 
-def _human_submissions(split: Split):
-    return on_boards(Submission.objects.filter(split=split, status=Submission.Status.SCORED,
-                                               model_entry__kind="human"))
+def _human_submission_ids(split: Split) -> list[int]:
+    """The scored submissions of human entries on the split's board, in id order. The human entries are read first
+    (a few rows): joined in one query, PostgreSQL scanned every model entry once per submission of the split (it
+    expects one submission), which grows as the square of the hub."""
+    humans = list(ModelEntry.objects.filter(kind=ModelEntry.Kind.HUMAN).values_list("pk", flat=True))
+    if not humans:
+        return []
+    subs = on_boards(Submission.objects.filter(split=split, status=Submission.Status.SCORED, model_entry_id__in=humans))
+    return list(subs.order_by("pk").values_list("pk", flat=True))
 
 
 def vge_analysis_summary_context(split: Split, public: bool) -> dict[str, Any]:
     """What a submission's summary reads besides its episodes: the devices' graphs (not on a split with hidden
     ground truth: they judge turns against the optimal plan) and the tasks the split's human entries on the board
     played (human vs model)."""
-    keys = SampleScore.objects.filter(submission__in=_human_submissions(split)).values_list("key", flat=True)
+    # order_by(): a set is taken; the default ordering (the submission's date) would join each row to its submission
+    keys = (SampleScore.objects.filter(submission_id__in=_human_submission_ids(split)).order_by()
+            .values_list("key", flat=True))
     return {"graphs": device_graphs(split) if public else {}, "human_keys": sorted(set(keys))}
 
 
 def vge_analysis_summary_stamp(split: Split) -> str:
-    """The human entries on the split's board (their tasks are in every summary): one indexed read."""
-    return "humans:" + ",".join(str(pk) for pk in _human_submissions(split).order_by("pk").values_list("pk", flat=True))
+    """The human entries on the split's board (their tasks are in every summary): two short reads."""
+    return "humans:" + ",".join(str(pk) for pk in _human_submission_ids(split))
