@@ -179,6 +179,17 @@ def build(scale: int, pg: str, reuse: bool) -> tuple[dict, float | None, float |
     return env, time.monotonic() - started, peak
 
 
+def stop(proc: subprocess.Popen) -> None:
+    """The server and its children: SIGTERM, then SIGKILL when a request still holds it after 30 s (a page that makes
+    the Analysis summaries of a whole benchmark takes minutes in a worker thread that SIGTERM does not interrupt)."""
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+
+
 def database_size(env: dict) -> float:
     """The scale's database on disk, in GiB."""
     with psycopg.connect(env["DATABASE_URL"]) as conn:
@@ -331,8 +342,7 @@ def main() -> None:
                 figures = measure(base, facts, args.requests, args.uncached, bust, skip)
                 rss, peak = rss_mib(proc.pid)
             finally:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(timeout=30)
+                stop(proc)
         worker = None
         if not args.pages_only:
             print(f"  load average before the worker: {os.getloadavg()[0]:.1f}", flush=True)

@@ -91,3 +91,17 @@ def test_the_table_keeps_its_indexes_and_constraints(demo_plan):
     call_command("make_large_hub", scale=1, samples=["plan-bench=7"], seed=34, stdout=open("/dev/null", "w"))
     assert schema() == before
     assert SampleScore.objects.filter(submission__split__name="scale").count() == 140
+
+
+def test_each_scored_submission_has_its_analysis_summary_as_the_worker_would_write(demo_plan):
+    """The worker writes a score's Analysis summary when it lands; the generator bypasses the worker, so it makes them
+    itself (before, the first Analysis request of each benchmark made them all: minutes at 10x, past the speed
+    script's read timeout for VGE)."""
+    from leaderboard.models import AnalysisSummary
+
+    call_command("make_large_hub", scale=1, samples=["plan-bench=7"], seed=34, stdout=open("/dev/null", "w"))
+
+    scored = set(Submission.objects.filter(split__name="scale", status=Submission.Status.SCORED)
+                 .values_list("pk", flat=True))
+    assert len(scored) == 20
+    assert scored <= set(AnalysisSummary.objects.values_list("submission_id", flat=True))
