@@ -46,7 +46,7 @@ def test_a_killed_worker_resumes_and_asks_no_stored_answer_again(tmp_path, curat
             wait_for(lambda: Submission.objects.filter(evaluation_runs=run, status="scored").exists(), timeout=120,
                      what="the hub-run row to be scored")
         finally:
-            second.stop()
+            second.end()
             print((tmp_path / "worker-b.log").read_text(errors="replace")[-2000:])
     assert RunAnswer.objects.filter(run=run).count() == total
     assert run.chunks.count() == -(-total // 4) and not run.chunks.exclude(status="done").exists()
