@@ -337,6 +337,8 @@ EVALUATIONS_ENDPOINT_ALLOW = [h.strip() for h in os.environ.get("EVALUATIONS_END
 EVALUATIONS_AGENT_API_URL = os.environ.get("EVALUATIONS_AGENT_API_URL", "http://127.0.0.1:8000")
 EVALUATIONS_MAX_CONCURRENCY = env_int("EVALUATIONS_MAX_CONCURRENCY", 16)
 EVALUATIONS_REQUEST_TIMEOUT = float(env_int("EVALUATIONS_REQUEST_TIMEOUT", 120))
+# An endpoint slot is leased for a request's timeout and this margin: a killed worker's slot comes free after both.
+EVALUATIONS_SLOT_LEASE_MARGIN = env_int("EVALUATIONS_SLOT_LEASE_MARGIN", 30)
 # A worker playing a chunk of a run marks it alive every third of this; a chunk "running" without a sign for this
 # long is a killed worker's, and another worker takes it over (resuming from the stored answers).
 EVALUATIONS_LEASE_SECONDS = env_int("EVALUATIONS_LEASE_SECONDS", 60)

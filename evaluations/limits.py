@@ -6,7 +6,7 @@ PostgreSQL, with the filesystem broker or Redis.
 
 A run takes the slots numbered below its own concurrency (capped by `EVALUATIONS_MAX_CONCURRENCY` and a curator's
 `Endpoint.concurrency`), so runs together never exceed the largest concurrency any of them may use; the pace is the
-slowest rate among them. A slot is leased for the request's timeout and a margin: a killed worker's slots come free
+slowest rate among them. A slot is leased for the request's timeout and a margin (`EVALUATIONS_SLOT_LEASE_MARGIN`): a killed worker's slots come free
 by themselves."""
 from __future__ import annotations
 
@@ -29,7 +29,6 @@ from evaluations.models import Endpoint, EndpointSlot
 # taken sleeps in SQLite's busy handler (1, 2, 5 ... 100 ms) where it could have waited here for a fraction of that.
 write_lock = threading.Lock()
 FREE = datetime(2000, 1, 1, tzinfo=dt_timezone.utc)  # a free slot's `leased_until`
-LEASE_MARGIN_SECONDS = 30
 POLL_SECONDS = (0.005, 0.05)  # the wait between looks for a free slot: from, to (doubling)
 
 
@@ -56,7 +55,7 @@ class EndpointGate:
         self.endpoint_id = endpoint.pk
         self.slots = slots
         self.interval = 60.0 / rate_per_minute if rate_per_minute else 0.0
-        self.lease = timedelta(seconds=timeout + LEASE_MARGIN_SECONDS)
+        self.lease = timedelta(seconds=timeout + settings.EVALUATIONS_SLOT_LEASE_MARGIN)
         self.owner = uuid.uuid4().hex[:24]
         self.last = threading.local()  # the slot this thread held last: tried first, so a free one costs one update
         EndpointSlot.objects.bulk_create([EndpointSlot(endpoint_id=self.endpoint_id, number=n, leased_until=FREE)

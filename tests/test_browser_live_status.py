@@ -45,5 +45,5 @@ def test_uploaded_submission_page_turns_scored_live_without_reload(
         assert "50.00" in page.locator(".big").inner_text()
         assert page.evaluate("window.__sameDocument === true")
     finally:
-        worker.stop()
+        worker.end()
         print((tmp_path / "worker.log").read_text(errors="replace")[-3000:])

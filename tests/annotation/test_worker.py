@@ -35,7 +35,7 @@ def test_worker_process_computes_the_embedding_and_clicks_are_answered(tmp_path,
                  what="the worker to compute the embedding")
         second = client.post(url, prompt, format="json")
     finally:
-        worker.stop()
+        worker.end()
         print((tmp_path / "worker.log").read_text(errors="replace")[-3000:])
     assert second.status_code == 200, second.json()
     assert second.json()["backend"] == "classic" and second.json()["masks"]

@@ -20,8 +20,11 @@ def test_a_killed_worker_resumes_and_asks_no_stored_answer_again(tmp_path, curat
     settings.EVALUATIONS_ENDPOINT_ALLOW = ["127.0.0.1"]
     split = plan_split()
     total = split.samples.count()
-    # a killed worker's chunk is taken over after 3 s; chunks of 4 units, so the run is several tasks
-    env = site_env(EVALUATIONS_LEASE_SECONDS="3", EVALUATIONS_CHUNK_UNITS="4")
+    # a killed worker's chunk is taken over after 3 s; chunks of 4 units, so the run is several tasks; the endpoint
+    # slot a request held when the worker died comes free after 5 + 2 s, not the default 120 + 30 (the stand-in
+    # answers in 0.05 s): the second worker's first request waits for it
+    env = site_env(EVALUATIONS_LEASE_SECONDS="3", EVALUATIONS_CHUNK_UNITS="4", EVALUATIONS_REQUEST_TIMEOUT="5",
+                   EVALUATIONS_SLOT_LEASE_MARGIN="2")
     first = Worker(f"run-a-{uuid.uuid4().hex[:6]}@localhost", env, tmp_path / "worker-a.log")
     first.purge()
     with StandInModel(api_key="sk-kill", delay=0.05) as server:
@@ -43,7 +46,7 @@ def test_a_killed_worker_resumes_and_asks_no_stored_answer_again(tmp_path, curat
             wait_for(lambda: Submission.objects.filter(evaluation_runs=run, status="scored").exists(), timeout=120,
                      what="the hub-run row to be scored")
         finally:
-            second.stop()
+            second.end()
             print((tmp_path / "worker-b.log").read_text(errors="replace")[-2000:])
     assert RunAnswer.objects.filter(run=run).count() == total
     assert run.chunks.count() == -(-total // 4) and not run.chunks.exclude(status="done").exists()

@@ -30,7 +30,8 @@ def broker_url(request) -> str:
 
 @pytest.fixture
 def site(transactional_db, tmp_path):
-    """Starts the site's processes on demand and stops them all at the end, printing their logs' tails."""
+    """Starts the site's processes on demand and ends them all at the end (no graceful stop: the case is over),
+    printing their logs' tails."""
     started = []
 
     class Site:
@@ -55,7 +56,7 @@ def site(transactional_db, tmp_path):
 
     yield Site()
     for process in started:
-        process.stop()
+        process.end()
     for process in started:
         tail = process.log_tail(1500)
         if tail:

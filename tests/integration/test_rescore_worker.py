@@ -35,7 +35,7 @@ def workers(tmp_path):
 
     yield start
     for worker in started:
-        worker.stop()
+        worker.end()
     log = tmp_path / "worker.log"
     if log.exists():
         print(log.read_text(errors="replace")[-4000:])

@@ -33,7 +33,7 @@ def worker_factory(tmp_path):
 
     yield make
     for worker in workers:
-        worker.stop()
+        worker.end()
     log = tmp_path / "worker.log"
     if log.exists():
         print(log.read_text(errors="replace")[-4000:])
