@@ -3,7 +3,7 @@
 For each scale S it builds (or, with --reuse, keeps) a PostgreSQL database `<prefix><S>` (--prefix, default
 `ebh_scale_`): a copy of the demo hub (`<prefix>demo`, built once with `make_demo`: CREATE DATABASE ... TEMPLATE) plus `manage.py make_large_hub --scale
 S` (20·S model entries and one scored submission each per benchmark, at the papers' split sizes, their per-sample
-rows written inside the database; 2,000·S VGE episodes with steps; 200·S annotation items through review). It starts
+rows written inside the database; 2,000·S VGE episodes with steps; 200·S annotation items through review; the neighbours' comparisons and Analysis summaries the worker writes when a score lands). It starts
 the site as `make run` serves it (one uvicorn process, the cache in Redis: REDIS_URL), and requests each page: board
 first page, a filtered and sorted board page, the board API, the CSV export, the Analysis tab, a drill-down page, the
 pre-check API, a model page, the heavy user's submission list. Per page: the first request after the server started
