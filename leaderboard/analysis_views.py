@@ -25,12 +25,12 @@ from django.views.decorators.http import require_GET, require_safe
 from markdown_it import MarkdownIt
 
 from leaderboard import selectors, services_analysis
-from leaderboard.board_views import error_page, resolve_board, svg_response
+from leaderboard.board_views import error_page, pager_context, resolve_board, svg_response
 from leaderboard.core import analysis_svg
-from leaderboard.core.board import board_build, csv_cell, filter_rows
+from leaderboard.core.board import BadBoardQuery, board_build, board_page, csv_cell, filter_rows, parse_page
 from scoring import access
 from scoring.benchmarks import UnknownBenchmark, plugin_for
-from scoring.core.analysis import AnalysisContext, Figure
+from scoring.core.analysis import AnalysisContext, Figure, figure_page
 from scoring.core.plugin import BenchmarkPlugin
 from scoring.core.published import read_deltas, read_table
 
@@ -55,18 +55,19 @@ def figure_context(plugin: BenchmarkPlugin, split, rows, filtered, *, site_reads
                            submissions=submissions)
 
 
-def _figures(benchmark, split, spec, query) -> tuple[list[Figure] | None, tuple[str, ...], str]:
+def _figures(benchmark, split, spec, query) -> tuple[list[Figure] | None, tuple[str, ...], str, list[str]]:
     """The benchmark's figures for the board's filtered rows (None when it declares no analyses), the keys of
-    those withheld, and the cache key they are kept under: on a split with hidden ground truth (scoring.access) the
+    those withheld, the cache key they are kept under and the labels of the entries they show, in the board's order
+    (`selectors.analysis_labels`: what the tab pages): on a split with hidden ground truth (scoring.access) the
     figures read from it are not computed, and the others get only what a submitter may see of their samples (no
     ground truth, no site-side reads)."""
     try:
         plugin = plugin_for(benchmark.scorer)
     except UnknownBenchmark:
-        return None, (), ""
+        return None, (), "", []
     function = plugin.analyses_function()
     if function is None:
-        return None, (), ""
+        return None, (), "", []
     public = access.ground_truth_figures_public(split=split)
     withheld = () if public else plugin.analysis_truth_figures
     data = selectors.board_data(split=split)
@@ -87,9 +88,10 @@ def _figures(benchmark, split, spec, query) -> tuple[list[Figure] | None, tuple[
         else:
             computed = function(selectors.analysis_models(rows=view.rows, detail_keys=plugin.hidden_split_detail_keys),
                                 context)
-        found = [f for f in computed if f.key not in withheld]
+        found = ([f for f in computed if f.key not in withheld],
+                 [label for _, label in selectors.analysis_labels(rows=view.rows)])
         cache.set(key, found, selectors.ROWS_TIMEOUT)
-    return found, withheld, key
+    return found[0], withheld, key, found[1]
 
 
 def _withheld_message(split, key: str) -> str:
@@ -110,21 +112,31 @@ def analysis(request: HttpRequest, slug: str) -> HttpResponse:
     if error:
         return error
     benchmark, split, spec, query = resolved
-    figures, withheld, key = _figures(benchmark, split, spec, query)
+    try:
+        number, _ = parse_page(request.GET)
+    except BadBoardQuery as exc:
+        return error_page(request, 400, f"Bad parameter '{exc.parameter}': {exc.message}")
+    figures, withheld, key, labels = _figures(benchmark, split, spec, query)
     params = urlencode({"split": split.name, **query.as_params()})  # the figures' links and the board's: this split
-    # The charts are drawn once per figures computed (a row per entry: megabytes on a large board), and kept beside
-    # them under the same key.
-    charts = cache.get(f"{key}:svg") if key else None
+    # The per-entry rows are paged as the board (issue 34: a row per entry is megabytes of SVG on a large board);
+    # what is computed over all entries stays on every page. Each page's charts are drawn once per figures
+    # computed, and kept beside them under the same key.
+    page = board_page(len(labels), number)
+    shown_labels = frozenset(labels[page.start:page.end])
+    every = frozenset(labels)
+    paged = [figure_page(f, shown_labels, every) for f in figures or ()] if page.pages > 1 else figures or []
+    charts = cache.get(f"{key}:svg:page:{page.number}") if key else None
     if charts is None:
-        charts = [analysis_svg.render(f.chart, title=f.title) or "" for f in figures or ()]
+        charts = [analysis_svg.render(f.chart, title=f.title) or "" for f in paged]
         if key:
-            cache.set(f"{key}:svg", charts, selectors.ROWS_TIMEOUT)
-    shown = [{"f": f, "svg": mark_safe(chart)} for f, chart in zip(figures or (), charts)]  # our own escaped SVG
+            cache.set(f"{key}:svg:page:{page.number}", charts, selectors.ROWS_TIMEOUT)
+    shown = [{"f": f, "svg": mark_safe(chart)} for f, chart in zip(paged, charts)]  # our own escaped SVG
     return render(request, "leaderboard/analysis.html", {
         "benchmark": benchmark, "split": split, "splits": selectors.board_splits(benchmark=benchmark),
         "query": query, "params": params, "figures": shown, "declared": figures is not None,
         "withheld": withheld,
         "kinds": ["proprietary", "open-source", "embodied", "human", "baseline"],
+        "page": page, **pager_context(page, {"split": split.name, **query.as_params()}),
     })
 
 
@@ -136,7 +148,7 @@ def analysis_figure(request: HttpRequest, slug: str, key: str, fmt: str) -> Http
     if error:
         return error
     benchmark, split, spec, query = resolved
-    figures, withheld, _ = _figures(benchmark, split, spec, query)
+    figures, withheld, _, _ = _figures(benchmark, split, spec, query)
     if key in withheld:
         message = _withheld_message(split, key)
         if fmt == "json":

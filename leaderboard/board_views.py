@@ -297,12 +297,20 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView, page
         "empty_leaves": empty if (view.query.expanded and view.rows) else (),
         "filtered": view.total_rows > 0,
         "page": page,
-        "page_links": [(n, n and "?" + urlencode({**base, **view.query.as_params(), "page": n}))
-                       for n in page_numbers(page)] if page.pages > 1 else [],
-        "previous_link": "?" + urlencode({**base, **view.query.as_params(), "page": page.number - 1})
-        if page.number > 1 else "",
-        "next_link": "?" + urlencode({**base, **view.query.as_params(), "page": page.number + 1})
-        if page.number < page.pages else "",
+        **pager_context(page, {**base, **view.query.as_params()}),
+    }
+
+
+def pager_context(page: BoardPage, params: dict[str, Any]) -> dict[str, Any]:
+    """The page links of a paged list (the board's rows, the Analysis tab's entries): each with `params` and its
+    `?page=`; none when there is one page."""
+    def link(n: int) -> str:
+        return "?" + urlencode({**params, "page": n})
+
+    return {
+        "page_links": [(n, n and link(n)) for n in page_numbers(page)] if page.pages > 1 else [],
+        "previous_link": link(page.number - 1) if page.number > 1 else "",
+        "next_link": link(page.number + 1) if page.number < page.pages else "",
     }
 
 

@@ -9,8 +9,8 @@ from the summaries), so a page reads no per-sample row (issue 34). Pure data, no
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Collection, Mapping, Sequence
 
 from scoring.core.published import PublishedDelta, PublishedRow
 
@@ -151,3 +151,35 @@ def share(part: int, whole: int) -> float | None:
 def mean(values: Sequence[float]) -> float | None:
     """The mean in percent of 0-1 values, rounded to 0.01; None when empty."""
     return round(100.0 * sum(values) / len(values), 2) if values else None
+
+
+def entry_of(name: str, labels: Collection[str]) -> str | None:
+    """The entry label (`labels`) a series or table row named `name` belongs to: the label itself, or a label
+    followed by " · " and a part of the entry (e.g. "model · VM"); None for a row or series of no entry (an
+    aggregate, a paper's row, a decider)."""
+    if name in labels:
+        return name
+    at = name.find(" · ")
+    while at != -1:
+        if name[:at] in labels:
+            return name[:at]
+        at = name.find(" · ", at + 1)
+    return None
+
+
+def figure_page(figure: Figure, shown: Collection[str], labels: Collection[str]) -> Figure:
+    """`figure` with only the per-entry series and table rows of the entries `shown` (a page of the entries
+    `labels`, issue 34: the page's size stays flat as the board grows); every series and row of no entry (the
+    aggregates, the papers' rows) is kept as computed over all entries, and so are `n` and `n_text`."""
+    known: dict[str, bool] = {}  # a name's answer: an entry's rows repeat its label
+
+    def kept(name: Any) -> bool:
+        if not isinstance(name, str):
+            return True
+        if name not in known:
+            entry = entry_of(name, labels)
+            known[name] = entry is None or entry in shown
+        return known[name]
+
+    chart = replace(figure.chart, series=[s for s in figure.chart.series if kept(s.name)])
+    return replace(figure, rows=[r for r in figure.rows if not r or kept(r[0])], chart=chart)
