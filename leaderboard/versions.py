@@ -34,18 +34,17 @@ def scorer_versions(*, split: Split) -> list[ScorerVersion]:
     # Two grouped queries (each version's first score and count), not one count query per version.
     current = {row["scorer_version"]: row for row in Score.objects.filter(submission__in=subs).values(
         "scorer_version").annotate(first=Min("created_at"), n=Count("id")).order_by()}
-    counts = {v: row["n"] for v, row in current.items()}
     kept = {row["scorer_version"]: row for row in ScoreVersion.objects.filter(submission__in=subs).values(
         "scorer_version").annotate(first=Min("scored_at"), n=Count("id")).order_by()}
-    kept_counts = {v: row["n"] for v, row in kept.items()}
     declared = declared_version(split.benchmark)
     versions = []
     for version in set(current) | set(kept):
         if not version or version == REPORTED_VERSION:
             continue
-        firsts = [row["first"] for row in (current.get(version), kept.get(version)) if row]
-        versions.append(ScorerVersion(version, min(firsts), version == declared, counts.get(version, 0),
-                                      kept_counts.get(version, 0)))
+        now, before = current.get(version), kept.get(version)
+        firsts = [row["first"] for row in (now, before) if row]
+        versions.append(ScorerVersion(version, min(firsts), version == declared, now["n"] if now else 0,
+                                      before["n"] if before else 0))
     return sorted(versions, key=lambda v: (v.first_scored, v.version))
 
 
