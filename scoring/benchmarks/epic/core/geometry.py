@@ -183,7 +183,6 @@ class RleMask:
             object.__setattr__(self, "_counts", cached)
         return cached
 
-
     def run_bounds(self) -> np.ndarray | None:
         """The ends of the runs up to the last run of ones, an even number of them (ones run k covers pixels
         [b[2k], b[2k + 1]) in column-major order); None where the run lengths are not decoded (a union, or counts
@@ -337,8 +336,6 @@ def iou(pred: RleMask, gt: RleMask) -> float:
         return 1.0  # union 0: the reference's dense IoU says 1.0
     # pycocotools divides intersection by union in double precision, as the reference does.
     return float(mask_utils.iou([pred.rle], [gt.rle], [0])[0, 0])
-
-
 
 
 def _disjoint_rects(boxes: Sequence[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
