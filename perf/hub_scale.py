@@ -316,11 +316,12 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0, help="the server's port (default: any free one)")
     parser.add_argument("--prefix", default=PREFIX, help=f"database names' prefix (default {PREFIX}: "
                                                           f"{PREFIX}demo, {PREFIX}1, ...)")
-    parser.add_argument("--pages-only", action="store_true", help="measure the pages only, not the worker's new score "
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--pages-only", action="store_true", help="measure the pages only, not the worker's new score "
                                                                    "and re-score (which also add a submission per benchmark)")
     parser.add_argument("--skip", default="", help="comma-separated page labels not to measure, e.g. "
                                                    "'vge-bench analysis' (minutes a request at any scale)")
-    parser.add_argument("--worker-only", action="store_true", help="measure the worker only: no server, no page")
+    only.add_argument("--worker-only", action="store_true", help="measure the worker only: no server, no page")
     args = parser.parse_args()
     PREFIX = args.prefix
     skip = tuple(s.strip() for s in args.skip.split(",") if s.strip())
@@ -354,10 +355,10 @@ def main() -> None:
     report(scales, results)
 
 
-def report(scales: list[int], results: dict) -> None:
+def report_pages(scales: list[int], results: dict) -> None:
     ref_scale = scales[0]
     ref = results[ref_scale]
-    for kind in ("uncached", "cached") if ref["pages"] else ():
+    for kind in ("uncached", "cached"):
         print(f"\n{kind}: p50 / p99 per page (ms), p99's ratio to {ref_scale}x (target at 100x: at most 2)")
         print(f"{'page':<34}" + "".join(f"{f'{s}x p50/p99':>22}{'ratio':>8}" for s in scales))
         for label, base in ref["pages"].items():
@@ -366,17 +367,22 @@ def report(scales: list[int], results: dict) -> None:
                 p50, p99 = results[s]["pages"].get(label, {}).get(kind, (float("nan"), float("nan")))
                 row += f"{p50:>10.1f} /{p99:>9.1f}{p99 / base[kind][1]:>7.2f}x"
             print(row)
-    if ref["pages"]:
-        print(f"\nfirst request after start, caches empty (ms), ratio to {ref_scale}x")
+    print(f"\nfirst request after start, caches empty (ms), ratio to {ref_scale}x")
     for label, base in ref["pages"].items():
         print(f"{label:<34}" + "".join(
             f"{results[s]['pages'][label]['first']:>12.1f}{results[s]['pages'][label]['first'] / base['first']:>7.2f}x"
             for s in scales))
-    if ref["pages"]:
-        print(f"{'server resident memory (MiB)':<34}" + "".join(
-            f"{results[s]['rss']:>12.0f}{results[s]['rss'] / ref['rss']:>7.2f}x" for s in scales))
-        print(f"{'server peak memory (MiB)':<34}" + "".join(
-            f"{results[s]['peak']:>12.0f}{results[s]['peak'] / ref['peak']:>7.2f}x" for s in scales))
+    print(f"{'server resident memory (MiB)':<34}" + "".join(
+        f"{results[s]['rss']:>12.0f}{results[s]['rss'] / ref['rss']:>7.2f}x" for s in scales))
+    print(f"{'server peak memory (MiB)':<34}" + "".join(
+        f"{results[s]['peak']:>12.0f}{results[s]['peak'] / ref['peak']:>7.2f}x" for s in scales))
+
+
+def report(scales: list[int], results: dict) -> None:
+    ref_scale = scales[0]
+    ref = results[ref_scale]
+    if ref["pages"]:  # not --worker-only
+        report_pages(scales, results)
     print(f"{'database (GiB)':<34}" + "".join(f"{results[s]['size']:>12.2f}{'':>8}" for s in scales))
     print(f"{'generator peak memory (MiB)':<34}" + "".join(
         f"{results[s]['build_peak'] or float('nan'):>12.0f}{'':>8}" for s in scales))
