@@ -360,51 +360,104 @@ def _disjoint_rects(boxes: Sequence[tuple[int, int, int, int]]) -> list[tuple[in
 
 def boxes_iou(boxes: Sequence[tuple[int, int, int, int]], gt: RleMask) -> float:
     """IoU of the union of integer boxes with a mask (boxes already clipped to the mask's size; a box may hold
-    no pixel once truncated to integers, e.g. y1 = y2 = 0).
+    no pixel once truncated to integers, e.g. y1 = y2 = 0): `boxes_ious` of one pair."""
+    return boxes_ious([(boxes, gt)])[0]
+
+
+_PAIRS_PER_BATCH = 1 << 21  # (rectangle, run) pairs computed in one numpy pass at most
+
+
+def boxes_ious(pairs: Sequence[tuple[Sequence[tuple[int, int, int, int]], RleMask]]) -> list[float]:
+    """`boxes_iou` of many (boxes, mask) pairs, the closed-form ones in a few numpy passes for all of them.
 
     Computed on the GT's decoded run bounds (of each instance, for a union of instances that do not overlap),
     without rasterising the boxes: a rectangle's pixels before pixel p (column-major) are a closed form of p,
     so the rectangle's pixels inside a run of ones [s, e) are that count at e less that count at s, for all
-    runs and rectangles in one pass. Integer intersection and union, divided in double precision: the same
-    value as pycocotools' `iou` against the rasterised boxes (`boxes_mask`), which the tests check.
+    runs and rectangles of all pairs in one pass. Integer intersection and union, divided in double precision:
+    the same value as pycocotools' `iou` against the rasterised boxes (`boxes_mask`), which the tests check.
     """
-    if not boxes:
-        return 1.0 if gt.area == 0 else 0.0
+    out = [0.0] * len(pairs)
+    batch: list[tuple[int, np.ndarray, list[tuple[int, int, int, int]], int, int]] = []
+    size = 0
+    for k, (boxes, gt) in enumerate(pairs):
+        if not boxes:
+            out[k] = 1.0 if gt.area == 0 else 0.0
+            continue
+        points = _union_bounds(gt)
+        if points is None:
+            # Counts given as lists, or overlapping instances: rasterising the boxes is cheaper than decoding.
+            out[k] = float(mask_utils.iou([boxes_mask(boxes, gt.height, gt.width).rle], [gt.rle], [0])[0, 0])
+            continue
+        rects = _disjoint_rects(boxes)
+        if not rects or points.size == 0:
+            continue  # no box pixel, or an empty GT: no common pixel, which pycocotools scores 0 (even empty)
+        batch.append((k, points, rects, gt.height, gt.height * gt.width))
+        size += len(rects) * (points.size // 2)  # at most: only the runs in a rectangle's columns are paired
+        if size >= _PAIRS_PER_BATCH:
+            _closed_form_ious(batch, out)
+            batch, size = [], 0
+    if batch:
+        _closed_form_ious(batch, out)
+    return out
+
+
+def _union_bounds(gt: RleMask) -> np.ndarray | None:
+    """The run bounds of a mask's ones (`RleMask.run_bounds`): its own, or those of its instances where they do not
+    overlap; None where they are not decoded or the instances overlap."""
     # A union's own runs once decoded (for path scoring), else its instances'.
     parts = ("_counts" not in gt.__dict__ and gt.__dict__.get("_instances")) or (gt,)
     bounds = [b for b in (part.run_bounds() for part in parts) if b is not None]
-    points = None if len(bounds) < len(parts) else bounds[0] if len(bounds) == 1 else np.concatenate(bounds)
-    gt_area = 0
-    if points is not None:
-        gt_area = int(points[1::2].sum() - points[0::2].sum())
-        if len(bounds) > 1 and gt_area != gt.area:
-            points = None  # overlapping instances: their runs are not the union's
-    if points is None:
-        # Counts given as lists, or overlapping instances: rasterising the boxes is cheaper than decoding.
-        return float(mask_utils.iou([boxes_mask(boxes, gt.height, gt.width).rle], [gt.rle], [0])[0, 0])
-    rects = _disjoint_rects(boxes)
-    if not rects:
-        return 0.0  # every box truncated to no pixel: pycocotools gives 0 (even against an empty GT)
-    h = gt.height
-    xa: Any
-    ya: Any
-    xb: Any
-    yb: Any
-    if len(rects) == 1:
-        xa, ya, xb, yb = rects[0]
-    else:
-        r = np.array(rects, dtype=np.int64)[:, :, None]  # each rectangle's bounds against every point
-        xa, ya, xb, yb = r[:, 0], r[:, 1], r[:, 2], r[:, 3]
-    pred_area = sum((x2 - x1) * (y2 - y1) for x1, y1, x2, y2 in rects)
+    if len(bounds) < len(parts):
+        return None
+    if len(bounds) == 1:
+        return bounds[0]
+    points = np.concatenate(bounds)
+    if int(points[1::2].sum() - points[0::2].sum()) != gt.area:
+        return None  # overlapping instances: their runs are not the union's
+    # Disjoint runs in pixel order (`_closed_form_ious` searches them): sorted by their starts.
+    runs = points.reshape(-1, 2)
+    return runs[np.argsort(runs[:, 0], kind="stable")].ravel()
+
+
+def _closed_form_ious(batch: list[tuple[int, np.ndarray, list[tuple[int, int, int, int]], int, int]],
+                      out: list[float]) -> None:
+    """The IoUs of (index into out, run bounds, disjoint rectangles, mask height, mask size) in one pass: each
+    rectangle against the runs of ones of its own mask that reach into its columns (the others lie wholly
+    before or after them, where the closed form below gives both their ends the same count)."""
+    sizes = np.array([b[4] for b in batch], dtype=np.int64)
+    base = np.cumsum(sizes) - sizes  # the masks one after the other in one pixel line: one sorted array of bounds
+    lengths = np.array([b[1].size for b in batch], dtype=np.int64)
+    points = np.concatenate([b[1] for b in batch]) + np.repeat(base, lengths)
+    starts, ends = points[0::2], points[1::2]
+    n_rects = np.array([len(b[2]) for b in batch], dtype=np.int64)
+    rects = np.array([r for b in batch for r in b[2]], dtype=np.int64)
+    xa, ya, xb, yb = rects[:, 0], rects[:, 1], rects[:, 2], rects[:, 3]
+    h = np.repeat(np.array([b[3] for b in batch], dtype=np.int64), n_rects)
+    rect_base = np.repeat(base, n_rects)
+    lo, hi = xa * h + rect_base, xb * h + rect_base
+    first = np.searchsorted(ends, lo, side="right")  # the first run ending after the rectangle's first column
+    count = np.maximum(np.searchsorted(starts, hi, side="left") - first, 0)
+    total = int(count.sum())
+    run = np.arange(total, dtype=np.int64) + np.repeat(first - (np.cumsum(count) - count), count)
+    xa, ya, yb, h, lo, hi, rect_base = (np.repeat(v, count) for v in (xa, ya, yb, h, lo, hi, rect_base))
     # A rectangle's pixels before p: full columns before p's, then rows of p's column above p; p clamped to the
     # rectangle's columns first (before them: none; after them: all). Less xa * (yb - ya), the same for every
     # point, which the differences cancel.
-    col, row = np.divmod(np.minimum(np.maximum(points, xa * h), xb * h), h)
-    before = col * (yb - ya) + np.minimum(np.maximum(row - ya, 0), yb - ya)
-    inter = int(before[..., 1::2].sum() - before[..., 0::2].sum())
-    if inter == 0:
-        return 0.0  # pycocotools: no common pixel gives 0
-    return inter / (pred_area + gt_area - inter)
+    tall = yb - ya
+    inside = np.zeros(total, dtype=np.int64)
+    for sign, p in ((1, ends[run]), (-1, starts[run])):
+        col, row = np.divmod(np.minimum(np.maximum(p, lo), hi) - rect_base, h)
+        before = col * tall + np.minimum(np.maximum(row - ya, 0), tall)
+        inside += before if sign > 0 else -before
+    job = np.repeat(np.repeat(np.arange(len(batch)), n_rects), count)
+    # Sums of integers below 2**53 in double precision: exact.
+    inter = np.bincount(job, weights=inside, minlength=len(batch)).astype(np.int64).tolist()
+    runs = lengths // 2
+    gt_area = np.add.reduceat(ends - starts, np.cumsum(runs) - runs).tolist()
+    for (k, _, rects_k, _, _), common, area in zip(batch, inter, gt_area):
+        boxes_area = sum((x2 - x1) * (y2 - y1) for x1, y1, x2, y2 in rects_k)
+        # pycocotools: no common pixel gives 0
+        out[k] = common / (boxes_area + area - common) if common else 0.0
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Generator, Mapping, Sequence
 
 import numpy as np
 
 from . import fields as F
-from .geometry import PixelLookup, Region, boxes_iou, iou, region_of, split_two_regions, union_of_instances
+from .geometry import PixelLookup, Region, RleMask, iou, region_of, split_two_regions, union_of_instances
 
 NVR_ERROR = "No Valid Response"
 NO_POINTS_ERROR = "No path points parsed"
@@ -30,6 +30,15 @@ class Metric:
     notes: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class BoxesIoU:
+    """What a localization asks of its caller: the IoU of these pixel boxes with this mask (geometry.boxes_iou),
+    so that a caller scoring many samples computes all their IoUs in one batch (geometry.boxes_ious)."""
+
+    boxes: Sequence[tuple[int, int, int, int]]
+    mask: RleMask
+
+
 def _is_empty_gt(value: Any) -> bool:
     return value is None or (isinstance(value, (list, dict)) and len(value) == 0)
 
@@ -39,8 +48,11 @@ MAX_SHOWN = 200  # boxes or points kept in a sample's details for display
 
 def localization(
     value: Any, gt_value: Any, *, format_type: Any, mode: str, gt_count: int | None, compat: bool
-) -> Metric:
-    """IoU of the union of predicted boxes (or masks) with the union of GT instances (5.1, branches 1-7)."""
+) -> Generator[BoxesIoU, float, Metric]:
+    """IoU of the union of predicted boxes (or masks) with the union of GT instances (5.1, branches 1-7).
+
+    A generator: predicted boxes against a GT mask yield one `BoxesIoU` and are sent its value; the Metric is
+    the return value (`yield from`)."""
     found = F.sentinel(value, expects_list=True, compat=compat)
     if found is F.Sentinel.NOT_REQUIRED:
         return Metric(0.0, details={"message": "Not Required"})
@@ -86,7 +98,7 @@ def localization(
     if gt_mask is None:
         return Metric(0.0, details={**base, "iou": 0.0}, notes=tuple(notes))
     pixels = F.boxes_to_pixels(boxes, height, width, mode)
-    score = boxes_iou(pixels, gt_mask)
+    score = yield BoxesIoU(pixels, gt_mask)
     # The boxes as scored, in pixels, for the drill-down overlay (bounded: a runaway answer stays small).
     shown = [list(b) for b in pixels[:MAX_SHOWN]]
     return Metric(score, details={**base, "iou": score, "boxes_px": shown}, notes=tuple(notes))

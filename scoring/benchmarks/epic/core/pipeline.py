@@ -21,7 +21,7 @@ from scoring.core.jsonl import JsonLine, json_error, json_lines, line_limit, too
 from .fields import first
 from .geometry import forget_prepared, prepare
 from .raw import to_std_record
-from .scorer import Options, SampleScore, gt_json_path, score_readings, score_sample
+from .scorer import Options, SampleScore, gt_json_path, score_readings, score_samples
 from .taxonomy import GT_FIELDS, family
 
 
@@ -300,8 +300,8 @@ def _score_chunk(chunk: Sequence[tuple[int, Mapping[str, Any]]]) -> list[SampleS
     loaded = [(index, record, *resolver.load(record)) for index, record in chunk]
     _prepare_masks((record, raw_gt) for _, record, raw_gt, _ in loaded)
     try:
-        return [score_sample(record, raw_gt, index=index, options=options, gt_problem=problem)
-                for index, record, raw_gt, problem in loaded]
+        return score_samples([(record, raw_gt, problem) for _, record, raw_gt, problem in loaded], options=options,
+                             first_index=loaded[0][0] if loaded else 0)
     finally:
         forget_prepared()
 
@@ -380,12 +380,11 @@ def _score_batched(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | 
     def flush() -> None:
         _prepare_masks((record, raw_gt) for record, raw_gt, _ in batch)
         try:
-            for record, raw_gt, problem in batch:
-                if both:
+            if both:
+                for record, raw_gt, problem in batch:
                     out.append(score_readings(record, raw_gt, index=len(out), options=options, gt_problem=problem))
-                else:
-                    one = score_sample(record, raw_gt, index=len(out), options=options, gt_problem=problem)
-                    out.append((one, one))
+            else:
+                out.extend((one, one) for one in score_samples(batch, options=options, first_index=len(out)))
         finally:
             forget_prepared()
         batch.clear()

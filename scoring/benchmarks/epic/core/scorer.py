@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Generator, Iterable, Mapping, Sequence
 
 from . import fields as F
 from . import metrics as M
+from .geometry import boxes_iou, boxes_ious
 from .taxonomy import (
     BY_GROUP_ORDER,
     BY_TYPE_ORDER,
@@ -165,6 +166,51 @@ def _text(value: Any) -> str:
 def score_sample(record: Mapping[str, Any], raw_gt: Mapping[str, Any] | None, *, index: int = 0,
                  options: Options = Options(), gt_problem: str | None = None) -> SampleScore:
     """Score one record. `raw_gt` is the parsed `*_mask_rle.json` (None if missing); `gt_problem` says why."""
+    return score_samples([(record, raw_gt, gt_problem)], options=options, first_index=index)[0]
+
+
+def score_samples(triples: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None, str | None]], *,
+                  options: Options = Options(), first_index: int = 0) -> list[SampleScore]:
+    """`score_sample` of many (record, raw GT, GT problem) triples, indexed from `first_index`: each sample is
+    scored up to its box IoU (`sample_steps`), then the IoUs of all of them are computed in one batch
+    (geometry.boxes_ious) and each sample finished with its own."""
+    results: list[SampleScore | None] = [None] * len(triples)
+    waiting: list[tuple[int, Generator[M.BoxesIoU, float, SampleScore], M.BoxesIoU]] = []
+    for k, (record, raw_gt, gt_problem) in enumerate(triples):
+        steps = sample_steps(record, raw_gt, index=first_index + k, options=options, gt_problem=gt_problem)
+        try:
+            waiting.append((k, steps, next(steps)))
+        except StopIteration as done:
+            results[k] = done.value
+    while waiting:
+        try:
+            values: list[float | Exception] = list(boxes_ious([(ask.boxes, ask.mask) for _, _, ask in waiting]))
+        except Exception:  # noqa: BLE001 - one by one then, so that each sample meets its own error as alone
+            values = [_boxes_iou_or_error(ask) for _, _, ask in waiting]
+        still: list[tuple[int, Generator[M.BoxesIoU, float, SampleScore], M.BoxesIoU]] = []
+        for (k, steps, _), value in zip(waiting, values):
+            try:
+                ask = steps.throw(value) if isinstance(value, Exception) else steps.send(value)
+            except StopIteration as done:
+                results[k] = done.value
+            else:
+                still.append((k, steps, ask))
+        waiting = still
+    return results  # type: ignore[return-value]  # every one set above
+
+
+def _boxes_iou_or_error(ask: M.BoxesIoU) -> float | Exception:
+    try:
+        return boxes_iou(ask.boxes, ask.mask)
+    except Exception as exc:  # noqa: BLE001 - sent into the sample's steps, which score it as a scorer error
+        return exc
+
+
+def sample_steps(record: Mapping[str, Any], raw_gt: Mapping[str, Any] | None, *, index: int = 0,
+                 options: Options = Options(),
+                 gt_problem: str | None = None) -> Generator[M.BoxesIoU, float, SampleScore]:
+    """One record's scoring as a generator: yields the box IoUs it needs (`metrics.BoxesIoU`), is sent their
+    values (or an exception, thrown in) and returns the SampleScore (`score_samples` drives it)."""
     category, task_type = _text(record.get("task_category")), _text(record.get("task_type"))
     leaf = resolve_leaf(category, task_type, gt_json_path(record))
     fam = family(category, task_type)
@@ -172,8 +218,8 @@ def score_sample(record: Mapping[str, Any], raw_gt: Mapping[str, Any] | None, *,
         return SampleScore(index, category, task_type, leaf, 0.0,
                            {"message": "No scorer registered for this task (placeholder)."}, outcome="unknown_task")
     try:
-        return _score_family(fam, record, raw_gt, index=index, category=category, task_type=task_type, leaf=leaf,
-                             options=options, gt_problem=gt_problem)
+        return (yield from _score_family(fam, record, raw_gt, index=index, category=category, task_type=task_type,
+                                         leaf=leaf, options=options, gt_problem=gt_problem))
     except Exception as exc:  # noqa: BLE001 - the reference scores a crashing sample 0 and invalid
         return SampleScore(index, category, task_type, leaf, 0.0, _components(), error=f"{type(exc).__name__}: {exc}",
                            invalid=True, outcome="error")
@@ -223,7 +269,7 @@ def strict_tells_more(toolkit: SampleScore, strict: SampleScore) -> bool:
 
 def _score_family(fam: str, record: Mapping[str, Any], raw_gt: Mapping[str, Any] | None, *, index: int,
                   category: str, task_type: str, leaf: Leaf | None, options: Options,
-                  gt_problem: str | None) -> SampleScore:
+                  gt_problem: str | None) -> Generator[M.BoxesIoU, float, SampleScore]:
     gt = GroundTruth(raw_gt, record.get("ground_truth"))
     names = GT_FIELDS[fam]
     compat = options.compat
@@ -237,7 +283,7 @@ def _score_family(fam: str, record: Mapping[str, Any], raw_gt: Mapping[str, Any]
         components = _components(path=total, w_path=1.0)
     else:
         gt_count = gt.count(names.count)
-        metrics["localization"] = M.localization(
+        metrics["localization"] = yield from M.localization(
             record.get("formatted_response_localization"), gt.get(names.localization), format_type=format_type,
             mode=mode, gt_count=gt_count, compat=compat)
         loc = metrics["localization"].score

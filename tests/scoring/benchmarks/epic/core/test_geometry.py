@@ -264,3 +264,42 @@ def test_boxes_truncated_to_no_pixel_score_zero_like_pycocotools():
         for boxes in ([(1, 0, 500, 0)], [(1, 0, 500, 0), (7, 7, 7, 9)]):
             expected = float(mask_utils.iou([boxes_mask(boxes, 300, 500).rle], [gt.rle], [0])[0, 0])
             assert boxes_iou(boxes, gt) == expected == 0.0
+
+
+def _blob_mask(h, w, rng, blobs):
+    m = np.zeros((h, w), np.uint8)
+    for _ in range(blobs):
+        y, x = rng.integers(0, h), rng.integers(0, w)
+        m[y:y + rng.integers(1, h // 2), x:x + rng.integers(1, w // 2)] = 1
+    return m
+
+
+def test_boxes_ious_of_many_pairs_in_one_batch_equal_pycocotools_pair_by_pair():
+    """Many (boxes, GT) pairs of different sizes scored together, as a chunk of a file is: single instances and
+    unions of disjoint instances (runs not in pixel order once the instances' are put together), decoded or not,
+    overlapping instances, empty GTs, boxes without pixels; each IoU the one pycocotools gives the pair alone."""
+    from scoring.benchmarks.epic.core.geometry import boxes_iou, boxes_ious
+    rng = np.random.default_rng(3)
+    pairs, expected = [], []
+    for k in range(120):
+        h, w = int(rng.integers(20, 90)), int(rng.integers(20, 120))
+        first = _blob_mask(h, w, rng, int(rng.integers(0, 4)))
+        instances = [rle(first)]
+        kind = k % 3
+        if kind:
+            second = _blob_mask(h, w, rng, int(rng.integers(1, 4)))
+            if kind == 1:
+                second[first > 0] = 0  # disjoint
+            instances.append(rle(second))
+        gt, _ = union_of_instances(instances)
+        if k % 5 == 0:
+            gt.counts()
+        boxes = []
+        for _ in range(int(rng.integers(1, 5))):
+            x1, x2 = sorted(rng.integers(0, w + 1, 2).tolist())
+            y1, y2 = sorted(rng.integers(0, h + 1, 2).tolist())
+            boxes.append((x1, y1, x2, y2))
+        pairs.append((boxes, gt))
+        expected.append(float(mask_utils.iou([boxes_mask(boxes, h, w).rle], [gt.rle], [0])[0, 0]))
+    assert boxes_ious(pairs) == expected
+    assert [boxes_iou(boxes, gt) for boxes, gt in pairs] == expected
