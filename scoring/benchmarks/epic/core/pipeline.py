@@ -21,7 +21,7 @@ from scoring.core.jsonl import JsonLine, json_error, json_lines, line_limit, too
 from .fields import first
 from .geometry import forget_prepared, prepare
 from .raw import to_std_record
-from .scorer import Options, SampleScore, gt_json_path, score_readings, score_samples
+from .scorer import Options, SampleScore, gt_json_path, score_readings_many, score_samples
 from .taxonomy import GT_FIELDS, family
 
 
@@ -301,7 +301,7 @@ def _score_chunk(chunk: Sequence[tuple[int, Mapping[str, Any]]]) -> list[SampleS
     _prepare_masks((record, raw_gt) for _, record, raw_gt, _ in loaded)
     try:
         return score_samples([(record, raw_gt, problem) for _, record, raw_gt, problem in loaded], options=options,
-                             first_index=loaded[0][0] if loaded else 0)
+                             indices=[index for index, *_ in loaded])
     finally:
         forget_prepared()
 
@@ -381,10 +381,10 @@ def _score_batched(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | 
         _prepare_masks((record, raw_gt) for record, raw_gt, _ in batch)
         try:
             if both:
-                for record, raw_gt, problem in batch:
-                    out.append(score_readings(record, raw_gt, index=len(out), options=options, gt_problem=problem))
+                out.extend(score_readings_many(batch, options=options, indices=range(len(out), len(out) + len(batch))))
             else:
-                out.extend((one, one) for one in score_samples(batch, options=options, first_index=len(out)))
+                indices = range(len(out), len(out) + len(batch))
+                out.extend((one, one) for one in score_samples(batch, options=options, indices=indices))
         finally:
             forget_prepared()
         batch.clear()

@@ -166,18 +166,19 @@ def _text(value: Any) -> str:
 def score_sample(record: Mapping[str, Any], raw_gt: Mapping[str, Any] | None, *, index: int = 0,
                  options: Options = Options(), gt_problem: str | None = None) -> SampleScore:
     """Score one record. `raw_gt` is the parsed `*_mask_rle.json` (None if missing); `gt_problem` says why."""
-    return score_samples([(record, raw_gt, gt_problem)], options=options, first_index=index)[0]
+    return score_samples([(record, raw_gt, gt_problem)], options=options, indices=[index])[0]
 
 
 def score_samples(triples: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None, str | None]], *,
-                  options: Options = Options(), first_index: int = 0) -> list[SampleScore]:
-    """`score_sample` of many (record, raw GT, GT problem) triples, indexed from `first_index`: each sample is
+                  options: Options = Options(), indices: Sequence[int] | None = None) -> list[SampleScore]:
+    """`score_sample` of many (record, raw GT, GT problem) triples, indexed 0, 1, ... or by `indices`: each sample is
     scored up to its box IoU (`sample_steps`), then the IoUs of all of them are computed in one batch
     (geometry.boxes_ious) and each sample finished with its own."""
     results: list[SampleScore | None] = [None] * len(triples)
     waiting: list[tuple[int, Generator[M.BoxesIoU, float, SampleScore], M.BoxesIoU]] = []
     for k, (record, raw_gt, gt_problem) in enumerate(triples):
-        steps = sample_steps(record, raw_gt, index=first_index + k, options=options, gt_problem=gt_problem)
+        steps = sample_steps(record, raw_gt, index=indices[k] if indices is not None else k, options=options,
+                             gt_problem=gt_problem)
         try:
             waiting.append((k, steps, next(steps)))
         except StopIteration as done:
@@ -248,11 +249,23 @@ def score_readings(record: Mapping[str, Any], raw_gt: Mapping[str, Any] | None, 
                    options: Options = Options(), gt_problem: str | None = None) -> tuple[SampleScore, SampleScore]:
     """(the toolkit's reading, the strict reading) of one record; the second is the first object itself where the
     strict reading cannot differ (`strict_may_differ`), so most records are scored once."""
-    toolkit = score_sample(record, raw_gt, index=index, options=replace(options, compat=True), gt_problem=gt_problem)
-    if not strict_may_differ(record, toolkit):
-        return toolkit, toolkit
-    return toolkit, score_sample(record, raw_gt, index=index, options=replace(options, compat=False),
-                                 gt_problem=gt_problem)
+    return score_readings_many([(record, raw_gt, gt_problem)], options=options, indices=[index])[0]
+
+
+def score_readings_many(triples: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None, str | None]], *,
+                        options: Options = Options(),
+                        indices: Sequence[int] | None = None) -> list[tuple[SampleScore, SampleScore]]:
+    """`score_readings` of many triples (indexed as `score_samples` indexes them), each reading's box IoUs in one
+    batch; the strict reading only of the records where it can differ."""
+    indices = range(len(triples)) if indices is None else indices
+    toolkit = score_samples(triples, options=replace(options, compat=True), indices=indices)
+    again = [k for k, (triple, one) in enumerate(zip(triples, toolkit)) if strict_may_differ(triple[0], one)]
+    strict = score_samples([triples[k] for k in again], options=replace(options, compat=False),
+                           indices=[indices[k] for k in again])
+    pairs = [(one, one) for one in toolkit]
+    for k, one in zip(again, strict):
+        pairs[k] = (toolkit[k], one)
+    return pairs
 
 
 def strict_tells_more(toolkit: SampleScore, strict: SampleScore) -> bool:
