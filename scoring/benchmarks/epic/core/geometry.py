@@ -11,7 +11,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-import cv2
 import numpy as np
 from pycocotools import mask as mask_utils
 
@@ -586,52 +585,72 @@ def region_of(mask: RleMask) -> Region:
     return Region(mask.height, mask.width, r0, c0, np.ascontiguousarray(band[r0 : r1 + 1]))
 
 
-_FEW_COMPONENTS = 16  # up to this many, each one's bounding box is found by itself (else all in one pass)
+def _row_runs(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The runs of ones of a crop's rows, in raster order: (row, first column, column after the last)."""
+    h, w = crop.shape
+    framed = np.zeros((h, w + 1), dtype=np.int8)  # a column of background after each row: runs end in their row
+    framed[:, :w] = crop
+    flat = framed.ravel()
+    edges = np.flatnonzero(flat[1:] != flat[:-1]) + 1
+    if flat[0]:
+        edges = np.concatenate(([0], edges))
+    starts, ends = edges[0::2], edges[1::2]
+    rows = starts // (w + 1)
+    return rows, starts - rows * (w + 1), ends - rows * (w + 1)
 
 
-def _components(crop: np.ndarray) -> tuple[np.ndarray, int, list[tuple[slice, slice]]]:
-    """4-connected components of a crop numbered as scipy.ndimage.label numbers them (in the raster order of each
-    one's first pixel): the labels, their number and each one's bounding slices (scipy's find_objects)."""
-    # A region's crop is a contiguous bool array (read as 0/1 bytes without a copy); anything else is copied.
-    image = crop.view(np.uint8) if crop.dtype == bool and crop.flags.c_contiguous else np.ascontiguousarray(
-        crop != 0, dtype=np.uint8)
-    n, labels = cv2.connectedComponents(image, connectivity=4, ltype=cv2.CV_32S)
-    n -= 1
-    if n < 2:
-        return labels, n, []
-    if n <= _FEW_COMPONENTS:
-        boxes = [cv2.boundingRect((labels == k).view(np.uint8)) for k in range(1, n + 1)]
-    else:  # OpenCV's statistics take a pass over the image, whatever the number of components
-        _, labels, stats, _ = cv2.connectedComponentsWithStats(image, connectivity=4, ltype=cv2.CV_32S)
-        boxes = [tuple(row) for row in stats[1:, :4].tolist()]
-    # OpenCV numbers components in scan order too; made sure of (and put right if a version ever differs).
-    first = [y * crop.shape[1] + x + int(np.argmax(labels[y, x : x + w] == k)) for k, (x, y, w, _) in
-             enumerate(boxes, start=1)]
-    order = sorted(range(n), key=first.__getitem__)
-    if order != list(range(n)):
-        relabel = np.zeros(n + 1, dtype=np.int32)
-        relabel[np.array(order) + 1] = np.arange(1, n + 1, dtype=np.int32)
-        labels = relabel[labels]
-        boxes = [boxes[k] for k in order]
-    return labels, n, [(slice(y, y + h), slice(x, x + w)) for x, y, w, h in boxes]
+def _run_components(rows: np.ndarray, first: np.ndarray, after: np.ndarray, width: int) -> np.ndarray:
+    """Each row run's 4-connected component as the index of the component's first run in raster order (runs in
+    neighbouring rows that share a column touch), by hooking roots to the smaller root and shortcutting."""
+    n = rows.size
+    stride = width + 1
+    starts, ends = rows * stride + first, rows * stride + after  # sorted, as the runs are
+    below = (rows + 1) * stride
+    lo = np.searchsorted(ends, below + first, side="right")  # the runs of the next row that overlap
+    hi = np.searchsorted(starts, below + after, side="left")
+    many = np.maximum(hi - lo, 0)
+    a = np.repeat(np.arange(n), many)
+    b = np.arange(a.size) + np.repeat(lo - (np.cumsum(many) - many), many)
+    parent = np.arange(n)
+    while a.size:
+        pa, pb = parent[a], parent[b]
+        apart = pa != pb
+        if not apart.any():
+            break
+        pa, pb = pa[apart], pb[apart]
+        np.minimum.at(parent, np.maximum(pa, pb), np.minimum(pa, pb))
+        while True:
+            up = parent[parent]
+            if np.array_equal(up, parent):
+                break
+            parent = up
+    return parent
 
 
 def split_two_regions(region: Region) -> tuple[Region, Region | None]:
     """Exo endpoints: 4-connected components clustered around the two components with the farthest centroids.
 
-    Fewer than two components (or a cluster left empty) gives (region, None), as the reference does.
+    Fewer than two components (or a cluster left empty) gives (region, None), as the reference does. Components
+    are labelled on the crop's row runs, numbered as scipy.ndimage.label numbers them (raster order of each one's
+    first pixel), with each one's exact pixel count, coordinate sums and bounding box from its runs.
     """
     if region.crop is None:
         return region, None
-    labels, n, slices = _components(region.crop)
+    rows, first, after = _row_runs(region.crop)
+    root = _run_components(rows, first, after, region.crop.shape[1])
+    heads = np.flatnonzero(root == np.arange(root.size))  # each component's first run: raster order
+    n = heads.size
     if n < 2:
         return region, None
-    centroids: list[tuple[float, float]] = []
-    for label_id, sl in enumerate(slices, start=1):
-        ys, xs = np.nonzero(labels[sl] == label_id)
-        xs = xs + sl[1].start + region.left
-        ys = ys + sl[0].start + region.top
-        centroids.append((float(np.mean(xs)), float(np.mean(ys))))
+    label = np.searchsorted(heads, root)  # 0 .. n-1 in scipy's numbering
+    length = after - first
+    pixels = np.bincount(label, weights=length, minlength=n)
+    # Integer sums below 2**53 in double precision: exact, so each mean is the double np.mean gives.
+    sum_x = np.bincount(label, weights=(first + after - 1) * length // 2, minlength=n)
+    sum_y = np.bincount(label, weights=rows * length, minlength=n)
+    centroids = [((x + region.left * count) / count, (y + region.top * count) / count)
+                 for x, y, count in zip(sum_x.astype(np.int64).tolist(), sum_y.astype(np.int64).tolist(),
+                                        pixels.astype(np.int64).tolist())]
     seed1, seed2, best = 0, 1, -1.0
     for i in range(n):
         for j in range(i + 1, n):
@@ -639,25 +658,22 @@ def split_two_regions(region: Region) -> tuple[Region, Region | None]:
             if d > best:
                 best, seed1, seed2 = d, i, j
     c1, c2 = centroids[seed1], centroids[seed2]
-    in_first = np.zeros(n + 1, dtype=bool)
-    for k, c in enumerate(centroids):
-        d1 = (c[0] - c1[0]) ** 2 + (c[1] - c1[1]) ** 2
-        d2 = (c[0] - c2[0]) ** 2 + (c[1] - c2[1]) ** 2
-        in_first[k + 1] = d1 <= d2
-    first_ids = [k + 1 for k in range(n) if in_first[k + 1]]
-    second_ids = [k + 1 for k in range(n) if not in_first[k + 1]]
-    if not first_ids or not second_ids:
+    in_first = [(c[0] - c1[0]) ** 2 + (c[1] - c1[1]) ** 2 <= (c[0] - c2[0]) ** 2 + (c[1] - c2[1]) ** 2
+                for c in centroids]
+    if all(in_first) or not any(in_first):
         return region, None
-    return _cluster(region, labels, slices, first_ids, in_first), _cluster(region, labels, slices, second_ids, ~in_first)
+    member = np.array(in_first)[label]
+    return (_cluster(region, rows[member], first[member], after[member]),
+            _cluster(region, rows[~member], first[~member], after[~member]))
 
 
-def _cluster(region: Region, labels: np.ndarray, slices: list, ids: list[int], member: np.ndarray) -> Region:
-    """The region made of the given components, cropped to their joint bounding box."""
-    r0 = min(slices[i - 1][0].start for i in ids)
-    r1 = max(slices[i - 1][0].stop for i in ids)
-    q0 = min(slices[i - 1][1].start for i in ids)
-    q1 = max(slices[i - 1][1].stop for i in ids)
-    sub = labels[r0:r1, q0:q1]
-    member = member.copy()
-    member[0] = False
-    return Region(region.height, region.width, region.top + r0, region.left + q0, np.ascontiguousarray(member[sub]))
+def _cluster(region: Region, rows: np.ndarray, first: np.ndarray, after: np.ndarray) -> Region:
+    """The region made of the given row runs, cropped to their joint bounding box."""
+    r0, q0 = int(rows.min()), int(first.min())
+    h, w = int(rows.max()) + 1 - r0, int(after.max()) - q0
+    at = (rows - r0) * w
+    inside = np.zeros(h * w + 1, dtype=np.int8)
+    inside[at + first - q0] = 1
+    inside[at + after - q0] -= 1  # a run ending at the crop's right edge where the next row's starts: 0, inside
+    crop = np.cumsum(inside[:-1], dtype=np.int8).view(bool).reshape(h, w)
+    return Region(region.height, region.width, region.top + r0, region.left + q0, crop)
