@@ -6,15 +6,16 @@ target and imported on first use, so the registry and the CLI stay free of Djang
 """
 from __future__ import annotations
 
-import hashlib
 import importlib
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
-from scoring.core.analysis import Analyses, AnalysisSummaries
 from scoring.core.columns import BoardSpec
 from scoring.core.contract import FileProblem, PrecheckReport, ScorerInput, ScoringResult
 from scoring.core.published import PublishedTable
+
+if TYPE_CHECKING:  # annotations only: a benchmark's command-line scoring starts without the Analysis tab's code
+    from scoring.core.analysis import Analyses, AnalysisSummaries
 
 Scorer = Callable[[ScorerInput], ScoringResult]
 Precheck = Callable[[ScorerInput], "PrecheckReport | list[FileProblem]"]
@@ -369,6 +370,8 @@ class BenchmarkPlugin:
         spec = self.analysis_summaries_spec()
         stamp = load_target(self.analysis_summary_stamp)(split) if self.analysis_summary_stamp else ""
         if len(stamp) > SUMMARY_STAMP_KEPT:  # e.g. many human entries' ids: named by its digest, so it fits the column
+            import hashlib  # here: OpenSSL's load is not every command's start-up
+
             stamp = "sha256:" + hashlib.sha256(stamp.encode()).hexdigest()
         return f"{spec.version if spec else ''}|{stamp}"
 

@@ -152,3 +152,18 @@ def test_gt_paths_that_are_not_files_go_to_the_next_root_and_bad_json_is_said(tm
     for missing in ("nope.json", "a\x00b.json", "gt.json/inner.json"):
         found, problem = resolver.load({"ground_truth": {"gt_json_path": [missing]}})
         assert found is None and problem == f"ground truth file {missing} not found"
+
+
+def test_scoring_starts_without_opencv_scipy_or_the_analysis_code():
+    """`python -m scoring epic-bench` imports what scoring needs only: the Exo split labels the target's runs itself
+    (no OpenCV), least distances are pairwise (no scipy), and the registry's plugin contract names the Analysis
+    tab's types for annotations only (its code, and hashlib's OpenSSL, load where they are used)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, scoring.cli, scoring.benchmarks; scoring.benchmarks.plugin_for('epic-bench'); "
+            "import scoring.benchmarks.epic.core.cli; "
+            "print(sorted(m for m in ('cv2', 'scipy', 'scoring.core.analysis', '_hashlib') if m in sys.modules))")
+    root = Path(__file__).resolve().parents[5]
+    shown = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "[]"

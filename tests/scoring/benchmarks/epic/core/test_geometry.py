@@ -146,7 +146,7 @@ def test_exo_split_and_least_distance_equal_the_dense_reference(spec):
 @settings(max_examples=30, deadline=None)
 @given(st.integers(2, 40), st.integers(0, 2**32 - 1))
 def test_exo_split_of_few_or_many_components_equals_scipys_labelling(blobs, seed):
-    """Up to 16 components the bounding boxes are found one by one, above in one pass: both as scipy numbers them."""
+    """Few or many components (of rectangles that touch, overlap or stand apart), numbered as scipy numbers them."""
     rng = np.random.default_rng(seed)
     m = np.zeros((90, 120), np.uint8)
     for _ in range(blobs):
