@@ -158,13 +158,23 @@ def forget_prepared() -> None:
     _PREPARED.clear()
 
 
-@dataclass(frozen=True)
 class RleMask:
-    """A binary mask of size (height, width) as a pycocotools RLE; run lengths decoded on demand."""
+    """A binary mask of size (height, width) as a pycocotools RLE; run lengths decoded on demand. A union of
+    instances (`union_of_instances`) merges them into its RLE (pycocotools) only when that is asked for: box IoU
+    and path scoring read the instances' own runs."""
 
-    height: int
-    width: int
-    rle: dict[str, Any]
+    def __init__(self, height: int, width: int, rle: dict[str, Any] | None = None, *,
+                 instances: Sequence[RleMask] | None = None) -> None:
+        self.height, self.width = height, width
+        self._rle = rle
+        if instances is not None:
+            self._instances = list(instances)
+
+    @property
+    def rle(self) -> dict[str, Any]:
+        if self._rle is None:
+            self._rle = mask_utils.merge([part.rle for part in self._instances], intersect=0)
+        return self._rle
 
     @property
     def area(self) -> int:
@@ -279,12 +289,9 @@ def union_of_instances(value: Any) -> tuple[RleMask | None, list[str]]:
         return None, problems
     if len(masks) == 1:
         return masks[0], problems
-    first = masks[0]
-    merged = RleMask(first.height, first.width, mask_utils.merge([m.rle for m in masks], intersect=0))
     # If the union's run lengths are needed (path scoring), they come from the instances' decoded runs,
     # cheaper than decoding the merged string again; the same runs as pycocotools' merge.
-    object.__setattr__(merged, "_instances", masks)
-    return merged, problems
+    return RleMask(masks[0].height, masks[0].width, instances=masks), problems
 
 
 def union_counts(runs: Sequence[np.ndarray], total: int) -> np.ndarray:
@@ -410,12 +417,12 @@ def _union_bounds(gt: RleMask) -> np.ndarray | None:
         return None
     if len(bounds) == 1:
         return bounds[0]
-    points = np.concatenate(bounds)
-    if int(points[1::2].sum() - points[0::2].sum()) != gt.area:
+    # The instances' runs in pixel order (`_closed_form_ious` searches them): sorted by their starts.
+    runs = np.concatenate(bounds).reshape(-1, 2)
+    runs = runs[np.argsort(runs[:, 0], kind="stable")]
+    if (runs[1:, 0] < runs[:-1, 1]).any():
         return None  # overlapping instances: their runs are not the union's
-    # Disjoint runs in pixel order (`_closed_form_ious` searches them): sorted by their starts.
-    runs = points.reshape(-1, 2)
-    return runs[np.argsort(runs[:, 0], kind="stable")].ravel()
+    return runs.ravel()
 
 
 def _closed_form_ious(batch: list[tuple[int, np.ndarray, list[tuple[int, int, int, int]], int, int]],
