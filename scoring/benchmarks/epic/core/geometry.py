@@ -141,10 +141,16 @@ def prepare(values: Sequence[Any]) -> None:
     if found:
         counts, first, stops, ok = _decode_batch(found)
         # What `_instance` checks, per string, without a numpy call per mask: the sum and any negative run.
-        sums = np.concatenate(([0], np.cumsum(counts)))
-        negatives = np.concatenate(([0], np.cumsum(counts < 0)))
+        sums = np.empty(counts.size + 1, dtype=np.int64)
+        sums[0] = 0
+        np.cumsum(counts, out=sums[1:])
         total = (sums[stops] - sums[first]).tolist()
-        negative = (negatives[stops] > negatives[first]).tolist()
+        below = counts < 0
+        if below.any():  # well-formed masks have none: no second running sum then
+            negatives = np.concatenate(([0], np.cumsum(below)))
+            negative = (negatives[stops] > negatives[first]).tolist()
+        else:
+            negative = [False] * len(found)
         pieces = _pieces(counts, first, stops)
         # Each string's run ends (its cumulative sums) in one pass, up to an even number of runs.
         ends = sums[1:] - np.repeat(sums[first], stops - first)
