@@ -10,7 +10,9 @@ import io
 import json
 import os
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -243,7 +245,9 @@ def _raw_record(number: int, item: dict[str, Any], problems: list[FileProblem], 
 @dataclass(frozen=True)
 class GTResolver:
     roots: tuple[str, ...] = ()
-    _cache: dict[str, tuple[Any, str | None]] = field(default_factory=dict, compare=False, repr=False)
+    # Bounded (a full split's GT would otherwise stay in memory), the oldest dropped first: an OrderedDict, whose
+    # oldest key is found at once (a dict's first key is found past the slots of every key deleted before it).
+    _cache: OrderedDict[str, tuple[Any, str | None]] = field(default_factory=OrderedDict, compare=False, repr=False)
 
     def load(self, record: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, str | None]:
         path = gt_json_path(record)
@@ -252,19 +256,19 @@ class GTResolver:
         if path is None:
             return None, None if has_inline else "no gt_json_path and no inline ground truth"
         if path not in self._cache:
-            if len(self._cache) >= 512:  # bounded: a full split's GT would otherwise stay in memory
-                self._cache.pop(next(iter(self._cache)))
+            if len(self._cache) >= 512:
+                self._cache.popitem(last=False)
             self._cache[path] = self._read(path)
         data, problem = self._cache[path]
         return data, (None if has_inline else problem)
 
     def _read(self, path: str) -> tuple[Any, str | None]:
-        candidates = [path] + [os.path.join(root, path) for root in self.roots]
-        for candidate in candidates:
+        # The roots joined only when the path as given is not found (the usual path is absolute, or found at once).
+        for candidate in chain((path,), (os.path.join(root, path) for root in self.roots)):
             # Opened without asking first whether it is a file (a stat per GT file, ~5% of a full split's run):
             # what is missing or not a file is the next candidate's turn, as `os.path.isfile` said before.
             try:
-                handle = open(candidate, "rb")
+                handle = open(candidate, "rb", buffering=0)  # read whole: no buffer object
             except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
                 continue
             except (OSError, ValueError) as exc:  # ValueError: a NUL in the path, which isfile read as no file
