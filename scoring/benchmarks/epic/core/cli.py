@@ -78,11 +78,30 @@ def main(argv: list[str] | None = None) -> int:
     # nothing (on the 6,661-sample file ~0.2 s of ~1.4 s CPU; the same peak memory).
     was_enabled = gc.isenabled()
     gc.disable()
+    hold_freed_memory()
     try:
         return _score_file(args)
     finally:
         if was_enabled:
             gc.enable()
+
+
+def hold_freed_memory() -> None:
+    """Have glibc's malloc keep the memory a batch frees for the next batch instead of handing it back to the kernel
+    and faulting it in again, page by page: each chunk's numpy arrays (run lengths, box-IoU pairs) are a few MB,
+    above malloc's default threshold for mapping them afresh and trimming the heap. On the 6,661-sample file ~78,000
+    page faults become ~26,000 and ~0.08 s CPU less; the peak RSS ~10 MiB more (freed memory is held to the end).
+    Process-wide and lasting (a CLI's process ends with its file); nothing is done where the C library has no
+    mallopt (not glibc)."""
+    import ctypes  # already imported by numpy
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3  # glibc's malloc.h
+    mallopt(m_mmap_threshold, 16 << 20)
+    mallopt(m_trim_threshold, 128 << 20)
 
 
 def _score_file(args: argparse.Namespace) -> int:
