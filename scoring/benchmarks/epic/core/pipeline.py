@@ -268,7 +268,7 @@ class GTResolver:
             # Opened without asking first whether it is a file (a stat per GT file, ~5% of a full split's run):
             # what is missing or not a file is the next candidate's turn, as `os.path.isfile` said before.
             try:
-                handle = open(candidate, "rb", buffering=0)  # read whole: no buffer object
+                fd = os.open(candidate, os.O_RDONLY)
             except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
                 continue
             except (OSError, ValueError) as exc:  # ValueError: a NUL in the path, which isfile read as no file
@@ -276,14 +276,37 @@ class GTResolver:
                     continue
                 return None, f"ground truth {path} is not valid JSON: {exc}"
             try:
-                with handle:
-                    data = json.loads(handle.read())
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                try:
+                    text = _read_whole(fd)
+                finally:
+                    os.close(fd)
+            except IsADirectoryError:
+                continue  # a folder opens for reading, and fails at the read
+            except OSError as exc:
+                return None, f"ground truth {path} is not valid JSON: {exc}"
+            try:
+                data = json.loads(text)
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 return None, f"ground truth {path} is not valid JSON: {exc}"
             if not isinstance(data, dict):
                 return None, f"ground truth {path} is not a JSON object"
             return data, None
         return None, f"ground truth file {path} not found"
+
+
+_FIRST_READ = 1 << 16  # a GT file is ~1 KB: read in one call, no size asked first
+
+
+def _read_whole(fd: int) -> bytes:
+    """A file's bytes by its descriptor: one read where the file is shorter than `_FIRST_READ` (a regular file's
+    read stops short only at its end), else reads until one returns nothing."""
+    data = os.read(fd, _FIRST_READ)
+    if len(data) < _FIRST_READ:
+        return data
+    parts = [data]
+    while chunk := os.read(fd, 1 << 20):
+        parts.append(chunk)
+    return b"".join(parts)
 
 
 # ---------------------------------------------------------------------------------------------------------

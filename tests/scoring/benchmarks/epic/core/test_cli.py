@@ -149,6 +149,9 @@ def test_gt_paths_that_are_not_files_go_to_the_next_root_and_bad_json_is_said(tm
     assert found == {"text_annotation": {"count": [1]}} and problem is None
     found, problem = resolver.load({"ground_truth": {"gt_json_path": ["bad.json"]}})
     assert found is None and problem.startswith("ground truth bad.json is not valid JSON")
+    big = {"mask_annotation": {"masklet_path": [{"size": [900, 900], "counts": "0" * 300_000}]}}
+    (tmp_path / "b" / "big.json").write_text(json.dumps(big))  # longer than the first read
+    assert resolver.load({"ground_truth": {"gt_json_path": ["big.json"]}}) == (big, None)
     for missing in ("nope.json", "a\x00b.json", "gt.json/inner.json"):
         found, problem = resolver.load({"ground_truth": {"gt_json_path": [missing]}})
         assert found is None and problem == f"ground truth file {missing} not found"
