@@ -538,6 +538,21 @@ class Region:
         ys, xs = self._boundary()
         return float(np.min(np.sqrt((xs - px) ** 2 + (ys - py) ** 2)))
 
+    def distances(self, points: Sequence[tuple[float, float]]) -> list[float]:
+        """`distance` of each point, those outside in one array operation over the boundary (the same doubles)."""
+        if self.crop is None:
+            return [math.inf] * len(points)
+        out = [0.0 if self.contains(int(round(py)), int(round(px))) else math.nan for px, py in points]
+        outside = [k for k, d in enumerate(out) if d != 0.0]
+        if outside:
+            ys, xs = self._boundary()
+            px = np.array([points[k][0] for k in outside], dtype=np.float64)[:, None]
+            py = np.array([points[k][1] for k in outside], dtype=np.float64)[:, None]
+            least = np.sqrt((xs - px) ** 2 + (ys - py) ** 2).min(axis=1).tolist()
+            for k, d in zip(outside, least):
+                out[k] = d
+        return out
+
     def centroid(self) -> tuple[float, float]:
         """(mean row, mean column) of the pixels; the image centre for an empty mask."""
         if self.crop is None:

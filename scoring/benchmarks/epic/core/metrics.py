@@ -255,8 +255,8 @@ def path(
     longest = d_se * _MAX_RATIO if d_se > 0 else diag
 
     n = len(points)
-    to_start = [start.distance(p) if start is not None else _dist(p, start_point) for p in points]
-    to_end = [end.distance(p) if end is not None else math.inf for p in points]
+    to_start = start.distances(points) if start is not None else [_dist(p, start_point) for p in points]
+    to_end = end.distances(points) if end is not None else [math.inf] * len(points)
     se_first = max(0.0, 1.0 - _K * (to_start[0] / diag if diag > 0 else 0.0))
     se_last = max(0.0, 1.0 - _K * (to_end[-1] / diag if diag > 0 else 0.0))
     feasibility = [0.0] + _feasibility(points, PixelLookup(feasible))

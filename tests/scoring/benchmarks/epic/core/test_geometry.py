@@ -107,6 +107,7 @@ def test_point_distance_equals_minimum_over_all_pixels(spec, points):
     points = [(min(x, w - 1), min(y, h - 1)) for x, y in points]
     for x, y in points:
         assert region.distance((x, y)) == dense_point_distance((x, y), m)
+    assert region.distances(points) == [dense_point_distance(p, m) for p in points]  # all points at once
 
 
 @settings(max_examples=40, deadline=None)
