@@ -30,7 +30,7 @@ from leaderboard.core import analysis_svg
 from leaderboard.core.board import BadBoardQuery, board_build, board_page, csv_cell, filter_rows, parse_page
 from scoring import access
 from scoring.benchmarks import UnknownBenchmark, plugin_for
-from scoring.core.analysis import AnalysisContext, Figure, figure_page
+from scoring.core.analysis import AnalysisContext, EntryPage, Figure, figure_page
 from scoring.core.plugin import BenchmarkPlugin
 from scoring.core.published import read_deltas, read_table
 
@@ -55,12 +55,15 @@ def figure_context(plugin: BenchmarkPlugin, split, rows, filtered, *, site_reads
                            submissions=submissions)
 
 
-def _figures(benchmark, split, spec, query) -> tuple[list[Figure] | None, tuple[str, ...], str, list[str]]:
+def _figures(benchmark, split, spec, query, *,
+             number: int | None = None) -> tuple[list[Figure] | None, tuple[str, ...], str, list[str]]:
     """The benchmark's figures for the board's filtered rows (None when it declares no analyses), the keys of
     those withheld, the cache key they are kept under and the labels of the entries they show, in the board's order
-    (`selectors.analysis_labels`: what the tab pages): on a split with hidden ground truth (scoring.access) the
-    figures read from it are not computed, and the others get only what a submitter may see of their samples (no
-    ground truth, no site-side reads)."""
+    (`selectors.analysis_labels`: what the tab pages). `number`: a page of the tab (issue 34), whose figures have
+    the per-entry rows and series of that page's entries only (made for them alone: `AnalysisContext.page`) and
+    everything that spans entries over all of them; None: every entry's (the exports). On a split with hidden ground
+    truth (scoring.access) the figures read from it are not computed, and the others get only what a submitter may
+    see of their samples (no ground truth, no site-side reads)."""
     try:
         plugin = plugin_for(benchmark.scorer)
     except UnknownBenchmark:
@@ -71,12 +74,16 @@ def _figures(benchmark, split, spec, query) -> tuple[list[Figure] | None, tuple[
     public = access.ground_truth_figures_public(split=split)
     withheld = () if public else plugin.analysis_truth_figures
     data = selectors.board_data(split=split)
-    key = f"{data.cache_key}:analysis:{query.canonical()}"
+    key = f"{data.cache_key}:analysis:{query.canonical()}:{f'page:{number}' if number else 'all'}"
     found = cache.get(key)
     if found is None:
         view = board_build(data.rows, spec, query, data.pairs)
         filtered = filter_rows(data.rows, query)
-        context = figure_context(plugin, split, view.rows, filtered, site_reads=public)
+        labels = [label for _, label in selectors.analysis_labels(rows=view.rows)]
+        page = board_page(len(labels), number or 1)
+        entries = (EntryPage(frozenset(labels[page.start:page.end]), frozenset(labels))
+                   if number is not None and page.pages > 1 else None)
+        context = replace(figure_context(plugin, split, view.rows, filtered, site_reads=public), page=entries)
         summaries = plugin.analysis_summaries_spec()
         if summaries is not None:  # the stored summaries of the rows, combined: no per-sample row read
             shown, by_id = services_analysis.analysis_summaries_for(split=split, plugin=plugin, rows=view.rows,
@@ -88,8 +95,9 @@ def _figures(benchmark, split, spec, query) -> tuple[list[Figure] | None, tuple[
         else:
             computed = function(selectors.analysis_models(rows=view.rows, detail_keys=plugin.hidden_split_detail_keys),
                                 context)
-        found = ([f for f in computed if f.key not in withheld],
-                 [label for _, label in selectors.analysis_labels(rows=view.rows)])
+        # A figures function may make every entry's rows: the page is cut here all the same.
+        found = ([f if entries is None else figure_page(f, entries) for f in computed if f.key not in withheld],
+                 labels)
         cache.set(key, found, selectors.ROWS_TIMEOUT)
     return found[0], withheld, key, found[1]
 
@@ -116,20 +124,18 @@ def analysis(request: HttpRequest, slug: str) -> HttpResponse:
         number, _ = parse_page(request.GET)
     except BadBoardQuery as exc:
         return error_page(request, 400, f"Bad parameter '{exc.parameter}': {exc.message}")
-    figures, withheld, key, labels = _figures(benchmark, split, spec, query)
-    params = urlencode({"split": split.name, **query.as_params()})  # the figures' links and the board's: this split
     # The per-entry rows are paged as the board (issue 34: a row per entry is megabytes of SVG on a large board);
     # what is computed over all entries stays on every page. Each page's charts are drawn once per figures
-    # computed, and kept beside them under the same key.
+    # computed, and kept beside them.
+    figures, withheld, key, labels = _figures(benchmark, split, spec, query, number=number)
+    params = urlencode({"split": split.name, **query.as_params()})  # the figures' links and the board's: this split
     page = board_page(len(labels), number)
-    shown_labels = frozenset(labels[page.start:page.end])
-    every = frozenset(labels)
-    paged = [figure_page(f, shown_labels, every) for f in figures or ()] if page.pages > 1 else figures or []
-    charts = cache.get(f"{key}:svg:page:{page.number}") if key else None
+    paged = figures or []
+    charts = cache.get(f"{key}:svg") if key else None
     if charts is None:
         charts = [analysis_svg.render(f.chart, title=f.title) or "" for f in paged]
         if key:
-            cache.set(f"{key}:svg:page:{page.number}", charts, selectors.ROWS_TIMEOUT)
+            cache.set(f"{key}:svg", charts, selectors.ROWS_TIMEOUT)
     shown = [{"f": f, "svg": mark_safe(chart)} for f, chart in zip(paged, charts)]  # our own escaped SVG
     return render(request, "leaderboard/analysis.html", {
         "benchmark": benchmark, "split": split, "splits": selectors.board_splits(benchmark=benchmark),
