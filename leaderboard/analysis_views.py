@@ -31,6 +31,7 @@ from leaderboard.core.board import BadBoardQuery, board_build, board_page, csv_c
 from scoring import access
 from scoring.benchmarks import UnknownBenchmark, plugin_for
 from scoring.core.analysis import AnalysisContext, EntryPage, Figure, figure_page
+from scoring.core.collector import collector_paused
 from scoring.core.plugin import BenchmarkPlugin
 from scoring.core.published import read_deltas, read_table
 
@@ -55,6 +56,31 @@ def figure_context(plugin: BenchmarkPlugin, split, rows, filtered, *, site_reads
                            submissions=submissions)
 
 
+def _figures_made(plugin: BenchmarkPlugin, split, spec, query, data, *, number: int | None, public: bool,
+                  withheld: tuple[str, ...]) -> tuple[list[Figure], list[str]]:
+    """What `_figures` caches: the figures (of the page `number`'s entries, or of every entry) and the labels of the
+    entries, in the board's order."""
+    view = board_build(data.rows, spec, query, data.pairs, marks=False)  # the tab shows no best / second marks
+    filtered = filter_rows(data.rows, query)
+    labels = [label for _, label in selectors.analysis_labels(rows=view.rows)]
+    page = board_page(len(labels), number or 1)
+    entries = (EntryPage(frozenset(labels[page.start:page.end]), frozenset(labels))
+               if number is not None and page.pages > 1 else None)
+    context = replace(figure_context(plugin, split, view.rows, filtered, site_reads=public), page=entries)
+    summaries = plugin.analysis_summaries_spec()
+    if summaries is not None:  # the stored summaries of the rows, combined: no per-sample row read
+        shown, by_id = services_analysis.analysis_summaries_for(split=split, plugin=plugin, rows=view.rows,
+                                                                also=filtered)
+        computed = summaries.combine(shown, replace(context, summaries=by_id))
+    else:  # a benchmark that declares no summaries: from the rows' per-sample scores
+        read = ({"truth_keys": plugin.analysis_truth_keys} if public
+                else {"detail_keys": plugin.hidden_split_detail_keys})
+        computed = plugin.analyses_function()(selectors.analysis_models(rows=view.rows, **read), context)
+    # A figures function may make every entry's rows: the page is cut here all the same.
+    return ([f if entries is None else figure_page(f, entries) for f in computed if f.key not in withheld],
+            labels)
+
+
 def _figures(benchmark, split, spec, query, *,
              number: int | None = None) -> tuple[list[Figure] | None, tuple[str, ...], str, list[str]]:
     """The benchmark's figures for the board's filtered rows (None when it declares no analyses), the keys of
@@ -68,8 +94,7 @@ def _figures(benchmark, split, spec, query, *,
         plugin = plugin_for(benchmark.scorer)
     except UnknownBenchmark:
         return None, (), "", []
-    function = plugin.analyses_function()
-    if function is None:
+    if plugin.analyses_function() is None:
         return None, (), "", []
     public = access.ground_truth_figures_public(split=split)
     withheld = () if public else plugin.analysis_truth_figures
@@ -77,27 +102,11 @@ def _figures(benchmark, split, spec, query, *,
     key = f"{data.cache_key}:analysis:{query.canonical()}:{f'page:{number}' if number else 'all'}"
     found = cache.get(key)
     if found is None:
-        view = board_build(data.rows, spec, query, data.pairs)
-        filtered = filter_rows(data.rows, query)
-        labels = [label for _, label in selectors.analysis_labels(rows=view.rows)]
-        page = board_page(len(labels), number or 1)
-        entries = (EntryPage(frozenset(labels[page.start:page.end]), frozenset(labels))
-                   if number is not None and page.pages > 1 else None)
-        context = replace(figure_context(plugin, split, view.rows, filtered, site_reads=public), page=entries)
-        summaries = plugin.analysis_summaries_spec()
-        if summaries is not None:  # the stored summaries of the rows, combined: no per-sample row read
-            shown, by_id = services_analysis.analysis_summaries_for(split=split, plugin=plugin, rows=view.rows,
-                                                                    also=filtered)
-            computed = summaries.combine(shown, replace(context, summaries=by_id))
-        elif public:
-            computed = function(selectors.analysis_models(rows=view.rows, truth_keys=plugin.analysis_truth_keys),
-                                context)
-        else:
-            computed = function(selectors.analysis_models(rows=view.rows, detail_keys=plugin.hidden_split_detail_keys),
-                                context)
-        # A figures function may make every entry's rows: the page is cut here all the same.
-        found = ([f if entries is None else figure_page(f, entries) for f in computed if f.key not in withheld],
-                 labels)
+        # A summary per entry decoded and combined: many acyclic containers, collected by reference counting; the
+        # cyclic collector paused meanwhile (scoring.core.collector: at 200 entries its collections cost more than
+        # the rest of the request).
+        with collector_paused():
+            found = _figures_made(plugin, split, spec, query, data, number=number, public=public, withheld=withheld)
         cache.set(key, found, selectors.ROWS_TIMEOUT)
     return found[0], withheld, key, found[1]
 

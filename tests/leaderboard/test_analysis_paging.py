@@ -110,7 +110,8 @@ def test_page_two_shows_entries_51_to_100_in_board_order_and_the_same_aggregates
 def _of_entry(name: str, labels: list[str]) -> str | None:
     """The entry a series or row named `name` is of, by its name's start (an entry's label, then a space or a
     colon and a part): what a reader of the chart takes it for."""
-    return next((label for label in labels if name == label or name.startswith((f"{label} ", f"{label}:"))), None)
+    found = [label for label in labels if name == label or name.startswith((f"{label} ", f"{label}:"))]
+    return max(found, key=len) if found else None
 
 
 def _plain(figure: Figure) -> tuple:
