@@ -101,7 +101,7 @@ class SubmissionVisibilityInput(serializers.Serializer):
                   "good (a curator may restore it).")
 
 
-SUBMISSIONS_PAGE = 50  # the submission list's page, unless it asks for another size
+SUBMISSIONS_PAGE = 20  # the submission list's page, unless it asks for another size
 SUBMISSIONS_PAGE_MAX = 500
 
 

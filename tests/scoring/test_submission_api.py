@@ -202,7 +202,7 @@ def test_my_submissions_come_a_page_at_a_time_newest_first_with_the_count(token_
     assert ids == newest[3:6] and 'page=3&page_size=3>; rel="next"' in link and 'page=1&page_size=3>; rel="prev"' in link
     ids, _, link = page(page=3, page_size=3)
     assert ids == newest[6:] and link == '<http://testserver/api/submissions/mine/?page=2&page_size=3>; rel="prev"'
-    assert page()[0] == newest  # the default page holds 50
+    assert page()[0] == newest  # the default page holds 20
     with CaptureQueriesContext(connection) as few:
         page(page_size=1)
     with CaptureQueriesContext(connection) as many:
