@@ -30,7 +30,8 @@ from leaderboard.core import analysis_svg
 from leaderboard.core.board import BadBoardQuery, board_build, board_page, csv_cell, filter_rows, parse_page
 from scoring import access
 from scoring.benchmarks import UnknownBenchmark, plugin_for
-from scoring.core.analysis import AnalysisContext, Figure, figure_page
+from scoring.core.analysis import AnalysisContext, EntryPage, Figure, figure_page
+from scoring.core.collector import collector_paused
 from scoring.core.plugin import BenchmarkPlugin
 from scoring.core.published import read_deltas, read_table
 
@@ -55,41 +56,53 @@ def figure_context(plugin: BenchmarkPlugin, split, rows, filtered, *, site_reads
                            submissions=submissions)
 
 
-def _figures(benchmark, split, spec, query) -> tuple[list[Figure] | None, tuple[str, ...], str, list[str]]:
+def _figures_made(plugin: BenchmarkPlugin, split, spec, query, data, *, number: int | None, public: bool,
+                  withheld: tuple[str, ...]) -> tuple[list[Figure], list[str]]:
+    """What `_figures` caches: the figures (of the page `number`'s entries, or of every entry) and the labels of the
+    entries, in the board's order."""
+    view = board_build(data.rows, spec, query, data.pairs, marks=False)  # the tab shows no best / second marks
+    filtered = filter_rows(data.rows, query)
+    labels = [label for _, label in selectors.analysis_labels(rows=view.rows)]
+    page = board_page(len(labels), number or 1)
+    entries = (EntryPage(frozenset(labels[page.start:page.end]), frozenset(labels))
+               if number is not None and page.pages > 1 else None)
+    context = replace(figure_context(plugin, split, view.rows, filtered, site_reads=public), page=entries)
+    summaries = plugin.analysis_summaries_spec()
+    if summaries is not None:  # the stored summaries of the rows, combined: no per-sample row read
+        shown, by_id = services_analysis.analysis_summaries_for(split=split, plugin=plugin, rows=view.rows,
+                                                                also=filtered)
+        computed = summaries.combine(shown, replace(context, summaries=by_id))
+    else:  # a benchmark that declares no summaries: from the rows' per-sample scores
+        read = ({"truth_keys": plugin.analysis_truth_keys} if public
+                else {"detail_keys": plugin.hidden_split_detail_keys})
+        computed = plugin.analyses_function()(selectors.analysis_models(rows=view.rows, **read), context)
+    # A figures function may make every entry's rows: the page is cut here all the same.
+    return ([f if entries is None else figure_page(f, entries) for f in computed if f.key not in withheld],
+            labels)
+
+
+def _figures(benchmark, split, spec, query, *,
+             number: int | None = None) -> tuple[list[Figure] | None, tuple[str, ...], str, list[str]]:
     """The benchmark's figures for the board's filtered rows (None when it declares no analyses), the keys of
     those withheld, the cache key they are kept under and the labels of the entries they show, in the board's order
-    (`selectors.analysis_labels`: what the tab pages): on a split with hidden ground truth (scoring.access) the
-    figures read from it are not computed, and the others get only what a submitter may see of their samples (no
-    ground truth, no site-side reads)."""
+    (`selectors.analysis_labels`: what the tab pages). `number`: a page of the tab (issue 34), whose figures have
+    the per-entry rows and series of that page's entries only (made for them alone: `AnalysisContext.page`) and
+    everything that spans entries over all of them; None: every entry's (the exports). On a split with hidden ground
+    truth (scoring.access) the figures read from it are not computed, and the others get only what a submitter may
+    see of their samples (no ground truth, no site-side reads)."""
     try:
         plugin = plugin_for(benchmark.scorer)
     except UnknownBenchmark:
         return None, (), "", []
-    function = plugin.analyses_function()
-    if function is None:
+    if plugin.analyses_function() is None:
         return None, (), "", []
     public = access.ground_truth_figures_public(split=split)
     withheld = () if public else plugin.analysis_truth_figures
     data = selectors.board_data(split=split)
-    key = f"{data.cache_key}:analysis:{query.canonical()}"
+    key = f"{data.cache_key}:analysis:{query.canonical()}:{f'page:{number}' if number else 'all'}"
     found = cache.get(key)
     if found is None:
-        view = board_build(data.rows, spec, query, data.pairs)
-        filtered = filter_rows(data.rows, query)
-        context = figure_context(plugin, split, view.rows, filtered, site_reads=public)
-        summaries = plugin.analysis_summaries_spec()
-        if summaries is not None:  # the stored summaries of the rows, combined: no per-sample row read
-            shown, by_id = services_analysis.analysis_summaries_for(split=split, plugin=plugin, rows=view.rows,
-                                                                    also=filtered)
-            computed = summaries.combine(shown, replace(context, summaries=by_id))
-        elif public:
-            computed = function(selectors.analysis_models(rows=view.rows, truth_keys=plugin.analysis_truth_keys),
-                                context)
-        else:
-            computed = function(selectors.analysis_models(rows=view.rows, detail_keys=plugin.hidden_split_detail_keys),
-                                context)
-        found = ([f for f in computed if f.key not in withheld],
-                 [label for _, label in selectors.analysis_labels(rows=view.rows)])
+        found = _figures_made(plugin, split, spec, query, data, number=number, public=public, withheld=withheld)
         cache.set(key, found, selectors.ROWS_TIMEOUT)
     return found[0], withheld, key, found[1]
 
@@ -106,7 +119,12 @@ def _resolve(request: HttpRequest, slug: str):
     return resolve_board(request, slug, default_split=default)
 
 
+# The tab's views run with the cyclic collector paused (scoring.core.collector): a request decodes a summary per
+# entry and makes the figures, many acyclic containers that reference counting frees when the view returns, before
+# the collector runs again; paused over the figures alone, it ran its collections at the pause's end instead
+# (profile of an uncached 200-entry page: they cost more than the rest of the request, 0.7 ms a summary).
 @require_GET
+@collector_paused()
 def analysis(request: HttpRequest, slug: str) -> HttpResponse:
     resolved, error = _resolve(request, slug)
     if error:
@@ -116,20 +134,18 @@ def analysis(request: HttpRequest, slug: str) -> HttpResponse:
         number, _ = parse_page(request.GET)
     except BadBoardQuery as exc:
         return error_page(request, 400, f"Bad parameter '{exc.parameter}': {exc.message}")
-    figures, withheld, key, labels = _figures(benchmark, split, spec, query)
-    params = urlencode({"split": split.name, **query.as_params()})  # the figures' links and the board's: this split
     # The per-entry rows are paged as the board (issue 34: a row per entry is megabytes of SVG on a large board);
     # what is computed over all entries stays on every page. Each page's charts are drawn once per figures
-    # computed, and kept beside them under the same key.
+    # computed, and kept beside them.
+    figures, withheld, key, labels = _figures(benchmark, split, spec, query, number=number)
+    params = urlencode({"split": split.name, **query.as_params()})  # the figures' links and the board's: this split
     page = board_page(len(labels), number)
-    shown_labels = frozenset(labels[page.start:page.end])
-    every = frozenset(labels)
-    paged = [figure_page(f, shown_labels, every) for f in figures or ()] if page.pages > 1 else figures or []
-    charts = cache.get(f"{key}:svg:page:{page.number}") if key else None
+    paged = figures or []
+    charts = cache.get(f"{key}:svg") if key else None
     if charts is None:
         charts = [analysis_svg.render(f.chart, title=f.title) or "" for f in paged]
         if key:
-            cache.set(f"{key}:svg:page:{page.number}", charts, selectors.ROWS_TIMEOUT)
+            cache.set(f"{key}:svg", charts, selectors.ROWS_TIMEOUT)
     shown = [{"f": f, "svg": mark_safe(chart)} for f, chart in zip(paged, charts)]  # our own escaped SVG
     return render(request, "leaderboard/analysis.html", {
         "benchmark": benchmark, "split": split, "splits": selectors.board_splits(benchmark=benchmark),
@@ -141,6 +157,7 @@ def analysis(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_safe
+@collector_paused()
 def analysis_figure(request: HttpRequest, slug: str, key: str, fmt: str) -> HttpResponse:
     if fmt not in FORMATS:
         return error_page(request, 404, f"No format '{fmt[:20]}': use .svg, .csv or .json.")

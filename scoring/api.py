@@ -1,6 +1,8 @@
 """Submission API: one view per operation, explicit input and output serializers."""
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, status
@@ -17,6 +19,7 @@ from scoring.provenance import provenance_read, provenance_verify
 from scoring.serializers import (
     ProvenanceVerifyOutput,
     SubmissionCreateInput,
+    SubmissionListInput,
     SubmissionOutput,
     SubmissionVisibilityInput,
     error_responses,
@@ -58,13 +61,32 @@ class SubmissionCreateApi(APIView):
 
 
 class SubmissionListApi(APIView):
+    """The caller's submissions, newest first, a page at a time (`?page=`, `?page_size=`), so a request's cost stays
+    that of a page however many a user has (issue 34). The body is the page's list; `X-Total-Count` says how many
+    there are in all, and `Link` points to the next and previous pages (rel="next", rel="prev")."""
+
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(responses={200: SubmissionOutput(many=True), **error_responses(401)})
+    @extend_schema(parameters=[SubmissionListInput],
+                   responses={200: SubmissionOutput(many=True), **error_responses(400, 401)})
     def get(self, request: Request) -> Response:
-        rows = list(selectors.submissions_of_user(user=request.user)[:200])
+        data = SubmissionListInput(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        number, size = data.validated_data["page"], data.validated_data["page_size"]
+        mine = selectors.submissions_of_user(user=request.user)
+        total = mine.count()
+        rows = list(mine[(number - 1) * size:number * size])
         identical = selectors.identical_submissions_of_user(user=request.user, sha256s={r.sha256 for r in rows})
-        return Response(SubmissionOutput(rows, many=True, context={"user": request.user, "identical": identical}).data)
+        response = Response(SubmissionOutput(rows, many=True,
+                                             context={"user": request.user, "identical": identical}).data)
+        response["X-Total-Count"] = str(total)
+        links = [(n, rel) for n, rel in ((number + 1, "next"), (number - 1, "prev"))
+                 if 1 <= n <= -(-total // size)]
+        if links:
+            response["Link"] = ", ".join(
+                f'<{request.build_absolute_uri(request.path)}?{urlencode({"page": n, "page_size": size})}>; rel="{rel}"'
+                for n, rel in links)
+        return response
 
 
 class SubmissionDetailApi(APIView):

@@ -101,6 +101,16 @@ class SubmissionVisibilityInput(serializers.Serializer):
                   "good (a curator may restore it).")
 
 
+SUBMISSIONS_PAGE = 20  # the submission list's page, unless it asks for another size
+SUBMISSIONS_PAGE_MAX = 500
+
+
+class SubmissionListInput(serializers.Serializer):
+    page = serializers.IntegerField(min_value=1, max_value=10 ** 9, default=1, help_text="The page, newest first.")
+    page_size = serializers.IntegerField(min_value=1, max_value=SUBMISSIONS_PAGE_MAX, default=SUBMISSIONS_PAGE,
+                                         help_text=f"Submissions a page (default {SUBMISSIONS_PAGE}).")
+
+
 class ScoreOutput(serializers.Serializer):
     overall = serializers.FloatField(allow_null=True, help_text="Headline figure, in percent.")
     breakdown = serializers.DictField(help_text="Column key -> value.")

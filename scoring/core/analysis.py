@@ -80,6 +80,28 @@ class Figure:
 
 
 @dataclass(frozen=True)
+class EntryPage:
+    """The entries of one page of the Analysis tab (issue 34): of the labels of every entry a board keeps
+    (`labels`), those the page shows (`shown`). A series or table row named by an entry's label (or its label,
+    " · " and a part: `entry_of`) is the page's when its entry is shown; one of no entry (an aggregate, a paper's
+    row) is every page's."""
+
+    shown: frozenset[str]
+    labels: frozenset[str]
+    _known: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)  # an entry's rows repeat its name
+
+    def keeps(self, name: Any) -> bool:
+        """Whether a series or table row named `name` is on this page."""
+        if not isinstance(name, str):
+            return True
+        found = self._known.get(name)
+        if found is None:
+            entry = entry_of(name, self.labels)
+            found = self._known[name] = entry is None or entry in self.shown
+        return found
+
+
+@dataclass(frozen=True)
 class AnalysisContext:
     """What a figure may show beside the hub's own scores, clearly as such: the paper's published rows of the
     models the board's filters keep, the paper's stated differences, and what the benchmark's site-side hook
@@ -95,6 +117,15 @@ class AnalysisContext:
     # The summaries (`AnalysisSummaries.summarise`) of those submissions, by id, where the site combines stored
     # summaries: what a figure that compares a model's submissions reads of each instead of its samples.
     summaries: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
+    # The page of entries asked for (issue 34): a `combine` may make the per-entry rows and series of the shown
+    # entries only (`keeps`), while what spans entries (N and its text, aggregates, the papers' rows) stays computed
+    # over all of them. None: every entry's (the exports, the tools). The site pages the result with `figure_page`
+    # all the same, so a benchmark that makes every entry's rows gives the same page, only slower.
+    page: EntryPage | None = None
+
+    def keeps(self, name: Any) -> bool:
+        """Whether the rows and series named `name` (an entry's label, or an aggregate's name) are wanted."""
+        return self.page is None or self.page.keeps(name)
 
 
 Analyses = Callable[[Sequence[ModelSamples], AnalysisContext], list[Figure]]
@@ -167,19 +198,9 @@ def entry_of(name: str, labels: Collection[str]) -> str | None:
     return None
 
 
-def figure_page(figure: Figure, shown: Collection[str], labels: Collection[str]) -> Figure:
-    """`figure` with only the per-entry series and table rows of the entries `shown` (a page of the entries
-    `labels`, issue 34: the page's size stays flat as the board grows); every series and row of no entry (the
-    aggregates, the papers' rows) is kept as computed over all entries, and so are `n` and `n_text`."""
-    known: dict[str, bool] = {}  # a name's answer: an entry's rows repeat its label
-
-    def kept(name: Any) -> bool:
-        if not isinstance(name, str):
-            return True
-        if name not in known:
-            entry = entry_of(name, labels)
-            known[name] = entry is None or entry in shown
-        return known[name]
-
-    chart = replace(figure.chart, series=[s for s in figure.chart.series if kept(s.name)])
-    return replace(figure, rows=[r for r in figure.rows if not r or kept(r[0])], chart=chart)
+def figure_page(figure: Figure, page: EntryPage) -> Figure:
+    """`figure` with only the per-entry series and table rows of the entries `page` shows (issue 34: the page's size
+    stays flat as the board grows); every series and row of no entry (the aggregates, the papers' rows) is kept as
+    computed over all entries, and so are `n` and `n_text`."""
+    chart = replace(figure.chart, series=[s for s in figure.chart.series if page.keeps(s.name)])
+    return replace(figure, rows=[r for r in figure.rows if not r or page.keeps(r[0])], chart=chart)

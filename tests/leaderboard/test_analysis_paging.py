@@ -4,19 +4,22 @@ shares, the papers' rows) is the same on every page and equals the benchmark's `
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 
-from leaderboard import selectors
+from leaderboard import selectors, services_analysis
+from leaderboard.analysis_views import figure_context
 from leaderboard.board_views import board_resolve
-from leaderboard.core.board import PAGE_ROWS, board_build
+from leaderboard.core.board import PAGE_ROWS, board_build, filter_rows
 from leaderboard.models import AnalysisSummary
-from scoring.core.analysis import entry_of
+from scoring.benchmarks import plugin_for
+from scoring.core.analysis import EntryPage, Figure, entry_of, figure_page
 from scoring.models import SampleScore, Score, Submission
 from tests.leaderboard.conftest import make_entry
-from tests.leaderboard.test_analysis_summaries import _per_sample_figures
+from tests.leaderboard.test_analysis_summaries import DEMOS, _per_sample_figures
 
 pytestmark = pytest.mark.django_db
 
@@ -102,3 +105,45 @@ def test_page_two_shows_entries_51_to_100_in_board_order_and_the_same_aggregates
     # The exports stay complete: every entry.
     exported = json.loads(client.get("/leaderboard/plan-bench/analysis/subtasks.json", {**PARAMS, "page": "2"}).content)
     assert split_rows(exported, labels)[0] == labels
+
+
+def _of_entry(name: str, labels: list[str]) -> str | None:
+    """The entry a series or row named `name` is of, by its name's start (an entry's label, then a space or a
+    colon and a part): what a reader of the chart takes it for."""
+    found = [label for label in labels if name == label or name.startswith((f"{label} ", f"{label}:"))]
+    return max(found, key=len) if found else None
+
+
+def _plain(figure: Figure) -> tuple:
+    chart = figure.chart
+    return (figure.as_json(), chart.kind, list(chart.x), [(s.name, list(s.values)) for s in chart.series],
+            chart.y_label, chart.y_max)
+
+
+@pytest.mark.parametrize("slug,command", DEMOS)
+def test_a_page_is_combined_for_its_entries_alone_and_equals_the_figures_of_all_entries_cut(
+        slug, command, django_capture_on_commit_callbacks):
+    """`combine` with a page (AnalysisContext.page) makes only the page's entries' rows and series, and gives exactly
+    the figures over all entries cut to the page (`figure_page`): N, its text and the aggregates over all."""
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command(command)
+    benchmark, split, spec, query = board_resolve(PARAMS, slug)
+    plugin = plugin_for(benchmark.scorer)
+    data = selectors.board_data(split=split)
+    view = board_build(data.rows, spec, query, data.pairs)
+    filtered = filter_rows(data.rows, query)
+    summaries, by_id = services_analysis.analysis_summaries_for(split=split, plugin=plugin, rows=view.rows,
+                                                                also=filtered)
+    labels = [m.label for m in summaries]
+    assert len(labels) >= 2
+    context = replace(figure_context(plugin, split, view.rows, filtered), summaries=by_id)
+    combine = plugin.analysis_summaries_spec().combine
+    every = combine(summaries, context)
+    for shown in (labels[:1], labels[1:]):
+        page = EntryPage(frozenset(shown), frozenset(labels))
+        made = combine(summaries, replace(context, page=page))
+        assert [f.key for f in made] == [f.key for f in every]
+        for figure, full in zip(made, every):
+            assert _plain(figure) == _plain(figure_page(full, page)), figure.key
+            names = [s.name for s in figure.chart.series] + [r[0] for r in figure.rows if r and isinstance(r[0], str)]
+            assert not [n for n in names if _of_entry(n, labels) not in (None, *shown)], figure.key

@@ -1,10 +1,12 @@
 """Uploading through POST /api/submissions/: what is stored, what is refused, and the scoring pipeline."""
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from scoring import pipeline
 from scoring.models import ModelEntry, SampleScore, Score, Submission
-from tests.scoring.factories import SampleFactory, SplitFactory
+from tests.scoring.factories import ModelEntryFactory, SampleFactory, SplitFactory
 
 
 @pytest.fixture
@@ -177,3 +179,34 @@ def test_runs_of_one_variant_are_marked_on_upload_and_averaged_on_the_board(toke
     api = client.get("/api/leaderboards/dummy-bench/?split=dev&entries=all").json()
     mean_row = next(r for r in api["rows"] if r["runs"])
     assert mean_row["runs"] == ids and mean_row["run_spread"]["overall"] == pytest.approx(11.785, abs=1e-3)
+
+
+@pytest.mark.django_db
+def test_my_submissions_come_a_page_at_a_time_newest_first_with_the_count(token_client, user, dummy_split):
+    """The list's cost stays that of a page however many submissions a user has (issue 34): `?page=`/`?page_size=`,
+    newest first, the total in `X-Total-Count`, the other pages in `Link`; the queries do not grow with the rows."""
+    entry = ModelEntryFactory(owner=user)
+    made = [Submission.objects.create(model_entry=entry, split=dummy_split, submitter=user, status="scored").pk
+            for _ in range(7)]
+    newest = sorted(made, reverse=True)
+
+    def page(**params):
+        response = token_client.get("/api/submissions/mine/", params)
+        assert response.status_code == 200
+        return [r["id"] for r in response.json()], response["X-Total-Count"], response.get("Link", "")
+
+    ids, total, link = page(page_size=3)
+    assert ids == newest[:3] and total == "7"
+    assert link == '<http://testserver/api/submissions/mine/?page=2&page_size=3>; rel="next"'
+    ids, _, link = page(page=2, page_size=3)
+    assert ids == newest[3:6] and 'page=3&page_size=3>; rel="next"' in link and 'page=1&page_size=3>; rel="prev"' in link
+    ids, _, link = page(page=3, page_size=3)
+    assert ids == newest[6:] and link == '<http://testserver/api/submissions/mine/?page=2&page_size=3>; rel="prev"'
+    assert page()[0] == newest  # the default page holds 20
+    with CaptureQueriesContext(connection) as few:
+        page(page_size=1)
+    with CaptureQueriesContext(connection) as many:
+        page(page_size=7)
+    assert len(many.captured_queries) == len(few.captured_queries)
+    for bad in ({"page": "0"}, {"page_size": "501"}, {"page": "x"}):
+        assert token_client.get("/api/submissions/mine/", bad).status_code == 400

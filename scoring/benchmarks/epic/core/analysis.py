@@ -112,11 +112,14 @@ def _summarise_counting(m: ModelSamples) -> list[list[Any]]:
     return out
 
 
-def counting(summaries: Sequence[ModelSummary]) -> list[Figure]:
+def counting(summaries: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
     rows = []
     exact_series, soft_series = [], []
     total = 0
     for m in summaries:
+        if not context.keeps(m.label):  # another page's entry: only its count
+            total += sum(cell[0] for cell in m.summary["counting"])
+            continue
         cells = iter(m.summary["counting"])
         for pool, _ in COUNT_POOLS:
             exact_values, soft_values = [], []
@@ -175,11 +178,18 @@ def _summarise_leaves(m: ModelSamples) -> list[list[Any]]:
     return out
 
 
-def leaves(summaries: Sequence[ModelSummary]) -> list[Figure]:
+def _leaf_samples(m: ModelSummary) -> int:
+    return sum(cell[0] for cell in m.summary["leaves"])
+
+
+def leaves(summaries: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
     rows = []
     heat, comp_series = [], []
     total = 0
     for m in summaries:
+        if not context.keeps(m.label):  # another page's entry: only its count
+            total += _leaf_samples(m)
+            continue
         scores: list[float | None] = []
         comps: dict[str, list[float | None]] = {name: [] for name, _, _ in COMPONENTS}
         for leaf, (n, score_sum, _invalid, _wrong, parts) in zip(LEAVES, m.summary["leaves"]):
@@ -207,11 +217,14 @@ def leaves(summaries: Sequence[ModelSummary]) -> list[Figure]:
     ]
 
 
-def invalid_responses(summaries: Sequence[ModelSummary]) -> list[Figure]:
+def invalid_responses(summaries: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
     rows = []
     heat = []
     total = 0
     for m in summaries:
+        if not context.keeps(m.label):  # another page's entry: only its count
+            total += _leaf_samples(m)
+            continue
         values = []
         for leaf, (n, _score, invalid, wrong, _parts) in zip(LEAVES, m.summary["leaves"]):
             total += n
@@ -262,11 +275,14 @@ def _summarise_localization(m: ModelSamples) -> list[list[Any]]:
     return out
 
 
-def localization(summaries: Sequence[ModelSummary]) -> list[Figure]:
+def localization(summaries: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
     rows = []
     series = []
     total = 0
     for m in summaries:
+        if not context.keeps(m.label):  # another page's entry: only its count
+            total += sum(cell[0] for cell in m.summary["localization"])
+            continue
         means = []
         for code, (n, iou_sum, buckets, no_box, off, mismatch) in zip(GROUPS, m.summary["localization"]):
             total += n
@@ -293,7 +309,10 @@ def summarise(m: ModelSamples, extra: Mapping[str, Any] | None = None) -> dict[s
 
 
 def combine(summaries: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
-    return [*counting(summaries), *leaves(summaries), *invalid_responses(summaries), *localization(summaries)]
+    """The figures of these entries; per entry, only the rows and series of the entries `context` keeps (a page of
+    the tab), every figure's N over all of them."""
+    return [*counting(summaries, context), *leaves(summaries, context), *invalid_responses(summaries, context),
+            *localization(summaries, context)]
 
 
 SUMMARIES = AnalysisSummaries(version="epic-1", summarise=summarise, combine=combine)

@@ -110,8 +110,10 @@ def subtasks(models: Sequence[ModelSummary], context: AnalysisContext) -> list[F
     series = []
     total = 0
     for m in models:
-        values = []
         total += m.summary["n"]
+        if not context.keeps(m.label):
+            continue  # another page's entry: only its count
+        values = []
         for c in columns:
             n, acc = _column(m, c)
             rows.append((m.label, "scored here", c, n, acc))
@@ -140,11 +142,14 @@ def thinking_pairs(models: Sequence[ModelSummary], context: AnalysisContext) -> 
             by_name.setdefault(m.model_name, {}).setdefault(m.thinking, m)
     rows: list[tuple[Any, ...]] = []  # a figure's table: one tuple per row, of its columns
     series = []
-    total = 0
+    total = pairs = 0
     for name, pair in by_name.items():
         if set(pair) != {"yes", "no"}:
             continue
+        pairs += 1
         total += pair["yes"].summary["n"] + pair["no"].summary["n"]
+        if not context.keeps(name):
+            continue  # another page's entry: only its count
         gains = []
         for metric in metrics:
             n_t, think = _column(pair["yes"], metric)
@@ -165,7 +170,7 @@ def thinking_pairs(models: Sequence[ModelSummary], context: AnalysisContext) -> 
         "For each model scored here in both modes (the same model name, thinking and non-thinking entries): "
         "accuracy with thinking minus without, overall and per dimension, in points. The paper's stated "
         "differences are listed as 'paper' (data/published/plan_bench_deltas.csv).",
-        f"{len(series) - len(paper)} pairs scored here, {total} items in all; {len(context.deltas)} paper deltas",
+        f"{pairs} pairs scored here, {total} items in all; {len(context.deltas)} paper deltas",
         ("model", "source", "metric", "n_thinking", "n_non_thinking", "thinking", "non_thinking", "gain"), rows,
         Chart("heatmap", list(metrics), series, "gain (points; a loss shows white)"), total)]
 
@@ -177,6 +182,8 @@ def item_groups(models: Sequence[ModelSummary], context: AnalysisContext) -> lis
     total = 0
     for m in models:
         total += m.summary["n"]
+        if not context.keeps(m.label):
+            continue  # another page's entry: only its count
         values = []
         for name, cell in zip(names, m.summary["groups"]):
             n, acc = _accuracy(cell)
@@ -300,6 +307,9 @@ def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisC
 
 
 def combine(models: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
+    """The figures of these entries; per entry, only the rows and series of the entries `context` keeps (a page of
+    the tab: a thinking pair's rows are named by its model, paged as `figure_page` pages them), every N and
+    aggregate over all entries."""
     return [*subtasks(models, context), *thinking_pairs(models, context), *item_groups(models, context),
             *random_baseline(models, context),
             *judge_cascade(models, context), *paper_figures(models, context)]

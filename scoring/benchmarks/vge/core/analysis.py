@@ -108,7 +108,7 @@ def _summarise_breakdowns(m: ModelSamples) -> dict[str, Any]:
             "goals": [_metric_sums([s for s in eps if test(goal_count(s))]) for _label, test in GOAL_GROUPS]}
 
 
-def breakdowns(models: Sequence[ModelSummary]) -> list[Figure]:
+def breakdowns(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
     categories = sorted({cell[0] for m in models for cell in m.summary["categories"]})
     cat_rows, goal_rows = [], []
     cat_series, goal_series = [], []
@@ -116,6 +116,8 @@ def breakdowns(models: Sequence[ModelSummary]) -> list[Figure]:
     empty = [0, *([0, 0] * len(HEADLINE))]
     for m in models:
         total += m.summary["n"]
+        if not context.keeps(m.label):
+            continue  # another page's entry: only its count
         by_category = {cell[0]: cell[1:] for cell in m.summary["categories"]}
         values = []
         for c in categories:
@@ -317,6 +319,8 @@ def budget_sensitivity(models: Sequence[ModelSummary], context: AnalysisContext 
         if not by_lam:
             continue
         total += sum(c[0] for c in by_lam.values())
+        if not context.keeps(label):
+            continue  # another page's entry: only its count
         sr = {lam: share(c[1], c[0]) for lam, c in by_lam.items()}
         normalised = NORMALISED_AT in by_lam and len(by_lam) > 1
         base = sr.get(NORMALISED_AT) if normalised else None
@@ -343,7 +347,7 @@ def budget_sensitivity(models: Sequence[ModelSummary], context: AnalysisContext 
                 continue
             values.append(share(hits, n_eps))
             rows.append((label, truncation_label(played), lam, n_eps, hits, share(hits, n_eps), None))
-        series.append(Series(f"{label}: {truncation_label(played)}, SR", values))
+        series.append(Series(f"{label} · {truncation_label(played)}, SR", values))  # " · ": paged with its entry
     return [Figure(
         "budget", "SR gain against the interaction budget λ, normalised at λ = 2 (Fig. 3)",
         "As the paper (Fig. 3): SR of the episodes actually played with each λ (global budget λ·L_opt, local λ·C_opt), "
@@ -480,8 +484,10 @@ def error_taxonomy(models: Sequence[ModelSummary], context: AnalysisContext) -> 
     names = [c for c, _kinds in CLASSES]
     for m in models:
         episodes, found = m.summary["errors"]
-        counts = {(c, k): v for c, k, v in found}
         total += episodes
+        if not context.keeps(m.label):
+            continue  # another page's entry: only its count
+        counts = {(c, k): v for c, k, v in found}
         errors = sum(v for (c, _k), v in counts.items() if c != OUTSIDE)
         shares = []
         for c, kinds in CLASSES:
@@ -522,7 +528,7 @@ def _summarise_keys(m: ModelSamples, human_keys: Any) -> list[list[Any]]:
     return [[key, *_metric_sums(by_key[key])] for key in sorted(by_key)]
 
 
-def human_vs_model(models: Sequence[ModelSummary]) -> list[Figure]:
+def human_vs_model(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
     humans = [m for m in models if m.kind == "human"]
     keys = {cell[0] for m in humans for cell in m.summary["keys"]}
     rows, series = [], []
@@ -533,6 +539,8 @@ def human_vs_model(models: Sequence[ModelSummary]) -> list[Figure]:
             continue
         n = sum(cell[0] for cell in chosen)
         total += n
+        if not context.keeps(m.label):
+            continue  # another page's entry: only its count
         pooled = [n, *(sum(cell[i] for cell in chosen) for i in range(1, 1 + 2 * len(HEADLINE)))]
         row = _means(pooled)
         rows.append((m.label, m.kind, len(chosen), n, *row))
@@ -576,8 +584,10 @@ def view_switches(models: Sequence[ModelSummary], context: AnalysisContext) -> l
     total = 0
     for m in models:
         episodes, found = m.summary["switches"]
-        counts = dict(zip((*SWITCH_CLASSES, "unknown"), found))
         total += episodes
+        if not context.keeps(m.label):
+            continue  # another page's entry: only its count
+        counts = dict(zip((*SWITCH_CLASSES, "unknown"), found))
         switches = sum(counts[c] for c in SWITCH_CLASSES)
         shares = [share(counts[c], switches) for c in SWITCH_CLASSES]
         rows.append((m.label, episodes, switches, *(counts[c] for c in SWITCH_CLASSES), counts["unknown"], *shares))
@@ -618,11 +628,15 @@ def robustness(models: Sequence[ModelSummary], context: AnalysisContext) -> list
     by_model = pooled_by_option(context, PERTURBATION_OPTION)  # per model, per setting ("" none)
     series: list[Series] = []
     rows = []
-    total = 0
+    total = models_shown = 0
     settings_shown = sorted({p for settings in by_model.values() for p in settings if p}, key=_setting_order)
     for label, settings in by_model.items():
         if not any(settings_key for settings_key in settings):
             continue  # no perturbed run: nothing to compare
+        models_shown += 1
+        if not context.keeps(label):  # another page's entry: only its count
+            total += sum(int(settings.get(p, (0,))[0]) for p in ("", *settings_shown))
+            continue
         clean_sr, clean_ssr = _sr_ssr(settings.get(""))
         srs, ssrs = [], []
         for p in ("", *settings_shown):
@@ -635,7 +649,7 @@ def robustness(models: Sequence[ModelSummary], context: AnalysisContext) -> list
                              _delta(ssr, clean_ssr)))
             srs.append(sr)
             ssrs.append(ssr)
-        series.extend((Series(f"{label} SR", srs), Series(f"{label} SSR", ssrs)))
+        series.extend((Series(f"{label} · SR", srs), Series(f"{label} · SSR", ssrs)))  # " · ": paged with its entry
     return [Figure(
         "robustness", "SR and SSR with and without image perturbations (E.2)",
         "As the paper (E.2): agent API episodes played with Gaussian blur (blur:σ; the paper goes to σ 5.0), JPEG "
@@ -645,7 +659,7 @@ def robustness(models: Sequence[ModelSummary], context: AnalysisContext) -> list
         "(sub-goal success rate, each episode's share of its goals reached) averaged over them, and each one's "
         "difference from the unperturbed value. Every public scored upload of the models the board's filters keep "
         "counts, not only each model's best entry.",
-        f"{len(series) // 2} models, {total} episodes in all",
+        f"{models_shown} models, {total} episodes in all",
         ("model", "perturbation", "level", "episodes", "SR", "SSR", "delta_SR", "delta_SSR"),
         rows, Chart("bars", ["none", *settings_shown], series, "SR / SSR (%)", 100.0), total)]
 
@@ -665,10 +679,14 @@ def option_comparison(context: AnalysisContext, option: str, *, key: str, title:
         return []
     rows: list[tuple[Any, ...]] = []
     series: list[Series] = []
-    total = 0
+    total = models_shown = 0
     for label, values in by_model.items():
         if set(values) == {default}:
             continue  # only the default: nothing to compare
+        models_shown += 1
+        if not context.keeps(label):  # another page's entry: only its count
+            total += sum(int(values[value][0]) for value in (default, *others) if value in values)
+            continue
         base_sr, base_ssr = _sr_ssr(values.get(default))
         srs, ssrs = [], []
         for value in (default, *others):
@@ -679,8 +697,8 @@ def option_comparison(context: AnalysisContext, option: str, *, key: str, title:
                 rows.append((label, value, n, sr, ssr, _delta(sr, base_sr), _delta(ssr, base_ssr)))
             srs.append(sr)
             ssrs.append(ssr)
-        series.extend((Series(f"{label} SR", srs), Series(f"{label} SSR", ssrs)))
-    return [Figure(key, title, note, f"{len(series) // 2} models, {total} episodes in all",
+        series.extend((Series(f"{label} · SR", srs), Series(f"{label} · SSR", ssrs)))  # " · ": paged with its entry
+    return [Figure(key, title, note, f"{models_shown} models, {total} episodes in all",
                    ("model", option, "episodes", "SR", "SSR", "delta_SR", "delta_SSR"), rows,
                    Chart("bars", [default, *others], series, "SR / SSR (%)", 100.0), total)]
 
@@ -718,8 +736,10 @@ def summarise(m: ModelSamples, extra: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def combine(models: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
-    return [*breakdowns(models), *budget_sensitivity(models, context), *error_taxonomy(models, context),
-            *view_switches(models, context), *human_vs_model(models), *robustness(models, context),
+    """The figures of these entries; per entry, only the rows and series of the entries `context` keeps (a page of
+    the tab), every N and aggregate over all entries."""
+    return [*breakdowns(models, context), *budget_sensitivity(models, context), *error_taxonomy(models, context),
+            *view_switches(models, context), *human_vs_model(models, context), *robustness(models, context),
             *history_length(context), *instruction_robustness(context)]
 
 

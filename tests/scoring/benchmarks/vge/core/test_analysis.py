@@ -101,7 +101,7 @@ def test_budget_gain_from_episodes_played_at_each_lambda_normalised_at_2():
         (1, 75.0, None), (2, 75.0, None), (3, 75.0, None), (4, 75.0, None), (5, 75.0, None)]
     names = {s.name: list(s.values) for s in fig.chart.series}
     assert names["P"] == [None, 0.0, 25.0, None, 55.0, None, None, None, None, None]
-    assert names["F: truncated from λ = 5 episodes (not normalised), SR"] == [75.0] * 5 + [None] * 5
+    assert names["F · truncated from λ = 5 episodes (not normalised), SR"] == [75.0] * 5 + [None] * 5
     assert fig.n == 17
 
 
@@ -232,8 +232,8 @@ def test_robustness_reports_sr_and_ssr_per_perturbation_and_level():
     ]
     assert fig.n == 35
     assert list(fig.chart.x) == ["none", "blur:2", "blur:5", "jpeg:50", "jpeg:10", "occlude:0.4"]
-    assert [(s.name, s.values[0], s.values[-1]) for s in fig.chart.series] == [("A SR", 80.0, 0.0),
-                                                                              ("A SSR", 90.0, 25.0)]
+    assert [(s.name, s.values[0], s.values[-1]) for s in fig.chart.series] == [("A · SR", 80.0, 0.0),
+                                                                              ("A · SSR", 90.0, 25.0)]
 
 
 def test_robustness_keeps_the_submissions_the_board_chose():
