@@ -41,6 +41,7 @@ from simulator.serializers import (
     TaskListQuery,
     TaskPageOutput,
     plain_act_output,
+    plain_start_input,
 )
 from simulator.services.bundles import episodes_submission_create
 from simulator.services.episodes import episode_start, episode_step, episode_step_within, writer_cache
@@ -51,11 +52,13 @@ from simulator.services.view_images import episode_view_png
 def start_answer(*, user, data, in_batch: bool = False) -> tuple[int, dict]:
     """Status and body of a start request (the view below, the ASGI fast path, simulator.asgi, and the agent socket).
     `in_batch`: played by the agent writer (simulator.agent_writer), whose episode cache then knows the episode."""
-    serializer = EpisodeCreateInput(data=data)
     try:
-        if not serializer.is_valid():
-            raise InvalidRequest(serializer.errors)
-        v = serializer.validated_data
+        v = plain_start_input(data)
+        if v is None:
+            serializer = EpisodeCreateInput(data=data)
+            if not serializer.is_valid():
+                raise InvalidRequest(serializer.errors)
+            v = serializer.validated_data
         episode, obs = episode_start(user=user, task_id=v["task"], perturbation=v["perturbation"],
                                      lam=v.get(LAMBDA_OPTION), history=v["history"], instruction=v["instruction"],
                                      cache=writer_cache if in_batch else None)

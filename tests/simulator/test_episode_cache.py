@@ -9,6 +9,8 @@ import json
 
 import pytest
 from channels.testing import WebsocketCommunicator
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 
 from config.asgi import application
@@ -182,3 +184,32 @@ def _played_elsewhere(episode_id: int, user) -> None:
         episode_step(episode_id=episode_id, user=user, output=PRESS_POWER)
     finally:
         connection.close()
+
+
+def test_the_last_step_of_an_episode_the_writer_started_reads_no_step_back(token_client, tiny_split, user):
+    """The cache holds every outcome of an episode it started: the metrics come from them, the same as from the rows."""
+    seen: dict = {}
+
+    def step(episode_id: int, output: str, last: bool):
+        if not last:
+            return episode_step_within(episode_id=episode_id, user=user, output=output, cache=writer_cache)
+        with CaptureQueriesContext(connection) as captured:  # the writer thread's connection
+            played = episode_step_within(episode_id=episode_id, user=user, output=output, cache=writer_cache)
+        seen["last"] = [query["sql"] for query in captured.captured_queries]
+        return played
+
+    async def scenario():
+        episode = seen["episode"] = await writer.run(
+            lambda: episode_start(user=user, task_id="tiny/t2", cache=writer_cache)[0].pk)
+        for number, output in enumerate(OUTPUTS, start=1):
+            last = number == len(OUTPUTS)
+            await writer.run(lambda output=output, last=last: step(episode, output, last))
+
+    run_async(scenario)
+    steps_table = Step._meta.db_table
+    assert seen["last"] and not [sql for sql in seen["last"]
+                                 if sql.lstrip().upper().startswith("SELECT") and steps_table in sql]
+    http = all_http(token_client)
+    mine, theirs = Episode.objects.get(pk=seen["episode"]), Episode.objects.get(pk=http)
+    assert mine.finished and mine.success and (mine.metrics, mine.success) == (theirs.metrics, theirs.success)
+    assert [row[1:] for row in stored(mine.pk)] == [row[1:] for row in stored(http)]

@@ -8,7 +8,8 @@ Check order, feedback kinds and texts, budgets and goal rules follow docs/format
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Any, NamedTuple
+from operator import attrgetter
+from typing import Any, Callable, NamedTuple
 
 from scoring.benchmarks.vge.core.actions import CANONICAL, Action, ParseResult, parse_action
 from scoring.benchmarks.vge.core.device import DASHBOARD, TIMED_WAIT, Device, Transition
@@ -40,10 +41,19 @@ TEXT_WRONG_OPERATION = "It seems that this component can be operated, but not in
 TEXT_UNLOCKED = "A close-up dashboard view is now available (Switch_view(params=[dashboard]))."
 
 
+_FIELD_READERS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple]]] = {}
+
+
 def _fields_dict(instance: Any) -> dict[str, Any]:
     """A dataclass's fields by name, not copied: dataclasses.asdict deep-copies every value, which cost a served step
-    more than the engine's step (perf/agent_step_profile.py)."""
-    return {f.name: getattr(instance, f.name) for f in fields(instance)}
+    more than the engine's step (perf/agent_step_profile.py). The names and their reader are found once per class:
+    dataclasses.fields() on every call cost more than the reading."""
+    found = _FIELD_READERS.get(type(instance))
+    if found is None:
+        names = tuple(f.name for f in fields(instance))
+        found = _FIELD_READERS[type(instance)] = (names, attrgetter(*names))
+    names, read = found
+    return dict(zip(names, read(instance)))
 
 
 @dataclass(frozen=True)
