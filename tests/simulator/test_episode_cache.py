@@ -187,20 +187,28 @@ def _played_elsewhere(episode_id: int, user) -> None:
 
 
 def test_the_last_step_of_an_episode_the_writer_started_reads_no_step_back(token_client, tiny_split, user):
-    """The cache holds every outcome of an episode it started: the metrics come from them, the same as from the rows."""
+    """The cache holds every outcome of an episode it started: the metrics come from them, the same as from the rows.
+    The queries are captured on the writer thread's connection from the start's job to the last step's: a batch's
+    cached steps run on the cursor its batch opened (EpisodeCache.steps_collected), so the capture must be on
+    before the last step's batch begins."""
     seen: dict = {}
+    captured = CaptureQueriesContext(connection)  # `connection`: the writer thread's own, entered there
+
+    def started() -> int:
+        captured.__enter__()
+        return episode_start(user=user, task_id="tiny/t2", cache=writer_cache)[0].pk
 
     def step(episode_id: int, output: str, last: bool):
         if not last:
             return episode_step_within(episode_id=episode_id, user=user, output=output, cache=writer_cache)
-        with CaptureQueriesContext(connection) as captured:  # the writer thread's connection
-            played = episode_step_within(episode_id=episode_id, user=user, output=output, cache=writer_cache)
-        seen["last"] = [query["sql"] for query in captured.captured_queries]
-        return played
+        try:
+            return episode_step_within(episode_id=episode_id, user=user, output=output, cache=writer_cache)
+        finally:
+            captured.__exit__(None, None, None)
+            seen["last"] = [query["sql"] for query in captured.captured_queries]
 
     async def scenario():
-        episode = seen["episode"] = await writer.run(
-            lambda: episode_start(user=user, task_id="tiny/t2", cache=writer_cache)[0].pk)
+        episode = seen["episode"] = await writer.run(started)
         for number, output in enumerate(OUTPUTS, start=1):
             last = number == len(OUTPUTS)
             await writer.run(lambda output=output, last=last: step(episode, output, last))
