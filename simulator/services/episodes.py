@@ -6,6 +6,7 @@ import contextlib
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -287,15 +288,13 @@ def _step_cached(*, episode_id: int, user: AbstractBaseUser | None, output: str,
     owner_check(cached.owner_id, user)
     engine, core = engine_with_cached_task(digest=cached.digest, task_id=cached.task_id, task_pk=cached.task_pk)
     new_state, outcome = engine.step(cached.state, output)
-    if cache.cursor is not None:  # the batch's own (EpisodeCache.steps_collected)
-        version = _stored(cache.cursor, cache.statements, episode_id=episode_id, engine=engine, core=core,
-                          new_state=new_state, outcome=outcome, guard=cached.version, cache=cache,
-                          played=cached.outcomes)
+    store = partial(_stored, episode_id=episode_id, engine=engine, core=core, new_state=new_state, outcome=outcome,
+                    guard=cached.version, cache=cache, played=cached.outcomes)
+    if cache.block is not None:  # the batch's cursor and statements (EpisodeCache.steps_collected)
+        version = store(*cache.block)
     else:
         with connection.cursor() as cursor:
-            version = _stored(cursor, _statements(connection), episode_id=episode_id, engine=engine, core=core,
-                              new_state=new_state, outcome=outcome, guard=cached.version, cache=cache,
-                              played=cached.outcomes)
+            version = store(cursor, _statements(connection))
     if version is False:
         return None
     if version is None:
@@ -380,8 +379,8 @@ class EpisodeCache:
         self.size = size
         self._rows: OrderedDict[int, CachedEpisode] = OrderedDict()
         self._steps: list[list] | None = None  # the step rows held for one INSERT (steps_collected)
-        self.cursor: Any = None  # the block's one cursor and its connection's statements (steps_collected)
-        self.statements: _StepStatements | None = None
+        # The block's one cursor and its connection's statements (steps_collected).
+        self.block: tuple[Any, _StepStatements] | None = None
 
     @contextlib.contextmanager
     def steps_collected(self):
@@ -390,16 +389,16 @@ class EpisodeCache:
         writer's batch: one statement for its steps instead of one each). An error drops them with the rest of
         the rolled-back transaction. Outside such a block every step INSERTs its row at once.
 
-        The block's cached steps also share one cursor (`cursor`, with `statements`), opened here: a cursor and the
-        statements' lookup per step, through the `connection` proxy, were ~3 % of a served step's CPU."""
-        self._steps = []
+        The block's cached steps also share one cursor (`block`, with the statements), opened here: a cursor and the
+        statements' lookup per step, through the `connection` proxy, were ~3 % of a served step's CPU. Rows are held
+        only while that cursor is open (a cursor that fails to open leaves every step INSERTing its own row)."""
         with connection.cursor() as cursor:
-            self.cursor, self.statements = cursor, _statements(connection)
+            self._steps, self.block = [], (cursor, _statements(connection))
             try:
                 yield
                 self.steps_flush()
             finally:
-                self._steps = self.cursor = self.statements = None
+                self._steps = self.block = None
 
     def step_row_kept(self, row: list) -> bool:
         """Hold a step's INSERT values for the block's one INSERT; False outside a steps_collected block."""
@@ -410,13 +409,10 @@ class EpisodeCache:
 
     def steps_flush(self) -> None:
         """INSERT the held step rows now (before a read of the steps)."""
-        if self._steps:
+        if self._steps and self.block is not None:  # rows are held only inside the block, which holds its cursor
             rows, self._steps = self._steps, []
-            if self.cursor is not None:
-                self.cursor.executemany(self.statements.insert, rows)
-            else:
-                with connection.cursor() as cursor:
-                    cursor.executemany(_statements(connection).insert, rows)
+            cursor, sql = self.block
+            cursor.executemany(sql.insert, rows)
 
     def get(self, episode_id: int) -> CachedEpisode | None:
         row = self._rows.get(episode_id)
