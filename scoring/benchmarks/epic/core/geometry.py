@@ -525,21 +525,16 @@ class Region:
         return 0 <= r < self.crop.shape[0] and 0 <= c < self.crop.shape[1] and bool(self.crop[r, c])
 
     def distance(self, point: tuple[float, float]) -> float:
-        """0 if the rounded pixel is inside, else the least Euclidean distance to the mask's pixels; inf if empty.
+        """0 if the rounded pixel is inside, else the least Euclidean distance to the mask's pixels; inf if empty
+        (`distances` of one point)."""
+        return self.distances([point])[0]
+
+    def distances(self, points: Sequence[tuple[float, float]]) -> list[float]:
+        """`distance` of each point, those outside in one array operation over the boundary.
 
         The nearest mask pixel of a point whose rounded pixel is outside always lies on the mask's boundary,
         so the minimum is taken over boundary pixels only: the same value as over all pixels.
         """
-        if self.crop is None:
-            return math.inf
-        px, py = point
-        if self.contains(int(round(py)), int(round(px))):
-            return 0.0
-        ys, xs = self._boundary()
-        return float(np.min(np.sqrt((xs - px) ** 2 + (ys - py) ** 2)))
-
-    def distances(self, points: Sequence[tuple[float, float]]) -> list[float]:
-        """`distance` of each point, those outside in one array operation over the boundary (the same doubles)."""
         if self.crop is None:
             return [math.inf] * len(points)
         out = [0.0 if self.contains(int(round(py)), int(round(px))) else math.nan for px, py in points]

@@ -407,10 +407,10 @@ def _score_batched(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | 
     def flush() -> None:
         _prepare_masks((record, raw_gt) for record, raw_gt, _ in batch)
         try:
+            indices = range(len(out), len(out) + len(batch))
             if both:
-                out.extend(score_readings_many(batch, options=options, indices=range(len(out), len(out) + len(batch))))
+                out.extend(score_readings_many(batch, options=options, indices=indices))
             else:
-                indices = range(len(out), len(out) + len(batch))
                 out.extend((one, one) for one in score_samples(batch, options=options, indices=indices))
         finally:
             forget_prepared()
