@@ -138,7 +138,8 @@ def analysis(request: HttpRequest, slug: str) -> HttpResponse:
     # what is computed over all entries stays on every page. Each page's charts are drawn once per figures
     # computed, and kept beside them.
     figures, withheld, key, labels = _figures(benchmark, split, spec, query, number=number)
-    params = urlencode({"split": split.name, **query.as_params()})  # the figures' links and the board's: this split
+    board_params = {"split": split.name, **query.as_params()}  # the figures' links, the board's and the pages': this split
+    params = urlencode(board_params)
     page = board_page(len(labels), number)
     paged = figures or []
     charts = cache.get(f"{key}:svg") if key else None
@@ -152,7 +153,7 @@ def analysis(request: HttpRequest, slug: str) -> HttpResponse:
         "query": query, "params": params, "figures": shown, "declared": figures is not None,
         "withheld": withheld,
         "kinds": ["proprietary", "open-source", "embodied", "human", "baseline"],
-        "page": page, **pager_context(page, {"split": split.name, **query.as_params()}),
+        "page": page, **pager_context(page, board_params),
     })
 
 
