@@ -6,8 +6,8 @@ PostgreSQL, with the filesystem broker or Redis.
 
 A run takes the slots numbered below its own concurrency (capped by `EVALUATIONS_MAX_CONCURRENCY` and a curator's
 `Endpoint.concurrency`), so runs together never exceed the largest concurrency any of them may use; the pace is the
-slowest rate among them. A slot is leased for the request's timeout and a margin (`EVALUATIONS_SLOT_LEASE_MARGIN`): a killed worker's slots come free
-by themselves."""
+slowest rate among them. A slot is leased for the request's timeout and a margin (`EVALUATIONS_SLOT_LEASE_MARGIN`):
+a killed worker's slots come free by themselves."""
 from __future__ import annotations
 
 import random

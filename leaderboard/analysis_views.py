@@ -138,7 +138,8 @@ def analysis(request: HttpRequest, slug: str) -> HttpResponse:
     # what is computed over all entries stays on every page. Each page's charts are drawn once per figures
     # computed, and kept beside them.
     figures, withheld, key, labels = _figures(benchmark, split, spec, query, number=number)
-    board_params = {"split": split.name, **query.as_params()}  # the figures' links, the board's and the pages': this split
+    # The figures' links, the board's and the pages': this split and filters.
+    board_params = {"split": split.name, **query.as_params()}
     params = urlencode(board_params)
     page = board_page(len(labels), number)
     paged = figures or []

@@ -189,7 +189,8 @@ def _model_cells_html(row, split, run_sd: str) -> str:
     if row.thinking == "yes":
         out += '<span class="tag tag-thinking">thinking</span>'
     if row.source == "reported":
-        out += f'<span class="tag" title="{escape(row.note)}">paper</span>' if row.note else '<span class="tag">paper</span>'
+        out += (f'<span class="tag" title="{escape(row.note)}">paper</span>' if row.note
+                else '<span class="tag">paper</span>')
     else:
         sha = row.provenance.get("file_sha256")
         out += (f'<a class="tag tag-scored" href="{escape(reverse("submission-samples", args=[row.submission_id]))}" '

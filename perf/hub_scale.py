@@ -1,10 +1,11 @@
 """How the hub's pages and the worker's cost grow with the hub (issue 34): 1×, 10×, 100× today's data.
 
 For each scale S it builds (or, with --reuse, keeps) a PostgreSQL database `<prefix><S>` (--prefix, default
-`ebh_scale_`): a copy of the demo hub (`<prefix>demo`, built once with `make_demo`: CREATE DATABASE ... TEMPLATE) plus `manage.py make_large_hub --scale
-S` (20·S model entries and one scored submission each per benchmark, at the papers' split sizes, their per-sample
-rows written inside the database; 2,000·S VGE episodes with steps; 200·S annotation items through review; the neighbours' comparisons and Analysis summaries the worker writes when a score lands). It starts
-the site as `make run` serves it (one uvicorn process, the cache in Redis: REDIS_URL), and requests each page: board
+`ebh_scale_`): a copy of the demo hub (`<prefix>demo`, built once with `make_demo`: CREATE DATABASE ... TEMPLATE)
+plus `manage.py make_large_hub --scale S` (20·S model entries and one scored submission each per benchmark, at the
+papers' split sizes, their per-sample rows written inside the database; 2,000·S VGE episodes with steps; 200·S
+annotation items through review; the neighbours' comparisons and Analysis summaries the worker writes when a score
+lands). It starts the site as `make run` serves it (one uvicorn process, the cache in Redis: REDIS_URL), and requests each page: board
 first page, a filtered and sorted board page, the board API, the CSV export, the Analysis tab, a drill-down page, the
 pre-check API, a model page, the heavy user's submission list. Per page: the first request after the server started
 with the board caches emptied, --uncached requests each after emptying them again (the board's cache hides what a
@@ -317,8 +318,9 @@ def main() -> None:
     parser.add_argument("--prefix", default=PREFIX, help=f"database names' prefix (default {PREFIX}: "
                                                           f"{PREFIX}demo, {PREFIX}1, ...)")
     only = parser.add_mutually_exclusive_group()
-    only.add_argument("--pages-only", action="store_true", help="measure the pages only, not the worker's new score "
-                                                                   "and re-score (which also add a submission per benchmark)")
+    only.add_argument("--pages-only", action="store_true",
+                      help="measure the pages only, not the worker's new score and re-score (which also add a "
+                           "submission per benchmark)")
     parser.add_argument("--skip", default="", help="comma-separated page labels not to measure, e.g. "
                                                    "'vge-bench analysis' (minutes a request at any scale)")
     only.add_argument("--worker-only", action="store_true", help="measure the worker only: no server, no page")
