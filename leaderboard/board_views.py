@@ -14,7 +14,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.core.cache import cache
-from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -58,6 +57,7 @@ from scoring.core.plugin import BenchmarkPlugin, Drilldown, DrilldownSample
 from scoring.error_pages import refusal_page
 from scoring.errors import ServiceRefusal
 from scoring.models import ModelEntry, Sample, SampleScore, Submission
+from scoring.paging import page_requested
 from scoring.phases import phase_shown
 from scoring.selectors import model_entry_editable_by
 
@@ -647,12 +647,8 @@ def submission_samples(request: HttpRequest, pk: int) -> HttpResponse:
         return error_page(request, 400, f"Bad parameter 'task': '{task}' is not a task of this submission.")
     if outcome and outcome not in outcomes:
         return error_page(request, 400, f"Bad parameter 'outcome': '{outcome}' is not an outcome here.")
-    paginator = Paginator(selectors.sample_scores(submission=submission, task=task, outcome=outcome), 25)
-    paginator.count = facets.count(task=task, outcome=outcome)  # counted with the facets: no COUNT(*) of its own
-    raw_page = request.GET.get("page") or "1"
-    if not raw_page.isdigit() or int(raw_page) < 1:
-        return error_page(request, 400, f"Bad parameter 'page': '{raw_page[:20]}' is not a page number.")
-    page = paginator.get_page(int(raw_page))
+    page = page_requested(request, selectors.sample_scores(submission=submission, task=task, outcome=outcome), 25,
+                          count=facets.count(task=task, outcome=outcome))  # counted with the facets
     benchmark = submission.split.benchmark.slug
     plugin = _plugin(benchmark)
     drilldown = plugin.drilldown if plugin else Drilldown()

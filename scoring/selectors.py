@@ -42,7 +42,7 @@ def submissions_of_user(*, user) -> QuerySet[Submission]:
     return (
         Submission.objects.filter(submitter=user)
         .select_related("model_entry", "split__benchmark", "score")
-        .order_by("-created_at")
+        .order_by("-created_at", "-pk")  # the id breaks ties: pages neither repeat nor skip a row
     )
 
 

@@ -19,6 +19,7 @@ from scoring.core.provenance import KEYS
 from scoring.errors import FileRefused, ServiceRefusal
 from scoring.forms import ModelEntryForm, SubmissionForm, VisibilityForm
 from scoring.models import ChangeRecord, ModelEntry, Submission
+from scoring.paging import page_requested
 from scoring.phases import phase_shown
 from scoring.quota import quotas_for_user
 
@@ -92,10 +93,14 @@ def _split_asked(request: HttpRequest, splits) -> int | str | None:
     return chosen.pk if chosen is not None else None
 
 
+SUBMISSION_LIST_PAGE = 50  # rows of "My submissions" a page
+
+
 @login_required
 def submission_list(request: HttpRequest) -> HttpResponse:
-    rows = selectors.submissions_of_user(user=request.user)
-    return render(request, "scoring/submission_list.html", {"submissions": rows})
+    """The user's submissions, newest first, a page at a time: a heavy user's page costs what anyone's does."""
+    page = page_requested(request, selectors.submissions_of_user(user=request.user), SUBMISSION_LIST_PAGE)
+    return render(request, "scoring/submission_list.html", {"submissions": page.object_list, "page": page})
 
 
 OPTION_LABELS = {"raw": "Raw responses", "coord_mode": "Coordinate mode", "compat": "Toolkit compatibility"}

@@ -77,3 +77,39 @@ def test_the_upload_form_marks_a_repeated_run(client, user, dummy_benchmark):
                                                   "run_set": "seed sweep", "file": SimpleUploadedFile("p.txt", b"1\n")})
     assert response.status_code == 302, response.content.decode()[:500]
     assert Submission.objects.get().run_set == "seed sweep"
+
+
+@pytest.mark.django_db
+def test_my_submissions_page_shows_a_page_at_a_time_newest_first(client, user, dummy_benchmark):
+    """A heavy user's "My submissions" costs a page, not their whole history (issue 34): 50 a page, newest first,
+    links to the older and newer pages, the same queries whatever the number of rows, a bad `?page=` refused."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from scoring.models import Submission
+    from scoring.views import SUBMISSION_LIST_PAGE
+
+    entry, split = ModelEntryFactory(owner=user), SplitFactory(benchmark__slug="dummy-bench", benchmark__scorer="dummy")
+    Submission.objects.bulk_create([Submission(model_entry=entry, split=split, submitter=user, status="scored")
+                                    for _ in range(SUBMISSION_LIST_PAGE + 3)])
+    newest = list(Submission.objects.filter(submitter=user).order_by("-created_at").values_list("pk", flat=True))
+    client.force_login(user)
+
+    def shown(query: str = "") -> tuple[list[int], str]:
+        html = client.get(f"/submissions/{query}").content.decode()
+        return [pk for pk in newest if f'href="/submissions/{pk}/"' in html], html
+
+    first, html = shown()
+    assert first == newest[:SUBMISSION_LIST_PAGE]
+    assert f"page 1 of 2 ({SUBMISSION_LIST_PAGE + 3} submissions)" in html and 'href="?page=2" rel="next"' in html
+    second, html = shown("?page=2")
+    assert second == newest[SUBMISSION_LIST_PAGE:] and 'href="?page=1" rel="prev"' in html
+    assert shown("?page=9")[0] == second  # past the last page: the last
+    with CaptureQueriesContext(connection) as full:
+        client.get("/submissions/")
+    with CaptureQueriesContext(connection) as short:
+        client.get("/submissions/?page=2")
+    assert len(full.captured_queries) == len(short.captured_queries)
+    bad = client.get("/submissions/?page=x")
+    assert bad.status_code == 400 and "Bad parameter &#x27;page&#x27;: &#x27;x&#x27; is not a page number." in \
+        bad.content.decode()
