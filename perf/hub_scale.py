@@ -98,7 +98,8 @@ out = {"token": token.key, "benchmarks": {}}
 for split in Split.objects.filter(name="scale").select_related("benchmark"):
     sub = Submission.objects.filter(split=split, status="scored").order_by("pk").first()
     out["benchmarks"][split.benchmark.slug] = {"submission": sub.pk, "model": sub.model_entry.slug,
-                                               "version": split.version, "split": split.pk}
+                                               "version": split.version, "split": split.pk,
+                                               "entries": Submission.objects.filter(split=split).count()}
 print("RESULT " + json.dumps(out))
 """ % HEAVY_USER
 
@@ -159,8 +160,10 @@ def demo_template(pg: str) -> Path:
     return var_dir
 
 
-def build(scale: int, pg: str, reuse: bool) -> tuple[dict, float | None, float | None]:
-    """The scale's database, its build time and the generator's peak memory (MiB; None when reused)."""
+def build(scale: int, pg: str, reuse: bool, generator_args: tuple[str, ...] = ()
+          ) -> tuple[dict, float | None, float | None]:
+    """The scale's database, its build time and the generator's peak memory (MiB; None when reused);
+    `generator_args`: more of make_large_hub's options (--entries, --no-summaries)."""
     name = f"{PREFIX}{scale}"
     var_dir = _var_dir(str(scale))
     env = {**os.environ, "DATABASE_URL": f"{pg}/{name}", "EBH_VAR_DIR": str(var_dir)}
@@ -173,7 +176,7 @@ def build(scale: int, pg: str, reuse: bool) -> tuple[dict, float | None, float |
     shutil.copytree(demo_var, var_dir)
     manage(env, "migrate", "-v0")  # a migration added since the template was built
     out = manage(env, "make_large_hub", "--scale", str(scale), *[a for s in SIZES for a in ("--samples", s)],
-                 peak=True)
+                 *generator_args, peak=True)
     print("".join(line for line in out.splitlines(keepends=True) if not line.startswith("PEAK_MIB ")), end="",
           flush=True)
     peak = next(float(line.split()[1]) for line in out.splitlines() if line.startswith("PEAK_MIB "))
@@ -324,6 +327,12 @@ def main() -> None:
     parser.add_argument("--skip", default="", help="comma-separated page labels not to measure, e.g. "
                                                    "'vge-bench analysis' (minutes a request at any scale)")
     only.add_argument("--worker-only", action="store_true", help="measure the worker only: no server, no page")
+    parser.add_argument("--entries", action="append", default=[], metavar="SLUG=N",
+                        help="make_large_hub's cap on a benchmark's entries, for a disk that cannot hold 100x: "
+                             "--entries vge-bench=1800 (VGE's rows take 27 MB an entry)")
+    parser.add_argument("--no-summaries", action="append", default=[], metavar="SLUG",
+                        help="make_large_hub leaves this benchmark's Analysis summaries unmade (VGE: ~4 s of CPU "
+                             "each); skip its Analysis tab then, which would make them all")
     args = parser.parse_args()
     PREFIX = args.prefix
     skip = tuple(s.strip() for s in args.skip.split(",") if s.strip())
@@ -333,12 +342,16 @@ def main() -> None:
     results = {}
     for scale in scales:
         print(f"== {scale}x", flush=True)
-        env, built, build_peak = build(scale, args.pg, args.reuse)
+        generator_args = (*[a for e in args.entries for a in ("--entries", e)],
+                          *[a for n in args.no_summaries for a in ("--no-summaries", n)])
+        env, built, build_peak = build(scale, args.pg, args.reuse, generator_args)
         size = database_size(env)
         print(f"  database {size:.2f} GiB" + (f", built in {built:.0f} s" if built is not None else ""), flush=True)
         figures, rss, peak = {}, float("nan"), float("nan")
         if not args.worker_only:
             facts = result_of(manage(env, "shell", code=SETUP_CODE))
+            print("  entries: " + ", ".join(f"{slug} {f['entries']}" for slug, f in facts["benchmarks"].items()),
+                  flush=True)
             bust = CacheBuster(os.environ["REDIS_URL"], [f["split"] for f in facts["benchmarks"].values()])
             proc, base = serve(env, args.port)
             try:

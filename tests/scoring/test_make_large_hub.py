@@ -105,3 +105,20 @@ def test_each_scored_submission_has_its_analysis_summary_as_the_worker_would_wri
                  .values_list("pk", flat=True))
     assert len(scored) == 20
     assert scored <= set(AnalysisSummary.objects.values_list("submission_id", flat=True))
+
+
+def test_a_benchmark_may_get_fewer_entries_and_no_summaries_for_a_disk_that_cannot_hold_them(demo_plan):
+    """--entries SLUG=N caps a benchmark's entries below 20 x scale (the 100x hub on a 75 GB disk gives VGE 1,800);
+    --no-summaries SLUG leaves its Analysis summaries for the tab to make (VGE's take ~4 s each on this machine)."""
+    from django.core.management.base import CommandError
+
+    from leaderboard.models import AnalysisSummary
+
+    call_command("make_large_hub", scale=1, samples=["plan-bench=7"], entries=["plan-bench=6"],
+                 no_summaries=["plan-bench"], seed=34, stdout=open("/dev/null", "w"))
+
+    subs = Submission.objects.filter(split__name="scale", split__benchmark__slug="plan-bench")
+    assert subs.count() == 6 and SampleScore.objects.filter(submission__in=subs).count() == 6 * 7
+    assert not AnalysisSummary.objects.filter(submission__in=subs).exists()
+    with pytest.raises(CommandError, match="--entries 'plan-bench': expected SLUG=N"):
+        call_command("make_large_hub", scale=1, entries=["plan-bench"], stdout=open("/dev/null", "w"))

@@ -38,12 +38,12 @@ BATCH = 5000
 MODELS_PER_BATCH = 25  # submissions made, and their per-sample rows written, per statement
 
 
-def _sizes(text: list[str]) -> dict[str, int]:
+def _sizes(text: list[str], option: str = "--samples") -> dict[str, int]:
     sizes = {}
     for item in text:
         slug, _, count = item.partition("=")
         if not count.isdigit():
-            raise CommandError(f"--samples {item!r}: expected SLUG=N, e.g. --samples my-bench=699")
+            raise CommandError(f"{option} {item!r}: expected SLUG=N, e.g. {option} my-bench=699")
         sizes[slug] = int(count)
     return sizes
 
@@ -73,12 +73,18 @@ class Command(BaseCommand):
         parser.add_argument("--scale", type=int, default=1, help="1 = 20 model entries per benchmark; 100 = 2,000")
         parser.add_argument("--samples", action="append", default=[], metavar="SLUG=N",
                             help="samples of a benchmark's scale split (default: its demo split's size)")
+        parser.add_argument("--entries", action="append", default=[], metavar="SLUG=N",
+                            help="at most N model entries on a benchmark's scale split (default: 20 x scale), for a "
+                                 "disk that cannot hold them all")
+        parser.add_argument("--no-summaries", action="append", default=[], metavar="SLUG",
+                            help="leave a benchmark's Analysis summaries unmade (its tab makes them when first read)")
         parser.add_argument("--seed", type=int, default=34)
 
-    def handle(self, *args, scale: int, samples: list[str], seed: int, **options):
+    def handle(self, *args, scale: int, samples: list[str], entries: list[str], no_summaries: list[str], seed: int,
+               **options):
         if scale < 1:
             raise CommandError("--scale must be 1 or more")
-        sizes = _sizes(samples)
+        sizes, caps = _sizes(samples), _sizes(entries, "--entries")
         self.seed = seed
         if Split.objects.filter(name=SPLIT).exists():
             raise CommandError(f"this database already has `{SPLIT}` splits: generate into a fresh database")
@@ -94,7 +100,9 @@ class Command(BaseCommand):
                     continue
                 started = time.monotonic()
                 split, count = self._split(demo, sizes.get(plugin.slug))
-                rows = self._submissions(split, demo, scale=scale, users=users, rng=rng)
+                rows = self._submissions(split, demo, count=min(ENTRIES_PER_SCALE * scale,
+                                                                caps.get(plugin.slug, ENTRIES_PER_SCALE * scale)),
+                                         users=users, rng=rng)
                 self.stdout.write(f"{plugin.slug}: {count} samples, {rows} scored submissions "
                                   f"({time.monotonic() - started:.0f} s)")
         for name in OTHER_LARGE_COMMANDS:
@@ -105,7 +113,11 @@ class Command(BaseCommand):
         # What the worker writes when each score lands: the Analysis tab's per-submission summaries (without them the
         # first Analysis request of each benchmark makes them all, minutes at 10x).
         started = time.monotonic()
-        call_command("analysis_summaries", stdout=self.stdout)
+        for plugin in plugins():
+            if plugin.slug in no_summaries:
+                self.stdout.write(f"analysis_summaries: {plugin.slug} left unmade (--no-summaries)")
+            else:
+                call_command("analysis_summaries", benchmark=plugin.slug, stdout=self.stdout)
         self.stdout.write(f"analysis_summaries: {time.monotonic() - started:.0f} s")
 
     def _users(self, scale: int) -> list:
@@ -132,7 +144,7 @@ class Command(BaseCommand):
         Sample.objects.bulk_create(batch)
         return split, size
 
-    def _submissions(self, split: Split, demo: Split, *, scale: int, users: list, rng: random.Random) -> int:
+    def _submissions(self, split: Split, demo: Split, *, count: int, users: list, rng: random.Random) -> int:
         template = (Submission.objects.filter(split=demo, status=Submission.Status.SCORED, score__isnull=False)
                     .exclude(source=Submission.Source.REPORTED).select_related("score").order_by("pk").first())
         if template is None:
@@ -141,7 +153,6 @@ class Command(BaseCommand):
         samples = list(split.samples.order_by("position").values_list("pk", "key", "task"))
         _prototype_create(samples, rows)
         heavy = users[0]
-        count = ENTRIES_PER_SCALE * scale
         score = template.score
         for first in range(0, count, MODELS_PER_BATCH):
             models = range(first, min(count, first + MODELS_PER_BATCH))
