@@ -8,8 +8,9 @@ annotation items through review; the neighbours' comparisons and Analysis summar
 lands). It starts the site as `make run` serves it (one uvicorn process, the cache in Redis: REDIS_URL), and requests each page: board
 first page, a filtered and sorted board page, the board API, the CSV export, the Analysis tab, a drill-down page, the
 pre-check API, a model page, the heavy user's submission list. Per page: the first request after the server started
-with the board caches emptied, --uncached requests each after emptying them again (the board's cache hides what a
-page costs when a score has just landed), then --requests on the cache's path. Then, in a process of its own like
+with the board caches emptied, --uncached requests each after one score of every scale board changed and the caches
+were emptied again (`CacheBuster`: the board's cache hides what a page costs when a score has just landed), then
+--requests on the cache's path. Then, in a process of its own like
 the worker's, one new score: a submission of the demo's example file scored by the pipeline (`submission_score`)
 and its board comparisons (`board_comparisons_update`), then a curator's forced re-score of that one submission
 (`rescore_item_run`, a run of one item).
@@ -258,16 +259,21 @@ def percentiles(times: list[float]) -> tuple[float, float]:
 
 
 class CacheBuster:
-    """Makes the next request find no cached board data: bumps each scale split's board version in the shared cache
-    (Redis, REDIS_URL), the key every cached board row set, page, export and analysis is stored under, so the server
-    re-reads and re-renders as on a board's first request after a score lands (its process-local copies are keyed by
-    the version too)."""
+    """Makes the next request find the board as a score landing leaves it: one score of each scale split changed
+    (its `updated_at`, as a re-score writes it: that row's columns differ, so a process's kept rows and what it made
+    from them no longer hold) and each scale split's board version bumped in the shared cache (Redis, REDIS_URL), the
+    key every cached board row set, page, export and analysis is stored under. The server re-reads and re-renders as
+    on a board's first request after a score lands."""
 
-    def __init__(self, url: str, split_ids: list[int]):
+    def __init__(self, url: str, split_ids: list[int], database_url: str, submission_ids: list[int]):
         self.client = redis.Redis.from_url(url)
         self.keys = [f":1:board-version-{i}" for i in split_ids]
+        self.database = psycopg.connect(database_url, autocommit=True)
+        self.submission_ids = submission_ids
 
     def __call__(self) -> None:
+        self.database.execute("UPDATE scoring_score SET updated_at = clock_timestamp() WHERE submission_id = ANY(%s)",
+                              [self.submission_ids])
         for key in self.keys:
             if self.client.exists(key):
                 self.client.incr(key)
@@ -352,7 +358,8 @@ def main() -> None:
             facts = result_of(manage(env, "shell", code=SETUP_CODE))
             print("  entries: " + ", ".join(f"{slug} {f['entries']}" for slug, f in facts["benchmarks"].items()),
                   flush=True)
-            bust = CacheBuster(os.environ["REDIS_URL"], [f["split"] for f in facts["benchmarks"].values()])
+            bust = CacheBuster(os.environ["REDIS_URL"], [f["split"] for f in facts["benchmarks"].values()],
+                               env["DATABASE_URL"], [f["submission"] for f in facts["benchmarks"].values()])
             proc, base = serve(env, args.port)
             try:
                 figures = measure(base, facts, args.requests, args.uncached, bust, skip)
