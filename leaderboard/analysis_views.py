@@ -68,7 +68,15 @@ def _figures_made(plugin: BenchmarkPlugin, split, spec, query, data, *, number: 
                if number is not None and page.pages > 1 else None)
     context = replace(figure_context(plugin, split, view.rows, filtered, site_reads=public), page=entries)
     summaries = plugin.analysis_summaries_spec()
-    if summaries is not None:  # the stored summaries of the rows, combined: no per-sample row read
+    if summaries is not None and summaries.span is not None and entries is not None:
+        # A page: what spans every entry from its stored aggregate, the summaries of the page's models alone (issue
+        # 34: a page reads as many summaries however many entries the board has).
+        span = services_analysis.analysis_span(split=split, plugin=plugin, rows=view.rows, also=filtered,
+                                               context=context)
+        shown, by_id = services_analysis.analysis_page_summaries(split=split, plugin=plugin, rows=view.rows,
+                                                                 also=filtered, shown=entries.shown)
+        computed = summaries.combine(shown, replace(context, summaries=by_id, span=span))
+    elif summaries is not None:  # the stored summaries of the rows, combined: no per-sample row read
         shown, by_id = services_analysis.analysis_summaries_for(split=split, plugin=plugin, rows=view.rows,
                                                                 also=filtered)
         computed = summaries.combine(shown, replace(context, summaries=by_id))

@@ -11,20 +11,28 @@ summaries' own and the plugin's context stamp): a missing or stale one is made w
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+import hashlib
+import json
+from dataclasses import replace
+from typing import Any, Collection, Mapping, Sequence
+
+from django.core.cache import cache
+from django.db.models import Count, Max
 
 from leaderboard import selectors
 from leaderboard.core.board import BoardRow
 from leaderboard.models import AnalysisSummary
 from scoring import access
 from scoring.benchmarks import UnknownBenchmark, plugin_for
-from scoring.core.analysis import ModelSamples, ModelSummary
+from scoring.core.analysis import AnalysisContext, ModelSamples, ModelSummary
 from scoring.core.plugin import BenchmarkPlugin
 from scoring.models import Split, Submission
 
 # Submissions whose samples are read at once while summaries are made: memory stays that of a few submissions
 # (a VGE submission is some 15,000 episodes with their traces) however many are missing.
 CHUNK = 4
+# A span is found under the digest of what it is made of (`analysis_span_key`): kept until evicted, never stale.
+SPAN_TIMEOUT = 7 * 24 * 3600
 
 
 def disclosure_of(split: Split) -> str:
@@ -76,14 +84,74 @@ def analysis_summaries_for(*, split: Split, plugin: BenchmarkPlugin, rows: Seque
     those of these rows and of every submission of the rows `also` (each run of a repeated run): what the figures
     comparing a model's submissions read (AnalysisContext.summaries)."""
     labelled = selectors.analysis_labels(rows=rows)
-    kinds = {r.submission_id: r.kind for r, _ in labelled}
-    for r in also:
-        if r.source == "scored":
-            kinds.update((i, r.kind) for i in (r.run_ids or (r.submission_id,)))
+    kinds = _kinds_of(rows, also)
     found = analysis_summaries_of(split=split, plugin=plugin, kinds=kinds)
     return [ModelSummary(label=label, model_name=r.model_name, kind=r.kind, thinking=r.thinking,
                          submission_id=r.submission_id, summary=found[r.submission_id])
             for r, label in labelled], found
+
+
+def _kinds_of(rows: Sequence[BoardRow], also: Sequence[BoardRow]) -> dict[int, str]:
+    """id -> model kind of the rows' submissions and of every submission of the rows `also` (each run)."""
+    kinds = {r.submission_id: r.kind for r in rows if r.source == "scored"}
+    for r in also:
+        if r.source == "scored":
+            kinds.update((i, r.kind) for i in (r.run_ids or (r.submission_id,)))
+    return kinds
+
+
+def analysis_page_summaries(*, split: Split, plugin: BenchmarkPlugin, rows: Sequence[BoardRow],
+                            also: Sequence[BoardRow] = (),
+                            shown: Collection[str]) -> tuple[list[ModelSummary], dict[int, Any]]:
+    """`analysis_summaries_for` of what a page of the tab combines with the stored span (AnalysisContext.span): the
+    entries labelled `shown` and every entry and submission of the same models (a thinking pair, a model's runs),
+    in the board's order; the summaries of no other entry are read."""
+    labelled = selectors.analysis_labels(rows=rows)
+    models = {r.model_name for r, label in labelled if label in shown}
+    related = [r for r in rows if r.model_name in models]
+    return analysis_summaries_for(split=split, plugin=plugin, rows=related,
+                                  also=[r for r in also if r.model_name in models])
+
+
+def _summaries_state(split: Split, disclosure: str, version: str) -> tuple[int, str]:
+    """How many summaries of the split are stored under this disclosure and version, and when the last was written:
+    changes whenever one is written (a score lands, is re-scored) or goes (its submission deleted). One aggregate."""
+    found = (AnalysisSummary.objects.filter(submission__split=split, disclosure=disclosure, version=version)
+             .aggregate(n=Count("id"), last=Max("computed_at")))
+    return found["n"], str(found["last"])
+
+
+def analysis_span_key(*, split: Split, plugin: BenchmarkPlugin, rows: Sequence[BoardRow],
+                      also: Sequence[BoardRow], context: AnalysisContext) -> str:
+    """The cache key of the span (`AnalysisSummaries.span`) of these board rows: a digest of everything it is made
+    of (the entries in order with their labels and kinds, the filtered rows' submissions, the summaries' version,
+    disclosure and stored state, the site's reads), so a stored span is exact for as long as it is found."""
+    disclosure = disclosure_of(split)
+    version = plugin.analysis_summary_version(split)
+    made_of = {
+        "entries": [(r.submission_id, label, r.kind, r.thinking, r.model_name)
+                    for r, label in selectors.analysis_labels(rows=rows)],
+        "also": sorted(_kinds_of((), also).items()), "disclosure": disclosure, "version": version,
+        "summaries": _summaries_state(split, disclosure, version), "extra": context.extra,
+        "submissions": sorted(context.submissions or ()),
+    }
+    digest = hashlib.sha256(json.dumps(made_of, sort_keys=True, default=str).encode()).hexdigest()
+    return f"analysis-span:{split.pk}:{digest}"
+
+
+def analysis_span(*, split: Split, plugin: BenchmarkPlugin, rows: Sequence[BoardRow], also: Sequence[BoardRow],
+                  context: AnalysisContext) -> Mapping[str, Any]:
+    """The span of these board rows' summaries (what the figures read of every entry): stored under its digest
+    (`analysis_span_key`), else made from every entry's summary and stored."""
+    spec = plugin.analysis_summaries_spec()
+    assert spec is not None and spec.span is not None, "analysis_span: a benchmark without a span"
+    key = analysis_span_key(split=split, plugin=plugin, rows=rows, also=also, context=context)
+    found = cache.get(key)
+    if found is None:
+        summaries, by_id = analysis_summaries_for(split=split, plugin=plugin, rows=rows, also=also)
+        found = spec.span(summaries, replace(context, summaries=by_id, page=None))
+        cache.set(key, found, SPAN_TIMEOUT)
+    return found
 
 
 def analysis_summary_update(*, submission_id: int) -> bool:
