@@ -7,25 +7,31 @@ change (`scoring.events`), so a page combines the stored summaries of its rows (
 however large the board grows. A summary is made under the split's disclosure (`public`: ground truth keys and
 site reads as the figures need; `hidden`: only what a hidden split discloses), and bears its version (the
 summaries' own and the plugin's context stamp): a missing or stale one is made when a page needs it, once, and
-`manage.py analysis_summaries` makes them all.
+`manage.py analysis_summaries` makes them all. A page of the tab reads the summaries of its own models only, and what
+spans every entry from their span (`AnalysisSummaries.span`), cached under the digest of what it is made of: exact
+for as long as it is found, made again from every summary when not; the worker stores the board's as it opens when a
+score lands.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Collection, Mapping, Sequence
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Max
 
 from leaderboard import selectors
-from leaderboard.core.board import BoardRow
+from leaderboard.core.board import BoardRow, board_build, filter_rows, parse_query
 from leaderboard.models import AnalysisSummary
 from scoring import access
-from scoring.benchmarks import UnknownBenchmark, plugin_for
+from scoring.benchmarks import UnknownBenchmark, board_for, plugin_for
 from scoring.core.analysis import AnalysisContext, ModelSamples, ModelSummary
 from scoring.core.plugin import BenchmarkPlugin
+from scoring.core.published import read_deltas, read_table
 from scoring.models import Split, Submission
 
 # Submissions whose samples are read at once while summaries are made: memory stays that of a few submissions
@@ -154,9 +160,44 @@ def analysis_span(*, split: Split, plugin: BenchmarkPlugin, rows: Sequence[Board
     return found
 
 
+def figure_context(plugin: BenchmarkPlugin, split: Split, rows: Sequence[BoardRow],
+                   filtered: Sequence[BoardRow], *, site_reads: bool = True) -> AnalysisContext:
+    """The paper's rows of the reported entries the filters keep, its stated deltas, the plugin's own reads (unless
+    `site_reads` is false), and the scored submissions of `filtered` (the rows the filters keep, every entry of a
+    model)."""
+    published, deltas = [], []
+    if plugin.published is not None:
+        directory = Path(settings.PUBLISHED_DATA_DIR)
+        kept = {r.model_name for r in rows if r.source == "reported"}
+        published = [p for p in read_table(directory, plugin.published) if p.model in kept]
+        # The paper's stated differences belong with its rows: only on a board that shows some of them.
+        deltas = read_deltas(directory, plugin.published) if kept else []
+    hook = plugin.analysis_context_function() if site_reads else None
+    submissions = frozenset(i for r in filtered if r.source == "scored" for i in (r.run_ids or (r.submission_id,)))
+    return AnalysisContext(published=published, deltas=deltas, extra=hook(split) if hook else {},
+                           submissions=submissions)
+
+
+def analysis_span_refresh(*, split: Split, plugin: BenchmarkPlugin) -> bool:
+    """When a score lands or is re-scored: store the span of the split's board as it opens (no filter), so the tab's
+    first page after it reads no summary but its own entries'. Returns whether one was made."""
+    spec = plugin.analysis_summaries_spec()
+    if spec is None or spec.span is None:
+        return False
+    board = board_for(split.benchmark.slug)
+    query = parse_query({}, board, tuple(r.key for r in selectors.benchmark_readings(split.benchmark.slug)))
+    data = selectors.board_data(split=split)
+    view = board_build(data.rows, board, query, data.pairs, marks=False)
+    filtered = filter_rows(data.rows, query)
+    context = figure_context(plugin, split, view.rows, filtered,
+                             site_reads=access.ground_truth_figures_public(split=split))
+    analysis_span(split=split, plugin=plugin, rows=view.rows, also=filtered, context=context)
+    return True
+
+
 def analysis_summary_update(*, submission_id: int) -> bool:
-    """When a score lands or is re-scored: make the submission's summary (its benchmark declaring summaries).
-    Returns whether one was written."""
+    """When a score lands or is re-scored: make the submission's summary (its benchmark declaring summaries), then
+    the span of its board as it opens. Returns whether a summary was written."""
     submission = (Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORED)
                   .select_related("split__benchmark", "model_entry").first())
     if submission is None:
@@ -165,8 +206,11 @@ def analysis_summary_update(*, submission_id: int) -> bool:
         plugin = plugin_for(submission.split.benchmark.scorer)
     except UnknownBenchmark:
         return False
-    return bool(analysis_summaries_compute(split=submission.split, plugin=plugin,
-                                           kinds={submission.pk: submission.model_entry.kind}))
+    if not analysis_summaries_compute(split=submission.split, plugin=plugin,
+                                      kinds={submission.pk: submission.model_entry.kind}):
+        return False
+    analysis_span_refresh(split=submission.split, plugin=plugin)
+    return True
 
 
 def analysis_summary_on_score(sender: object, *, submission_id: int, **kwargs: object) -> None:

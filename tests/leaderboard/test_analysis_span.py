@@ -14,9 +14,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from leaderboard import selectors, services_analysis
-from leaderboard.analysis_views import figure_context
 from leaderboard.board_views import board_resolve
 from leaderboard.core.board import PAGE_ROWS, board_build, filter_rows
+from leaderboard.services_analysis import figure_context
 from scoring.benchmarks import plugin_for
 from scoring.core.analysis import EntryPage, entry_of, figure_page
 from scoring.models import SampleScore, Submission
@@ -132,3 +132,17 @@ def test_the_span_follows_a_rescore_and_a_withdrawal(client, django_capture_on_c
     board_cache_invalidate(split_id=withdrawn.split_id)
     _page_equals_scratch(2)
     _page_equals_scratch(3)
+
+
+def test_a_score_landing_stores_the_span_of_the_board_as_it_opens(client, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("seed_published")
+        call_command("make_demo_plan")
+    clone_entries(2 * PAGE_ROWS + 3)
+    landed = Submission.objects.filter(model_entry__name__startswith="Clone-").order_by("pk").last()
+    assert services_analysis.analysis_summary_update(submission_id=landed.pk)  # the worker, as the score lands
+    board_cache_invalidate(split_id=landed.split_id)
+    with CaptureQueriesContext(connection) as queries:
+        shown(client, 2)  # the tab's first request after it
+    assert 0 < len(_summary_ids_read(queries.captured_queries)) <= PAGE_ROWS + 5
+    _page_equals_scratch(2)
