@@ -44,7 +44,8 @@ def _figures_made(plugin: BenchmarkPlugin, split, spec, query, data, *, number: 
     entries, in the board's order."""
     view = board_build(data.rows, spec, query, data.pairs, marks=False)  # the tab shows no best / second marks
     filtered = filter_rows(data.rows, query)
-    labels = [label for _, label in selectors.analysis_labels(rows=view.rows)]
+    labelled = selectors.analysis_labels(rows=view.rows)
+    labels = [label for _, label in labelled]
     page = board_page(len(labels), number or 1)
     entries = (EntryPage(frozenset(labels[page.start:page.end]), frozenset(labels))
                if number is not None and page.pages > 1 else None)
@@ -54,9 +55,9 @@ def _figures_made(plugin: BenchmarkPlugin, split, spec, query, data, *, number: 
     if summaries is not None and summaries.span is not None and entries is not None:
         # A page: what spans every entry from its stored aggregate, the summaries of the page's models alone (issue
         # 34: a page reads as many summaries however many entries the board has).
-        span = services_analysis.analysis_span(split=split, plugin=plugin, rows=view.rows, also=filtered,
+        span = services_analysis.analysis_span(split=split, plugin=plugin, labelled=labelled, also=filtered,
                                                context=context)
-        shown, by_id = services_analysis.analysis_page_summaries(split=split, plugin=plugin, rows=view.rows,
+        shown, by_id = services_analysis.analysis_page_summaries(split=split, plugin=plugin, labelled=labelled,
                                                                  also=filtered, shown=entries.shown)
         computed = summaries.combine(shown, replace(context, summaries=by_id, span=span))
     elif summaries is not None:  # the stored summaries of the rows, combined: no per-sample row read

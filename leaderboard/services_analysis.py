@@ -106,15 +106,15 @@ def _kinds_of(rows: Sequence[BoardRow], also: Sequence[BoardRow]) -> dict[int, s
     return kinds
 
 
-def analysis_page_summaries(*, split: Split, plugin: BenchmarkPlugin, rows: Sequence[BoardRow],
+def analysis_page_summaries(*, split: Split, plugin: BenchmarkPlugin, labelled: Sequence[tuple[BoardRow, str]],
                             also: Sequence[BoardRow] = (),
                             shown: Collection[str]) -> tuple[list[ModelSummary], dict[int, Any]]:
     """`analysis_summaries_for` of what a page of the tab combines with the stored span (AnalysisContext.span): the
     entries labelled `shown` and every entry and submission of the same models (a thinking pair, a model's runs),
-    in the board's order; the summaries of no other entry are read."""
-    labelled = selectors.analysis_labels(rows=rows)
+    in the board's order; the summaries of no other entry are read. `labelled`: the board's scored rows with their
+    labels (`selectors.analysis_labels`)."""
     models = {r.model_name for r, label in labelled if label in shown}
-    related = [r for r in rows if r.model_name in models]
+    related = [r for r, _ in labelled if r.model_name in models]
     return analysis_summaries_for(split=split, plugin=plugin, rows=related,
                                   also=[r for r in also if r.model_name in models])
 
@@ -127,7 +127,7 @@ def _summaries_state(split: Split, disclosure: str, version: str) -> tuple[int, 
     return found["n"], str(found["last"])
 
 
-def analysis_span_key(*, split: Split, plugin: BenchmarkPlugin, rows: Sequence[BoardRow],
+def analysis_span_key(*, split: Split, plugin: BenchmarkPlugin, labelled: Sequence[tuple[BoardRow, str]],
                       also: Sequence[BoardRow], context: AnalysisContext) -> str:
     """The cache key of the span (`AnalysisSummaries.span`) of these board rows: a digest of everything it is made
     of (the entries in order with their labels and kinds, the filtered rows' submissions, the summaries' version,
@@ -135,8 +135,7 @@ def analysis_span_key(*, split: Split, plugin: BenchmarkPlugin, rows: Sequence[B
     disclosure = disclosure_of(split)
     version = plugin.analysis_summary_version(split)
     made_of = {
-        "entries": [(r.submission_id, label, r.kind, r.thinking, r.model_name)
-                    for r, label in selectors.analysis_labels(rows=rows)],
+        "entries": [(r.submission_id, label, r.kind, r.thinking, r.model_name) for r, label in labelled],
         "also": sorted(_kinds_of((), also).items()), "disclosure": disclosure, "version": version,
         "summaries": _summaries_state(split, disclosure, version), "extra": context.extra,
         "submissions": sorted(context.submissions or ()),
@@ -145,16 +144,18 @@ def analysis_span_key(*, split: Split, plugin: BenchmarkPlugin, rows: Sequence[B
     return f"analysis-span:{split.pk}:{digest}"
 
 
-def analysis_span(*, split: Split, plugin: BenchmarkPlugin, rows: Sequence[BoardRow], also: Sequence[BoardRow],
-                  context: AnalysisContext) -> Mapping[str, Any]:
-    """The span of these board rows' summaries (what the figures read of every entry): stored under its digest
-    (`analysis_span_key`), else made from every entry's summary and stored."""
+def analysis_span(*, split: Split, plugin: BenchmarkPlugin, labelled: Sequence[tuple[BoardRow, str]],
+                  also: Sequence[BoardRow], context: AnalysisContext) -> Mapping[str, Any]:
+    """The span of the summaries of these labelled board rows (`selectors.analysis_labels`) and of every submission of
+    the rows `also` (what the figures read of every entry): stored under its digest (`analysis_span_key`), else made
+    from every summary and stored."""
     spec = plugin.analysis_summaries_spec()
     assert spec is not None and spec.span is not None, "analysis_span: a benchmark without a span"
-    key = analysis_span_key(split=split, plugin=plugin, rows=rows, also=also, context=context)
+    key = analysis_span_key(split=split, plugin=plugin, labelled=labelled, also=also, context=context)
     found = cache.get(key)
     if found is None:
-        summaries, by_id = analysis_summaries_for(split=split, plugin=plugin, rows=rows, also=also)
+        summaries, by_id = analysis_summaries_for(split=split, plugin=plugin, rows=[r for r, _ in labelled],
+                                                  also=also)
         found = spec.span(summaries, replace(context, summaries=by_id, page=None))
         cache.set(key, found, SPAN_TIMEOUT)
     return found
@@ -191,7 +192,8 @@ def analysis_span_refresh(*, split: Split, plugin: BenchmarkPlugin) -> bool:
     filtered = filter_rows(data.rows, query)
     context = figure_context(plugin, split, view.rows, filtered,
                              site_reads=access.ground_truth_figures_public(split=split))
-    analysis_span(split=split, plugin=plugin, rows=view.rows, also=filtered, context=context)
+    analysis_span(split=split, plugin=plugin, labelled=selectors.analysis_labels(rows=view.rows), also=filtered,
+                  context=context)
     return True
 
 

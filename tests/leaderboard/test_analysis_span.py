@@ -52,11 +52,13 @@ def test_a_page_from_the_stored_span_and_its_models_summaries_equals_the_figures
     assert len(labels) >= 2
     context = figure_context(plugin, split, view.rows, filtered)
     every = spec.combine(summaries, replace(context, summaries=by_id))
-    span = services_analysis.analysis_span(split=split, plugin=plugin, rows=view.rows, also=filtered, context=context)
+    labelled = selectors.analysis_labels(rows=view.rows)
+    span = services_analysis.analysis_span(split=split, plugin=plugin, labelled=labelled, also=filtered,
+                                           context=context)
     assert json.loads(json.dumps(span)) == span  # JSON-able: it may be stored anywhere
     for on_page in (labels[:1], labels[1:], labels[-1:]):
         page = EntryPage(frozenset(on_page), frozenset(labels))
-        mine, mine_by_id = services_analysis.analysis_page_summaries(split=split, plugin=plugin, rows=view.rows,
+        mine, mine_by_id = services_analysis.analysis_page_summaries(split=split, plugin=plugin, labelled=labelled,
                                                                      also=filtered, shown=page.shown)
         assert {m.model_name for m in mine} == {m.model_name for m in summaries if m.label in on_page}
         made = spec.combine(mine, replace(context, summaries=mine_by_id, span=span, page=page))
