@@ -11,6 +11,7 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from leaderboard import selectors, services_analysis
@@ -83,8 +84,6 @@ def _page_equals_scratch(page: int) -> None:
     labels = board_labels()
     expected = _per_sample_figures("plan-bench", PARAMS)
     on_page = set(labels[(page - 1) * PAGE_ROWS:page * PAGE_ROWS])
-    from django.test import Client
-
     _, figures = shown(Client(), page)
     assert list(figures) == list(expected)
     for key, figure in figures.items():
@@ -93,29 +92,35 @@ def _page_equals_scratch(page: int) -> None:
         assert figure == {**expected[key], "rows": kept}, key
 
 
-def test_a_page_reads_the_summaries_of_its_models_only_once_the_span_is_stored(
-        client, django_capture_on_commit_callbacks):
+@pytest.fixture
+def plan_board(django_capture_on_commit_callbacks) -> list[str]:
+    """PLAN's demo split with 2 * PAGE_ROWS + 3 more entries (three pages); its labels in the board's order."""
     with django_capture_on_commit_callbacks(execute=True):
         call_command("seed_published")
         call_command("make_demo_plan")
     clone_entries(2 * PAGE_ROWS + 3)
-    labels = board_labels()
-    shown(client, 2)  # the board's first request after a score: the span made from every summary, and stored
+    return board_labels()
+
+
+def _page_two_reads_its_models_summaries_only(client) -> None:
+    """Page 2 after the board's version changed (another score's landing elsewhere: the figures' cache is gone)
+    reads the summaries of its entries and their thinking partners, not every entry's."""
     split = Submission.objects.filter(split__benchmark__slug="plan-bench", split__name="demo").first().split
-    board_cache_invalidate(split_id=split.pk)  # another score's landing elsewhere: the figures' cache is gone
+    board_cache_invalidate(split_id=split.pk)
     with CaptureQueriesContext(connection) as queries:
         shown(client, 2)
     read = _summary_ids_read(queries.captured_queries)
     assert read, "no summary read: the test reads the wrong query"
-    assert len(read) <= PAGE_ROWS + 5 < len(labels)  # the page's entries and their thinking partners
+    assert len(read) <= PAGE_ROWS + 5 < len(board_labels())
     _page_equals_scratch(2)
 
 
-def test_the_span_follows_a_rescore_and_a_withdrawal(client, django_capture_on_commit_callbacks):
-    with django_capture_on_commit_callbacks(execute=True):
-        call_command("seed_published")
-        call_command("make_demo_plan")
-    clone_entries(2 * PAGE_ROWS + 3)
+def test_a_page_reads_the_summaries_of_its_models_only_once_the_span_is_stored(client, plan_board):
+    shown(client, 2)  # the board's first request after a score: the span made from every summary, and stored
+    _page_two_reads_its_models_summaries_only(client)
+
+
+def test_the_span_follows_a_rescore_and_a_withdrawal(client, plan_board):
     shown(client, 2)  # the span stored
     clones = Submission.objects.filter(model_entry__name__startswith="Clone-").order_by("pk")
     # A re-score on page 1: its verdicts now by people (the judge cascade's shares, over all entries, change).
@@ -136,15 +141,7 @@ def test_the_span_follows_a_rescore_and_a_withdrawal(client, django_capture_on_c
     _page_equals_scratch(3)
 
 
-def test_a_score_landing_stores_the_span_of_the_board_as_it_opens(client, django_capture_on_commit_callbacks):
-    with django_capture_on_commit_callbacks(execute=True):
-        call_command("seed_published")
-        call_command("make_demo_plan")
-    clone_entries(2 * PAGE_ROWS + 3)
+def test_a_score_landing_stores_the_span_of_the_board_as_it_opens(client, plan_board):
     landed = Submission.objects.filter(model_entry__name__startswith="Clone-").order_by("pk").last()
     assert services_analysis.analysis_summary_update(submission_id=landed.pk)  # the worker, as the score lands
-    board_cache_invalidate(split_id=landed.split_id)
-    with CaptureQueriesContext(connection) as queries:
-        shown(client, 2)  # the tab's first request after it
-    assert 0 < len(_summary_ids_read(queries.captured_queries)) <= PAGE_ROWS + 5
-    _page_equals_scratch(2)
+    _page_two_reads_its_models_summaries_only(client)  # the tab's first request after it
