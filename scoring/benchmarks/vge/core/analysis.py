@@ -10,6 +10,7 @@ figure. Pure.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Collection, Mapping, Sequence
 
 from scoring.benchmarks.vge.core.device import TIMED_WAIT
@@ -769,6 +770,8 @@ def vge_span(models: Sequence[ModelSummary], context: AnalysisContext = Analysis
 def combine(models: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
     """The figures of these entries; per entry, only the rows and series of the entries `context` keeps (a page of
     the tab), every N and aggregate over all entries (`context.span`, else these entries')."""
+    # The kept runs read once for the four figures that read them (each upload of the split is a run: 2,000 at 100x).
+    context = replace(context, extra={**context.extra, "runs": kept_runs(context)})
     over_all = context.span if context.span is not None else vge_span(models, context)
     kept = [m for m in models if context.keeps(m.label)]
     return [*breakdowns(kept, over_all), *budget_sensitivity(models, context, over_all),
