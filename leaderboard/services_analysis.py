@@ -200,9 +200,9 @@ def analysis_span_refresh(*, split: Split, plugin: BenchmarkPlugin) -> bool:
     return True
 
 
-def analysis_summary_update(*, submission_id: int) -> bool:
+def analysis_summary_update(*, submission_id: int, span: bool = True) -> bool:
     """When a score lands or is re-scored: make the submission's summary (its benchmark declaring summaries), then
-    the span of its board as it opens. Returns whether a summary was written."""
+    (`span`) the span of its board as it opens. Returns whether a summary was written."""
     submission = (Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORED)
                   .select_related("split__benchmark", "model_entry").first())
     if submission is None:
@@ -214,10 +214,17 @@ def analysis_summary_update(*, submission_id: int) -> bool:
     if not analysis_summaries_compute(split=submission.split, plugin=plugin,
                                       kinds={submission.pk: submission.model_entry.kind}):
         return False
-    analysis_span_refresh(split=submission.split, plugin=plugin)
+    if span:
+        analysis_span_refresh(split=submission.split, plugin=plugin)
     return True
 
 
 def analysis_summary_on_score(sender: object, *, submission_id: int, **kwargs: object) -> None:
-    """Receiver of `scoring.events.score_landed`, `score_rescored` and `score_updated`."""
+    """Receiver of `scoring.events.score_landed` and `score_rescored` (in the worker)."""
     analysis_summary_update(submission_id=submission_id)
+
+
+def analysis_summary_on_verdicts(sender: object, *, submission_id: int, **kwargs: object) -> None:
+    """Receiver of `scoring.events.score_updated`: a person's verdict, in the person's request, which does not make
+    the span (every entry's summary read: a second at 100x); the tab's next page does, once."""
+    analysis_summary_update(submission_id=submission_id, span=False)
