@@ -30,30 +30,12 @@ from leaderboard.core import analysis_svg
 from leaderboard.core.board import BadBoardQuery, board_build, board_page, csv_cell, filter_rows, parse_page
 from scoring import access
 from scoring.benchmarks import UnknownBenchmark, plugin_for
-from scoring.core.analysis import AnalysisContext, EntryPage, Figure, figure_page
+from scoring.core.analysis import EntryPage, Figure, figure_page
 from scoring.core.collector import collector_paused
 from scoring.core.plugin import BenchmarkPlugin
-from scoring.core.published import read_deltas, read_table
 
 FORMATS = ("svg", "csv", "json")
 METHOD_DOC = Path(settings.BASE_DIR) / "docs" / "analyses.md"
-
-
-def figure_context(plugin: BenchmarkPlugin, split, rows, filtered, *, site_reads: bool = True) -> AnalysisContext:
-    """The paper's rows of the reported entries the filters keep, its stated deltas, the plugin's own reads (unless
-    `site_reads` is false), and the scored submissions of `filtered` (the rows the filters keep, every entry of a
-    model)."""
-    published, deltas = [], []
-    if plugin.published is not None:
-        directory = Path(settings.PUBLISHED_DATA_DIR)
-        kept = {r.model_name for r in rows if r.source == "reported"}
-        published = [p for p in read_table(directory, plugin.published) if p.model in kept]
-        # The paper's stated differences belong with its rows: only on a board that shows some of them.
-        deltas = read_deltas(directory, plugin.published) if kept else []
-    hook = plugin.analysis_context_function() if site_reads else None
-    submissions = frozenset(i for r in filtered if r.source == "scored" for i in (r.run_ids or (r.submission_id,)))
-    return AnalysisContext(published=published, deltas=deltas, extra=hook(split) if hook else {},
-                           submissions=submissions)
 
 
 def _figures_made(plugin: BenchmarkPlugin, split, spec, query, data, *, number: int | None, public: bool,
@@ -62,13 +44,23 @@ def _figures_made(plugin: BenchmarkPlugin, split, spec, query, data, *, number: 
     entries, in the board's order."""
     view = board_build(data.rows, spec, query, data.pairs, marks=False)  # the tab shows no best / second marks
     filtered = filter_rows(data.rows, query)
-    labels = [label for _, label in selectors.analysis_labels(rows=view.rows)]
+    labelled = selectors.analysis_labels(rows=view.rows)
+    labels = [label for _, label in labelled]
     page = board_page(len(labels), number or 1)
     entries = (EntryPage(frozenset(labels[page.start:page.end]), frozenset(labels))
                if number is not None and page.pages > 1 else None)
-    context = replace(figure_context(plugin, split, view.rows, filtered, site_reads=public), page=entries)
+    context = replace(services_analysis.figure_context(plugin, split, view.rows, filtered, site_reads=public),
+                      page=entries)
     summaries = plugin.analysis_summaries_spec()
-    if summaries is not None:  # the stored summaries of the rows, combined: no per-sample row read
+    if summaries is not None and summaries.span is not None and entries is not None:
+        # A page: what spans every entry from its stored aggregate, the summaries of the page's models alone (issue
+        # 34: a page reads as many summaries however many entries the board has).
+        span = services_analysis.analysis_span(split=split, plugin=plugin, labelled=labelled, also=filtered,
+                                               context=context)
+        shown, by_id = services_analysis.analysis_page_summaries(split=split, plugin=plugin, labelled=labelled,
+                                                                 also=filtered, shown=entries.shown)
+        computed = summaries.combine(shown, replace(context, summaries=by_id, span=span))
+    elif summaries is not None:  # the stored summaries of the rows, combined: no per-sample row read
         shown, by_id = services_analysis.analysis_summaries_for(split=split, plugin=plugin, rows=view.rows,
                                                                 also=filtered)
         computed = summaries.combine(shown, replace(context, summaries=by_id))

@@ -14,4 +14,4 @@ class LeaderboardConfig(AppConfig):
         # The Analysis tab: each scored submission's summary, so its figures never read per-sample rows.
         score_landed.connect(services_analysis.analysis_summary_on_score, dispatch_uid="analysis-summaries")
         score_rescored.connect(services_analysis.analysis_summary_on_score, dispatch_uid="analysis-summaries-rescored")
-        score_updated.connect(services_analysis.analysis_summary_on_score, dispatch_uid="analysis-summaries-updated")
+        score_updated.connect(services_analysis.analysis_summary_on_verdicts, dispatch_uid="analysis-summaries-updated")

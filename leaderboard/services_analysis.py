@@ -7,24 +7,38 @@ change (`scoring.events`), so a page combines the stored summaries of its rows (
 however large the board grows. A summary is made under the split's disclosure (`public`: ground truth keys and
 site reads as the figures need; `hidden`: only what a hidden split discloses), and bears its version (the
 summaries' own and the plugin's context stamp): a missing or stale one is made when a page needs it, once, and
-`manage.py analysis_summaries` makes them all.
+`manage.py analysis_summaries` makes them all. A page of the tab reads the summaries of its own models only, and what
+spans every entry from their span (`AnalysisSummaries.span`), cached under the digest of what it is made of: exact
+for as long as it is found, made again from every summary when not; the worker stores the board's as it opens when a
+score lands.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+import hashlib
+import pickle
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Collection, Mapping, Sequence
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Count, Max
 
 from leaderboard import selectors
-from leaderboard.core.board import BoardRow
+from leaderboard.core.board import BoardRow, board_build, filter_rows, parse_query
 from leaderboard.models import AnalysisSummary
 from scoring import access
-from scoring.benchmarks import UnknownBenchmark, plugin_for
-from scoring.core.analysis import ModelSamples, ModelSummary
+from scoring.benchmarks import UnknownBenchmark, board_for, plugin_for
+from scoring.core.analysis import AnalysisContext, ModelSamples, ModelSummary
 from scoring.core.plugin import BenchmarkPlugin
+from scoring.core.published import read_deltas, read_table
 from scoring.models import Split, Submission
 
 # Submissions whose samples are read at once while summaries are made: memory stays that of a few submissions
 # (a VGE submission is some 15,000 episodes with their traces) however many are missing.
 CHUNK = 4
+# A span is found under the digest of what it is made of (`analysis_span_key`): kept until evicted, never stale.
+SPAN_TIMEOUT = 7 * 24 * 3600
 
 
 def disclosure_of(split: Split) -> str:
@@ -76,19 +90,119 @@ def analysis_summaries_for(*, split: Split, plugin: BenchmarkPlugin, rows: Seque
     those of these rows and of every submission of the rows `also` (each run of a repeated run): what the figures
     comparing a model's submissions read (AnalysisContext.summaries)."""
     labelled = selectors.analysis_labels(rows=rows)
-    kinds = {r.submission_id: r.kind for r, _ in labelled}
-    for r in also:
-        if r.source == "scored":
-            kinds.update((i, r.kind) for i in (r.run_ids or (r.submission_id,)))
+    kinds = _kinds_of(rows, also)
     found = analysis_summaries_of(split=split, plugin=plugin, kinds=kinds)
     return [ModelSummary(label=label, model_name=r.model_name, kind=r.kind, thinking=r.thinking,
                          submission_id=r.submission_id, summary=found[r.submission_id])
             for r, label in labelled], found
 
 
-def analysis_summary_update(*, submission_id: int) -> bool:
-    """When a score lands or is re-scored: make the submission's summary (its benchmark declaring summaries).
-    Returns whether one was written."""
+def _kinds_of(rows: Sequence[BoardRow], also: Sequence[BoardRow]) -> dict[int, str]:
+    """id -> model kind of the rows' submissions and of every submission of the rows `also` (each run)."""
+    kinds = {r.submission_id: r.kind for r in rows if r.source == "scored"}
+    for r in also:
+        if r.source == "scored":
+            kinds.update((i, r.kind) for i in (r.run_ids or (r.submission_id,)))
+    return kinds
+
+
+def analysis_page_summaries(*, split: Split, plugin: BenchmarkPlugin, labelled: Sequence[tuple[BoardRow, str]],
+                            also: Sequence[BoardRow] = (),
+                            shown: Collection[str]) -> tuple[list[ModelSummary], dict[int, Any]]:
+    """`analysis_summaries_for` of what a page of the tab combines with the stored span (AnalysisContext.span): the
+    entries labelled `shown` and every entry and submission of the same models (a thinking pair, a model's runs),
+    in the board's order; the summaries of no other entry are read. `labelled`: the board's scored rows with their
+    labels (`selectors.analysis_labels`)."""
+    models = {r.model_name for r, label in labelled if label in shown}
+    related = [r for r, _ in labelled if r.model_name in models]
+    return analysis_summaries_for(split=split, plugin=plugin, rows=related,
+                                  also=[r for r in also if r.model_name in models])
+
+
+def _summaries_state(split: Split, disclosure: str, version: str) -> tuple[int, str]:
+    """How many summaries of the split are stored under this disclosure and version, and when the last was written:
+    changes whenever one is written (a score lands, is re-scored) or goes (its submission deleted). One aggregate."""
+    found = (AnalysisSummary.objects.filter(submission__split=split, disclosure=disclosure, version=version)
+             .aggregate(n=Count("id"), last=Max("computed_at")))
+    return found["n"], str(found["last"])
+
+
+def analysis_span_key(*, split: Split, plugin: BenchmarkPlugin, labelled: Sequence[tuple[BoardRow, str]],
+                      also: Sequence[BoardRow], context: AnalysisContext) -> str:
+    """The cache key of the span (`AnalysisSummaries.span`) of these board rows: a digest of everything it is made
+    of (the entries in order with their labels and kinds, the filtered rows' submissions, the summaries' version,
+    disclosure and stored state, the site's reads), so a stored span is exact for as long as it is found."""
+    disclosure = disclosure_of(split)
+    version = plugin.analysis_summary_version(split)
+    made_of = {
+        "entries": [(r.submission_id, label, r.kind, r.thinking, r.model_name) for r, label in labelled],
+        "also": sorted(_kinds_of((), also).items()), "disclosure": disclosure, "version": version,
+        "summaries": _summaries_state(split, disclosure, version), "extra": context.extra,
+        "submissions": sorted(context.submissions or ()),
+    }
+    # pickle, not JSON: the site's reads of 2,000 VGE uploads were 60 ms as sorted JSON. Equal pickles are equal
+    # inputs; inputs built in another order (a set of strings in another process) give another key: a miss, never a
+    # wrong span.
+    digest = hashlib.sha256(pickle.dumps(made_of, protocol=pickle.HIGHEST_PROTOCOL)).hexdigest()
+    return f"analysis-span:{split.pk}:{digest}"
+
+
+def analysis_span(*, split: Split, plugin: BenchmarkPlugin, labelled: Sequence[tuple[BoardRow, str]],
+                  also: Sequence[BoardRow], context: AnalysisContext) -> Mapping[str, Any]:
+    """The span of the summaries of these labelled board rows (`selectors.analysis_labels`) and of every submission of
+    the rows `also` (what the figures read of every entry): stored under its digest (`analysis_span_key`), else made
+    from every summary and stored."""
+    spec = plugin.analysis_summaries_spec()
+    assert spec is not None and spec.span is not None, "analysis_span: a benchmark without a span"
+    key = analysis_span_key(split=split, plugin=plugin, labelled=labelled, also=also, context=context)
+    found = cache.get(key)
+    if found is None:
+        summaries, by_id = analysis_summaries_for(split=split, plugin=plugin, rows=[r for r, _ in labelled],
+                                                  also=also)
+        found = spec.span(summaries, replace(context, summaries=by_id, page=None))
+        cache.set(key, found, SPAN_TIMEOUT)
+    return found
+
+
+def figure_context(plugin: BenchmarkPlugin, split: Split, rows: Sequence[BoardRow],
+                   filtered: Sequence[BoardRow], *, site_reads: bool = True) -> AnalysisContext:
+    """The paper's rows of the reported entries the filters keep, its stated deltas, the plugin's own reads (unless
+    `site_reads` is false), and the scored submissions of `filtered` (the rows the filters keep, every entry of a
+    model)."""
+    published, deltas = [], []
+    if plugin.published is not None:
+        directory = Path(settings.PUBLISHED_DATA_DIR)
+        kept = {r.model_name for r in rows if r.source == "reported"}
+        published = [p for p in read_table(directory, plugin.published) if p.model in kept]
+        # The paper's stated differences belong with its rows: only on a board that shows some of them.
+        deltas = read_deltas(directory, plugin.published) if kept else []
+    hook = plugin.analysis_context_function() if site_reads else None
+    submissions = frozenset(i for r in filtered if r.source == "scored" for i in (r.run_ids or (r.submission_id,)))
+    return AnalysisContext(published=published, deltas=deltas, extra=hook(split) if hook else {},
+                           submissions=submissions)
+
+
+def analysis_span_refresh(*, split: Split, plugin: BenchmarkPlugin) -> bool:
+    """When a score lands or is re-scored: store the span of the split's board as it opens (no filter), so the tab's
+    first page after it reads no summary but its own entries'. Returns whether one was made."""
+    spec = plugin.analysis_summaries_spec()
+    if spec is None or spec.span is None:
+        return False
+    board = board_for(split.benchmark.slug)
+    query = parse_query({}, board, tuple(r.key for r in selectors.benchmark_readings(split.benchmark.slug)))
+    data = selectors.board_data(split=split)
+    view = board_build(data.rows, board, query, data.pairs, marks=False)
+    filtered = filter_rows(data.rows, query)
+    context = figure_context(plugin, split, view.rows, filtered,
+                             site_reads=access.ground_truth_figures_public(split=split))
+    analysis_span(split=split, plugin=plugin, labelled=selectors.analysis_labels(rows=view.rows), also=filtered,
+                  context=context)
+    return True
+
+
+def analysis_summary_update(*, submission_id: int, span: bool = True) -> bool:
+    """When a score lands or is re-scored: make the submission's summary (its benchmark declaring summaries), then
+    (`span`) the span of its board as it opens. Returns whether a summary was written."""
     submission = (Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORED)
                   .select_related("split__benchmark", "model_entry").first())
     if submission is None:
@@ -97,10 +211,20 @@ def analysis_summary_update(*, submission_id: int) -> bool:
         plugin = plugin_for(submission.split.benchmark.scorer)
     except UnknownBenchmark:
         return False
-    return bool(analysis_summaries_compute(split=submission.split, plugin=plugin,
-                                           kinds={submission.pk: submission.model_entry.kind}))
+    if not analysis_summaries_compute(split=submission.split, plugin=plugin,
+                                      kinds={submission.pk: submission.model_entry.kind}):
+        return False
+    if span:
+        analysis_span_refresh(split=submission.split, plugin=plugin)
+    return True
 
 
 def analysis_summary_on_score(sender: object, *, submission_id: int, **kwargs: object) -> None:
-    """Receiver of `scoring.events.score_landed`, `score_rescored` and `score_updated`."""
+    """Receiver of `scoring.events.score_landed` and `score_rescored` (in the worker)."""
     analysis_summary_update(submission_id=submission_id)
+
+
+def analysis_summary_on_verdicts(sender: object, *, submission_id: int, **kwargs: object) -> None:
+    """Receiver of `scoring.events.score_updated`: a person's verdict, in the person's request, which does not make
+    the span (every entry's summary read: a second at 100x); the tab's next page does, once."""
+    analysis_summary_update(submission_id=submission_id, span=False)

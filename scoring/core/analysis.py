@@ -122,6 +122,11 @@ class AnalysisContext:
     # over all of them. None: every entry's (the exports, the tools). The site pages the result with `figure_page`
     # all the same, so a benchmark that makes every entry's rows gives the same page, only slower.
     page: EntryPage | None = None
+    # What the figures read of every entry (`AnalysisSummaries.span` of all of them: counts, the union of their
+    # categories, ...), where the site stored it (issue 34): `combine` is then given only the summaries of the page's
+    # entries and the entries of the same models (`AnalysisSummaries.span`), and reads every N and aggregate here.
+    # None: `combine` computes it from the summaries it is given.
+    span: Mapping[str, Any] | None = None
 
     def keeps(self, name: Any) -> bool:
         """Whether the rows and series named `name` (an entry's label, or an aggregate's name) are wanted."""
@@ -152,11 +157,18 @@ class AnalysisSummaries:
     submission's samples into a JSON-able summary (`extra`: what the summary reads besides the samples, e.g. VGE's
     device graphs; the site's `analysis_summary_context`), and `combine(summaries, context)` the figures from the
     summaries of the board's entries. `version` names the summaries' layout and definitions: a stored summary of
-    another version is stale and computed again. `figures(models, context)` is combine(summarise each): one path."""
+    another version is stale and computed again. `figures(models, context)` is combine(summarise each): one path.
+
+    `span(summaries, context)`: the JSON-able aggregate of the board's summaries that the figures read over every
+    entry (each figure's N, the union of the entries' categories, the thinking pairs' count, ...). Given it
+    (`AnalysisContext.span`), `combine` makes the same figures of a page from the summaries of the page's entries and
+    of every entry and submission of the same models (a figure may compare an entry with its model's other entries,
+    never with another model's), so a page reads a stored aggregate and the summaries of its own entries alone."""
 
     version: str
     summarise: Callable[[ModelSamples, Mapping[str, Any]], dict[str, Any]]
     combine: Callable[[Sequence[ModelSummary], AnalysisContext], list[Figure]]
+    span: Callable[[Sequence[ModelSummary], AnalysisContext], dict[str, Any]] | None = None
 
 
 def summary_of(m: ModelSamples, summary: Mapping[str, Any]) -> ModelSummary:

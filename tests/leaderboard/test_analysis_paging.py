@@ -11,10 +11,10 @@ from django.core.cache import cache
 from django.core.management import call_command
 
 from leaderboard import selectors, services_analysis
-from leaderboard.analysis_views import figure_context
 from leaderboard.board_views import board_resolve
 from leaderboard.core.board import PAGE_ROWS, board_build, filter_rows
 from leaderboard.models import AnalysisSummary
+from leaderboard.services_analysis import figure_context
 from scoring.benchmarks import plugin_for
 from scoring.core.analysis import EntryPage, Figure, entry_of, figure_page
 from scoring.models import SampleScore, Score, Submission

@@ -14,10 +14,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from leaderboard import selectors, services_analysis
-from leaderboard.analysis_views import figure_context
 from leaderboard.board_views import board_resolve
 from leaderboard.core.board import board_build, filter_rows
 from leaderboard.models import AnalysisSummary
+from leaderboard.services_analysis import figure_context
 from scoring import access
 from scoring.benchmarks import plugin_for
 from scoring.benchmarks.plan.models import PlanJudgement

@@ -82,8 +82,8 @@ def _count_details(sample: SampleRow) -> tuple[int, Any] | None:
     return gt, count.get("pred_count")
 
 
-def _n_text(models: Sequence[Any], n: int, unit: str = "samples") -> str:
-    return f"{len(models)} model{'s' if len(models) != 1 else ''}, {n} {unit} in all"
+def _n_text(entries: int, n: int, unit: str = "samples") -> str:
+    return f"{entries} model{'s' if entries != 1 else ''}, {n} {unit} in all"
 
 
 def _pairs(m: ModelSamples) -> dict[tuple[str, str], list[tuple[float, float]]]:
@@ -112,20 +112,15 @@ def _summarise_counting(m: ModelSamples) -> list[list[Any]]:
     return out
 
 
-def counting(summaries: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
+def counting(summaries: Sequence[ModelSummary], span: Mapping[str, Any]) -> list[Figure]:
     rows = []
     exact_series, soft_series = [], []
-    total = 0
     for m in summaries:
-        if not context.keeps(m.label):  # another page's entry: only its count
-            total += sum(cell[0] for cell in m.summary["counting"])
-            continue
         cells = iter(m.summary["counting"])
         for pool, _ in COUNT_POOLS:
             exact_values, soft_values = [], []
             for label, _, _ in COUNT_BUCKETS:
                 n, exact_sum, soft_sum = next(cells)
-                total += n
                 e, so = mean_of(exact_sum, n), mean_of(soft_sum, n)
                 rows.append((m.label, pool, label, n, e, so))
                 exact_values.append(e)
@@ -134,7 +129,8 @@ def counting(summaries: Sequence[ModelSummary], context: AnalysisContext) -> lis
             soft_series.append(Series(f"{m.label} · {pool}", soft_values))
     columns = ("model", "tasks", "true_count", "n", "exact_accuracy", "soft_count_score")
     x = [label for label, _, _ in COUNT_BUCKETS]
-    n_text = _n_text(summaries, total)
+    total = span["counting"]
+    n_text = _n_text(span["entries"], total)
     note = ("As the paper (Fig. 4): samples scored on a count, bucketed by the true count (0 = no target: any "
             "predicted target is a hallucination), Visual Matching (VM) apart from Target Localization and Contact "
             "Relationship (TL+CR). Exact: the predicted count equals it; soft: 1 − min(1, |true − predicted| / true) "
@@ -182,18 +178,13 @@ def _leaf_samples(m: ModelSummary) -> int:
     return sum(cell[0] for cell in m.summary["leaves"])
 
 
-def leaves(summaries: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
+def leaves(summaries: Sequence[ModelSummary], span: Mapping[str, Any]) -> list[Figure]:
     rows = []
     heat, comp_series = [], []
-    total = 0
     for m in summaries:
-        if not context.keeps(m.label):  # another page's entry: only its count
-            total += _leaf_samples(m)
-            continue
         scores: list[float | None] = []
         comps: dict[str, list[float | None]] = {name: [] for name, _, _ in COMPONENTS}
         for leaf, (n, score_sum, _invalid, _wrong, parts) in zip(LEAVES, m.summary["leaves"]):
-            total += n
             score = mean_of(score_sum, n)
             means = [mean_of(part_sum, part_n) for part_n, part_sum in parts]
             rows.append((m.label, leaf.name, n, score, *means))
@@ -205,7 +196,8 @@ def leaves(summaries: Sequence[ModelSummary], context: AnalysisContext) -> list[
                         if any(v is not None for v in values)]
     columns = ("model", "leaf", "n", "score", *(f"{n}_score" for n, _, _ in COMPONENTS))
     x = [leaf.name for leaf in LEAVES]
-    n_text = _n_text(summaries, total)
+    total = span["leaves"]
+    n_text = _n_text(span["entries"], total)
     return [
         Figure("leaf-scores", "Score per leaf task (models × 23 leaves)",
                "Mean sample score per leaf, in percent (the board's leaf columns, from the per-sample rows).",
@@ -217,17 +209,13 @@ def leaves(summaries: Sequence[ModelSummary], context: AnalysisContext) -> list[
     ]
 
 
-def invalid_responses(summaries: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
+def invalid_responses(summaries: Sequence[ModelSummary], span: Mapping[str, Any]) -> list[Figure]:
     rows = []
     heat = []
-    total = 0
+    total = span["leaves"]
     for m in summaries:
-        if not context.keeps(m.label):  # another page's entry: only its count
-            total += _leaf_samples(m)
-            continue
         values = []
         for leaf, (n, _score, invalid, wrong, _parts) in zip(LEAVES, m.summary["leaves"]):
-            total += n
             rows.append((m.label, leaf.name, n, invalid, wrong, share(invalid, n), share(wrong, n)))
             values.append(share(invalid, n))
         heat.append(Series(m.label, values))
@@ -237,7 +225,7 @@ def invalid_responses(summaries: Sequence[ModelSummary], context: AnalysisContex
         "Invalid: the answer could not be read (no valid response, no path points, a missing prediction, a scorer "
         "error on the answer). Wrong: a readable answer whose outcome is not 'ok' (wrong count, IoU < 0.5, wrong "
         "feasibility, path score < 0.5). The heat map shows the invalid share.",
-        _n_text(summaries, total), columns, rows, Chart("heatmap", [leaf.name for leaf in LEAVES], heat,
+        _n_text(span["entries"], total), columns, rows, Chart("heatmap", [leaf.name for leaf in LEAVES], heat,
                                                         "invalid share (%)", 100.0), total)]
 
 
@@ -275,17 +263,13 @@ def _summarise_localization(m: ModelSamples) -> list[list[Any]]:
     return out
 
 
-def localization(summaries: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
+def localization(summaries: Sequence[ModelSummary], span: Mapping[str, Any]) -> list[Figure]:
     rows = []
     series = []
-    total = 0
+    total = span["localization"]
     for m in summaries:
-        if not context.keeps(m.label):  # another page's entry: only its count
-            total += sum(cell[0] for cell in m.summary["localization"])
-            continue
         means = []
         for code, (n, iou_sum, buckets, no_box, off, mismatch) in zip(GROUPS, m.summary["localization"]):
-            total += n
             mean_iou = mean_of(iou_sum, n)
             means.append(mean_iou)
             rows.append((m.label, code, n, mean_iou, *(share(b, n) for b in buckets),
@@ -298,7 +282,7 @@ def localization(summaries: Sequence[ModelSummary], context: AnalysisContext) ->
         "Samples whose localization was scored against a non-empty target: mean IoU (bars) and, in the table, the "
         "share of samples per IoU bucket, with no box, with a box reaching outside the image, and whose declared "
         "coordinate system contradicts its values.",
-        _n_text(summaries, total), columns, rows, Chart("bars", list(GROUPS), series, "mean IoU (%)", 100.0),
+        _n_text(span["entries"], total), columns, rows, Chart("bars", list(GROUPS), series, "mean IoU (%)", 100.0),
         total)]
 
 
@@ -308,14 +292,24 @@ def summarise(m: ModelSamples, extra: Mapping[str, Any] | None = None) -> dict[s
             "localization": _summarise_localization(m)}
 
 
+def span(summaries: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext()) -> dict[str, Any]:
+    """What the figures read of every entry: their number and each figure's samples in all."""
+    return {"entries": len(summaries),
+            "counting": sum(cell[0] for m in summaries for cell in m.summary["counting"]),
+            "leaves": sum(_leaf_samples(m) for m in summaries),
+            "localization": sum(cell[0] for m in summaries for cell in m.summary["localization"])}
+
+
 def combine(summaries: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
     """The figures of these entries; per entry, only the rows and series of the entries `context` keeps (a page of
-    the tab), every figure's N over all of them."""
-    return [*counting(summaries, context), *leaves(summaries, context), *invalid_responses(summaries, context),
-            *localization(summaries, context)]
+    the tab), every figure's N over all of them (`context.span`, else these entries')."""
+    over_all = context.span if context.span is not None else span(summaries, context)
+    kept = [m for m in summaries if context.keeps(m.label)]
+    return [*counting(kept, over_all), *leaves(kept, over_all), *invalid_responses(kept, over_all),
+            *localization(kept, over_all)]
 
 
-SUMMARIES = AnalysisSummaries(version="epic-1", summarise=summarise, combine=combine)
+SUMMARIES = AnalysisSummaries(version="epic-1", summarise=summarise, combine=combine, span=span)
 
 
 def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:

@@ -104,15 +104,12 @@ def _paper_value(row: Any, column: str) -> float | None:
     return value if value is not None else row.figures.get(column)
 
 
-def subtasks(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
+def subtasks(models: Sequence[ModelSummary], context: AnalysisContext, span: Mapping[str, Any]) -> list[Figure]:
     columns = COLUMNS_SHOWN
     rows: list[tuple[Any, ...]] = []  # a figure's table: one tuple per row, of its columns
     series = []
-    total = 0
+    total = span["n"]
     for m in models:
-        total += m.summary["n"]
-        if not context.keeps(m.label):
-            continue  # another page's entry: only its count
         values = []
         for c in columns:
             n, acc = _column(m, c)
@@ -129,27 +126,29 @@ def subtasks(models: Sequence[ModelSummary], context: AnalysisContext) -> list[F
         "subtasks", "Accuracy per dimension and subtask, with the paper's figures",
         "Percent correct among the decided items of each entry scored here (undecided items left out), per "
         "dimension and subtask; the paper's rows (marked 'paper', no N) are the figures its text states.",
-        f"{len(models)} entries scored here, {total} items in all; {len(context.published)} paper rows",
+        f"{span['entries']} entries scored here, {total} items in all; {len(context.published)} paper rows",
         ("model", "source", "column", "n", "accuracy"), rows,
         Chart("heatmap", list(columns), series, "accuracy (%)", 100.0), total)]
 
 
-def thinking_pairs(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
-    metrics = ("overall", *DIMENSIONS)
+def _pairs(models: Sequence[ModelSummary]) -> list[tuple[str, dict[str, ModelSummary]]]:
+    """Per model name scored in both modes (its first entry of each, in the board's order): (name, both)."""
     by_name: dict[str, dict[str, ModelSummary]] = {}
     for m in models:
         if m.thinking in ("yes", "no"):
             by_name.setdefault(m.model_name, {}).setdefault(m.thinking, m)
+    return [(name, pair) for name, pair in by_name.items() if set(pair) == {"yes", "no"}]
+
+
+def thinking_pairs(models: Sequence[ModelSummary], context: AnalysisContext,
+                   span: Mapping[str, Any]) -> list[Figure]:
+    metrics = ("overall", *DIMENSIONS)
     rows: list[tuple[Any, ...]] = []  # a figure's table: one tuple per row, of its columns
     series = []
-    total = pairs = 0
-    for name, pair in by_name.items():
-        if set(pair) != {"yes", "no"}:
-            continue
-        pairs += 1
-        total += pair["yes"].summary["n"] + pair["no"].summary["n"]
+    pairs, total = span["pairs"]
+    for name, pair in _pairs(models):
         if not context.keeps(name):
-            continue  # another page's entry: only its count
+            continue  # another page's pair
         gains = []
         for metric in metrics:
             n_t, think = _column(pair["yes"], metric)
@@ -175,15 +174,12 @@ def thinking_pairs(models: Sequence[ModelSummary], context: AnalysisContext) -> 
         Chart("heatmap", list(metrics), series, "gain (points; a loss shows white)"), total)]
 
 
-def item_groups(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
+def item_groups(models: Sequence[ModelSummary], context: AnalysisContext, span: Mapping[str, Any]) -> list[Figure]:
     names = [g for g, _ in GROUPS]
     rows: list[tuple[Any, ...]] = []  # a figure's table: one tuple per row, of its columns
     series = []
-    total = 0
+    total = span["n"]
     for m in models:
-        total += m.summary["n"]
-        if not context.keeps(m.label):
-            continue  # another page's entry: only its count
         values = []
         for name, cell in zip(names, m.summary["groups"]):
             n, acc = _accuracy(cell)
@@ -200,7 +196,7 @@ def item_groups(models: Sequence[ModelSummary], context: AnalysisContext) -> lis
         f"Percent correct among decided items in each group. Navigation and manipulation as the paper groups them "
         f"(Sec. 4.3, Fig. 6): navigation {', '.join(NAVIGATION)}; manipulation {', '.join(MANIPULATION)}. Hint: "
         "the item has an answer hint for the judge.",
-        f"{len(models)} entries scored here, {total} items in all", ("model", "source", "group", "n", "accuracy"),
+        f"{span['entries']} entries scored here, {total} items in all", ("model", "source", "group", "n", "accuracy"),
         rows, Chart("bars", names, series, "accuracy (%)", 100.0), total)]
 
 
@@ -258,19 +254,27 @@ def wilson(agree: int, n: int) -> tuple[float | None, float | None]:
     return round(100.0 * ci.low, 2), round(100.0 * ci.high, 2)
 
 
-def judge_cascade(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
+def _deciders(models: Sequence[ModelSummary]) -> list[list[Any]]:
+    """Per subtask (SUBTASKS' order): [items of all entries, how many each decider decided (DECIDERS' order)]."""
+    out = []
+    for i in range(len(SUBTASKS)):
+        n_items = 0
+        counts = [0] * len(DECIDERS)
+        for m in models:
+            n, by_decider = m.summary["deciders"][i]
+            n_items += n
+            counts = [a + b for a, b in zip(counts, by_decider)]
+        out.append([n_items, counts])
+    return out
+
+
+def judge_cascade(context: AnalysisContext, span: Mapping[str, Any]) -> list[Figure]:
     agreement: Mapping[str, Any] = (context.extra.get("agreement") or {}).get("by_subtask") or {}
     rows: list[tuple[Any, ...]] = []
     shares: dict[str, list[float | None]] = {d: [] for d in (*DECIDERS, "agreement")}
     total = 0
-    for i, code in enumerate(SUBTASKS):
-        n_items = 0
-        counts = {d: 0 for d in DECIDERS}
-        for m in models:
-            n, by_decider = m.summary["deciders"][i]
-            n_items += n
-            for d, c in zip(DECIDERS, by_decider):
-                counts[d] += c
+    for code, (n_items, by_decider) in zip(SUBTASKS, span["deciders"]):
+        counts = dict(zip(DECIDERS, by_decider))
         total += n_items
         audit = agreement.get(code) or {}
         agree, n = int(audit.get("agree") or 0), int(audit.get("n") or 0)
@@ -285,7 +289,7 @@ def judge_cascade(models: Sequence[ModelSummary], context: AnalysisContext) -> l
         "Share of the items of all entries scored here decided by the rules, the LLM judge, people, or still "
         "undecided; agreement: audited verdicts where the person agreed with the rule or judge, with its 95% "
         "Wilson interval.",
-        f"{total} items of {len(models)} entries; {sum(r[6] for r in rows)} audited verdicts",
+        f"{total} items of {span['entries']} entries; {sum(r[6] for r in rows)} audited verdicts",
         ("subtask", "n", *(f"{d}_share" for d in DECIDERS), "audited", "agree", "agreement", "agreement_low",
          "agreement_high"), rows,
         Chart("heatmap", list(SUBTASKS), [Series(k, v) for k, v in shares.items()], "%", 100.0), total)]
@@ -306,13 +310,24 @@ def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisC
     return combine(summarise_all(SUMMARIES, models, context.extra), context)
 
 
+def span(models: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext()) -> dict[str, Any]:
+    """What the figures read of every entry: their number and items, the thinking pairs' number and items, and the
+    judge cascade's counts per subtask."""
+    pairs = _pairs(models)
+    return {"entries": len(models), "n": sum(m.summary["n"] for m in models),
+            "pairs": [len(pairs), sum(p["yes"].summary["n"] + p["no"].summary["n"] for _, p in pairs)],
+            "deciders": _deciders(models)}
+
+
 def combine(models: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
     """The figures of these entries; per entry, only the rows and series of the entries `context` keeps (a page of
     the tab: a thinking pair's rows are named by its model, paged as `figure_page` pages them), every N and
-    aggregate over all entries."""
-    return [*subtasks(models, context), *thinking_pairs(models, context), *item_groups(models, context),
-            *random_baseline(models, context),
-            *judge_cascade(models, context), *paper_figures(models, context)]
+    aggregate over all entries (`context.span`, else these entries')."""
+    over_all = context.span if context.span is not None else span(models, context)
+    kept = [m for m in models if context.keeps(m.label)]
+    return [*subtasks(kept, context, over_all), *thinking_pairs(models, context, over_all),
+            *item_groups(kept, context, over_all), *random_baseline(models, context),
+            *judge_cascade(context, over_all), *paper_figures(models, context)]
 
 
-SUMMARIES = AnalysisSummaries(version="plan-1", summarise=summarise, combine=combine)
+SUMMARIES = AnalysisSummaries(version="plan-1", summarise=summarise, combine=combine, span=span)

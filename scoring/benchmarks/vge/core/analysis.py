@@ -10,7 +10,8 @@ figure. Pure.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, Collection, Mapping, Sequence
 
 from scoring.benchmarks.vge.core.device import TIMED_WAIT
 from scoring.benchmarks.vge.core.episode_options import (
@@ -80,8 +81,8 @@ def _episodes(m: ModelSamples) -> list[SampleRow]:
     return list(m.samples)
 
 
-def _n_text(models: Sequence[Any], n: int) -> str:
-    return f"{len(models)} entr{'ies' if len(models) != 1 else 'y'}, {n} episodes in all"
+def _n_text(entries: int, n: int) -> str:
+    return f"{entries} entr{'ies' if entries != 1 else 'y'}, {n} episodes in all"
 
 
 def _metric_sums(samples: Sequence[SampleRow]) -> list[Any]:
@@ -108,16 +109,13 @@ def _summarise_breakdowns(m: ModelSamples) -> dict[str, Any]:
             "goals": [_metric_sums([s for s in eps if test(goal_count(s))]) for _label, test in GOAL_GROUPS]}
 
 
-def breakdowns(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
-    categories = sorted({cell[0] for m in models for cell in m.summary["categories"]})
+def breakdowns(models: Sequence[ModelSummary], span: Mapping[str, Any]) -> list[Figure]:
+    categories = span["categories"]
     cat_rows, goal_rows = [], []
     cat_series, goal_series = [], []
-    total = 0
+    total = span["n"]
     empty = [0, *([0, 0] * len(HEADLINE))]
     for m in models:
-        total += m.summary["n"]
-        if not context.keeps(m.label):
-            continue  # another page's entry: only its count
         by_category = {cell[0]: cell[1:] for cell in m.summary["categories"]}
         values = []
         for c in categories:
@@ -135,12 +133,12 @@ def breakdowns(models: Sequence[ModelSummary], context: AnalysisContext) -> list
     return [
         Figure("categories", "SR, SSR and SPL per device category",
                "Mean of each episode's SR, SSR and SPL (percent) over the episodes of tasks on devices of the "
-               "category; the heat map shows SR.", _n_text(models, total),
+               "category; the heat map shows SR.", _n_text(span["entries"], total),
                ("model", "category", "n", *HEADLINE), cat_rows,
                Chart("heatmap", categories, cat_series, "SR (%)", 100.0), total),
         Figure("goals", "Single- vs multi-goal tasks",
                "Episodes of tasks with one goal against tasks with two or more goals: mean SR, SSR, SPL (percent).",
-               _n_text(models, total), ("model", "tasks", "n", *HEADLINE), goal_rows,
+               _n_text(span["entries"], total), ("model", "tasks", "n", *HEADLINE), goal_rows,
                Chart("bars", [f"{k} {g}" for g in ("single", "multi") for k in HEADLINE], goal_series, "%",
                      100.0), total),
     ]
@@ -280,12 +278,10 @@ def _summarise_budget(m: ModelSamples) -> dict[str, Any]:
             "truncation": [[lam, n, hits] for lam, (n, hits) in cut.items()]}
 
 
-def budget_sensitivity(models: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
-    """Fig. 3 as the paper: SR of the episodes actually played at each λ, minus SR at λ = 2. On the site a model's
-    episodes come from all its submissions the board's filters keep (the site's runs: a bundle of episodes played
-    at one λ is a submission of its own), unperturbed; elsewhere from the given entries. A model with no episodes
-    at λ = 2, or played at one λ only, gets no normalisation: its episodes of the largest λ played are cut after
-    the fact (a success at λ when all goals were reached on a turn ≤ λ·L_opt), a separate labelled series."""
+def _budget_counts(models: Sequence[ModelSummary], context: AnalysisContext,
+                   ) -> tuple[dict[str, dict[float, list[int]]], dict[str, list[list[Any]]]]:
+    """Per model label: (per λ played [episodes, successes], its entries' truncation cells), in the order first met,
+    a model's episodes pooled over all its submissions the board's filters keep (`budget_sensitivity`)."""
     runs = kept_runs(context)
     pooled = [r for r in runs if _default_except(r, "lambda")]
     handled = {r.get("submission") for r in runs}
@@ -311,16 +307,31 @@ def budget_sensitivity(models: Sequence[ModelSummary], context: AnalysisContext 
         found = counts.setdefault(run_label(r), {}).setdefault(lam, [0, 0])
         found[0] += int(r.get("episodes") or 0)
         found[1] += int(r.get("successes") or 0)
+    return counts, cuts_of
+
+
+def _budget_episodes(models: Sequence[ModelSummary], context: AnalysisContext) -> int:
+    """The episodes `budget_sensitivity` counts, every model's."""
+    counts, _ = _budget_counts(models, context)
+    return sum(c[0] for by_lam in counts.values() for c in by_lam.values())
+
+
+def budget_sensitivity(models: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext(),
+                       span: Mapping[str, Any] | None = None) -> list[Figure]:
+    """Fig. 3 as the paper: SR of the episodes actually played at each λ, minus SR at λ = 2. On the site a model's
+    episodes come from all its submissions the board's filters keep (the site's runs: a bundle of episodes played
+    at one λ is a submission of its own), unperturbed; elsewhere from the given entries. A model with no episodes
+    at λ = 2, or played at one λ only, gets no normalisation: its episodes of the largest λ played are cut after
+    the fact (a success at λ when all goals were reached on a turn ≤ λ·L_opt), a separate labelled series."""
+    over_all = span if span is not None else vge_span(models, context)
+    counts, cuts_of = _budget_counts(models, context)
     rows: list[tuple[Any, ...]] = []
     series = []
-    total = 0
+    total = over_all["budget"]
     for label, by_lam in counts.items():
         by_lam = {lam: c for lam, c in by_lam.items() if c[0]}
-        if not by_lam:
-            continue
-        total += sum(c[0] for c in by_lam.values())
-        if not context.keeps(label):
-            continue  # another page's entry: only its count
+        if not by_lam or not context.keeps(label):
+            continue  # no episode, or another page's entry
         sr = {lam: share(c[1], c[0]) for lam, c in by_lam.items()}
         normalised = NORMALISED_AT in by_lam and len(by_lam) > 1
         base = sr.get(NORMALISED_AT) if normalised else None
@@ -356,7 +367,8 @@ def budget_sensitivity(models: Sequence[ModelSummary], context: AnalysisContext 
         "normalised: its episodes of the largest λ played are cut after the fact (a success at λ when all goals were "
         "reached on a turn ≤ λ·L_opt; local budgets not re-applied), shown as SR in its own series labelled "
         "“truncated from λ = … episodes” (ours).",
-        _n_text(models, total), ("model", "series", "lambda", "n", "successes", "SR", "gain_vs_lambda_2"), rows,
+        _n_text(over_all["entries"], total), ("model", "series", "lambda", "n", "successes", "SR",
+                                              "gain_vs_lambda_2"), rows,
         Chart("lines", [str(lam) for lam in LAMBDAS], series,
               "SR gain vs λ = 2 (points); truncated series: SR (%)", None), total)]
 
@@ -477,16 +489,13 @@ def _summarise_errors(m: ModelSamples, graphs: Graphs) -> list[Any]:
     return [episodes, [[c, k, v] for (c, k), v in counts.items()]]
 
 
-def error_taxonomy(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
+def error_taxonomy(models: Sequence[ModelSummary], span: Mapping[str, Any]) -> list[Figure]:
     rows: list[tuple[Any, ...]] = []
     series = []
-    total = 0
+    total = span["errors"]
     names = [c for c, _kinds in CLASSES]
     for m in models:
         episodes, found = m.summary["errors"]
-        total += episodes
-        if not context.keeps(m.label):
-            continue  # another page's entry: only its count
         counts = {(c, k): v for c, k, v in found}
         errors = sum(v for (c, _k), v in counts.items() if c != OUTSIDE)
         shares = []
@@ -498,7 +507,7 @@ def error_taxonomy(models: Sequence[ModelSummary], context: AnalysisContext) -> 
                      for k in kinds]
         rows += [(m.label, episodes, OUTSIDE, k, counts.get((OUTSIDE, k), 0), None) for k in OUTSIDE_KINDS]
         series.append(Series(m.label, shares))
-    if models:
+    if span["entries"]:
         for c, kinds in CLASSES:
             for k in ("all", *kinds):
                 if (c, k) in PAPER_SHARES:
@@ -512,7 +521,7 @@ def error_taxonomy(models: Sequence[ModelSummary], context: AnalysisContext) -> 
         "transition for; a wait the plan does not make), Visual Navigation (Switch_view NN and PN). Shares are of "
         "the three classes' errors; invalid outputs, switches that changed no view and turns whose target cannot "
         "be determined are counted apart. The paper's shares (App. B) are the reference row.",
-        _n_text(models, total), ("model", "episodes", "class", "error", "count", "share"), rows,
+        _n_text(span["entries"], total), ("model", "episodes", "class", "error", "count", "share"), rows,
         Chart("bars", names, series, "share of errors (%)", 100.0), total)]
 
 
@@ -528,19 +537,25 @@ def _summarise_keys(m: ModelSamples, human_keys: Any) -> list[list[Any]]:
     return [[key, *_metric_sums(by_key[key])] for key in sorted(by_key)]
 
 
-def human_vs_model(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
-    humans = [m for m in models if m.kind == "human"]
-    keys = {cell[0] for m in humans for cell in m.summary["keys"]}
+def _human_keys(models: Sequence[ModelSummary]) -> list[str]:
+    """The tasks the human entries played, sorted."""
+    return sorted({cell[0] for m in models if m.kind == "human" for cell in m.summary["keys"]})
+
+
+def _on_human_tasks(m: ModelSummary, keys: Collection[str]) -> list[list[Any]]:
+    """An entry's `_metric_sums` cells of the tasks `keys`."""
+    return [cell[1:] for cell in m.summary["keys"] if cell[0] in keys]
+
+
+def human_vs_model(models: Sequence[ModelSummary], span: Mapping[str, Any]) -> list[Figure]:
+    keys = set(span["human_keys"])
     rows, series = [], []
-    total = 0
+    total = span["human_episodes"]
     for m in models:
-        chosen = [cell[1:] for cell in m.summary["keys"] if cell[0] in keys]
+        chosen = _on_human_tasks(m, keys)
         if not chosen:
             continue
         n = sum(cell[0] for cell in chosen)
-        total += n
-        if not context.keeps(m.label):
-            continue  # another page's entry: only its count
         pooled = [n, *(sum(cell[i] for cell in chosen) for i in range(1, 1 + 2 * len(HEADLINE)))]
         row = _means(pooled)
         rows.append((m.label, m.kind, len(chosen), n, *row))
@@ -579,14 +594,11 @@ def _summarise_switches(m: ModelSamples, graphs: Graphs) -> list[Any]:
     return [episodes, [counts[c] for c in (*SWITCH_CLASSES, "unknown")]]
 
 
-def view_switches(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
+def view_switches(models: Sequence[ModelSummary], span: Mapping[str, Any]) -> list[Figure]:
     rows, series = [], []
-    total = 0
+    total = span["switches"]
     for m in models:
         episodes, found = m.summary["switches"]
-        total += episodes
-        if not context.keeps(m.label):
-            continue  # another page's entry: only its count
         counts = dict(zip((*SWITCH_CLASSES, "unknown"), found))
         switches = sum(counts[c] for c in SWITCH_CLASSES)
         shares = [share(counts[c], switches) for c in SWITCH_CLASSES]
@@ -600,7 +612,7 @@ def view_switches(models: Sequence[ModelSummary], context: AnalysisContext) -> l
         "searching) and PN (losing the target component) are Visual Navigation Errors; PP (shown in both, which "
         "the paper does not name) is reported too. Shares are of the classed switches; switches whose target "
         "cannot be determined (the goal unreachable or reached without a component) are counted apart.",
-        _n_text(models, total),
+        _n_text(span["entries"], total),
         ("model", "episodes", "switches", *SWITCH_CLASSES, "target_unknown",
          *(f"{c}_share" for c in SWITCH_CLASSES)), rows,
         Chart("bars", list(SWITCH_CLASSES), series, "share of switches (%)", 100.0), total)]
@@ -624,25 +636,31 @@ def _delta(value: float | None, clean: float | None) -> float | None:
     return round(value - clean, 2) if value is not None and clean is not None else None
 
 
-def robustness(models: Sequence[ModelSummary], context: AnalysisContext) -> list[Figure]:
+def _compared(context: AnalysisContext, option: str, order: Any = None) -> dict[str, Any]:
+    """Of the models whose kept runs were played with another value of `option` than its default: the other values
+    played (sorted by `order`), the models' number and their episodes at those values and the default."""
+    by_model = pooled_by_option(context, option)
+    default = OPTION_DEFAULTS[option]
+    others = sorted({v for values in by_model.values() for v in values if v != default}, key=order)
+    compared = [values for values in by_model.values() if set(values) != {default}]
+    return {"others": others, "models": len(compared),
+            "episodes": sum(int(values[v][0]) for values in compared for v in (default, *others) if v in values)}
+
+
+def robustness(context: AnalysisContext, span: Mapping[str, Any]) -> list[Figure]:
     by_model = pooled_by_option(context, PERTURBATION_OPTION)  # per model, per setting ("" none)
     series: list[Series] = []
     rows = []
-    total = models_shown = 0
-    settings_shown = sorted({p for settings in by_model.values() for p in settings if p}, key=_setting_order)
+    compared = span["options"][PERTURBATION_OPTION]
+    total, models_shown, settings_shown = compared["episodes"], compared["models"], compared["others"]
     for label, settings in by_model.items():
-        if not any(settings_key for settings_key in settings):
-            continue  # no perturbed run: nothing to compare
-        models_shown += 1
-        if not context.keeps(label):  # another page's entry: only its count
-            total += sum(int(settings.get(p, (0,))[0]) for p in ("", *settings_shown))
-            continue
+        if not any(settings_key for settings_key in settings) or not context.keeps(label):
+            continue  # no perturbed run (nothing to compare), or another page's entry
         clean_sr, clean_ssr = _sr_ssr(settings.get(""))
         srs, ssrs = [], []
         for p in ("", *settings_shown):
             n = int(settings.get(p, (0,))[0])
             sr, ssr = _sr_ssr(settings.get(p))
-            total += n
             if p in settings:
                 kind, _, level = p.partition(":")
                 rows.append((label, kind or "none", level or None, n, sr, ssr, _delta(sr, clean_sr),
@@ -668,32 +686,27 @@ def _history_order(value: str) -> tuple[int, int]:
     return (1, 0) if value == HISTORY_FULL else (0, int(value)) if value.isdigit() else (2, 0)
 
 
-def option_comparison(context: AnalysisContext, option: str, *, key: str, title: str, note: str,
-                      order: Any = None) -> list[Figure]:
+def option_comparison(context: AnalysisContext, span: Mapping[str, Any], option: str, *, key: str, title: str,
+                      note: str) -> list[Figure]:
     """SR and SSR per value of an episode option per model, beside its default; no figure unless some kept run was
     played with another value."""
     by_model = pooled_by_option(context, option)
     default = OPTION_DEFAULTS[option]
-    others = sorted({v for values in by_model.values() for v in values if v != default}, key=order)
+    compared = span["options"][option]
+    others, models_shown, total = compared["others"], compared["models"], compared["episodes"]
     if not others:
         return []
     rows: list[tuple[Any, ...]] = []
     series: list[Series] = []
-    total = models_shown = 0
     for label, values in by_model.items():
-        if set(values) == {default}:
-            continue  # only the default: nothing to compare
-        models_shown += 1
-        if not context.keeps(label):  # another page's entry: only its count
-            total += sum(int(values[value][0]) for value in (default, *others) if value in values)
-            continue
+        if set(values) == {default} or not context.keeps(label):
+            continue  # only the default (nothing to compare), or another page's entry
         base_sr, base_ssr = _sr_ssr(values.get(default))
         srs, ssrs = [], []
         for value in (default, *others):
             sr, ssr = _sr_ssr(values.get(value))
             if value in values:
                 n = int(values[value][0])
-                total += n
                 rows.append((label, value, n, sr, ssr, _delta(sr, base_sr), _delta(ssr, base_ssr)))
             srs.append(sr)
             ssrs.append(ssr)
@@ -703,9 +716,9 @@ def option_comparison(context: AnalysisContext, option: str, *, key: str, title:
                    Chart("bars", [default, *others], series, "SR / SSR (%)", 100.0), total)]
 
 
-def history_length(context: AnalysisContext) -> list[Figure]:
+def history_length(context: AnalysisContext, span: Mapping[str, Any]) -> list[Figure]:
     return option_comparison(
-        context, HISTORY_OPTION, key="history", order=_history_order,
+        context, span, HISTORY_OPTION, key="history",
         title="SR and SSR against the history shown to the agent (App. C)",
         note="Agent API episodes played with the episode option history (the number of past turns the episode's "
              "trace shows the agent while it runs: 0, 3, ... or full), each bundled as its own submission, against "
@@ -714,9 +727,9 @@ def history_length(context: AnalysisContext) -> list[Figure]:
              "of the models the board's filters keep counts, played with the other options at their defaults.")
 
 
-def instruction_robustness(context: AnalysisContext) -> list[Figure]:
+def instruction_robustness(context: AnalysisContext, span: Mapping[str, Any]) -> list[Figure]:
     return option_comparison(
-        context, INSTRUCTION_OPTION, key="instruction",
+        context, span, INSTRUCTION_OPTION, key="instruction",
         title="SR and SSR with the goals worded another way (E.2)",
         note="Agent API episodes played with the episode option instruction = rephrased (every goal worded in a "
              "second style, the same for every episode of a task: core/rephrase.py), each bundled as its own "
@@ -735,15 +748,39 @@ def summarise(m: ModelSamples, extra: Mapping[str, Any]) -> dict[str, Any]:
             "keys": _summarise_keys(m, extra.get("human_keys"))}
 
 
+# The episode options the figures compare a model's runs over, each with the order of its values.
+COMPARED_OPTIONS = ((PERTURBATION_OPTION, _setting_order), (HISTORY_OPTION, _history_order), (INSTRUCTION_OPTION, None))
+
+
+def vge_span(models: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext()) -> dict[str, Any]:
+    """What the figures read of every entry: their number and episodes, the union of their device categories, the
+    episodes each figure counts, the tasks humans played, and per compared option its values and models."""
+    keys = _human_keys(models)
+    wanted = set(keys)
+    return {"entries": len(models), "n": sum(m.summary["n"] for m in models),
+            "categories": sorted({cell[0] for m in models for cell in m.summary["categories"]}),
+            "budget": _budget_episodes(models, context),
+            "errors": sum(m.summary["errors"][0] for m in models),
+            "switches": sum(m.summary["switches"][0] for m in models),
+            "human_keys": keys,
+            "human_episodes": sum(cell[0] for m in models for cell in _on_human_tasks(m, wanted)),
+            "options": {option: _compared(context, option, order) for option, order in COMPARED_OPTIONS}}
+
+
 def combine(models: Sequence[ModelSummary], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
     """The figures of these entries; per entry, only the rows and series of the entries `context` keeps (a page of
-    the tab), every N and aggregate over all entries."""
-    return [*breakdowns(models, context), *budget_sensitivity(models, context), *error_taxonomy(models, context),
-            *view_switches(models, context), *human_vs_model(models, context), *robustness(models, context),
-            *history_length(context), *instruction_robustness(context)]
+    the tab), every N and aggregate over all entries (`context.span`, else these entries')."""
+    # The kept runs read once for the four figures that read them (each upload of the split is a run: 2,000 at 100x).
+    context = replace(context, extra={**context.extra, "runs": kept_runs(context)})
+    over_all = context.span if context.span is not None else vge_span(models, context)
+    kept = [m for m in models if context.keeps(m.label)]
+    return [*breakdowns(kept, over_all), *budget_sensitivity(models, context, over_all),
+            *error_taxonomy(kept, over_all), *view_switches(kept, over_all), *human_vs_model(kept, over_all),
+            *robustness(context, over_all), *history_length(context, over_all),
+            *instruction_robustness(context, over_all)]
 
 
-SUMMARIES = AnalysisSummaries(version="vge-1", summarise=summarise, combine=combine)
+SUMMARIES = AnalysisSummaries(version="vge-1", summarise=summarise, combine=combine, span=vge_span)
 
 
 def figures(models: Sequence[ModelSamples], context: AnalysisContext = AnalysisContext()) -> list[Figure]:
