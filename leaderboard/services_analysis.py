@@ -9,8 +9,10 @@ site reads as the figures need; `hidden`: only what a hidden split discloses), a
 summaries' own and the plugin's context stamp): a missing or stale one is made when a page needs it, once, and
 `manage.py analysis_summaries` makes them all. A page of the tab reads the summaries of its own models only, and what
 spans every entry from their span (`AnalysisSummaries.span`), cached under the digest of what it is made of: exact
-for as long as it is found, made again from every summary when not; the worker stores the board's as it opens when a
-score lands.
+for as long as it is found, made again from every summary when not. When scores land the worker stores the board's
+span as it opens, in a task of its own that the scores landing within SPAN_REFRESH_DELAY of each other share
+(`analysis_span_refresh_soon`): it reads every entry's summary (about a second at 100x), which a score's own work
+does not, so one new score costs the same however many entries the board has.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from typing import Any, Collection, Mapping, Sequence
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import Count, Max
 
 from leaderboard import selectors
@@ -200,9 +203,45 @@ def analysis_span_refresh(*, split: Split, plugin: BenchmarkPlugin) -> bool:
     return True
 
 
+SPAN_REFRESH_DELAY = 5  # seconds a span refresh waits for the scores landing after the one that asked for it
+SPAN_PENDING_TIMEOUT = 120  # a refresh that never ran (its worker died) is asked for again after this
+
+
+def _span_pending_key(split_id: int) -> str:
+    return f"analysis-span-pending-{split_id}"
+
+
+def analysis_span_refresh_soon(*, split_id: int) -> bool:
+    """Ask the worker to store the split's span (`analysis_span_refresh`) in SPAN_REFRESH_DELAY seconds, unless a
+    refresh is already waiting: the scores landing meanwhile share it. Returns whether one was asked for. (Asked in
+    a transaction that rolls back, the mark stays until SPAN_PENDING_TIMEOUT: meanwhile the tab's next page makes
+    the span itself, once.)"""
+    if not cache.add(_span_pending_key(split_id), 1, SPAN_PENDING_TIMEOUT):
+        return False
+    from leaderboard import tasks  # the tasks module imports this one
+
+    transaction.on_commit(lambda: tasks.analysis_span_fill.apply_async((split_id,), countdown=SPAN_REFRESH_DELAY))
+    return True
+
+
+def analysis_span_fill(*, split_id: int) -> bool:
+    """The worker's span refresh: the waiting mark cleared first (a score landing during the refresh asks for the
+    next one), then the span of the split's board stored. Returns whether one was made."""
+    cache.delete(_span_pending_key(split_id))
+    split = Split.objects.select_related("benchmark").filter(pk=split_id).first()
+    if split is None:
+        return False
+    try:
+        plugin = plugin_for(split.benchmark.scorer)
+    except UnknownBenchmark:
+        return False
+    return analysis_span_refresh(split=split, plugin=plugin)
+
+
 def analysis_summary_update(*, submission_id: int, span: bool = True) -> bool:
     """When a score lands or is re-scored: make the submission's summary (its benchmark declaring summaries), then
-    (`span`) the span of its board as it opens. Returns whether a summary was written."""
+    (`span`) ask for the span of its board as it opens (`analysis_span_refresh_soon`). Returns whether a summary was
+    written."""
     submission = (Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORED)
                   .select_related("split__benchmark", "model_entry").first())
     if submission is None:
@@ -215,7 +254,7 @@ def analysis_summary_update(*, submission_id: int, span: bool = True) -> bool:
                                       kinds={submission.pk: submission.model_entry.kind}):
         return False
     if span:
-        analysis_span_refresh(split=submission.split, plugin=plugin)
+        analysis_span_refresh_soon(split_id=submission.split_id)
     return True
 
 

@@ -1,8 +1,10 @@
-"""Board work for the worker: comparisons a view needed beyond what its page computes at once."""
+"""Board work for the worker: comparisons a view needed beyond what its page computes at once, and the Analysis
+tab's span after scores landed."""
 from __future__ import annotations
 
 from celery import shared_task
 
+from leaderboard import services_analysis
 from leaderboard.services import board_comparisons_compute
 from scoring.selectors import board_cache_invalidate
 
@@ -14,3 +16,10 @@ def board_comparisons_fill(split_id: int, pairs: list[list[int]]) -> int:
     stored = board_comparisons_compute(split_id=split_id, pairs=[(a, b) for a, b in pairs])
     board_cache_invalidate(split_id=split_id)
     return stored
+
+
+@shared_task(acks_late=True)
+def analysis_span_fill(split_id: int) -> bool:
+    """Store the span of the split's Analysis tab as its board opens (`services_analysis.analysis_span_fill`): one
+    refresh for the scores that landed while it waited."""
+    return services_analysis.analysis_span_fill(split_id=split_id)

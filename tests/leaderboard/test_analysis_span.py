@@ -141,7 +141,26 @@ def test_the_span_follows_a_rescore_and_a_withdrawal(client, plan_board):
     _page_equals_scratch(3)
 
 
-def test_a_score_landing_stores_the_span_of_the_board_as_it_opens(client, plan_board):
+def test_a_score_landing_stores_the_span_of_the_board_as_it_opens(client, plan_board, celery_eager,
+                                                                   django_capture_on_commit_callbacks):
     landed = Submission.objects.filter(model_entry__name__startswith="Clone-").order_by("pk").last()
-    assert services_analysis.analysis_summary_update(submission_id=landed.pk)  # the worker, as the score lands
+    cache.clear()  # the fixture's scores asked for a refresh in a transaction that never commits: its mark stays
+    with django_capture_on_commit_callbacks(execute=True):  # the worker, as the score lands: the span's task asked
+        assert services_analysis.analysis_summary_update(submission_id=landed.pk)
     _page_two_reads_its_models_summaries_only(client)  # the tab's first request after it
+
+
+def test_scores_landing_together_share_one_span_refresh(plan_board, django_capture_on_commit_callbacks):
+    """The span reads every entry's summary (about a second at 100x): the worker makes it once for the scores that land
+    within SPAN_REFRESH_DELAY of each other, in a task of its own, so one score's own cost does not grow with the
+    board; a score landing once the refresh has started asks for the next one."""
+    clones = list(Submission.objects.filter(model_entry__name__startswith="Clone-").order_by("pk")[:3])
+    cache.clear()  # as above
+    with django_capture_on_commit_callbacks() as asked:
+        for sub in clones:
+            assert services_analysis.analysis_summary_update(submission_id=sub.pk)
+    assert len(asked) == 1
+    assert services_analysis.analysis_span_fill(split_id=clones[0].split_id)
+    with django_capture_on_commit_callbacks() as again:
+        assert services_analysis.analysis_summary_update(submission_id=clones[1].pk)
+    assert len(again) == 1
