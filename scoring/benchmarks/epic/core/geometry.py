@@ -611,15 +611,17 @@ def region_of(mask: RleMask) -> Region:
     counts = mask.counts()
     ends = np.cumsum(counts)
     starts = ends - counts
-    ones = (np.arange(counts.size) & 1).astype(bool) & (counts > 0)
-    if not ones.any():
+    values = (np.arange(counts.size) & 1).astype(bool)
+    ones = np.flatnonzero(values & (counts > 0))
+    if not ones.size:
         return Region(mask.height, mask.width)
     h = mask.height
-    c0 = int(starts[ones].min()) // h
-    c1 = (int(ends[ones].max()) - 1) // h
+    # Runs are in pixel order: the first run of ones starts first, the last ends last.
+    c0 = int(starts[ones[0]]) // h
+    c1 = (int(ends[ones[-1]]) - 1) // h
     lo, hi = c0 * h, (c1 + 1) * h
-    lengths = np.clip(ends, lo, hi) - np.clip(starts, lo, hi)
-    values = (np.arange(counts.size) & 1).astype(bool)
+    # np.minimum/np.maximum rather than np.clip: the same integers, without np.clip's checks of its bounds.
+    lengths = np.minimum(np.maximum(ends, lo), hi) - np.minimum(np.maximum(starts, lo), hi)
     band = np.repeat(values, lengths).reshape(c1 - c0 + 1, h).T
     rows = np.flatnonzero(band.any(axis=1))
     r0, r1 = int(rows[0]), int(rows[-1])
@@ -662,7 +664,7 @@ def _run_components(rows: np.ndarray, first: np.ndarray, after: np.ndarray, widt
         np.minimum.at(parent, np.maximum(pa, pb), np.minimum(pa, pb))
         while True:
             up = parent[parent]
-            if np.array_equal(up, parent):
+            if not (up != parent).any():
                 break
             parent = up
     return parent
