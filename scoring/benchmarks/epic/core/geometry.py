@@ -622,10 +622,14 @@ def region_of(mask: RleMask) -> Region:
     lo, hi = c0 * h, (c1 + 1) * h
     # np.minimum/np.maximum rather than np.clip: the same integers, without np.clip's checks of its bounds.
     lengths = np.minimum(np.maximum(ends, lo), hi) - np.minimum(np.maximum(starts, lo), hi)
-    band = np.repeat(values, lengths).reshape(c1 - c0 + 1, h).T
-    rows = np.flatnonzero(band.any(axis=1))
-    r0, r1 = int(rows[0]), int(rows[-1])
-    return Region(mask.height, mask.width, r0, c0, np.ascontiguousarray(band[r0 : r1 + 1]))
+    # The rows held, from the runs of ones rather than a pass over the band: a run within one column holds its own
+    # rows; one that reaches into the next column holds row 0 there and the last row in the column it starts in.
+    first, last = starts[ones], ends[ones] - 1
+    within = first // h == last // h
+    r0 = int(np.where(within, first % h, 0).min())
+    r1 = int(np.where(within, last % h, h - 1).max())
+    band = np.repeat(values, lengths).reshape(c1 - c0 + 1, h)[:, r0 : r1 + 1]  # a column of the crop a row
+    return Region(mask.height, mask.width, r0, c0, np.ascontiguousarray(band.T))
 
 
 def _row_runs(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
