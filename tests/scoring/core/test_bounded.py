@@ -49,6 +49,16 @@ def test_lines_are_those_of_the_whole_text_however_it_is_cut(chunks):
     assert [line for line in bounded_lines(chunks)] == expected or (not text and not expected)
 
 
+@given(st.lists(st.binary(max_size=30).map(lambda b: bytes(b"ab\r\n"[x % 4] for x in b)), max_size=8))
+def test_bytes_lines_are_those_of_the_whole_bytes_however_they_are_cut(chunks):
+    """Blocks with and without a \\r (split at \\n alone, or by the pattern) give the lines of the whole."""
+    data = b"".join(chunks)
+    expected = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+    if expected[-1] == b"":
+        expected.pop()
+    assert list(bounded_lines(chunks)) == expected or (not data and not expected)
+
+
 @pytest.mark.parametrize("text, depth", [("1", 0), ("[]", 1), ('[{"a": [1]}]', 3), ('["[[[[[", {}]', 2),
                                          (r'["\\", [[]]]', 3), (r'["\"[[[", []]', 2), ("[" * 1500 + "]" * 1500, 1500)])
 def test_nesting_is_measured_without_counting_brackets_in_strings(text, depth):

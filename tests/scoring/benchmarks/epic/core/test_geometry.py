@@ -124,6 +124,9 @@ def test_region_crop_and_lookup_agree_with_the_dense_mask(spec):
         return
     ys, xs = np.nonzero(m)
     assert region.centroid() == (float(np.mean(ys)), float(np.mean(xs)))
+    # The crop is the mask's bounding box, wherever runs of ones cross from one column into the next.
+    assert (region.top, region.left) == (ys.min(), xs.min())
+    assert np.array_equal(region.crop, m[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(bool))
 
 
 @settings(max_examples=50, deadline=None)
