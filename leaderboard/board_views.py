@@ -39,8 +39,8 @@ from leaderboard.core.board import (
     column_marks,
     csv_cell,
     empty_leaves,
+    export_cells,
     export_header,
-    export_lines,
     export_table,
     format_value,
     page_numbers,
@@ -241,6 +241,24 @@ def _header_groups(columns, spec, *, collapsed: bool = False) -> list[dict[str, 
     return groups
 
 
+def _table_view(view: BoardView, collapsed: bool) -> tuple[tuple, tuple, BoardView]:
+    """The table's left-out task columns, its columns, and the view with its marks over them (collapsed: marked here,
+    over every column with leaves, so that script can expand a group in place). Over all of the view's rows, so
+    remembered on the view: a view is kept per process while its board's data is unchanged
+    (`services.board_view_build`), and a read after a score landed elsewhere need not mark a large board again."""
+    known = view.__dict__.setdefault("_table_read", {})  # not a field: views compare as before
+    if collapsed not in known:
+        all_columns = view.spec.visible(expanded=True, extras=view.query.extras) if collapsed else view.columns
+        # Task columns no shown row has a figure for are left out (the papers' rows give category scores only),
+        # and the page says which and why.
+        empty = empty_leaves(view.rows, all_columns)
+        table_columns = tuple(c for c in all_columns if c not in empty)
+        shown_view = replace(view, marks=column_marks(view.rows, table_columns, within_kind=True),
+                             top=top_marks(view.rows, table_columns)) if collapsed else view
+        known[collapsed] = (empty, table_columns, shown_view)
+    return known[collapsed]
+
+
 def _table_context(request: HttpRequest, benchmark, split, view: BoardView, page: BoardPage) -> dict[str, Any]:
     """The table of one page of the board: its rows with their global ranks, and marks and significance computed
     over the whole ordering (`board_build`); column choices (empty task columns) over all of its rows too."""
@@ -254,13 +272,7 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView, page
     # Leaves are always in the table so that script can expand one group in place; without script,
     # CSS keeps them hidden until the "expand" link asks the server for them.
     collapsed = view.spec.has_leaves and not view.query.expanded
-    all_columns = view.spec.visible(expanded=True, extras=view.query.extras) if collapsed else view.columns
-    # Task columns no shown row has a figure for are left out (the papers' rows give category scores only),
-    # and the page says which and why.
-    empty = empty_leaves(view.rows, all_columns)
-    table_columns = tuple(c for c in all_columns if c not in empty)
-    shown_view = replace(view, marks=column_marks(view.rows, table_columns, within_kind=True),
-                         top=top_marks(view.rows, table_columns)) if collapsed else view
+    empty, table_columns, shown_view = _table_view(view, collapsed)
     for column in table_columns:
         if column.key not in sort_links:
             params = view.query.as_params(sort=column.key, descending=None, expanded=True)
@@ -465,10 +477,11 @@ def _csv_export(request: HttpRequest, benchmark, split, spec, query, names) -> H
 
     def chunks():
         buffer = io.StringIO()
-        writer = csv.writer(buffer)
-        writer.writerow(export_header(view, names, reading=shown))
-        for i, line in enumerate(export_lines(view, reading=shown), start=1):
-            writer.writerow([csv_cell(v) for v in line])
+        csv.writer(buffer).writerow(export_header(view, names, reading=shown))
+        columns = tuple(c.key for c in view.columns)
+        for i, (rank, row) in enumerate(zip(view.ranks, view.rows), start=1):
+            buffer.write("" if rank is None else str(rank))  # as the writer writes it, before the row's own cells
+            buffer.write(_csv_cells_text(row, view.columns, columns, shown))
             if i % CSV_CHUNK_ROWS == 0:
                 yield buffer.getvalue().encode()
                 buffer.seek(0)
@@ -482,6 +495,19 @@ def _csv_export(request: HttpRequest, benchmark, split, spec, query, names) -> H
     response = StreamingHttpResponse(chunks(), content_type=CSV_TYPE)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
+
+
+def _csv_cells_text(row, columns, keys: tuple[str, ...], reading: str) -> str:
+    """A row's CSV text after its rank (`export_cells`, from the separator before them to the line's end), remembered
+    on the row: a board keeps its rows per process while they are unchanged (leaderboard.selectors), so an export
+    after a score landed elsewhere writes only the ranks again. Not a field: rows compare as before."""
+    known = row.__dict__.setdefault("_csv_read", {})
+    text = known.get((keys, reading))
+    if text is None:
+        buffer = io.StringIO()
+        csv.writer(buffer).writerow(["", *(csv_cell(v) for v in export_cells(row, columns, reading=reading))])
+        known[(keys, reading)] = text = buffer.getvalue()
+    return text
 
 
 def cached_response(found: selectors.CachedResponse) -> HttpResponse:

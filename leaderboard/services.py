@@ -101,8 +101,14 @@ def board_view_build(*, split: Split, spec: BoardSpec, query: BoardQuery, marks:
     pairs still missing, for the caller to hand to the worker (`tasks.board_comparisons_fill`). `marks`: as
     `board_build`'s."""
     data = selectors.board_data(split=split, reading=query.reading, scorer=query.scorer)
-    view = board_build(data.rows, spec, query, data.pairs, marks=marks)
-    missing = _missing(view.compared, data.pairs)  # none under another reading than the headline's
+
+    def build() -> tuple[BoardView, list[tuple[int, int]]]:
+        view = board_build(data.rows, spec, query, data.pairs, marks=marks)
+        return view, _missing(view.compared, data.pairs)  # none under another reading than the headline's
+
+    # Made once while the board's rows and comparisons are unchanged, whatever the cache version (a read after a
+    # score landed on another board, or pairs stored that this view does not show).
+    view, missing = selectors.board_derived(data, ("view", query.canonical(), marks), build)
     if not missing:
         return view, data.cache_key, []
     now, later = missing[:INLINE_PAIRS_MAX], missing[INLINE_PAIRS_MAX:]
