@@ -12,8 +12,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
-from django.db.models import Aggregate, CharField, Count, Exists, F, Max, OuterRef, QuerySet, Sum, TextField
-from django.db.models.functions import Cast
+from django.db.models import Aggregate, CharField, Count, Exists, F, Max, OuterRef, QuerySet, Sum
 
 from leaderboard.core.board import BoardRow, PairSignificance, combine_runs, parameters_from_name
 from leaderboard.core.readings import Figures, figures_under
@@ -363,13 +362,14 @@ class _Digest(Aggregate):
     output_field = CharField()
 
     def __init__(self, columns: Sequence[str], order: str):
-        super().__init__(F(order), *(Cast(c, TextField()) for c in columns))
+        super().__init__(F(order), *(F(c) for c in columns))
 
     def as_sql(self, compiler, connection, **extra_context):  # type: ignore[override]
         order, *columns = self.get_source_expressions()[:-1]  # then the aggregate's filter (none)
         parts, params = [], []
         for column in columns:
             sql, column_params = compiler.compile(column)
+            sql = f"CAST({sql} AS TEXT)"
             parts.append(f"COALESCE(LENGTH({sql}) || ':' || {sql}, '')")
             params += [*column_params, *column_params]
         text = " || ';' || ".join(parts)
