@@ -23,8 +23,8 @@ def reported_rows(split, n: int, start: int = 0) -> list[Submission]:
             for i in range(start, start + n)]
 
 
-def view_of(split, query: BoardQuery = BoardQuery()):
-    view, _, _ = services.board_view_build(split=split, spec=board_for("epic-bench"), query=query)
+def view_of(split, query: BoardQuery | None = None):
+    view, _, _ = services.board_view_build(split=split, spec=board_for("epic-bench"), query=query or BoardQuery())
     return view
 
 
