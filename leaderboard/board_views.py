@@ -145,14 +145,14 @@ def split_params(request: HttpRequest, split) -> dict[str, str]:
     return params
 
 
-def board_view(split, spec, query, *, marks: bool = True) -> tuple[BoardView, str]:
+def board_view(split, spec, query, *, marks: bool = True) -> tuple[BoardView, selectors.BoardData]:
     """The view a board page, its API and exports show (under the query's reading), with the significance of the
     pairs it shows side by side (`services.board_view_build`); pairs left for later go to the worker once the
     request commits. `marks`: False where no best / second-best mark is shown (the API, the exports)."""
-    view, data_key, later = services.board_view_build(split=split, spec=spec, query=query, marks=marks)
+    view, data, later = services.board_view_build(split=split, spec=spec, query=query, marks=marks)
     if later:
         transaction.on_commit(lambda: tasks.board_comparisons_fill.delay(split.pk, [list(p) for p in later]))
-    return view, data_key
+    return view, data
 
 
 def _cell_html(view: BoardView, row, column, headline: str) -> str:
@@ -346,16 +346,23 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         if (page := selectors.board_response_get(page_key)) is not None:
             return HttpResponse(page, content_type="text/html; charset=utf-8")
     # With task columns collapsed the table marks every column itself (`_table_context`): none computed twice.
-    view, data_key = board_view(split, spec, query, marks=not (spec.has_leaves and not query.expanded))
+    view, data = board_view(split, spec, query, marks=not (spec.has_leaves and not query.expanded))
+    data_key = data.cache_key
     page = board_page(len(view.rows), number)
-    # The table is the costly part to render; it depends only on the rows, the query and the page.
-    fragment_key = (f"{data_key}:html:{split.name if request.GET.get('split') else ''}:{query.canonical()}"
-                    f":page:{page.number}")
-    table_html = cache.get(fragment_key)
-    if table_html is None:
-        table_html = render_to_string("leaderboard/_board_table.html",
-                                      _table_context(request, benchmark, split, view, page))
-        cache.set(fragment_key, table_html, selectors.ROWS_TIMEOUT)
+    # The table is the costly part to render; it depends only on the rows, the query, the page and the split
+    # parameters its links keep: kept in the shared cache under the board's key, and in this process while the
+    # board's data is unchanged (a read after a score landed elsewhere renders none of it again).
+    fragment = f"{urlencode(split_params(request, split))}:{query.canonical()}:page:{page.number}"
+
+    def table() -> str:
+        found = cache.get(f"{data_key}:html:{fragment}")
+        if found is None:
+            found = render_to_string("leaderboard/_board_table.html",
+                                     _table_context(request, benchmark, split, view, page))
+            cache.set(f"{data_key}:html:{fragment}", found, selectors.ROWS_TIMEOUT)
+        return found
+
+    table_html = selectors.board_derived(data, ("table", fragment), table)
     base = split_params(request, split)
 
     def link(**override) -> str:
