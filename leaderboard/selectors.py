@@ -353,9 +353,10 @@ _local_rows: OrderedDict[int, _KeptRows] = OrderedDict()
 
 
 class _Digest(Aggregate):
-    """The MD5 of the texts of a query's rows joined, on PostgreSQL in the order of `order`; on SQLite in its scan
-    order (another order than last time reads as a change: it costs a rebuild, never a stale board). A row's text is
-    each column's text after its length, so that no other values make it (a NULL has none: "" where "" is "0:")."""
+    """The MD5 of the texts of a query's rows joined, each row's columns as one text that no other values make. On
+    PostgreSQL the row's record text (values with separators or quotes quoted, NULL empty where "" is quoted), in the
+    order of `order`; on SQLite each column's text after its length (a NULL has none: "" where "" is "0:"), in its
+    scan order (another order than last time reads as a change: it costs a rebuild, never a stale board)."""
 
     function = "MD5"
     name = "Digest"
@@ -366,16 +367,15 @@ class _Digest(Aggregate):
 
     def as_sql(self, compiler, connection, **extra_context):  # type: ignore[override]
         order, *columns = self.get_source_expressions()[:-1]  # then the aggregate's filter (none)
-        parts, params = [], []
-        for column in columns:
-            sql, column_params = compiler.compile(column)
-            sql = f"CAST({sql} AS TEXT)"
-            parts.append(f"COALESCE(LENGTH({sql}) || ':' || {sql}, '')")
-            params += [*column_params, *column_params]
-        text = " || ';' || ".join(parts)
+        compiled = [compiler.compile(column) for column in columns]
+        params = [p for _, column_params in compiled for p in column_params]
         if connection.vendor == "postgresql":
             order_sql, order_params = compiler.compile(order)
+            text = f"ROW({', '.join(sql for sql, _ in compiled)})::text"
             return f"MD5(STRING_AGG({text}, ',' ORDER BY {order_sql}))", (*params, *order_params)
+        parts = [f"COALESCE(LENGTH(CAST({sql} AS TEXT)) || ':' || CAST({sql} AS TEXT), '')" for sql, _ in compiled]
+        params = [p for _, column_params in compiled for p in (*column_params, *column_params)]
+        text = " || ';' || ".join(parts)
         return f"MD5(GROUP_CONCAT({text}, ','))", tuple(params)
 
 
