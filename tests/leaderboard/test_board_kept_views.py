@@ -145,3 +145,22 @@ def test_a_csv_export_of_kept_rows_is_the_export_table_written_as_csv(client, ep
     text = client.get(path).content.decode()
     assert "'=Renamed-VL" in text and "Kept-VL-002" not in text
     assert text == expected().replace(",=Renamed-VL,", ",'=Renamed-VL,")
+
+
+@pytest.mark.django_db
+def test_an_unchanged_board_page_is_not_rendered_again_and_a_changed_one_is(client, epic_split):
+    subs = reported_rows(epic_split, 6)
+
+    def tables_rendered() -> list[str]:
+        board_cache_invalidate(split_id=epic_split.pk)  # a new cache version: the shared fragment is missed
+        response = client.get("/leaderboard/epic-bench/?kind=open-source")
+        assert response.status_code == 200
+        return [t.name for t in response.templates if t.name == "leaderboard/_board_table.html"]
+
+    assert tables_rendered() == ["leaderboard/_board_table.html"]
+    assert tables_rendered() == []  # the same rows: the table this process rendered
+    entry = subs[3].model_entry
+    entry.name = "Changed-VL"
+    entry.save()
+    assert tables_rendered() == ["leaderboard/_board_table.html"]
+    assert "Changed-VL" in client.get("/leaderboard/epic-bench/?kind=open-source").content.decode()
