@@ -38,8 +38,8 @@ from leaderboard.core.board import (
     column_marks,
     csv_cell,
     empty_leaves,
+    export_cells,
     export_header,
-    export_lines,
     export_table,
     format_value,
     page_numbers,
@@ -145,14 +145,14 @@ def split_params(request: HttpRequest, split) -> dict[str, str]:
     return params
 
 
-def board_view(split, spec, query, *, marks: bool = True) -> tuple[BoardView, str]:
+def board_view(split, spec, query, *, marks: bool = True) -> tuple[BoardView, selectors.BoardData]:
     """The view a board page, its API and exports show (under the query's reading), with the significance of the
     pairs it shows side by side (`services.board_view_build`); pairs left for later go to the worker once the
     request commits. `marks`: False where no best / second-best mark is shown (the API, the exports)."""
-    view, data_key, later = services.board_view_build(split=split, spec=spec, query=query, marks=marks)
+    view, data, later = services.board_view_build(split=split, spec=spec, query=query, marks=marks)
     if later:
         transaction.on_commit(lambda: tasks.board_comparisons_fill.delay(split.pk, [list(p) for p in later]))
-    return view, data_key
+    return view, data
 
 
 def _cell_html(view: BoardView, row, column, headline: str) -> str:
@@ -241,6 +241,24 @@ def _header_groups(columns, spec, *, collapsed: bool = False) -> list[dict[str, 
     return groups
 
 
+def _table_view(view: BoardView, collapsed: bool) -> tuple[tuple, tuple, BoardView]:
+    """The table's left-out task columns, its columns, and the view with its marks over them (collapsed: marked here,
+    over every column with leaves, so that script can expand a group in place). Over all of the view's rows, so
+    remembered on the view: a view is kept per process while its board's data is unchanged
+    (`services.board_view_build`), and a read after a score landed elsewhere need not mark a large board again."""
+    known = view.__dict__.setdefault("_table_read", {})  # not a field: views compare as before
+    if collapsed not in known:
+        all_columns = view.spec.visible(expanded=True, extras=view.query.extras) if collapsed else view.columns
+        # Task columns no shown row has a figure for are left out (the papers' rows give category scores only),
+        # and the page says which and why.
+        empty = empty_leaves(view.rows, all_columns)
+        table_columns = tuple(c for c in all_columns if c not in empty)
+        shown_view = replace(view, marks=column_marks(view.rows, table_columns, within_kind=True),
+                             top=top_marks(view.rows, table_columns)) if collapsed else view
+        known[collapsed] = (empty, table_columns, shown_view)
+    return known[collapsed]
+
+
 def _table_context(request: HttpRequest, benchmark, split, view: BoardView, page: BoardPage) -> dict[str, Any]:
     """The table of one page of the board: its rows with their global ranks, and marks and significance computed
     over the whole ordering (`board_build`); column choices (empty task columns) over all of its rows too."""
@@ -254,13 +272,7 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView, page
     # Leaves are always in the table so that script can expand one group in place; without script,
     # CSS keeps them hidden until the "expand" link asks the server for them.
     collapsed = view.spec.has_leaves and not view.query.expanded
-    all_columns = view.spec.visible(expanded=True, extras=view.query.extras) if collapsed else view.columns
-    # Task columns no shown row has a figure for are left out (the papers' rows give category scores only),
-    # and the page says which and why.
-    empty = empty_leaves(view.rows, all_columns)
-    table_columns = tuple(c for c in all_columns if c not in empty)
-    shown_view = replace(view, marks=column_marks(view.rows, table_columns, within_kind=True),
-                         top=top_marks(view.rows, table_columns)) if collapsed else view
+    empty, table_columns, shown_view = _table_view(view, collapsed)
     for column in table_columns:
         if column.key not in sort_links:
             params = view.query.as_params(sort=column.key, descending=None, expanded=True)
@@ -334,16 +346,23 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         if (page := selectors.board_response_get(page_key)) is not None:
             return HttpResponse(page, content_type="text/html; charset=utf-8")
     # With task columns collapsed the table marks every column itself (`_table_context`): none computed twice.
-    view, data_key = board_view(split, spec, query, marks=not (spec.has_leaves and not query.expanded))
+    view, data = board_view(split, spec, query, marks=not (spec.has_leaves and not query.expanded))
+    data_key = data.cache_key
     page = board_page(len(view.rows), number)
-    # The table is the costly part to render; it depends only on the rows, the query and the page.
-    fragment_key = (f"{data_key}:html:{split.name if request.GET.get('split') else ''}:{query.canonical()}"
-                    f":page:{page.number}")
-    table_html = cache.get(fragment_key)
-    if table_html is None:
-        table_html = render_to_string("leaderboard/_board_table.html",
-                                      _table_context(request, benchmark, split, view, page))
-        cache.set(fragment_key, table_html, selectors.ROWS_TIMEOUT)
+    # The table is the costly part to render; it depends only on the rows, the query, the page and the split
+    # parameters its links keep: kept in the shared cache under the board's key, and in this process while the
+    # board's data is unchanged (a read after a score landed elsewhere renders none of it again).
+    fragment = f"{urlencode(split_params(request, split))}:{query.canonical()}:page:{page.number}"
+
+    def table() -> str:
+        found = cache.get(f"{data_key}:html:{fragment}")
+        if found is None:
+            found = render_to_string("leaderboard/_board_table.html",
+                                     _table_context(request, benchmark, split, view, page))
+            cache.set(f"{data_key}:html:{fragment}", found, selectors.ROWS_TIMEOUT)
+        return found
+
+    table_html = selectors.board_derived(data, ("table", fragment), table)
     base = split_params(request, split)
 
     def link(**override) -> str:
@@ -465,10 +484,11 @@ def _csv_export(request: HttpRequest, benchmark, split, spec, query, names) -> H
 
     def chunks():
         buffer = io.StringIO()
-        writer = csv.writer(buffer)
-        writer.writerow(export_header(view, names, reading=shown))
-        for i, line in enumerate(export_lines(view, reading=shown), start=1):
-            writer.writerow([csv_cell(v) for v in line])
+        csv.writer(buffer).writerow(export_header(view, names, reading=shown))
+        columns = tuple(c.key for c in view.columns)
+        for i, (rank, row) in enumerate(zip(view.ranks, view.rows), start=1):
+            buffer.write("" if rank is None else str(rank))  # as the writer writes it, before the row's own cells
+            buffer.write(_csv_cells_text(row, view.columns, columns, shown))
             if i % CSV_CHUNK_ROWS == 0:
                 yield buffer.getvalue().encode()
                 buffer.seek(0)
@@ -482,6 +502,19 @@ def _csv_export(request: HttpRequest, benchmark, split, spec, query, names) -> H
     response = StreamingHttpResponse(chunks(), content_type=CSV_TYPE)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
+
+
+def _csv_cells_text(row, columns, keys: tuple[str, ...], reading: str) -> str:
+    """A row's CSV text after its rank (`export_cells`, from the separator before them to the line's end), remembered
+    on the row: a board keeps its rows per process while they are unchanged (leaderboard.selectors), so an export
+    after a score landed elsewhere writes only the ranks again. Not a field: rows compare as before."""
+    known = row.__dict__.setdefault("_csv_read", {})
+    text = known.get((keys, reading))
+    if text is None:
+        buffer = io.StringIO()
+        csv.writer(buffer).writerow(["", *(csv_cell(v) for v in export_cells(row, columns, reading=reading))])
+        known[(keys, reading)] = text = buffer.getvalue()
+    return text
 
 
 def cached_response(found: selectors.CachedResponse) -> HttpResponse:

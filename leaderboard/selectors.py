@@ -8,11 +8,11 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
-from django.db.models import Count, Max, Q, QuerySet, Sum
+from django.db.models import Aggregate, CharField, Count, Exists, F, Max, OuterRef, QuerySet, Sum
 
 from leaderboard.core.board import BoardRow, PairSignificance, combine_runs, parameters_from_name
 from leaderboard.core.readings import Figures, figures_under
@@ -30,6 +30,7 @@ from scoring.selectors import board_cache_version, board_version_key, on_boards
 ROWS_TIMEOUT = 300
 SPLIT_TIMEOUT = 300  # splits change rarely; the fast path reads this entry on every request
 FINGERPRINT_TIMEOUT = 1
+T = TypeVar("T")
 
 
 class BoardNotFound(LookupError):
@@ -64,15 +65,14 @@ def board_splits(*, benchmark: Benchmark) -> list[Split]:
     """A board's split tabs in order, the one it opens on first: the default split, then splits with entries
     (scored public submissions), then empty ones (a split just published into has none yet); each group by name,
     newest version first."""
-    shown = on_boards(Submission.objects.filter(status=Submission.Status.SCORED, score__isnull=False))
-    entries = Count("submissions", filter=Q(submissions__in=shown))
-    splits = list(benchmark.splits.annotate(entries=entries))
+    # Whether a split has an entry, not how many: one indexed look-up per split however many rows its board has.
+    splits = list(benchmark.splits.annotate(has_entries=Exists(_board_subs(OuterRef("pk")))))
     newest: dict[str, int] = {}
     for split in splits:
         newest[split.name] = max(newest.get(split.name, 0), split.version)
     for split in splits:
         split.newest = newest[split.name]  # an older version's tab names its version (a board per version)
-    return sorted(splits, key=lambda s: (not s.is_default, s.entries == 0, s.name, -s.version))
+    return sorted(splits, key=lambda s: (not s.is_default, not s.has_entries, s.name, -s.version))
 
 
 def analysis_split_name(*, slug: str) -> str | None:
@@ -236,6 +236,8 @@ def board_local_responses_clear() -> None:
     with _local_lock:
         _local_responses.clear()
         _local_rows.clear()
+        _local_pairs.clear()
+        _local_derived.clear()
     _local_splits.clear()
 
 
@@ -327,19 +329,64 @@ def _public_provenance(keys: Any, *, hidden: bool) -> dict[str, Any]:
 
 
 # Board rows under the headline reading and the current scores, kept in this process per split and reused while
-# what each was made from is unchanged: an uncached board read (after a score landed) runs one light query of each
-# row's own columns (submission, model entry, the score's id and last change) and builds again only the rows whose
-# columns differ (a new or re-scored submission, an edited entry); a row gone from the board (withdrawn, made
-# private, held back by its phase) is not in the query. Bounded: the least recently read splits go first.
+# what each was made from is unchanged. An uncached board read (after a score landed) first asks the database for a
+# digest of every row's own columns (submission, model entry, the score's id and last change: one aggregate, the rows'
+# text never leaves the database); while it is the one the kept rows were made under, they are the board. Otherwise
+# one light query reads each row's columns and only the rows whose columns differ are built again (a new or re-scored
+# submission, an edited entry); a row gone from the board (withdrawn, made private, held back by its phase) is not in
+# the query. Bounded: the least recently read splits go first.
 _ROW_COLUMNS = ("pk", "source", "note", "run_set", "finished_at", "scorer_version", "model_entry_id",
                 "model_entry__name", "model_entry__slug", "model_entry__kind", "model_entry__thinking",
                 "model_entry__parameters_b", "model_entry__organisation", "score__id", "score__updated_at",
                 "score__overall")
 LOCAL_ROWS_MAX = 50_000  # rows kept in all, over every split this process has read
-_local_rows: OrderedDict[int, dict[int, tuple[tuple, BoardRow]]] = OrderedDict()
 
 
-def _board_subs(split_id: int) -> QuerySet[Submission]:
+@dataclass(frozen=True)
+class _KeptRows:
+    digest: str  # of the rows' columns (`_digest`) and the split's flags, when they were read
+    stamped: dict[int, tuple[tuple, BoardRow]]  # per submission: its columns and its row
+    rows: tuple[BoardRow, ...]  # the board's rows (`combine_runs`)
+
+
+_local_rows: OrderedDict[int, _KeptRows] = OrderedDict()
+
+
+class _Digest(Aggregate):
+    """The MD5 of the texts of a query's rows joined, each row's columns as one text that no other values make. On
+    PostgreSQL the row's record text (values with separators or quotes quoted, NULL empty where "" is quoted), in the
+    order of `order`; on SQLite each column's text after its length (a NULL has none: "" where "" is "0:"), in its
+    scan order (another order than last time reads as a change: it costs a rebuild, never a stale board)."""
+
+    function = "MD5"
+    name = "Digest"
+    output_field = CharField()
+
+    def __init__(self, columns: Sequence[str], order: str):
+        super().__init__(F(order), *(F(c) for c in columns))
+
+    def as_sql(self, compiler, connection, **extra_context):  # type: ignore[override]
+        order, *columns = self.get_source_expressions()[:-1]  # then the aggregate's filter (none)
+        compiled = [compiler.compile(column) for column in columns]
+        params = [p for _, column_params in compiled for p in column_params]
+        if connection.vendor == "postgresql":
+            order_sql, order_params = compiler.compile(order)
+            text = f"ROW({', '.join(sql for sql, _ in compiled)})::text"
+            return f"MD5(STRING_AGG({text}, ',' ORDER BY {order_sql}))", (*params, *order_params)
+        parts = [f"COALESCE(LENGTH(CAST({sql} AS TEXT)) || ':' || CAST({sql} AS TEXT), '')" for sql, _ in compiled]
+        params = [p for _, column_params in compiled for p in (*column_params, *column_params)]
+        text = " || ';' || ".join(parts)
+        return f"MD5(GROUP_CONCAT({text}, ','))", tuple(params)
+
+
+def _digest(rows: QuerySet, columns: Sequence[str]) -> str:
+    """What changes when any of `rows` changes in one of `columns`, or one comes or goes: their number and the
+    digest of their columns (`_Digest`), from one aggregate query however many rows there are."""
+    found = rows.order_by().aggregate(n=Count("pk"), digest=_Digest(columns, "pk"))
+    return f"{found['n']}:{found['digest'] or ''}"
+
+
+def _board_subs(split_id: int | OuterRef) -> QuerySet[Submission]:
     """The submissions on a split's board: scored, with a score, and shown now (`on_boards`)."""
     return on_boards(Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED,
                                                score__isnull=False))
@@ -355,30 +402,41 @@ def _board_figures(split_id: int) -> tuple[bool, str, tuple]:
 
 def board_rows_current(*, split_id: int) -> list[BoardRow]:
     """The board's rows under the headline reading and the current scores: what `_load_rows(split_id)` returns,
-    from this process's rows of the split where their columns are unchanged (one light query), the others built
-    anew (`_row`)."""
+    from this process's rows of the split while the digest of their columns is unchanged (one aggregate query),
+    else those whose columns are unchanged (one light query) and the others built anew (`_row`)."""
+    return list(_rows_kept(split_id).rows)
+
+
+def _rows_kept(split_id: int) -> _KeptRows:
     hidden, headline, readings = _board_figures(split_id)
-    stamps = [(*columns, hidden) for columns in _board_subs(split_id).order_by("id").values_list(*_ROW_COLUMNS)]
+    # Read before the rows: a change in between leaves kept rows newer than their digest, rebuilt at the next read.
+    digest = f"{hidden}:{_digest(_board_subs(split_id), _ROW_COLUMNS)}"
     with _local_lock:
-        known = _local_rows.get(split_id, {})
+        held = _local_rows.get(split_id)
+        if held is not None and held.digest == digest:
+            _local_rows.move_to_end(split_id)
+            return held
+    known = held.stamped if held is not None else {}
+    stamps = [(*columns, hidden) for columns in _board_subs(split_id).order_by("id").values_list(*_ROW_COLUMNS)]
     kept: dict[int, tuple[tuple, BoardRow]] = {}
     stale: dict[int, tuple] = {}
     for stamp in stamps:
-        held = known.get(stamp[0])
-        if held is not None and held[0] == stamp:
-            kept[stamp[0]] = held
+        found = known.get(stamp[0])
+        if found is not None and found[0] == stamp:
+            kept[stamp[0]] = found
         else:
             stale[stamp[0]] = stamp
     if stale:
         for sub in Submission.objects.filter(pk__in=list(stale)).select_related("model_entry", "score"):
             kept[sub.pk] = (stale[sub.pk], _row(sub, headline, readings=readings, hidden=hidden))
-    rows = {pk: kept[pk] for pk, *_ in stamps if pk in kept}  # a row scored away meanwhile is left out
+    stamped = {pk: kept[pk] for pk, *_ in stamps if pk in kept}  # a row scored away meanwhile is left out
+    made = _KeptRows(digest, stamped, tuple(combine_runs([row for _, row in stamped.values()])))
     with _local_lock:
-        _local_rows[split_id] = rows
+        _local_rows[split_id] = made
         _local_rows.move_to_end(split_id)
-        while sum(len(r) for r in _local_rows.values()) > LOCAL_ROWS_MAX and len(_local_rows) > 1:
+        while sum(len(r.stamped) for r in _local_rows.values()) > LOCAL_ROWS_MAX and len(_local_rows) > 1:
             _local_rows.popitem(last=False)
-    return combine_runs([row for _, row in rows.values()])
+    return made
 
 
 def _load_rows(split_id: int, reading: str = "", scorer: str = "") -> list[BoardRow]:
@@ -422,8 +480,30 @@ def benchmark_readings(benchmark_slug: str) -> tuple:
 
 
 def _load_pairs(split_id: int) -> dict[frozenset[int], PairSignificance]:
-    rows = BoardComparison.objects.filter(split_id=split_id).values_list("a_id", "b_id", "p_value", "shared_units")
+    rows = BoardComparison.objects.filter(split_id=split_id).values_list(*_PAIR_COLUMNS)
     return {frozenset((a, b)): PairSignificance(a, b, p, n) for a, b, p, n in rows}
+
+
+# The board's stored comparisons, kept in this process per split like its rows: read again only when the digest of
+# their columns changed (a comparison stored or recomputed since).
+_PAIR_COLUMNS = ("a_id", "b_id", "p_value", "shared_units")
+_local_pairs: OrderedDict[int, tuple[str, dict[frozenset[int], PairSignificance]]] = OrderedDict()
+
+
+def _pairs_kept(split_id: int) -> tuple[str, dict[frozenset[int], PairSignificance]]:
+    digest = _digest(BoardComparison.objects.filter(split_id=split_id), _PAIR_COLUMNS)
+    with _local_lock:
+        held = _local_pairs.get(split_id)
+        if held is not None and held[0] == digest:
+            _local_pairs.move_to_end(split_id)
+            return held
+    made = (digest, _load_pairs(split_id))
+    with _local_lock:
+        _local_pairs[split_id] = made
+        _local_pairs.move_to_end(split_id)
+        while sum(len(p) for _, p in _local_pairs.values()) > LOCAL_ROWS_MAX and len(_local_pairs) > 1:
+            _local_pairs.popitem(last=False)
+    return made
 
 
 def board_pairs_stored(*, pairs: Iterable[tuple[int, int]]) -> dict[frozenset[int], PairSignificance]:
@@ -439,7 +519,11 @@ def board_pairs_stored(*, pairs: Iterable[tuple[int, int]]) -> dict[frozenset[in
 class BoardData:
     cache_key: str
     rows: list[BoardRow]
-    pairs: dict[frozenset[int], PairSignificance]
+    pairs: Mapping[frozenset[int], PairSignificance]  # shared with other reads: never changed in place
+    # What the rows and pairs were read from (the digests of their columns), the same while they are unchanged
+    # whatever the scoring cache version: the key of what this process makes from them (`board_derived`); "" for a
+    # board under another reading or scorer version, whose data is not kept in the process.
+    content_key: str = ""
 
 
 def board_data(*, split: Split, reading: str = "", scorer: str = "") -> BoardData:
@@ -447,9 +531,10 @@ def board_data(*, split: Split, reading: str = "", scorer: str = "") -> BoardDat
     scores), cached under the board key, the reading and the version. Under an older version there are no pairs."""
     key = board_cache_key(split_id=split.pk)
     if not reading and not scorer:
-        # The board as it is now: this process's rows, checked by one light query (`board_rows_current`), and the
-        # stored comparisons; nothing is pickled to or from the shared cache.
-        return BoardData(key, board_rows_current(split_id=split.pk), _load_pairs(split.pk))
+        # The board as it is now: this process's rows and stored comparisons, each checked by one aggregate query
+        # (`_rows_kept`, `_pairs_kept`); nothing is pickled to or from the shared cache.
+        rows, (pairs_digest, pairs) = _rows_kept(split.pk), _pairs_kept(split.pk)
+        return BoardData(key, list(rows.rows), pairs, f"{split.pk}:{rows.digest}:{pairs_digest}")
     rows_key = f"{key}:reading:{reading}" if reading else key
     if scorer:
         rows_key = f"{rows_key}:scorer:{hashlib.sha256(scorer.encode()).hexdigest()[:16]}"
@@ -462,8 +547,34 @@ def board_data(*, split: Split, reading: str = "", scorer: str = "") -> BoardDat
 
 def board_data_pairs_add(data: BoardData, pairs: Mapping[frozenset[int], PairSignificance]) -> BoardData:
     """The board data with comparisons computed since it was read (the rows are unchanged: a comparison changes no
-    figure; they are stored, so the next read finds them with the others)."""
+    figure; they are stored, so the next read finds them with the others). Not the data that was read: no content
+    key."""
     return BoardData(data.cache_key, data.rows, {**data.pairs, **pairs})
+
+
+# What reads make from a board's data (its views: filtered, best entry per model, sorted, ranked, marked), kept in
+# this process under the data's content key: a read after a score landed elsewhere (a new cache version, the same
+# rows) makes none of it again. Bounded: the least recently used go first.
+LOCAL_DERIVED_MAX = 64
+_local_derived: OrderedDict[tuple, Any] = OrderedDict()
+
+
+def board_derived(data: BoardData, what: tuple, make: Callable[[], T]) -> T:
+    """`make()`, made once per content of the board's data and `what` (e.g. a query's canonical form); made each
+    time for data with no content key."""
+    if not data.content_key:
+        return make()
+    key = (data.content_key, *what)
+    with _local_lock:
+        if key in _local_derived:
+            _local_derived.move_to_end(key)
+            return _local_derived[key]
+    made = make()
+    with _local_lock:
+        _local_derived[key] = made
+        while len(_local_derived) > LOCAL_DERIVED_MAX:
+            _local_derived.popitem(last=False)
+    return made
 
 
 def board_has_kind(*, split_id: int, kind: str) -> bool:

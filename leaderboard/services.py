@@ -94,21 +94,27 @@ def board_comparisons_update(*, submission_id: int) -> int:
 
 
 def board_view_build(*, split: Split, spec: BoardSpec, query: BoardQuery, marks: bool = True
-                     ) -> tuple[BoardView, str, list[tuple[int, int]]]:
+                     ) -> tuple[BoardView, selectors.BoardData, list[tuple[int, int]]]:
     """A board view with the significance of the pairs it shows side by side: stored pairs come from the board's
     cached data; missing ones (a filtered or re-sorted view's neighbours, rows that became adjacent when another was
-    withdrawn) are computed here, up to INLINE_PAIRS_MAX. Returns the view, the board data's cache key and the
+    withdrawn) are computed here, up to INLINE_PAIRS_MAX. Returns the view, the board data it was built from and the
     pairs still missing, for the caller to hand to the worker (`tasks.board_comparisons_fill`). `marks`: as
     `board_build`'s."""
     data = selectors.board_data(split=split, reading=query.reading, scorer=query.scorer)
-    view = board_build(data.rows, spec, query, data.pairs, marks=marks)
-    missing = _missing(view.compared, data.pairs)  # none under another reading than the headline's
+
+    def build() -> tuple[BoardView, list[tuple[int, int]]]:
+        view = board_build(data.rows, spec, query, data.pairs, marks=marks)
+        return view, _missing(view.compared, data.pairs)  # none under another reading than the headline's
+
+    # Made once while the board's rows and comparisons are unchanged, whatever the cache version (a read after a
+    # score landed on another board, or pairs stored that this view does not show).
+    view, missing = selectors.board_derived(data, ("view", query.canonical(), marks), build)
     if not missing:
-        return view, data.cache_key, []
+        return view, data, []
     now, later = missing[:INLINE_PAIRS_MAX], missing[INLINE_PAIRS_MAX:]
     board_comparisons_compute(split_id=split.pk, pairs=now)
     data = selectors.board_data_pairs_add(data, selectors.board_pairs_stored(pairs=now))
-    return board_build(data.rows, spec, query, data.pairs, marks=marks), data.cache_key, later
+    return board_build(data.rows, spec, query, data.pairs, marks=marks), data, later
 
 
 def board_comparisons_on_score_landed(sender: object, *, submission_id: int, **kwargs: object) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Min
+from django.db.models import Count, Min, Q
 
 from leaderboard.core.diff import DiffRow, VersionRow, version_diff
 from leaderboard.selectors import headline_key, scores_under_version
@@ -30,11 +30,15 @@ def _board_submissions(split: Split):
 def scorer_versions(*, split: Split) -> list[ScorerVersion]:
     """The scorer versions the split's public scores were made under, current or replaced, oldest first (a paper's
     rows are no version of the hub's scorer: left out)."""
-    subs = _board_submissions(split).exclude(source=Submission.Source.REPORTED)
-    # Two grouped queries (each version's first score and count), not one count query per version.
-    current = {row["scorer_version"]: row for row in Score.objects.filter(submission__in=subs).values(
+    # Two grouped queries (each version's first score and count), not one count query per version; each joins the
+    # submissions it counts (an IN over the board's submissions read all of them first, for the few replaced scores
+    # too).
+    on_board = Q(submission__split=split, submission__status=Submission.Status.SCORED,
+                 submission__visibility=Submission.Visibility.PUBLIC) & ~Q(submission__source=Submission.Source.REPORTED)
+    current = {row["scorer_version"]: row for row in Score.objects.filter(on_board).values(
         "scorer_version").annotate(first=Min("created_at"), n=Count("id")).order_by()}
-    kept = {row["scorer_version"]: row for row in ScoreVersion.objects.filter(submission__in=subs).values(
+    kept = {row["scorer_version"]: row for row in ScoreVersion.objects.filter(
+        on_board, submission__score__isnull=False).values(
         "scorer_version").annotate(first=Min("scored_at"), n=Count("id")).order_by()}
     declared = declared_version(split.benchmark)
     versions = []

@@ -549,16 +549,20 @@ def export_header(view: BoardView, names: Mapping[str, str] | None = None, *, re
 def export_lines(view: BoardView, *, reading: str = "") -> Iterator[list[object]]:
     """The rows of `export_table`, one at a time (a streamed export holds one row's cells at once)."""
     for rank, row in zip(view.ranks, view.rows):
-        line: list[object] = [
-            rank, row.model_name, row.kind, row.thinking or "", row.parameters_b, row.source, row.submission_id
-        ]
-        for c in view.columns:
-            iv = row.interval(c.key)
-            line += [row.value(c.key), iv[0] if iv else None, iv[1] if iv else None]
-        if reading:
-            line += [reading, row.reading_note]
-        line += [row.row_type, row.scorer_version, *(_provenance_cell(row.provenance.get(k)) for k in PROVENANCE_COLUMNS)]
-        yield line
+        yield [rank, *export_cells(row, view.columns, reading=reading)]
+
+
+def export_cells(row: BoardRow, columns: Sequence[Column], *, reading: str = "") -> list[object]:
+    """A row's cells of `export_table` after its rank: the same whatever the view ranks it, so that an export can
+    keep them with the row."""
+    line: list[object] = [row.model_name, row.kind, row.thinking or "", row.parameters_b, row.source, row.submission_id]
+    for c in columns:
+        iv = row.interval(c.key)
+        line += [row.value(c.key), iv[0] if iv else None, iv[1] if iv else None]
+    if reading:
+        line += [reading, row.reading_note]
+    line += [row.row_type, row.scorer_version, *(_provenance_cell(row.provenance.get(k)) for k in PROVENANCE_COLUMNS)]
+    return line
 
 
 def _provenance_cell(value: Any) -> object:
