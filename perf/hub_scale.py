@@ -60,6 +60,7 @@ from scoring.models import RescoreItem, RescoreRun, Split, Submission
 from scoring.pipeline import submission_score
 from scoring.rescore import rescore_item_run
 from leaderboard.services import board_comparisons_update
+from leaderboard.models import AnalysisSummary
 from leaderboard.services_analysis import analysis_span_fill
 peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 out = {}
@@ -78,10 +79,14 @@ for split in Split.objects.filter(name="scale").select_related("benchmark").orde
     t = time.perf_counter()
     board_comparisons_update(submission_id=sub.pk)
     compared = time.perf_counter() - t
-    # the Analysis span's refresh, the task the scores landing within a few seconds of each other share
-    t = time.perf_counter()
-    analysis_span_fill(split_id=split.pk)
-    spanned = time.perf_counter() - t
+    # the Analysis span's refresh, the task the scores landing within a few seconds of each other share; not where
+    # summaries were left unmade (make_large_hub --no-summaries: it would make them all, hours for VGE at 100x)
+    spanned = None
+    summarised = AnalysisSummary.objects.filter(submission__split=split).values("submission_id")
+    if not Submission.objects.filter(split=split, status="scored").exclude(pk__in=summarised).exists():
+        t = time.perf_counter()
+        analysis_span_fill(split_id=split.pk)
+        spanned = time.perf_counter() - t
     # a curator's forced re-score of that one submission: a run of one item, as a worker runs it
     run = RescoreRun.objects.create(benchmark=split.benchmark, split=split, force=True)
     item = RescoreItem.objects.create(run=run, submission=sub)
@@ -427,11 +432,11 @@ def report(scales: list[int], results: dict) -> None:
             w = results[s]["worker"].get(slug, {})
             total = w.get("score_s", 0) + w.get("comparisons_s", 0)
             rescore = w.get("rescore_s", float("nan"))
-            span = w.get("span_s", float("nan"))
+            span = w.get("span_s") or float("nan")  # None: summaries left unmade, not measured
             cells.append(f"{s}x {total * 1000:.0f} ms ({total / ref_total:.2f}x; comparisons "
                          f"{w.get('comparisons_s', 0) * 1000:.0f} ms; re-score {rescore * 1000:.0f} ms, "
                          f"{rescore / base.get('rescore_s', float('nan')):.2f}x; the span's shared refresh "
-                         f"{span * 1000:.0f} ms, {span / base.get('span_s', float('nan')):.2f}x)")
+                         f"{span * 1000:.0f} ms, {span / (base.get('span_s') or float('nan')):.2f}x)")
         print(f"  {slug:<12} " + "  ".join(cells))
     print("  worker peak memory: " + ", ".join(
         f"{s}x {results[s]['worker']['maxrss_mib']:.0f} MiB ({results[s]['worker']['maxrss_mib'] / ref['worker']['maxrss_mib']:.2f}x)"
