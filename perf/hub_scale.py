@@ -26,8 +26,13 @@ worker's time and peak memory for the new score and the re-score with their rati
 Building on a 2-core machine shared with other work (load average about 16): the demo template about 8 minutes;
 then 1× about 3 minutes and 5× about 7 (per-sample rows: EPIC 6,661, PLAN 699 and VGE 14,953 per submission, some
 35,000 rows/s with the table's indexes made after the load; the board comparisons of each split's neighbours, which
-read every per-sample row once, 2.5 minutes at 5×). 0.68 GiB per 1×, so 100× needs about 68 GiB of disk (VGE's rows
-carry their 6 kB replay traces, 1.7 kB compressed) and, projected, some 40 minutes plus 50 for the comparisons.
+read every per-sample row once, 2.5 minutes at 5×). 0.72 GiB at 1×. 100× (6 December, load 2-7 with other work): its
+per-sample rows in 14 minutes and their indexes and keys in 13, but 2,000 VGE entries take 54 GB (27 MB an entry:
+their 6 kB replay traces, 1.7 kB compressed), more than the ~75 GB this disk had free with its indexes, so VGE got
+1,800 (`--entries vge-bench=1800`): 61.8 GiB in all. The neighbours' comparisons take ~0.5 s (EPIC) and ~0.7 s (VGE)
+of CPU a pair, about 40 minutes for 100×; the Analysis summaries ~0.4 s each for EPIC (15 minutes) and ~4 s for VGE
+(2+ hours for 1,800: `--no-summaries vge-bench`, then `--skip 'vge-bench analysis'`, which would make them all).
+The 200,000 episodes of `make_large_episodes` were not made at 100× (no page measured here reads them).
 """
 from __future__ import annotations
 
