@@ -11,8 +11,8 @@ summaries' own and the plugin's context stamp): a missing or stale one is made w
 spans every entry from their span (`AnalysisSummaries.span`), cached under the digest of what it is made of: exact
 for as long as it is found, made again from every summary when not. When scores land the worker stores the board's
 span as it opens, in a task of its own that the scores landing within SPAN_REFRESH_DELAY of each other share
-(`analysis_span_refresh_soon`): it reads every entry's summary (about a second at 100x), which a score's own work
-does not, so one new score costs the same however many entries the board has.
+(`leaderboard.tasks.analysis_summary_on_score`): it reads every entry's summary (about a second at 100x), which
+a score's own work does not, so one new score costs the same however many entries the board has.
 """
 from __future__ import annotations
 
@@ -24,7 +24,6 @@ from typing import Any, Collection, Mapping, Sequence
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
 from django.db.models import Count, Max
 
 from leaderboard import selectors
@@ -211,17 +210,12 @@ def _span_pending_key(split_id: int) -> str:
     return f"analysis-span-pending-{split_id}"
 
 
-def analysis_span_refresh_soon(*, split_id: int) -> bool:
-    """Ask the worker to store the split's span (`analysis_span_refresh`) in SPAN_REFRESH_DELAY seconds, unless a
-    refresh is already waiting: the scores landing meanwhile share it. Returns whether one was asked for. (Asked in
-    a transaction that rolls back, the mark stays until SPAN_PENDING_TIMEOUT: meanwhile the tab's next page makes
-    the span itself, once.)"""
-    if not cache.add(_span_pending_key(split_id), 1, SPAN_PENDING_TIMEOUT):
-        return False
-    from leaderboard import tasks  # the tasks module imports this one
-
-    transaction.on_commit(lambda: tasks.analysis_span_fill.apply_async((split_id,), countdown=SPAN_REFRESH_DELAY))
-    return True
+def analysis_span_refresh_wanted(*, split_id: int) -> bool:
+    """Whether a score that landed should ask the worker for the split's span (`leaderboard.tasks.analysis_span_fill`,
+    in SPAN_REFRESH_DELAY seconds): not when a refresh is already waiting, which the scores landing meanwhile share.
+    Marks it waiting. (Asked in a transaction that rolls back, the mark stays until SPAN_PENDING_TIMEOUT: meanwhile
+    the tab's next page makes the span itself, once.)"""
+    return bool(cache.add(_span_pending_key(split_id), 1, SPAN_PENDING_TIMEOUT))
 
 
 def analysis_span_fill(*, split_id: int) -> bool:
@@ -238,32 +232,25 @@ def analysis_span_fill(*, split_id: int) -> bool:
     return analysis_span_refresh(split=split, plugin=plugin)
 
 
-def analysis_summary_update(*, submission_id: int, span: bool = True) -> bool:
-    """When a score lands or is re-scored: make the submission's summary (its benchmark declaring summaries), then
-    (`span`) ask for the span of its board as it opens (`analysis_span_refresh_soon`). Returns whether a summary was
-    written."""
+def analysis_summary_update(*, submission_id: int) -> int | None:
+    """When a score lands or is re-scored: make the submission's summary (its benchmark declaring summaries).
+    Returns its split's id when one was written (the worker then asks for the split's span:
+    `leaderboard.tasks.analysis_summary_on_score`), else None."""
     submission = (Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORED)
                   .select_related("split__benchmark", "model_entry").first())
     if submission is None:
-        return False
+        return None
     try:
         plugin = plugin_for(submission.split.benchmark.scorer)
     except UnknownBenchmark:
-        return False
+        return None
     if not analysis_summaries_compute(split=submission.split, plugin=plugin,
                                       kinds={submission.pk: submission.model_entry.kind}):
-        return False
-    if span:
-        analysis_span_refresh_soon(split_id=submission.split_id)
-    return True
-
-
-def analysis_summary_on_score(sender: object, *, submission_id: int, **kwargs: object) -> None:
-    """Receiver of `scoring.events.score_landed` and `score_rescored` (in the worker)."""
-    analysis_summary_update(submission_id=submission_id)
+        return None
+    return submission.split_id
 
 
 def analysis_summary_on_verdicts(sender: object, *, submission_id: int, **kwargs: object) -> None:
-    """Receiver of `scoring.events.score_updated`: a person's verdict, in the person's request, which does not make
-    the span (every entry's summary read: a second at 100x); the tab's next page does, once."""
-    analysis_summary_update(submission_id=submission_id, span=False)
+    """Receiver of `scoring.events.score_updated`: a person's verdict, in the person's request, which does not ask
+    for the span (every entry's summary read: a second at 100x); the tab's next page makes it, once."""
+    analysis_summary_update(submission_id=submission_id)

@@ -14,7 +14,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from leaderboard import selectors, services_analysis
+from leaderboard import selectors, services_analysis, tasks
 from leaderboard.board_views import board_resolve
 from leaderboard.core.board import PAGE_ROWS, board_build, filter_rows
 from leaderboard.services_analysis import figure_context
@@ -146,7 +146,7 @@ def test_a_score_landing_stores_the_span_of_the_board_as_it_opens(client, plan_b
     landed = Submission.objects.filter(model_entry__name__startswith="Clone-").order_by("pk").last()
     cache.clear()  # the fixture's scores asked for a refresh in a transaction that never commits: its mark stays
     with django_capture_on_commit_callbacks(execute=True):  # the worker, as the score lands: the span's task asked
-        assert services_analysis.analysis_summary_update(submission_id=landed.pk)
+        tasks.analysis_summary_on_score(None, submission_id=landed.pk)
     _page_two_reads_its_models_summaries_only(client)  # the tab's first request after it
 
 
@@ -158,9 +158,9 @@ def test_scores_landing_together_share_one_span_refresh(plan_board, django_captu
     cache.clear()  # as above
     with django_capture_on_commit_callbacks() as asked:
         for sub in clones:
-            assert services_analysis.analysis_summary_update(submission_id=sub.pk)
+            tasks.analysis_summary_on_score(None, submission_id=sub.pk)
     assert len(asked) == 1
     assert services_analysis.analysis_span_fill(split_id=clones[0].split_id)
     with django_capture_on_commit_callbacks() as again:
-        assert services_analysis.analysis_summary_update(submission_id=clones[1].pk)
+        tasks.analysis_summary_on_score(None, submission_id=clones[1].pk)
     assert len(again) == 1
