@@ -361,10 +361,10 @@ def main() -> None:
         raise SystemExit("set REDIS_URL: the server's cache must be one this script can empty between requests")
     scales = [int(s) for s in args.scales.split(",")]
     results = {}
+    generator_args = (*[a for e in args.entries for a in ("--entries", e)],
+                      *[a for n in args.no_summaries for a in ("--no-summaries", n)])
     for scale in scales:
         print(f"== {scale}x", flush=True)
-        generator_args = (*[a for e in args.entries for a in ("--entries", e)],
-                          *[a for n in args.no_summaries for a in ("--no-summaries", n)])
         env, built, build_peak = build(scale, args.pg, args.reuse, generator_args)
         size = database_size(env)
         print(f"  database {size:.2f} GiB" + (f", built in {built:.0f} s" if built is not None else ""), flush=True)

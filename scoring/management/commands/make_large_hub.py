@@ -85,6 +85,7 @@ class Command(BaseCommand):
         if scale < 1:
             raise CommandError("--scale must be 1 or more")
         sizes, caps = _sizes(samples), _sizes(entries, "--entries")
+        entries_at_scale = ENTRIES_PER_SCALE * scale
         self.seed = seed
         if Split.objects.filter(name=SPLIT).exists():
             raise CommandError(f"this database already has `{SPLIT}` splits: generate into a fresh database")
@@ -100,9 +101,8 @@ class Command(BaseCommand):
                     continue
                 started = time.monotonic()
                 split, count = self._split(demo, sizes.get(plugin.slug))
-                rows = self._submissions(split, demo, count=min(ENTRIES_PER_SCALE * scale,
-                                                                caps.get(plugin.slug, ENTRIES_PER_SCALE * scale)),
-                                         users=users, rng=rng)
+                count_cap = caps.get(plugin.slug, entries_at_scale)
+                rows = self._submissions(split, demo, count=min(entries_at_scale, count_cap), users=users, rng=rng)
                 self.stdout.write(f"{plugin.slug}: {count} samples, {rows} scored submissions "
                                   f"({time.monotonic() - started:.0f} s)")
         for name in OTHER_LARGE_COMMANDS:
