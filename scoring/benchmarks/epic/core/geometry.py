@@ -491,38 +491,46 @@ class PixelLookup:
         return ok & ((run & 1) == 1)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Region:
-    """A decoded mask kept as its bounding crop: pixel (r, c) is crop[r - top, c - left]. Empty: crop is None."""
+    """A mask as its runs of ones down each column, in the RLE's (column-major) order: run k covers rows
+    [first[k], after[k]) of column cols[k]. Runs never cross into the next column, and runs of one column never touch
+    (`region_of` joins them), so 4-connectivity and distances are read from the runs without decoding a pixel.
+    Empty: no run."""
 
     height: int
     width: int
-    top: int = 0
-    left: int = 0
-    crop: np.ndarray | None = None
+    cols: np.ndarray
+    first: np.ndarray
+    after: np.ndarray
 
     @property
     def empty(self) -> bool:
-        return self.crop is None
+        return self.cols.size == 0
 
-    def _boundary(self) -> tuple[np.ndarray, np.ndarray]:
-        cached = self.__dict__.get("_boundary_cache")
+    def _flat_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The runs' first pixels and the pixels after them in column-major order: both sorted, as the runs are."""
+        cached = self.__dict__.get("_flat_cache")
         if cached is None:
-            assert self.crop is not None
-            h, w = self.crop.shape
-            inner = np.zeros((h + 2, w + 2), dtype=bool)  # the crop framed by a pixel of background
-            inner[1:-1, 1:-1] = self.crop
-            interior = inner[1:-1, 1:-1] & inner[:-2, 1:-1] & inner[2:, 1:-1] & inner[1:-1, :-2] & inner[1:-1, 2:]
-            ys, xs = np.nonzero(self.crop & ~interior)
-            cached = (ys + self.top, xs + self.left)
-            object.__setattr__(self, "_boundary_cache", cached)
+            base = self.cols * self.height
+            cached = (base + self.first, base + self.after)
+            object.__setattr__(self, "_flat_cache", cached)
         return cached
 
     def contains(self, row: int, col: int) -> bool:
-        if self.crop is None or not (0 <= row < self.height and 0 <= col < self.width):
-            return False
-        r, c = row - self.top, col - self.left
-        return 0 <= r < self.crop.shape[0] and 0 <= c < self.crop.shape[1] and bool(self.crop[r, c])
+        return bool(self._contains([row], [col])[0])
+
+    def _contains(self, rows: Sequence[int], cols: Sequence[int]) -> list[bool]:
+        starts, ends = self._flat_bounds()
+        out = [False] * len(rows)
+        inside = [k for k, (r, c) in enumerate(zip(rows, cols)) if 0 <= r < self.height and 0 <= c < self.width]
+        if inside and starts.size:
+            flat = np.array([cols[k] * self.height + rows[k] for k in inside], dtype=np.int64)
+            run = np.searchsorted(starts, flat, side="right") - 1  # the last run starting at or before the pixel
+            held = ((run >= 0) & (flat < ends[np.maximum(run, 0)])).tolist()
+            for k, h in zip(inside, held):
+                out[k] = h
+        return out
 
     def distance(self, point: tuple[float, float]) -> float:
         """0 if the rounded pixel is inside, else the least Euclidean distance to the mask's pixels; inf if empty
@@ -530,125 +538,145 @@ class Region:
         return self.distances([point])[0]
 
     def distances(self, points: Sequence[tuple[float, float]]) -> list[float]:
-        """`distance` of each point, those outside in one array operation over the boundary.
+        """`distance` of each point, those outside in one array operation over the runs.
 
-        The nearest mask pixel of a point whose rounded pixel is outside always lies on the mask's boundary,
-        so the minimum is taken over boundary pixels only: the same value as over all pixels.
+        A run's pixel nearest a point is the one in the point's rounded row, clamped to the run's rows; each
+        squared distance is computed as over pixels, (x - px)^2 + (y - py)^2 in doubles, and those are monotonic in
+        |y - py| down a column, so the least over the runs is the least over all pixels: the same double.
         """
-        if self.crop is None:
+        if self.empty:
             return [math.inf] * len(points)
-        out = [0.0 if self.contains(int(round(py)), int(round(px))) else math.nan for px, py in points]
-        outside = [k for k, d in enumerate(out) if d != 0.0]
+        inside = self._contains([int(round(py)) for _, py in points], [int(round(px)) for px, _ in points])
+        out = [0.0 if held else math.nan for held in inside]
+        outside = [k for k, held in enumerate(inside) if not held]
         if outside:
-            ys, xs = self._boundary()
             px = np.array([points[k][0] for k in outside], dtype=np.float64)[:, None]
             py = np.array([points[k][1] for k in outside], dtype=np.float64)[:, None]
+            rows = np.minimum(np.maximum(np.rint(py), self.first), self.after - 1)  # rint: exact, half to even
+            dx, dy = self.cols - px, rows - py
             # The root of the least square: the root is monotonic and correctly rounded, so the same double as the
-            # least root, for one root a point instead of one a boundary pixel.
-            least = np.sqrt(((xs - px) ** 2 + (ys - py) ** 2).min(axis=1)).tolist()
+            # least root, for one root a point instead of one a run.
+            least = np.sqrt((dx * dx + dy * dy).min(axis=1)).tolist()
             for k, d in zip(outside, least):
                 out[k] = d
         return out
 
     def centroid(self) -> tuple[float, float]:
-        """(mean row, mean column) of the pixels; the image centre for an empty mask."""
-        if self.crop is None:
+        """(mean row, mean column) of the pixels; the image centre for an empty mask. Integer sums (exact), so
+        each mean is the double np.mean of the pixels' coordinates gives."""
+        if self.empty:
             return self.height / 2.0, self.width / 2.0
-        ys, xs = np.nonzero(self.crop)
-        return float(np.mean(ys + self.top)), float(np.mean(xs + self.left))
+        length = self.after - self.first
+        count = int(length.sum())
+        rows = int(((self.first + self.after - 1) * length).sum()) // 2
+        return rows / count, int((self.cols * length).sum()) / count
 
     def min_distance_to(self, other: "Region") -> float:
         """Exact least pixel-to-pixel distance between two disjoint regions.
 
-        The closest pair of two disjoint pixel sets lies on their boundaries (a pixel with all four neighbours
-        inside could step one pixel closer), so the minimum is taken over boundary pixels only, and of those only
-        over the ones that can hold it: a pixel farther from the other set's bounding box than some pair already
-        found (the pixel of one set nearest the other's box, with its nearest partner) cannot. The pairs left are
-        compared one by one where there are few (the usual case: of an Exo split's two targets ~1 pixel in 20 is
-        left; a block of pairs at a time), else by a KD-tree (scipy, imported then only: it costs more to import
-        than most files take to score). Integer coordinates: squared distances are exact, so the root is the same
-        double either way.
+        Between two runs it is the columns' difference and the gap between their rows (0 where the rows overlap),
+        so the least over pairs of runs is the least over pairs of pixels. Only the runs that can hold it are
+        paired: a run farther from the other region's bounding box than some pair already found (the run nearest
+        the other's box, with its nearest partner) cannot. The pairs left are compared a block at a time where
+        there are few (the usual case), else their pixels go to a KD-tree (scipy, imported then only: it costs more
+        to import than most files take to score). Integer coordinates: squared distances are exact, so the root
+        is the same double either way.
         """
-        if self.crop is None or other.crop is None:
+        if self.empty or other.empty:
             return math.inf
-        ys, xs = self._boundary()
-        other_ys, other_xs = other._boundary()
-        to_box = _squared_distances_to_box(ys, xs, other_ys, other_xs)
+        mine: _Runs = (self.cols, self.first, self.after)
+        theirs: _Runs = (other.cols, other.first, other.after)
+        to_box = _squared_distances_to_box(*mine, *theirs)
         k = int(to_box.argmin())
-        bound = int(((other_xs - xs[k]) ** 2 + (other_ys - ys[k]) ** 2).min())
-        near = to_box <= bound
-        ys, xs = ys[near], xs[near]
-        near = _squared_distances_to_box(other_ys, other_xs, ys, xs) <= bound
-        other_ys, other_xs = other_ys[near], other_xs[near]
-        if ys.size * other_ys.size > _PAIRS_BY_BRUTE_FORCE:
+        bound = int(_squared_run_distances(*_take(mine, slice(k, k + 1)), *theirs).min())
+        mine = _take(mine, to_box <= bound)
+        theirs = _take(theirs, _squared_distances_to_box(*theirs, *mine) <= bound)
+        if mine[0].size * theirs[0].size > _PAIRS_BY_BRUTE_FORCE:
             from scipy.spatial import cKDTree
 
-            tree = cKDTree(np.stack([other_xs, other_ys], axis=1).astype(np.float64))
-            nearest, _ = tree.query(np.stack([xs, ys], axis=1).astype(np.float64), k=1)
+            tree = cKDTree(_run_pixels(*theirs))
+            nearest, _ = tree.query(_run_pixels(*mine), k=1)
             return float(nearest.min())
-        step = max(1, _PAIRS_PER_BLOCK // max(1, other_ys.size))
+        step = max(1, _PAIRS_PER_BLOCK // max(1, theirs[0].size))
         least = bound
-        for i in range(0, ys.size, step):
-            dx = xs[i : i + step, None] - other_xs[None, :]
-            dy = ys[i : i + step, None] - other_ys[None, :]
-            least = min(least, int((dx * dx + dy * dy).min()))
+        across = _take(theirs, np.newaxis)
+        for i in range(0, mine[0].size, step):
+            block = _squared_run_distances(*_take(mine, (slice(i, i + step), np.newaxis)), *across)
+            least = min(least, int(block.min()))
         return float(np.sqrt(np.float64(least)))
 
 
-def _squared_distances_to_box(ys: np.ndarray, xs: np.ndarray, box_ys: np.ndarray, box_xs: np.ndarray) -> np.ndarray:
-    """Each pixel's squared distance to the bounding box of the pixels (box_ys, box_xs): 0 inside it."""
-    dx = np.maximum(np.maximum(box_xs.min() - xs, xs - box_xs.max()), 0)
-    dy = np.maximum(np.maximum(box_ys.min() - ys, ys - box_ys.max()), 0)
+_Runs = tuple[np.ndarray, np.ndarray, np.ndarray]  # (cols, first, after), as a Region holds them
+
+
+def _take(runs: _Runs, index: Any) -> _Runs:
+    """The runs at `index` (a slice, a boolean mask, or a new axis to broadcast against)."""
+    cols, first, after = runs
+    return cols[index], first[index], after[index]
+
+
+def _squared_run_distances(cols: np.ndarray, first: np.ndarray, after: np.ndarray, other_cols: np.ndarray,
+                           other_first: np.ndarray, other_after: np.ndarray) -> np.ndarray:
+    """The least squared distance between the pixels of runs (cols, first, after) and of the other runs, pair by
+    pair as the arrays broadcast."""
+    dx = cols - other_cols
+    dy = np.maximum(np.maximum(first - other_after, other_first - after) + 1, 0)
     return dx * dx + dy * dy
 
 
-_PAIRS_BY_BRUTE_FORCE = 1 << 24  # boundary pixel pairs compared one by one at most (else a KD-tree)
+def _squared_distances_to_box(cols: np.ndarray, first: np.ndarray, after: np.ndarray, box_cols: np.ndarray,
+                              box_first: np.ndarray, box_after: np.ndarray) -> np.ndarray:
+    """Each run's least squared distance to the bounding box of the other runs: 0 where it reaches into it."""
+    dx = np.maximum(np.maximum(box_cols.min() - cols, cols - box_cols.max()), 0)
+    dy = np.maximum(np.maximum(box_first.min() - after, first - box_after.max()) + 1, 0)
+    return dx * dx + dy * dy
+
+
+def _run_pixels(cols: np.ndarray, first: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """The (column, row) of every pixel of the runs, as doubles."""
+    length = after - first
+    offsets = np.cumsum(length) - length
+    rows = np.arange(int(length.sum())) - np.repeat(offsets - first, length)
+    return np.stack([np.repeat(cols, length), rows], axis=1).astype(np.float64)
+
+
+_PAIRS_BY_BRUTE_FORCE = 1 << 24  # run pairs compared one by one at most (else a KD-tree over their pixels)
 _PAIRS_PER_BLOCK = 1 << 18
 
 
 def region_of(mask: RleMask) -> Region:
-    """Decode only the columns that hold ones, then crop the rows: the region's bounding box."""
+    """The mask's runs of ones, joined where they touch (an RLE may hold runs of no pixel) and cut at the columns'
+    ends: no pixel is decoded."""
     counts = mask.counts()
     ends = np.cumsum(counts)
-    starts = ends - counts
-    values = (np.arange(counts.size) & 1).astype(bool)
-    ones = np.flatnonzero(values & (counts > 0))
-    if not ones.size:
-        return Region(mask.height, mask.width)
+    ones = np.flatnonzero(counts[1::2] > 0) * 2 + 1
     h = mask.height
-    # Runs are in pixel order: the first run of ones starts first, the last ends last.
-    c0 = int(starts[ones[0]]) // h
-    c1 = (int(ends[ones[-1]]) - 1) // h
-    lo, hi = c0 * h, (c1 + 1) * h
-    # np.minimum/np.maximum rather than np.clip: the same integers, without np.clip's checks of its bounds.
-    lengths = np.minimum(np.maximum(ends, lo), hi) - np.minimum(np.maximum(starts, lo), hi)
-    # The rows held, from the runs of ones rather than a pass over the band: a run within one column holds its own
-    # rows; one that reaches into the next column holds row 0 there and the last row in the column it starts in.
-    first, last = starts[ones], ends[ones] - 1
-    within = first // h == last // h
-    r0 = int(np.where(within, first % h, 0).min())
-    r1 = int(np.where(within, last % h, h - 1).max())
-    band = np.repeat(values, lengths).reshape(c1 - c0 + 1, h)[:, r0 : r1 + 1]  # a column of the crop a row
-    return Region(mask.height, mask.width, r0, c0, np.ascontiguousarray(band.T))
-
-
-def _row_runs(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The runs of ones of a crop's rows, in raster order: (row, first column, column after the last)."""
-    h, w = crop.shape
-    framed = np.zeros((h, w + 1), dtype=np.int8)  # a column of background after each row: runs end in their row
-    framed[:, :w] = crop
-    flat = framed.ravel()
-    edges = np.flatnonzero(flat[1:] != flat[:-1]) + 1
-    if flat[0]:
-        edges = np.concatenate(([0], edges))
-    starts, ends = edges[0::2], edges[1::2]
-    rows = starts // (w + 1)
-    return rows, starts - rows * (w + 1), ends - rows * (w + 1)
+    if not ones.size:
+        empty = np.zeros(0, dtype=np.int64)
+        return Region(mask.height, mask.width, empty, empty, empty)
+    stop = ends[ones]
+    start = stop - counts[ones]
+    if start.size > 1:
+        new = np.ones(start.size, dtype=bool)
+        new[1:] = start[1:] > stop[:-1]
+        if not new.all():
+            heads = np.flatnonzero(new)
+            start, stop = start[heads], stop[np.append(heads[1:] - 1, stop.size - 1)]
+    col, last_col = start // h, (stop - 1) // h
+    if (col == last_col).all():
+        return Region(mask.height, mask.width, col, start - col * h, stop - col * h)
+    # A run into the next columns: one run per column it reaches, from row 0 there and to the last row before.
+    pieces = last_col - col + 1
+    run = np.repeat(np.arange(start.size), pieces)
+    col = np.arange(run.size) - np.repeat(np.cumsum(pieces) - pieces - col, pieces)
+    base = col * h
+    return Region(mask.height, mask.width, col, np.maximum(start[run] - base, 0), np.minimum(stop[run] - base, h))
 
 
 def _run_components(rows: np.ndarray, first: np.ndarray, after: np.ndarray, width: int) -> np.ndarray:
-    """Each row run's 4-connected component as the index of the component's first run in raster order (runs in
-    neighbouring rows that share a column touch), by hooking roots to the smaller root and shortcutting."""
+    """Each run's 4-connected component as the index of the component's first run, for runs along rows given in
+    raster order (`rows` here may be a region's columns: the same relation, transposed): runs in neighbouring rows
+    that share a column touch. By hooking roots to the smaller root and shortcutting."""
     n = rows.size
     stride = width + 1
     starts, ends = rows * stride + first, rows * stride + after  # sorted, as the runs are
@@ -678,24 +706,30 @@ def split_two_regions(region: Region) -> tuple[Region, Region | None]:
     """Exo endpoints: 4-connected components clustered around the two components with the farthest centroids.
 
     Fewer than two components (or a cluster left empty) gives (region, None), as the reference does. Components
-    are labelled on the crop's row runs, numbered as scipy.ndimage.label numbers them (raster order of each one's
-    first pixel), with each one's exact pixel count, coordinate sums and bounding box from its runs.
+    are labelled on the region's column runs and numbered as scipy.ndimage.label numbers them (raster order of
+    each one's first pixel: the least row, then column, of its runs' top pixels), with each one's exact pixel
+    count and coordinate sums from its runs.
     """
-    if region.crop is None:
+    if region.empty:
         return region, None
-    rows, first, after = _row_runs(region.crop)
-    root = _run_components(rows, first, after, region.crop.shape[1])
-    heads = np.flatnonzero(root == np.arange(root.size))  # each component's first run: raster order
+    cols, first, after = region.cols, region.first, region.after
+    root = _run_components(cols, first, after, region.height)
+    heads = np.flatnonzero(root == np.arange(root.size))  # each component's first run in column-major order
     n = heads.size
     if n < 2:
         return region, None
-    label = np.searchsorted(heads, root)  # 0 .. n-1 in scipy's numbering
+    component = np.searchsorted(heads, root)
+    top_left = np.full(n, np.iinfo(np.int64).max)
+    np.minimum.at(top_left, component, first * region.width + cols)
+    label = np.empty(n, dtype=np.int64)
+    label[np.argsort(top_left)] = np.arange(n)
+    label = label[component]  # 0 .. n-1 in scipy's numbering
     length = after - first
     pixels = np.bincount(label, weights=length, minlength=n)
     # Integer sums below 2**53 in double precision: exact, so each mean is the double np.mean gives.
-    sum_x = np.bincount(label, weights=(first + after - 1) * length // 2, minlength=n)
-    sum_y = np.bincount(label, weights=rows * length, minlength=n)
-    centroids = [((x + region.left * count) / count, (y + region.top * count) / count)
+    sum_x = np.bincount(label, weights=cols * length, minlength=n)
+    sum_y = np.bincount(label, weights=(first + after - 1) * length // 2, minlength=n)
+    centroids = [(x / count, y / count)
                  for x, y, count in zip(sum_x.astype(np.int64).tolist(), sum_y.astype(np.int64).tolist(),
                                         pixels.astype(np.int64).tolist())]
     seed1, seed2, best = 0, 1, -1.0
@@ -710,17 +744,5 @@ def split_two_regions(region: Region) -> tuple[Region, Region | None]:
     if all(in_first) or not any(in_first):
         return region, None
     member = np.array(in_first)[label]
-    return (_cluster(region, rows[member], first[member], after[member]),
-            _cluster(region, rows[~member], first[~member], after[~member]))
-
-
-def _cluster(region: Region, rows: np.ndarray, first: np.ndarray, after: np.ndarray) -> Region:
-    """The region made of the given row runs, cropped to their joint bounding box."""
-    r0, q0 = int(rows.min()), int(first.min())
-    h, w = int(rows.max()) + 1 - r0, int(after.max()) - q0
-    at = (rows - r0) * w
-    inside = np.zeros(h * w + 1, dtype=np.int8)
-    inside[at + first - q0] = 1
-    inside[at + after - q0] -= 1  # a run ending at the crop's right edge where the next row's starts: 0, inside
-    crop = np.cumsum(inside[:-1], dtype=np.int8).view(bool).reshape(h, w)
-    return Region(region.height, region.width, region.top + r0, region.left + q0, crop)
+    return (Region(region.height, region.width, cols[member], first[member], after[member]),
+            Region(region.height, region.width, cols[~member], first[~member], after[~member]))

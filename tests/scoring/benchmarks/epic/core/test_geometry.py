@@ -46,6 +46,14 @@ def _rle_mask(m):
     return mask
 
 
+def _dense(region):
+    """A region's pixels as a dense mask, from its column runs."""
+    full = np.zeros((region.height, region.width), bool)
+    for col, first, after in zip(region.cols.tolist(), region.first.tolist(), region.after.tolist()):
+        full[first:after, col] = True
+    return full
+
+
 @settings(max_examples=60)
 @given(masks())
 def test_run_lengths_decode_like_pycocotools(spec):
@@ -112,7 +120,7 @@ def test_point_distance_equals_minimum_over_all_pixels(spec, points):
 
 @settings(max_examples=40, deadline=None)
 @given(masks(30))
-def test_region_crop_and_lookup_agree_with_the_dense_mask(spec):
+def test_region_runs_and_lookup_agree_with_the_dense_mask(spec):
     h, w, seed, density = spec
     m = _random_mask(h, w, seed, density)
     mask = _rle_mask(m)
@@ -124,9 +132,7 @@ def test_region_crop_and_lookup_agree_with_the_dense_mask(spec):
         return
     ys, xs = np.nonzero(m)
     assert region.centroid() == (float(np.mean(ys)), float(np.mean(xs)))
-    # The crop is the mask's bounding box, wherever runs of ones cross from one column into the next.
-    assert (region.top, region.left) == (ys.min(), xs.min())
-    assert np.array_equal(region.crop, m[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(bool))
+    assert np.array_equal(_dense(region), m.astype(bool))
 
 
 @settings(max_examples=50, deadline=None)
@@ -141,9 +147,7 @@ def test_exo_split_and_least_distance_equal_the_dense_reference(spec):
         return
     assert second is not None
     for region, dense in zip((first, second), expected):
-        full = np.zeros((h, w), bool)
-        full[region.top:region.top + region.crop.shape[0], region.left:region.left + region.crop.shape[1]] = region.crop
-        assert np.array_equal(full, dense.astype(bool))
+        assert np.array_equal(_dense(region), dense.astype(bool))
     assert first.min_distance_to(second) == dense_pair_distance(*expected)
 
 
@@ -162,9 +166,59 @@ def test_exo_split_of_few_or_many_components_equals_scipys_labelling(blobs, seed
     if expected is not None:
         assert second is not None
         for region, dense in zip((first, second), expected):
-            full = np.zeros(m.shape, bool)
-            full[region.top:region.top + region.crop.shape[0], region.left:region.left + region.crop.shape[1]] = region.crop
-            assert np.array_equal(full, dense.astype(bool))
+            assert np.array_equal(_dense(region), dense.astype(bool))
+        assert first.min_distance_to(second) == dense_pair_distance(*expected)
+
+
+def _split_runs(m, seed):
+    """Uncompressed RLE counts of a mask with some runs of ones cut in two by a run of no zero: runs that touch."""
+    flat = m.T.ravel()
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], flat, [1 - flat[-1]])))) if flat.size else []
+    counts = np.diff(np.concatenate(([0], edges))).tolist()
+    rng = np.random.default_rng(seed)
+    out = []
+    for k, n in enumerate(counts):
+        if k % 2 == 1 and n > 1 and rng.random() < 0.5:
+            cut = int(rng.integers(1, n))
+            out += [cut, 0, n - cut]
+        else:
+            out.append(n)
+    return {"size": list(m.shape), "counts": out}
+
+
+@settings(max_examples=120, deadline=None)
+@given(masks(24), st.sampled_from(["none", "rows", "columns", "frame", "full"]), st.booleans(),
+       st.lists(st.tuples(st.integers(0, 47), st.integers(0, 47)), min_size=1, max_size=4))
+def test_run_region_equals_the_pixel_mask_at_the_edges(spec, edges, touching, halves):
+    """Runs that cross from one column into the next (ones at the bottom and top rows), masks at the image's
+    edges or full, RLEs holding runs of no pixel between ones (runs that touch, joined), points at half pixels
+    (rounded half to even): the regions' pixels, centroid, distances, Exo split and least distance equal the dense
+    mask's."""
+    h, w, seed, density = spec
+    m = _random_mask(h, w, seed, density * 0.6)
+    if edges in ("rows", "frame"):
+        m[[0, -1], :] = 1
+    if edges in ("columns", "frame"):
+        m[:, [0, -1]] = 1
+    if edges == "full":
+        m[:] = 1
+    mask, problems = union_of_instances([_split_runs(m, seed) if touching else rle(m)])
+    assert mask is not None and not problems
+    region = region_of(mask)
+    assert np.array_equal(_dense(region), m.astype(bool))
+    if not m.any():
+        return
+    ys, xs = np.nonzero(m)
+    assert region.centroid() == (float(np.mean(ys)), float(np.mean(xs)))
+    points = [(min(x / 2, w - 1), min(y / 2, h - 1)) for x, y in halves]
+    assert region.distances(points) == [dense_point_distance(p, m) for p in points]
+    first, second = split_two_regions(region)
+    expected = dense_split(m)
+    assert (second is None) == (expected is None)
+    if expected is not None:
+        assert second is not None
+        assert np.array_equal(_dense(first), expected[0].astype(bool))
+        assert np.array_equal(_dense(second), expected[1].astype(bool))
         assert first.min_distance_to(second) == dense_pair_distance(*expected)
 
 
