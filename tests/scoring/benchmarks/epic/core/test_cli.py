@@ -170,3 +170,19 @@ def test_scoring_starts_without_opencv_scipy_or_the_analysis_code():
     root = Path(__file__).resolve().parents[5]
     shown = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert shown.stdout.strip() == "[]"
+
+
+def test_python_m_scoring_starts_numpy_without_a_blas_thread_pool():
+    """`python -m scoring` sets OPENBLAS_NUM_THREADS=1 (unless given) before a benchmark's code imports numpy: the
+    registry and CLI modules import none, and numpy then starts no BLAS thread (their spinning cost ~5% of the CPU
+    of scoring a full EPIC split)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import os, sys, scoring.cli; loaded = 'numpy' in sys.modules; scoring.cli.single_threaded_blas(); "
+            "import numpy; print(loaded, os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))")
+    root = Path(__file__).resolve().parents[5]
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    shown = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True)
+    assert shown.stdout.split() == ["False", "1", "1"]
