@@ -223,22 +223,25 @@ def path(
     start_point = (width / 2.0, float(height - 1))
     start: Region | None = None
     end: Region | None = None
+    n = len(points)
+    # Each region's distances to the points are computed once, in one call (with the start point where it is needed).
+    to_start = [_dist(p, start_point) for p in points]
+    to_end = [math.inf] * n
+    d_se = math.inf
     if target_mask is not None:
-        target = region_of(target_mask)
-        end = target
-        if exo:
-            first_region, second_region = split_two_regions(target)
-            if second_region is not None:
-                d1, d2 = first_region.distance(points[0]), second_region.distance(points[0])
-                start, end = (first_region, second_region) if d1 <= d2 else (second_region, first_region)
+        end = region_of(target_mask)
+        first_region, second_region = split_two_regions(end) if exo else (end, None)
+        if second_region is not None:
+            to_first, to_second = first_region.distances(points), second_region.distances(points)
+            if to_first[0] <= to_second[0]:
+                start, end, to_start, to_end = first_region, second_region, to_first, to_second
+            else:
+                start, end, to_start, to_end = second_region, first_region, to_second, to_first
+            d_se = start.min_distance_to(end)
+        else:
+            *to_end, d_se = end.distances([*points, start_point])
 
     diag = (height**2 + width**2) ** 0.5
-    if start is not None and end is not None:
-        d_se = start.min_distance_to(end)
-    elif end is not None:
-        d_se = end.distance(start_point)
-    else:
-        d_se = math.inf
     if d_se == math.inf or d_se <= 0:
         if start is not None:
             cy, cx = start.centroid()
@@ -254,9 +257,6 @@ def path(
     near = diag * _NEAR_RATIO
     longest = d_se * _MAX_RATIO if d_se > 0 else diag
 
-    n = len(points)
-    to_start = start.distances(points) if start is not None else [_dist(p, start_point) for p in points]
-    to_end = end.distances(points) if end is not None else [math.inf] * len(points)
     se_first = max(0.0, 1.0 - _K * (to_start[0] / diag if diag > 0 else 0.0))
     se_last = max(0.0, 1.0 - _K * (to_end[-1] / diag if diag > 0 else 0.0))
     feasibility = [0.0] + _feasibility(points, PixelLookup(feasible))
