@@ -124,21 +124,22 @@ def _decode_batch(strings: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.
     return counts, first, stops, ok
 
 
-# runs, their sum, any negative, the run bounds (`RleMask.run_bounds`)
-_PREPARED: dict[bytes, tuple[np.ndarray | None, int, bool, np.ndarray | None]] = {}
+# By the counts as the GT holds them (a str's hash is kept in it: looked up again at no cost): runs, their sum, any
+# negative, the run bounds (`RleMask.run_bounds`)
+_PREPARED: dict[str | bytes, tuple[np.ndarray | None, int, bool, np.ndarray | None]] = {}
 
 
 def prepare(values: Sequence[Any]) -> None:
     """Decode the run lengths of every compressed RLE in `values` (GT mask fields) in one batch; `_instance`
     then finds them ready. Call `forget_prepared()` when the batch is scored."""
-    found: list[bytes] = []
+    keys: list[str | bytes] = []
     for value in values:
         items = value if isinstance(value, list) else [value]
         for item in items:
             if isinstance(item, dict) and isinstance(item.get("counts"), (str, bytes)):
-                data = item["counts"]
-                found.append(data.encode("utf-8") if isinstance(data, str) else data)
-    if found:
+                keys.append(item["counts"])
+    if keys:
+        found = [data.encode("utf-8") if isinstance(data, str) else data for data in keys]
         counts, first, stops, ok = _decode_batch(found)
         # What `_instance` checks, per string, without a numpy call per mask: the sum and any negative run.
         sums = np.empty(counts.size + 1, dtype=np.int64)
@@ -155,9 +156,9 @@ def prepare(values: Sequence[Any]) -> None:
         # Each string's run ends (its cumulative sums) in one pass, up to an even number of runs.
         ends = sums[1:] - np.repeat(sums[first], stops - first)
         bounds = _pieces(ends, first, first + ((stops - first) & ~1))
-        _PREPARED.update((data, (piece, runs_total, neg, bound) if good else (None, 0, True, None))
-                         for data, piece, runs_total, neg, bound, good in
-                         zip(found, pieces, total, negative, bounds, ok.tolist()))
+        _PREPARED.update((key, (piece, runs_total, neg, bound) if good else (None, 0, True, None))
+                         for key, piece, runs_total, neg, bound, good in
+                         zip(keys, pieces, total, negative, bounds, ok.tolist()))
 
 
 def forget_prepared() -> None:
@@ -193,7 +194,8 @@ class RleMask:
             if parts is not None:
                 cached = union_counts([part.counts() for part in parts], self.height * self.width)
             else:
-                cached = counts_from_string(self.rle["counts"])
+                data = self.rle["counts"]
+                cached = counts_from_string(data.encode("utf-8") if isinstance(data, str) else data)
             assert cached is not None  # RLEs built here are always well formed
             object.__setattr__(self, "_counts", cached)
         return cached
@@ -231,18 +233,17 @@ def _instance(item: Any) -> tuple[RleMask | None, str | None]:
         return None, f"RLE size {size!r} is empty"
     total = height * width
     if isinstance(counts, (str, bytes)):
-        data = counts.encode("utf-8") if isinstance(counts, str) else counts
-        prepared = _PREPARED.get(data)
+        prepared = _PREPARED.get(counts)
         if prepared is not None:
             runs, runs_total, negative, bounds = prepared
         else:
             bounds = None
-            runs = counts_from_string(data)
+            runs = counts_from_string(counts.encode("utf-8") if isinstance(counts, str) else counts)
             negative = runs is None or bool((runs < 0).any())
             runs_total = 0 if runs is None else int(runs.sum())
         if runs is None or negative or runs_total != total:
             return None, f"RLE counts do not decode to a {height}x{width} mask"
-        mask = RleMask(height, width, {"size": [height, width], "counts": data})
+        mask = RleMask(height, width, {"size": [height, width], "counts": counts})  # pycocotools reads str or bytes
         object.__setattr__(mask, "_counts", runs)  # decoded once: path scoring reads the runs again
         if bounds is not None:
             object.__setattr__(mask, "_bounds", bounds)
@@ -353,6 +354,9 @@ def iou(pred: RleMask, gt: RleMask) -> float:
 def _disjoint_rects(boxes: Sequence[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
     """The union of boxes (x1, y1, x2, y2) as disjoint rectangles: one per column slab between consecutive box
     edges and per merged run of rows of the boxes that span that slab."""
+    if len(boxes) == 1:  # the usual answer: the box itself, where it holds a pixel
+        x1, y1, x2, y2 = boxes[0]
+        return [(x1, y1, x2, y2)] if x2 > x1 and y2 > y1 else []
     edges = sorted({x for x1, _, x2, _ in boxes for x in (x1, x2)})
     rects: list[tuple[int, int, int, int]] = []
     for xa, xb in zip(edges, edges[1:]):
