@@ -83,29 +83,38 @@ def _decode_batch(strings: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.
     ok[nonempty] &= last[tail]
     last[tail] = True  # keep later strings aligned even if one is truncated
     num_end = np.flatnonzero(last)
-    num_start = np.empty_like(num_end)
-    num_start[0] = 0
-    num_start[1:] = num_end[:-1] + 1
-    width = num_end - num_start + 1
+    width = np.empty_like(num_end)
+    width[0] = num_end[0] + 1
+    np.subtract(num_end[1:], num_end[:-1], out=width[1:])
     # Five bits a char; a number's last char is signed (bit 0x10: less 32, i.e. the number less 1 << 5 * width):
     # in one pass over the chars, so that a number's chars are summed without a sign step after.
     payload = (c & np.uint8(0x1F)).view(np.int8)
     payload -= ((c & np.uint8(0x10)) << np.uint8(1)).view(np.int8) * last
-    x = payload[num_start].astype(np.int64)
-    # Numbers are mostly 1-3 chars, so each pass touches fewer of them.
-    active = np.flatnonzero(width > 1)
-    j = 1
-    while active.size and j < 12:
-        x[active] += payload[num_start[active] + j].astype(np.int64) << (5 * j)
-        j += 1
-        active = active[width[active] > j]
+    # Most numbers are one char, their last: read there. The others (the first char least significant) are summed
+    # apart, a char at a time, each pass over fewer of them.
+    x = payload[num_end].astype(np.int64)
+    longer = np.flatnonzero(width > 1)
+    if longer.size:
+        longer_width = width[longer]
+        at = num_end[longer] - longer_width + 1
+        value = payload[at].astype(np.int64)
+        active = np.arange(longer.size)
+        j = 1
+        while active.size and j < 12:
+            value[active] += payload[at[active] + j].astype(np.int64) << (5 * j)
+            j += 1
+            active = active[longer_width[active] > j]
+        x[longer] = value
+        too_long = longer[longer_width > 12]
+        if too_long.size:
+            ok[np.searchsorted(ends, num_end[too_long], side="right")] = False
     first = np.searchsorted(num_end, starts, side="left")  # index of each string's first number
     stops = np.append(first[1:], num_end.size)
     # counts[k] = x[k] + counts[k-2] for k >= 3: running sums over every other number, less the sum reached
     # just before the string (same parity as k) so that each string restarts; k = 0 keeps x[0].
     every_other = np.empty_like(x)
-    every_other[0::2] = np.cumsum(x[0::2])
-    every_other[1::2] = np.cumsum(x[1::2])
+    np.cumsum(x[0::2], out=every_other[0::2])
+    np.cumsum(x[1::2], out=every_other[1::2])
     at_first = every_other[np.minimum(first, x.size - 1)]
     before_first = np.where(first >= 1, every_other[np.maximum(first - 1, 0)], 0)
     first_even = (first & 1) == 0
@@ -118,9 +127,6 @@ def _decode_batch(strings: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.
     counts[1::2] -= np.repeat(base_odd, n_odd)
     heads = first[stops > first]
     counts[heads] = x[heads]
-    if width.max() > 12:
-        too_long = np.flatnonzero(width > 12)
-        ok[np.searchsorted(ends, num_end[too_long], side="right")] = False
     return counts, first, stops, ok
 
 
