@@ -235,10 +235,16 @@ def _scale(mode: str, height: int, width: int) -> tuple[float, float]:
     return 1.0, 1.0
 
 
+def _scale_of(items: Sequence[Sequence[float]], height: int, width: int, mode: str) -> tuple[float, float]:
+    """The scale of boxes or points read in `mode`; auto is detected from their values (gathered only then)."""
+    if mode == AUTO:
+        mode = detect_mode([v for item in items for v in item], height, width, mode)
+    return _scale(mode, height, width)
+
+
 def boxes_to_pixels(boxes: Sequence[Sequence[float]], height: int, width: int, mode: str) -> list[tuple[int, int, int, int]]:
     """Scale, reorder, clip to the image, drop zero-area boxes, truncate (5.1 steps 1-5)."""
-    flat = [v for box in boxes for v in box]
-    sx, sy = _scale(detect_mode(flat, height, width, mode), height, width)
+    sx, sy = _scale_of(boxes, height, width, mode)
     out: list[tuple[int, int, int, int]] = []
     for box in boxes:
         x1, y1, x2, y2 = box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy
@@ -255,16 +261,14 @@ def boxes_to_pixels(boxes: Sequence[Sequence[float]], height: int, width: int, m
 
 def boxes_off_image(boxes: Sequence[Sequence[float]], height: int, width: int, mode: str) -> int:
     """How many boxes reach outside the image once scaled as `boxes_to_pixels` scales them (before its clipping)."""
-    flat = [v for box in boxes for v in box]
-    sx, sy = _scale(detect_mode(flat, height, width, mode), height, width)
+    sx, sy = _scale_of(boxes, height, width, mode)
     return sum(1 for b in boxes if min(b[0] * sx, b[2] * sx) < 0 or max(b[0] * sx, b[2] * sx) > width
                or min(b[1] * sy, b[3] * sy) < 0 or max(b[1] * sy, b[3] * sy) > height)
 
 
 def points_to_pixels(points: Sequence[tuple[float, float]], height: int, width: int, mode: str) -> list[tuple[float, float]]:
     """Scale and clip to [0, W-1] x [0, H-1]; not rounded."""
-    flat = [v for p in points for v in p]
-    sx, sy = _scale(detect_mode(flat, height, width, mode), height, width)
+    sx, sy = _scale_of(points, height, width, mode)
     return [
         (max(0.0, min(x * sx, float(width - 1))), max(0.0, min(y * sy, float(height - 1)))) for x, y in points
     ]

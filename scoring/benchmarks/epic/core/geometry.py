@@ -364,9 +364,10 @@ def _disjoint_rects(boxes: Sequence[tuple[int, int, int, int]]) -> list[tuple[in
         x1, y1, x2, y2 = boxes[0]
         return [(x1, y1, x2, y2)] if x2 > x1 and y2 > y1 else []
     edges = sorted({x for x1, _, x2, _ in boxes for x in (x1, x2)})
+    by_rows = sorted(boxes, key=lambda box: (box[1], box[3]))  # each slab's boxes in the order they are merged in
     rects: list[tuple[int, int, int, int]] = []
     for xa, xb in zip(edges, edges[1:]):
-        rows = sorted((y1, y2) for x1, y1, x2, y2 in boxes if x1 <= xa and x2 >= xb)
+        rows = [(y1, y2) for x1, y1, x2, y2 in by_rows if x1 <= xa and x2 >= xb]
         top = bottom = -1
         for y1, y2 in rows:
             if y1 <= bottom:

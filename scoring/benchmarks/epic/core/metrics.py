@@ -90,14 +90,14 @@ def localization(
     if boxes and gt_mask is not None:
         # For the Analysis tab: boxes reaching outside the image once scaled, and a declared coordinate system
         # that the values themselves contradict (auto-detection would have read them otherwise).
-        base["boxes_off_image"] = F.boxes_off_image(boxes, height, width, mode)
+        base["boxes_off_image"] = F.boxes_off_image(boxes, height, width, actual)  # the mode detected once
         base["coordinate_system_mismatch"] = mode != F.AUTO and F.detect_mode(flat, height, width, F.AUTO) != mode
     if not boxes:
         score = 1.0 if gt_empty else 0.0
         return Metric(score, details={**base, "iou": score, "pred_empty": True}, notes=tuple(notes))
     if gt_mask is None:
         return Metric(0.0, details={**base, "iou": 0.0}, notes=tuple(notes))
-    pixels = F.boxes_to_pixels(boxes, height, width, mode)
+    pixels = F.boxes_to_pixels(boxes, height, width, actual)
     score = yield BoxesIoU(pixels, gt_mask)
     # The boxes as scored, in pixels, for the drill-down overlay (bounded: a runaway answer stays small).
     shown = [list(b) for b in pixels[:MAX_SHOWN]]
@@ -212,7 +212,7 @@ def path(
         return Metric(0.0, NO_POINTS_ERROR, details={"coordinate_system": F.detect_mode([], height, width, mode)},
                       notes=tuple(notes))
     actual = F.detect_mode([v for p in raw_points for v in p], height, width, mode)
-    points = _keep_apart(F.points_to_pixels(raw_points, height, width, mode), (height**2 + width**2) ** 0.5 * _NEAR_RATIO)
+    points = _keep_apart(F.points_to_pixels(raw_points, height, width, actual), (height**2 + width**2) ** 0.5 * _NEAR_RATIO)
     base: dict[str, Any] = {"coordinate_system": actual, "points_before_filter": len(raw_points),
                             "points_after_filter": len(points),
                             "points_px": [[round(x, 1), round(y, 1)] for x, y in points[:MAX_SHOWN]]}
