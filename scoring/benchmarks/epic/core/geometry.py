@@ -219,6 +219,14 @@ class RleMask:
             object.__setattr__(self, "_bounds", cached)
         return cached
 
+    def decoded_bounds(self) -> np.ndarray:
+        """`run_bounds`, the run lengths decoded first where they are not (those of GT masks come decoded, their
+        bounds with them: `prepare`)."""
+        self.counts()
+        bounds = self.run_bounds()
+        assert bounds is not None  # the counts are decoded
+        return bounds
+
 
 def empty_mask(height: int, width: int) -> RleMask:
     return RleMask(height, width, mask_utils.frPyObjects({"size": [height, width], "counts": [height * width]}, height, width))
@@ -493,7 +501,8 @@ class PixelLookup:
 
     def __init__(self, mask: RleMask):
         self.height, self.width = mask.height, mask.width
-        self.ends = np.cumsum(mask.counts())
+        # The run bounds up to the last run of ones: a pixel after them finds an even run, as in the zeros after.
+        self.ends = mask.decoded_bounds()
 
     def contains(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         ok = (rows >= 0) & (rows < self.height) & (cols >= 0) & (cols < self.width)
@@ -658,15 +667,15 @@ _PAIRS_PER_BLOCK = 1 << 18
 def region_of(mask: RleMask) -> Region:
     """The mask's runs of ones, joined where they touch (an RLE may hold runs of no pixel) and cut at the columns'
     ends: no pixel is decoded."""
-    counts = mask.counts()
-    ends = np.cumsum(counts)
-    ones = np.flatnonzero(counts[1::2] > 0) * 2 + 1
+    bounds = mask.decoded_bounds()
+    start, stop = bounds[0::2], bounds[1::2]
+    held = stop > start  # runs of no pixel left out
+    if not held.all():
+        start, stop = start[held], stop[held]
     h = mask.height
-    if not ones.size:
+    if not start.size:
         empty = np.zeros(0, dtype=np.int64)
         return Region(mask.height, mask.width, empty, empty, empty)
-    stop = ends[ones]
-    start = stop - counts[ones]
     if start.size > 1:
         new = np.ones(start.size, dtype=bool)
         new[1:] = start[1:] > stop[:-1]
