@@ -54,8 +54,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def single_threaded_blas() -> None:
     """OpenBLAS (numpy's) told to start no thread pool, unless the caller chose a size: for `python -m scoring`, set
-    before any benchmark's code imports numpy (this module imports none). Scoring a file is elementwise array work, and the few matrix products (bootstrap intervals,
-    1,000 resamples by a split's units) are small; the pool's threads, started at numpy's import, spin for their
+    before any benchmark's code imports numpy (this module imports none). Scoring a file is elementwise array work,
+    and the few matrix products (bootstrap intervals, 1,000 resamples by a split's units) are small; the pool's threads, started at numpy's import, spin for their
     work: ~40 ms of CPU a process, ~5% of the EPIC CLI's on a 6,661-sample file (``python -c 'import numpy'``: 0.09 s
     CPU, 0.05 s with one thread)."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
