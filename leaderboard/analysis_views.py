@@ -90,10 +90,13 @@ def _figures(benchmark, split, spec, query, *,
         return None, (), "", []
     public = access.ground_truth_figures_public(split=split)
     withheld = () if public else plugin.analysis_truth_figures
-    data = selectors.board_data(split=split)
-    key = f"{data.cache_key}:analysis:{query.canonical()}:{f'page:{number}' if number else 'all'}"
+    # The board's key alone (its version and fingerprint: `board_data`'s cache key), so that a page found cached reads
+    # no board row: the rows' digest, one aggregate over every row, is read only when the figures are made.
+    key = (f"{selectors.board_cache_key(split_id=split.pk)}:analysis:{query.canonical()}:"
+           f"{f'page:{number}' if number else 'all'}")
     found = cache.get(key)
     if found is None:
+        data = selectors.board_data(split=split)
         found = _figures_made(plugin, split, spec, query, data, number=number, public=public, withheld=withheld)
         cache.set(key, found, selectors.ROWS_TIMEOUT)
     return found[0], withheld, key, found[1]

@@ -164,3 +164,15 @@ def test_scores_landing_together_share_one_span_refresh(plan_board, django_captu
     with django_capture_on_commit_callbacks() as again:
         tasks.analysis_summary_on_score(None, submission_id=clones[1].pk)
     assert len(again) == 1
+
+
+def test_a_cached_page_reads_no_board_row(client, plan_board):
+    """A page found in the cache is named by the board's key alone (its version and fingerprint): neither the rows'
+    digest (an aggregate over every row of the board) nor a row is read for it."""
+    first, _ = shown(client, 2)
+    with CaptureQueriesContext(connection) as queries:
+        again, _ = shown(client, 2)
+    assert again == first
+    read = [q["sql"] for q in queries.captured_queries]
+    assert not [sql for sql in read if "MD5(" in sql.upper()], read
+    assert not [sql for sql in read if "leaderboard_analysissummary" in sql], read
