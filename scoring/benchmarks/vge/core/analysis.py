@@ -10,8 +10,9 @@ figure. Pure.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Collection, Mapping, Sequence
+from typing import Any
 
 from scoring.benchmarks.vge.core.device import TIMED_WAIT
 from scoring.benchmarks.vge.core.episode_options import (

@@ -68,6 +68,10 @@ class DeviceGraphs:
         self._dist_to: dict[str, dict[Node, int]] = {}
         self._succ: dict[Node, tuple[Node, ...]] = {}
         self._l_opt: dict[tuple[Node, tuple[str, ...]], float] = {}
+        # The optimal plans asked for, per (node, goal): the error taxonomy and the view switches ask for the same ones
+        # on every turn played from a node (a VGE summary: some 15,000 episodes on a few devices).
+        self._steps: dict[tuple[Node, str], tuple[tuple[str, str | None, tuple[str, ...]], ...]] = {}
+        self._targets: dict[tuple[Node, str], frozenset[str]] = {}
 
     def _bfs(self, source: str) -> dict[str, int]:
         dist = {source: 0}
@@ -169,6 +173,12 @@ class DeviceGraphs:
         """The first steps of the shortest product-graph walks from `node` to `goal`, as (trigger, action,
         parameter): a component with its atomic action and parameters, `timed_wait`, or `switch_view`. Empty when
         the node's state is the goal or the goal cannot be reached."""
+        cached = self._steps.get((node, goal))
+        if cached is None:
+            cached = self._steps[(node, goal)] = self._optimal_steps(node, goal)
+        return cached
+
+    def _optimal_steps(self, node: Node, goal: str) -> tuple[tuple[str, str | None, tuple[str, ...]], ...]:
         dist = self.distances_to(goal)
         d = dist.get(node)
         if not d:
@@ -190,6 +200,12 @@ class DeviceGraphs:
         """The goal's target components from `node`: the components the optimal plan acts on next, that is the
         first component operated on each shortest product-graph walk to `goal` (view switches and waits before it
         are followed). Empty when no walk operates a component (the goal is reached, unreachable, or by waiting)."""
+        cached = self._targets.get((node, goal))
+        if cached is None:
+            cached = self._targets[(node, goal)] = self._target_components(node, goal)
+        return cached
+
+    def _target_components(self, node: Node, goal: str) -> frozenset[str]:
         dist = self.distances_to(goal)
         found: set[str] = set()
         seen = {node}

@@ -253,3 +253,20 @@ def test_robustness_keeps_the_submissions_the_board_chose():
     assert models(frozenset({3, 4})) == ["B"]
     assert models(frozenset({1, 3, 4})) == ["B"]  # A's perturbed run filtered out: nothing to compare for A
     assert models(frozenset()) == []
+
+
+def test_a_devices_optimal_plans_are_made_once_per_node_and_goal(tiny):
+    """A VGE summary judges some 15,000 episodes' turns on a few devices against their optimal plans: each plan
+    (`optimal_steps`) and target set (`target_components`) of a node and goal is made once, and is what it was
+    made anew."""
+    graphs = DeviceGraphs(tiny)
+    asked = [(node, goal) for goal in tiny.states for node in graphs.nodes()]
+    planned = [(n, g) for n, g in asked if graphs.optimal_steps(n, g)]
+    assert planned
+    for node, goal in asked:
+        fresh = DeviceGraphs(tiny)
+        assert graphs.optimal_steps(node, goal) == fresh.optimal_steps(node, goal)
+        assert graphs.target_components(node, goal) == fresh.target_components(node, goal)
+    for node, goal in planned:
+        assert graphs.optimal_steps(node, goal) is graphs.optimal_steps(node, goal)
+        assert graphs.target_components(node, goal) is graphs.target_components(node, goal)
