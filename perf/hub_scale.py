@@ -21,7 +21,13 @@ worker's time and peak memory for the new score and the re-score with their rati
 
     REDIS_URL=redis://127.0.0.1:6379/N .venv/bin/python perf/hub_scale.py [--scales 1,10,100] [--requests 20]
         [--uncached 5] [--reuse] [--pg postgres://postgres@127.0.0.1:5432] [--prefix ebh_scale_] [--port 0]
-        [--skip LABEL,...] [--pages-only | --worker-only]
+        [--skip LABEL,...] [--pages-only | --worker-only] [--entries SLUG=N] [--no-summaries SLUG]
+        [--samples SLUG=N] [--without COMMAND]
+
+The wide hub (6 December, third session): every entry, few samples, no episodes, built in ~2 minutes at 100x
+(1.24 GiB), for the pages that read rows, not samples (boards, API, CSV, Analysis tab):
+    --prefix ebh_wide_ --samples epic-bench=300 --samples plan-bench=200 --samples vge-bench=100
+    --without make_large_episodes
 
 Building on a 2-core machine shared with other work (load average about 16): the demo template about 8 minutes;
 then 1× about 3 minutes and 5× about 7 (per-sample rows: EPIC 6,661, PLAN 699 and VGE 14,953 per submission, some
@@ -179,7 +185,8 @@ def demo_template(pg: str) -> Path:
 def build(scale: int, pg: str, reuse: bool, generator_args: tuple[str, ...] = ()
           ) -> tuple[dict, float | None, float | None]:
     """The scale's database, its build time and the generator's peak memory (MiB; None when reused);
-    `generator_args`: more of make_large_hub's options (--entries, --no-summaries)."""
+    `generator_args`: more of make_large_hub's options (--entries, --no-summaries, --samples after the papers' sizes,
+    so that they win, --without)."""
     name = f"{PREFIX}{scale}"
     var_dir = _var_dir(str(scale))
     env = {**os.environ, "DATABASE_URL": f"{pg}/{name}", "EBH_VAR_DIR": str(var_dir)}
@@ -354,6 +361,12 @@ def main() -> None:
     parser.add_argument("--no-summaries", action="append", default=[], metavar="SLUG",
                         help="make_large_hub leaves this benchmark's Analysis summaries unmade (VGE: ~4 s of CPU "
                              "each); skip its Analysis tab then, which would make them all")
+    parser.add_argument("--samples", action="append", default=[], metavar="SLUG=N",
+                        help="a benchmark's samples instead of its paper's split size: a wide hub (every entry, few "
+                             "samples: --samples epic-bench=300) for the pages that read rows, not samples")
+    parser.add_argument("--without", action="append", default=[], metavar="COMMAND",
+                        help="make_large_hub leaves out one of its other generators (make_large_episodes: 200,000 "
+                             "episodes at 100x that no page measured here reads)")
     args = parser.parse_args()
     PREFIX = args.prefix
     skip = tuple(s.strip() for s in args.skip.split(",") if s.strip())
@@ -362,7 +375,9 @@ def main() -> None:
     scales = [int(s) for s in args.scales.split(",")]
     results = {}
     generator_args = (*[a for e in args.entries for a in ("--entries", e)],
-                      *[a for n in args.no_summaries for a in ("--no-summaries", n)])
+                      *[a for n in args.no_summaries for a in ("--no-summaries", n)],
+                      *[a for n in args.samples for a in ("--samples", n)],
+                      *[a for n in args.without for a in ("--without", n)])
     for scale in scales:
         print(f"== {scale}x", flush=True)
         env, built, build_peak = build(scale, args.pg, args.reuse, generator_args)

@@ -1,7 +1,11 @@
 """make_large_hub's per-sample rows, written inside the database (issue 34): the same rows on SQLite and PostgreSQL,
 drawn by the documented hash, copying the demo's scored row of each sample."""
+import io
+import re
+
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.db import connection
 
 from scoring.management.commands.make_large_hub import HASH_MODULUS
@@ -110,7 +114,6 @@ def test_each_scored_submission_has_its_analysis_summary_as_the_worker_would_wri
 def test_a_benchmark_may_get_fewer_entries_and_no_summaries_for_a_disk_that_cannot_hold_them(demo_plan):
     """--entries SLUG=N caps a benchmark's entries below 20 x scale (the 100x hub on a 75 GB disk gives VGE 1,800);
     --no-summaries SLUG leaves its Analysis summaries for the tab to make (VGE's take ~4 s each on this machine)."""
-    from django.core.management.base import CommandError
 
     from leaderboard.models import AnalysisSummary
 
@@ -122,3 +125,17 @@ def test_a_benchmark_may_get_fewer_entries_and_no_summaries_for_a_disk_that_cann
     assert not AnalysisSummary.objects.filter(submission__in=subs).exists()
     with pytest.raises(CommandError, match="--entries 'plan-bench': expected SLUG=N"):
         call_command("make_large_hub", scale=1, entries=["plan-bench"], stdout=open("/dev/null", "w"))
+
+
+def test_another_generator_may_be_left_out(demo_plan):
+    """--without make_large_episodes: a wide hub measured for its boards makes no episodes (200,000 at 100x); the
+    other generators still run, and a name that is not one of them is refused."""
+    out = io.StringIO()
+    call_command("make_large_hub", scale=1, samples=["plan-bench=7"], without=["make_large_episodes"], seed=34,
+                 stdout=out)
+    lines = out.getvalue().splitlines()
+    assert "make_large_episodes: left out (--without)" in lines
+    assert not [line for line in lines if re.fullmatch(r"make_large_episodes: \d+ s", line)]  # not run
+    assert [line for line in lines if re.fullmatch(r"make_large_annotation: \d+ s", line)]  # the others are
+    with pytest.raises(CommandError, match="invalid choice: 'make_large_things'"):
+        call_command("make_large_hub", "--without", "make_large_things", stdout=io.StringIO())

@@ -78,10 +78,13 @@ class Command(BaseCommand):
                                  "disk that cannot hold them all")
         parser.add_argument("--no-summaries", action="append", default=[], metavar="SLUG",
                             help="leave a benchmark's Analysis summaries unmade (its tab makes them when first read)")
+        parser.add_argument("--without", action="append", default=[], choices=OTHER_LARGE_COMMANDS, metavar="COMMAND",
+                            help="leave out one of the other generators (" + ", ".join(OTHER_LARGE_COMMANDS) + "), "
+                                 "e.g. make_large_episodes for a hub whose boards alone are measured")
         parser.add_argument("--seed", type=int, default=34)
 
-    def handle(self, *args, scale: int, samples: list[str], entries: list[str], no_summaries: list[str], seed: int,
-               **options):
+    def handle(self, *args, scale: int, samples: list[str], entries: list[str], no_summaries: list[str],
+               without: list[str], seed: int, **options):
         if scale < 1:
             raise CommandError("--scale must be 1 or more")
         sizes, caps = _sizes(samples), _sizes(entries, "--entries")
@@ -106,7 +109,9 @@ class Command(BaseCommand):
                 self.stdout.write(f"{plugin.slug}: {count} samples, {rows} scored submissions "
                                   f"({time.monotonic() - started:.0f} s)")
         for name in OTHER_LARGE_COMMANDS:
-            if name in get_commands():
+            if name in without:
+                self.stdout.write(f"{name}: left out (--without)")
+            elif name in get_commands():
                 started = time.monotonic()
                 call_command(name, scale=scale, seed=seed, stdout=self.stdout)
                 self.stdout.write(f"{name}: {time.monotonic() - started:.0f} s")
