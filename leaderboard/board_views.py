@@ -35,9 +35,7 @@ from leaderboard.core.board import (
     active_parameters_from_name,
     board_build,
     board_page,
-    column_marks,
     csv_cell,
-    empty_leaves,
     export_cells,
     export_header,
     export_table,
@@ -46,7 +44,8 @@ from leaderboard.core.board import (
     parameters_from_name,
     parse_page,
     parse_query,
-    top_marks,
+    view_empty_leaves,
+    view_marks,
 )
 from leaderboard.core.readings import reading_sentence
 from scoring import access
@@ -243,18 +242,20 @@ def _header_groups(columns, spec, *, collapsed: bool = False) -> list[dict[str, 
 
 def _table_view(view: BoardView, collapsed: bool) -> tuple[tuple, tuple, BoardView]:
     """The table's left-out task columns, its columns, and the view with its marks over them (collapsed: marked here,
-    over every column with leaves, so that script can expand a group in place). Over all of the view's rows, so
-    remembered on the view: a view is kept per process while its board's data is unchanged
-    (`services.board_view_build`), and a read after a score landed elsewhere need not mark a large board again."""
+    over every column with leaves, so that script can expand a group in place). From the figures the view keeps per
+    column (`view_marks`: no pass over its rows), and remembered on the view."""
     known = view.__dict__.setdefault("_table_read", {})  # not a field: views compare as before
     if collapsed not in known:
         all_columns = view.spec.visible(expanded=True, extras=view.query.extras) if collapsed else view.columns
         # Task columns no shown row has a figure for are left out (the papers' rows give category scores only),
         # and the page says which and why.
-        empty = empty_leaves(view.rows, all_columns)
+        empty = view_empty_leaves(view, all_columns)
         table_columns = tuple(c for c in all_columns if c not in empty)
-        shown_view = replace(view, marks=column_marks(view.rows, table_columns, within_kind=True),
-                             top=top_marks(view.rows, table_columns)) if collapsed else view
+        if collapsed:
+            marks, top = view_marks(view, table_columns)
+            shown_view = replace(view, marks=marks, top=top)
+        else:
+            shown_view = view
         known[collapsed] = (empty, table_columns, shown_view)
     return known[collapsed]
 
@@ -345,8 +346,8 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         page_key = selectors.board_page_key(selectors.board_cache_key(split_id=split.pk), request.get_full_path())
         if (page := selectors.board_response_get(page_key)) is not None:
             return HttpResponse(page, content_type="text/html; charset=utf-8")
-    # With task columns collapsed the table marks every column itself (`_table_context`): none computed twice.
-    view, data = board_view(split, spec, query, marks=not (spec.has_leaves and not query.expanded))
+    # With task columns collapsed the table marks every column from the figures the view keeps (`_table_view`).
+    view, data = board_view(split, spec, query)
     data_key = data.cache_key
     page = board_page(len(view.rows), number)
     # The table is the costly part to render; it depends only on the rows, the query, the page and the split
