@@ -363,9 +363,13 @@ class RowsChange:
 class _KeptRows:
     digest: str  # of the rows' columns (`_bucket_digests`) and the split's flags, when they were read
     buckets: dict[int, str]  # the digest of each bucket's rows
-    stamped: dict[int, tuple[tuple, BoardRow]]  # per submission: its columns and its row
-    rows: tuple[BoardRow, ...]  # the board's rows (`combine_runs`)
+    stamped: dict[int, dict[int, tuple[tuple, BoardRow]]]  # per bucket, per submission: its columns and its row
+    by_id: dict[int, BoardRow]  # the board's rows (`combine_runs`) by submission, in id order
     changes: tuple[RowsChange, ...] = ()  # the last changes that led here, oldest first
+
+    @property
+    def rows(self) -> list[BoardRow]:
+        return list(self.by_id.values())
 
 
 _local_rows: OrderedDict[int, _KeptRows] = OrderedDict()
@@ -416,18 +420,20 @@ def _digest_of(buckets: Mapping[int, str]) -> str:
     return hashlib.md5(repr(sorted(buckets.items())).encode()).hexdigest()
 
 
-def _stamps_read(rows: QuerySet, columns: Sequence[str], buckets: Mapping[int, str],
-                 known: Mapping[int, tuple]) -> tuple[dict[int, str], dict[int, tuple]]:
-    """Each of `rows`' columns (the first: its id), from `known` (of digests `buckets` before) where the bucket's digest
-    is unchanged, else read: one query for the buckets that changed."""
+def _buckets_read(rows: QuerySet, columns: Sequence[str], buckets: Mapping[int, str]
+                  ) -> tuple[dict[int, str], dict[int, dict[int, tuple]]]:
+    """The digest of each bucket of `rows` now, and the columns (the first: the id) of each row in the buckets whose
+    digest differs from `buckets` (the digests before), per bucket: one grouped aggregate, and one light query when
+    any bucket changed. A bucket left empty is read as empty."""
     now = _bucket_digests(rows, columns)  # read before the rows: a change in between is read at the next read
     changed = {b for b in now.keys() | buckets.keys() if now.get(b) != buckets.get(b)}
-    stamps = {pk: stamp for pk, stamp in known.items() if pk % DIGEST_BUCKETS not in changed}
+    read: dict[int, dict[int, tuple]] = {b: {} for b in changed}
     if changed:
-        read = rows.order_by() if len(changed) == len(now) else \
+        query = rows.order_by() if len(changed) == len(now) else \
             rows.order_by().annotate(bucket=Mod("pk", DIGEST_BUCKETS)).filter(bucket__in=sorted(changed))
-        stamps.update((stamp[0], stamp) for stamp in read.values_list(*columns))
-    return now, stamps
+        for stamp in query.values_list(*columns):
+            read.setdefault(stamp[0] % DIGEST_BUCKETS, {})[stamp[0]] = stamp
+    return now, read
 
 
 def _board_subs(split_id: int | OuterRef) -> QuerySet[Submission]:
@@ -448,7 +454,7 @@ def board_rows_current(*, split_id: int) -> list[BoardRow]:
     """The board's rows under the headline reading and the current scores: what `_load_rows(split_id)` returns,
     from this process's rows of the split while the digest of their columns is unchanged (one aggregate query),
     else those whose columns are unchanged (one light query) and the others built anew (`_row`)."""
-    return list(_rows_kept(split_id).rows)
+    return _rows_kept(split_id).rows
 
 
 def _rows_kept(split_id: int) -> _KeptRows:
@@ -457,39 +463,70 @@ def _rows_kept(split_id: int) -> _KeptRows:
         held = _local_rows.get(split_id)
     if held is not None and not held.digest.startswith(f"{hidden}:"):
         held = None  # the split's flags changed: every row anew
-    buckets, stamps = _stamps_read(_board_subs(split_id), _ROW_COLUMNS, held.buckets if held else {},
-                                   {pk: stamp for pk, (stamp, _) in held.stamped.items()} if held else {})
+    buckets, read = _buckets_read(_board_subs(split_id), _ROW_COLUMNS, held.buckets if held is not None else {})
     digest = f"{hidden}:{_digest_of(buckets)}"
     if held is not None and held.digest == digest:
         with _local_lock:
             _local_rows.move_to_end(split_id)
         return held
-    known = held.stamped if held is not None else {}
-    stale = [pk for pk, stamp in stamps.items() if pk not in known or known[pk][0] != stamp]
+    before = held.stamped if held is not None else {}
+    stale = [pk for b, stamps in read.items() for pk, stamp in stamps.items()
+             if before.get(b, {}).get(pk, (None,))[0] != stamp]
     built = {sub.pk: _row(sub, headline, readings=readings, hidden=hidden) for sub in
              Submission.objects.filter(pk__in=stale).select_related("model_entry", "score")} if stale else {}
-    # A row scored away between the two queries is left out; its bucket's digest differs at the next read.
-    stamped = {pk: (stamps[pk], built[pk]) if pk in built else known[pk] for pk in sorted(stamps)
-               if pk in built or pk in known and known[pk][0] == stamps[pk]}
-    rows = combine_runs([row for _, row in stamped.values()])
-    changes: tuple[RowsChange, ...] = ()
-    if held is not None:
-        # A mean of runs made again with the same figures is the row kept: only rows that differ went and came.
-        before = {row.submission_id: row for row in held.rows}
-        rows = [row if (old := before.get(row.submission_id)) is None or old is row or old != row else old
-                for row in rows]
-        now = {row.submission_id: row for row in rows}
-        change = RowsChange(held.digest, digest,
-                            tuple(row for sid, row in before.items() if now.get(sid) is not row),
-                            tuple(row for sid, row in now.items() if before.get(sid) is not row))
-        changes = (*held.changes, change)[-CHANGES_KEPT:]
-    made = _KeptRows(digest, buckets, stamped, tuple(rows), changes)
+    # The buckets read: each row built again where its columns differ, else kept. A row scored away between the two
+    # queries is left out; its bucket's digest differs at the next read.
+    stamped = {b: rows for b, rows in before.items() if b not in read}
+    for b, stamps in read.items():
+        kept = {pk: (stamp, built[pk]) if pk in built else before[b][pk] for pk, stamp in stamps.items()
+                if pk in built or before.get(b, {}).get(pk, (None,))[0] == stamp}
+        if kept:
+            stamped[b] = kept
+    gone = [row for b in read for pk, (_, row) in before.get(b, {}).items()
+            if stamped.get(b, {}).get(pk, (None, None))[1] is not row]
+    came = [row for b in read for pk, (_, row) in stamped.get(b, {}).items()
+            if before.get(b, {}).get(pk, (None, None))[1] is not row]
+    if held is not None and not any(row.run_set and row.source == "scored" for row in (*gone, *came)):
+        # No mean of runs among them: the board's rows are the kept ones with these out and in, in id order.
+        by_id, last = dict(held.by_id), max(held.by_id, default=0)
+        staying = {row.submission_id for row in came}
+        for row in gone:
+            if row.submission_id not in staying:
+                del by_id[row.submission_id]
+        for row in came:
+            by_id[row.submission_id] = row  # in its place when it was there, else last
+        if any(row.submission_id < last and row.submission_id not in held.by_id for row in came):
+            by_id = dict(sorted(by_id.items()))
+        change = RowsChange(held.digest, digest, tuple(gone), tuple(came))
+    else:
+        by_id = _combined(stamped, held)
+        change = RowsChange(held.digest, digest, *_rows_differing(held.by_id, by_id)) if held is not None else None
+    changes = (*held.changes, change)[-CHANGES_KEPT:] if held is not None and change is not None else ()
+    made = _KeptRows(digest, buckets, stamped, by_id, changes)
     with _local_lock:
         _local_rows[split_id] = made
         _local_rows.move_to_end(split_id)
-        while sum(len(r.stamped) for r in _local_rows.values()) > LOCAL_ROWS_MAX and len(_local_rows) > 1:
+        while sum(len(r.by_id) for r in _local_rows.values()) > LOCAL_ROWS_MAX and len(_local_rows) > 1:
             _local_rows.popitem(last=False)
     return made
+
+
+def _combined(stamped: Mapping[int, Mapping[int, tuple[tuple, BoardRow]]], held: _KeptRows | None
+              ) -> dict[int, BoardRow]:
+    """The board's rows (`combine_runs`) by submission, in id order; a mean of runs made again with the same figures
+    is the row `held` kept (only rows that differ went and came)."""
+    rows = combine_runs([row for _, (_, row) in sorted(pk_row for by_pk in stamped.values()
+                                                       for pk_row in by_pk.items())])
+    kept = held.by_id if held is not None else {}
+    return {row.submission_id: old if (old := kept.get(row.submission_id)) is not None and old == row else row
+            for row in rows}
+
+
+def _rows_differing(before: Mapping[int, BoardRow], now: Mapping[int, BoardRow]
+                    ) -> tuple[tuple[BoardRow, ...], tuple[BoardRow, ...]]:
+    """The rows of `before` not in `now`, and those of `now` not in `before` (a row is itself, not its equal)."""
+    return (tuple(row for sid, row in before.items() if now.get(sid) is not row),
+            tuple(row for sid, row in now.items() if before.get(sid) is not row))
 
 
 def _load_rows(split_id: int, reading: str = "", scorer: str = "") -> list[BoardRow]:
@@ -546,7 +583,7 @@ _PAIR_COLUMNS = ("pk", "a_id", "b_id", "p_value", "shared_units")
 class _KeptPairs:
     digest: str
     buckets: dict[int, str]
-    stamps: dict[int, tuple]  # per comparison: its columns
+    stamps: dict[int, dict[int, tuple]]  # per bucket, per comparison: its columns
     pairs: dict[frozenset[int], PairSignificance]  # never changed in place: a change makes a new one
 
 
@@ -556,26 +593,29 @@ _local_pairs: OrderedDict[int, _KeptPairs] = OrderedDict()
 def _pairs_kept(split_id: int) -> tuple[str, dict[frozenset[int], PairSignificance]]:
     with _local_lock:
         held = _local_pairs.get(split_id)
-    before = held.stamps if held is not None else {}
-    buckets, stamps = _stamps_read(BoardComparison.objects.filter(split_id=split_id), _PAIR_COLUMNS,
-                                   held.buckets if held is not None else {}, before)
+    buckets, read = _buckets_read(BoardComparison.objects.filter(split_id=split_id), _PAIR_COLUMNS,
+                                  held.buckets if held is not None else {})
     digest = _digest_of(buckets)
     if held is not None and held.digest == digest:
         with _local_lock:
             _local_pairs.move_to_end(split_id)
         return held.digest, held.pairs
+    before = held.stamps if held is not None else {}
     pairs = dict(held.pairs) if held is not None else {}
-    for pk, (_, a, b, *_rest) in before.items():
-        if stamps.get(pk) != before[pk]:
-            pairs.pop(frozenset((a, b)), None)
-    for pk, (_, a, b, p, n) in stamps.items():
-        if before.get(pk) != stamps[pk]:
-            pairs[frozenset((a, b))] = PairSignificance(a, b, p, n)
-    made = _KeptPairs(digest, buckets, stamps, pairs)
+    for b, stamps in read.items():
+        for pk, (_, a, b_id, *_rest) in before.get(b, {}).items():
+            if stamps.get(pk) != before[b][pk]:
+                pairs.pop(frozenset((a, b_id)), None)
+        for pk, (_, a, b_id, p, n) in stamps.items():
+            if before.get(b, {}).get(pk) != stamps[pk]:
+                pairs[frozenset((a, b_id))] = PairSignificance(a, b_id, p, n)
+    stamped = {**{b: stamps for b, stamps in before.items() if b not in read},
+               **{b: stamps for b, stamps in read.items() if stamps}}
+    made = _KeptPairs(digest, buckets, stamped, pairs)
     with _local_lock:
         _local_pairs[split_id] = made
         _local_pairs.move_to_end(split_id)
-        while sum(len(p.stamps) for p in _local_pairs.values()) > LOCAL_ROWS_MAX and len(_local_pairs) > 1:
+        while sum(len(p.pairs) for p in _local_pairs.values()) > LOCAL_ROWS_MAX and len(_local_pairs) > 1:
             _local_pairs.popitem(last=False)
     return made.digest, made.pairs
 
@@ -612,7 +652,7 @@ def board_data(*, split: Split, reading: str = "", scorer: str = "") -> BoardDat
         # The board as it is now: this process's rows and stored comparisons, each checked by one aggregate query
         # (`_rows_kept`, `_pairs_kept`); nothing is pickled to or from the shared cache.
         rows, (pairs_digest, pairs) = _rows_kept(split.pk), _pairs_kept(split.pk)
-        return BoardData(key, list(rows.rows), pairs, f"{split.pk}:{rows.digest}:{pairs_digest}", split.pk,
+        return BoardData(key, rows.rows, pairs, f"{split.pk}:{rows.digest}:{pairs_digest}", split.pk,
                          rows.digest, pairs_digest, rows.changes)
     rows_key = f"{key}:reading:{reading}" if reading else key
     if scorer:
