@@ -6,6 +6,7 @@ Views are thin: resolve the split, parse the query with `leaderboard.core.board`
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 from dataclasses import replace
@@ -157,26 +158,33 @@ def board_view(split, spec, query, *, marks: bool = True) -> tuple[BoardView, se
 def _cell_html(view: BoardView, row, column, headline: str) -> str:
     """One figure cell of the board table, as HTML. Written here rather than in the template: a page draws some
     50 rows × 35 columns of these, and the template language spent most of an uncached board's time on them
-    (a dozen lookups per cell). Every text is escaped as the template's autoescape escapes it (html.escape)."""
+    (a dozen lookups per cell). Every text is escaped as the template's autoescape escapes it (html.escape); a
+    figure is written by Python's float formatting (digits, sign, point, exponent), which needs none."""
     key = column.key
     value = row.value(key)
     interval = row.interval(key)
     mark = view.marks.get(key, {}).get(row.submission_id, "")
     leaf = column.level is Level.LEAF
-    out = f'<td data-key="{escape(key)}"'
+    out = f'<td data-key="{_escaped(key)}"'
     if mark or leaf or key == headline:
-        out += f' class="{escape(mark)}{" leaf" if leaf else ""}{" col-headline" if key == headline else ""}"'
+        out += f' class="{_escaped(mark)}{" leaf" if leaf else ""}{" col-headline" if key == headline else ""}"'
     if interval:
-        out += f' data-value="{escape("" if value is None else repr(value))}"'
+        out += f' data-value="{"" if value is None else repr(value)}"'
     if column.parent:
-        out += f' data-parent="{escape(column.parent)}"'
-    out += ">" + escape(format_value(value, column.digits) or "–")
+        out += f' data-parent="{_escaped(column.parent)}"'
+    out += ">" + (format_value(value, column.digits) or "–")
     if row.submission_id in view.top.get(key, ()):
         out += '<span class="top-mark" title="Best of all rows in this column">★</span>'
     if interval:
-        out += (f'<span class="ci" title="95% bootstrap interval">{escape(format_value(interval[0], column.digits))}'
-                f'–{escape(format_value(interval[1], column.digits))}</span>')
+        out += (f'<span class="ci" title="95% bootstrap interval">{format_value(interval[0], column.digits)}'
+                f'–{format_value(interval[1], column.digits)}</span>')
     return out + "</td>"
+
+
+@functools.lru_cache(maxsize=1024)
+def _escaped(text: str) -> str:
+    """`escape` of a column's key, its parent's or a mark: a few texts, each escaped once."""
+    return escape(text)
 
 
 def _model_cells_html(row, split, run_sd: str) -> str:

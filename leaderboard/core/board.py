@@ -11,7 +11,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import AbstractSet, Any, Iterable, Iterator, Mapping, Sequence
 
 from scoring.core.columns import BoardSpec, Column, Direction, Level
 from scoring.core.numbers import finite
@@ -362,13 +362,14 @@ def top_marks(rows: Sequence[BoardRow], columns: Iterable[Column]) -> dict[str, 
 @dataclass(frozen=True)
 class ColumnTops:
     """The figures of some rows per column, for marking them without a pass over the rows: per column and model kind
-    the (value, submission) pairs sorted (the human baseline left out, as `column_marks` leaves it out), and per
-    column how many rows, the human baseline's included, have a figure (`empty_leaves`). Changed by copying only the
-    lists a row changes (`tops_changed`): one in use by a reader is never changed."""
+    the (value, submission) pairs sorted (the human baseline left out, as `column_marks` leaves it out), per column
+    how many rows, the human baseline's included, have a figure (`empty_leaves`), and the rows by submission. Changed
+    by copying only what a row changes (`tops_changed`): one in use by a reader is never changed."""
 
     up: Mapping[str, bool]  # per column key: whether larger is better
     values: Mapping[str, Mapping[str, list[tuple[float, int]]]]
     filled: Mapping[str, int]
+    rows: Mapping[int, BoardRow]
 
     def cover(self, columns: Iterable[Column]) -> bool:
         return all(c.key in self.up for c in columns)
@@ -378,7 +379,9 @@ def tops_of(rows: Iterable[BoardRow], columns: Iterable[Column]) -> ColumnTops:
     columns = tuple(columns)
     values: dict[str, dict[str, list[tuple[float, int]]]] = {c.key: {} for c in columns}
     filled = {c.key: 0 for c in columns}
+    by_id = {}
     for row in rows:
+        by_id[row.submission_id] = row
         for c in columns:
             v = row.value(c.key)
             if v is None:
@@ -389,16 +392,20 @@ def tops_of(rows: Iterable[BoardRow], columns: Iterable[Column]) -> ColumnTops:
     for by_kind in values.values():
         for pairs in by_kind.values():
             pairs.sort()
-    return ColumnTops({c.key: c.direction is Direction.UP for c in columns}, values, filled)
+    return ColumnTops({c.key: c.direction is Direction.UP for c in columns}, values, filled, by_id)
 
 
 def tops_changed(tops: ColumnTops, gone: Iterable[BoardRow], came: Iterable[BoardRow]) -> ColumnTops:
     """`tops` without the rows `gone` and with the rows `came` (a new ColumnTops; `tops` is left as it was)."""
     values = {key: dict(by_kind) for key, by_kind in tops.values.items()}
-    filled = dict(tops.filled)
+    filled, by_id = dict(tops.filled), dict(tops.rows)
     copied: set[tuple[str, str]] = set()
     for sign, rows in ((-1, gone), (1, came)):
         for row in rows:
+            if sign > 0:
+                by_id[row.submission_id] = row
+            else:
+                del by_id[row.submission_id]
             for key, by_kind in values.items():
                 v = row.value(key)
                 if v is None:
@@ -417,46 +424,78 @@ def tops_changed(tops: ColumnTops, gone: Iterable[BoardRow], came: Iterable[Boar
                     if i == len(pairs) or pairs[i] != (v, row.submission_id):
                         raise ValueError(f"row {row.submission_id} is not among the tops of {key}")
                     del pairs[i]
-    return ColumnTops(tops.up, values, filled)
+    return ColumnTops(tops.up, values, filled, by_id)
 
 
-def _top_two(pairs: Sequence[tuple[float, int]], up: bool) -> list[tuple[float, list[int]]]:
-    """The best and second-best distinct values of sorted pairs, best first, each with the submissions holding it."""
-    out: list[tuple[float, list[int]]] = []
-    for v, sid in (reversed(pairs) if up else pairs):
-        if out and out[-1][0] == v:
-            out[-1][1].append(sid)
-        elif len(out) == 2:
-            break
-        else:
-            out.append((v, [sid]))
-    return out
+def _leaders(pairs: Sequence[tuple[float, int]], up: bool) -> tuple[float, ...]:
+    """The best and second-best distinct values of sorted (value, submission) pairs, best first (fewer when there
+    are fewer): found by bisection, not by walking the rows that hold them."""
+    if not pairs:
+        return ()
+    if up:
+        best = pairs[-1][0]
+        i = bisect.bisect_left(pairs, (best, -math.inf))
+        return (best, pairs[i - 1][0]) if i else (best,)
+    best = pairs[0][0]
+    i = bisect.bisect_right(pairs, (best, math.inf))
+    return (best, pairs[i][0]) if i < len(pairs) else (best,)
+
+
+class _ColumnMarks(Mapping[int, str]):
+    """One column of `column_marks` of the rows a ColumnTops holds, read per submission: a row's mark is whether its
+    figure is its group's best or second-best value, so a page asks for the marks of its own rows only."""
+
+    def __init__(self, key: str, leaders: Mapping[str, tuple[float, ...]], rows: Mapping[int, BoardRow],
+                 within_kind: bool):
+        self.key, self.leaders, self.rows, self.within_kind = key, leaders, rows, within_kind
+
+    def __getitem__(self, sid: int) -> str:
+        row = self.rows.get(sid)
+        v = row.value(self.key) if row is not None and row.kind != "human" else None
+        top = self.leaders.get(row.kind if self.within_kind else "", ()) if row is not None else ()
+        if v is not None and v in top:
+            return ("best", "second")[top.index(v)]
+        raise KeyError(sid)
+
+    def __iter__(self) -> Iterator[int]:  # every row: for comparing and listing, not for a page
+        return (sid for sid in self.rows if sid in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class _ColumnBest(AbstractSet[int]):
+    """One column of `top_marks`: the submissions whose figure is the best of all rows' (`_ColumnMarks`)."""
+
+    def __init__(self, marks: _ColumnMarks):
+        self.marks = marks
+
+    def __contains__(self, sid: object) -> bool:
+        return isinstance(sid, int) and self.marks.get(sid) == "best"
+
+    def __iter__(self) -> Iterator[int]:
+        return (sid for sid, mark in self.marks.items() if mark == "best")
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def tops_marks(tops: ColumnTops, columns: Iterable[Column], *, within_kind: bool = False
-               ) -> dict[str, dict[int, str]]:
-    """`column_marks` of the rows `tops` holds."""
-    marks: dict[str, dict[int, str]] = {}
+               ) -> dict[str, _ColumnMarks]:
+    """`column_marks` of the rows `tops` holds, each column's read per submission (`_ColumnMarks`)."""
+    marks: dict[str, _ColumnMarks] = {}
     for column in columns:
-        up, col = tops.up[column.key], {}
-        tops_by_kind = [_top_two(pairs, up) for pairs in tops.values[column.key].values()]
+        up = tops.up[column.key]
+        leaders = {kind: _leaders(pairs, up) for kind, pairs in tops.values[column.key].items()}
         if not within_kind:  # the best two distinct values of all kinds are among each kind's best two
-            holders: dict[float, list[int]] = {}
-            for top in tops_by_kind:
-                for v, sids in top:
-                    holders.setdefault(v, []).extend(sids)
-            tops_by_kind = [sorted(holders.items(), reverse=up)[:2]]
-        for top in tops_by_kind:
-            for mark, (_, sids) in zip(("best", "second"), top):
-                col.update(dict.fromkeys(sids, mark))
-        marks[column.key] = col
+            leaders = {"": tuple(sorted({v for top in leaders.values() for v in top}, reverse=up)[:2])}
+        marks[column.key] = _ColumnMarks(column.key, leaders, tops.rows, within_kind)
     return marks
 
 
-def tops_best(tops: ColumnTops, columns: Iterable[Column]) -> dict[str, frozenset[int]]:
-    """`top_marks` of the rows `tops` holds."""
-    return {key: frozenset(sid for sid, mark in col.items() if mark == "best")
-            for key, col in tops_marks(tops, columns).items()}
+def tops_best(tops: ColumnTops, columns: Iterable[Column]) -> dict[str, AbstractSet[int]]:
+    """`top_marks` of the rows `tops` holds, each column's read per submission."""
+    return {key: _ColumnBest(col) for key, col in tops_marks(tops, columns).items()}
 
 
 def tops_empty_leaves(tops: ColumnTops, columns: Iterable[Column]) -> tuple[Column, ...]:
@@ -544,7 +583,7 @@ class BoardView:
     marks: Mapping[str, Mapping[int, str]]  # best / second best within each model category
     ties: frozenset[int]
     total_rows: int  # before filtering and best-per-model
-    top: Mapping[str, frozenset[int]] = field(default_factory=dict)  # per column: best across all rows
+    top: Mapping[str, AbstractSet[int]] = field(default_factory=dict)  # per column: best across all rows
     compared: tuple[tuple[int, int], ...] = ()  # the adjacent pairs whose significance this view shows
     # The figures of `rows` over every column the view can show (`ColumnTops`), for marks over other columns than
     # `columns` (`view_marks`); None where not kept. Not compared: views compare by what they show.
@@ -552,7 +591,7 @@ class BoardView:
 
 
 def view_marks(view: BoardView, columns: Sequence[Column]
-               ) -> tuple[dict[str, dict[int, str]], dict[str, frozenset[int]]]:
+               ) -> tuple[Mapping[str, Mapping[int, str]], Mapping[str, AbstractSet[int]]]:
     """`column_marks` within each kind and `top_marks` of the view's rows over `columns` (from its tops when it
     keeps them over these columns)."""
     if view.tops is not None and view.tops.cover(columns):
