@@ -620,24 +620,30 @@ def board_build(
     kept = filter_rows(rows, query)
     if not query.all_entries:
         kept = best_per_model(kept, column)
-    ordered = sort_rows(kept, column, descending=query.descending)
+    return ordered_view(spec, query, sort_rows(kept, column, descending=query.descending), pairs, len(rows),
+                        marked=marks)
+
+
+def ordered_view(spec: BoardSpec, query: BoardQuery, ordered: Sequence[BoardRow],
+                 pairs: Mapping[frozenset[int], PairSignificance] | None, total_rows: int, *,
+                 marked: bool = False, tops: ColumnTops | None = None) -> BoardView:
+    """The view of rows the query's filters kept, one per model (unless every entry) and in its order, `total_rows`
+    before that: ranks and the significance of adjacent rows counted over them; with `marked` the best / second-best
+    marks from a pass over the rows, with `tops` (their figures kept per column) from these."""
+    column = spec.column(query.sort) or spec.columns[0]
     columns = spec.visible(expanded=query.expanded, extras=query.extras)
     # Comparisons are of the headline reading's per-sample scores: none is shown under another reading.
     # Nor under an older scorer version: the stored comparisons are of the current scores' per-sample rows.
     compared = compared_pairs(ordered, column) if not query.reading and not query.scorer else ()
-    ties = pairs_tied(compared, pairs or {})
-    return BoardView(
-        spec=spec,
-        query=query,
-        columns=columns,
-        rows=tuple(ordered),
-        ranks=tuple(ranks(ordered, column)),
-        marks=column_marks(ordered, columns, within_kind=True) if marks else {},
-        ties=frozenset(ties),
-        total_rows=len(rows),
-        top=top_marks(ordered, columns) if marks else {},
-        compared=compared,
-    )
+    marks: Mapping[str, Mapping[int, str]] = {}
+    top: Mapping[str, AbstractSet[int]] = {}
+    if tops is not None:
+        marks, top = tops_marks(tops, columns, within_kind=True), tops_best(tops, columns)
+    elif marked:
+        marks, top = column_marks(ordered, columns, within_kind=True), top_marks(ordered, columns)
+    return BoardView(spec=spec, query=query, columns=columns, rows=tuple(ordered),
+                     ranks=tuple(ranks(ordered, column)), marks=marks, ties=frozenset(pairs_tied(compared, pairs or {})),
+                     total_rows=total_rows, top=top, compared=compared, tops=tops)
 
 
 PAGE_ROWS = 50  # rows a board page shows (and the board API's page, unless it asks for another size)

@@ -18,18 +18,13 @@ from leaderboard.core.board import (
     BoardQuery,
     BoardRow,
     BoardView,
-    ColumnTops,
     PairSignificance,
     best_key,
     better_first,
-    compared_pairs,
-    pairs_tied,
-    ranks,
+    ordered_view,
     row_kept,
     sort_key,
-    tops_best,
     tops_changed,
-    tops_marks,
     tops_of,
 )
 from scoring.core.columns import BoardSpec, Column
@@ -68,7 +63,7 @@ def view_kept(rows: Sequence[BoardRow], spec: BoardSpec, query: BoardQuery,
     shown = {group: min(found, key=lambda r: best_key(r, column)) for group, found in candidates.items()}
     ordered = sorted((sort_key(row, column.key, desc), row) for row in shown.values())  # keys are unique
     tops = tops_of(shown.values(), spec.visible(expanded=True, extras=query.extras)) if marks else None
-    return KeptView(_view(spec, query, [row for _, row in ordered], pairs, len(rows), tops),
+    return KeptView(ordered_view(spec, query, [row for _, row in ordered], pairs, len(rows), tops=tops),
                     {group: tuple(found) for group, found in candidates.items()}, shown, [k for k, _ in ordered])
 
 
@@ -121,27 +116,5 @@ def view_updated(kept: KeptView, gone: Iterable[BoardRow], came: Iterable[BoardR
         keys.insert(i, key)
         ordered.insert(i, new)
     tops = tops_changed(view.tops, left_out, put_in) if view.tops is not None else None
-    return KeptView(_view(view.spec, query, ordered, pairs, total_rows, tops), candidates, shown, keys)
-
-
-def _view(spec: BoardSpec, query: BoardQuery, ordered: list[BoardRow],
-          pairs: Mapping[frozenset[int], PairSignificance] | None, total_rows: int,
-          tops: ColumnTops | None) -> BoardView:
-    """The view of rows already filtered, one per model (unless all entries) and ordered, as `board_build` makes it."""
-    column = _sort_column(spec, query)
-    columns = spec.visible(expanded=query.expanded, extras=query.extras)
-    compared = compared_pairs(ordered, column) if not query.reading and not query.scorer else ()
-    ties = pairs_tied(compared, pairs or {})
-    return BoardView(
-        spec=spec,
-        query=query,
-        columns=columns,
-        rows=tuple(ordered),
-        ranks=tuple(ranks(ordered, column)),
-        marks=tops_marks(tops, columns, within_kind=True) if tops is not None else {},
-        ties=frozenset(ties),
-        total_rows=total_rows,
-        top=tops_best(tops, columns) if tops is not None else {},
-        compared=compared,
-        tops=tops,
-    )
+    return KeptView(ordered_view(view.spec, query, ordered, pairs, total_rows, tops=tops), candidates, shown,
+                    keys)
