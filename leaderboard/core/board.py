@@ -404,8 +404,8 @@ def tops_changed(tops: ColumnTops, gone: Iterable[BoardRow], came: Iterable[Boar
         for row in rows:
             if sign > 0:
                 by_id[row.submission_id] = row
-            else:
-                del by_id[row.submission_id]
+            elif by_id.pop(row.submission_id, None) is None:
+                raise ValueError(f"row {row.submission_id} is not among the tops")
             for key, by_kind in values.items():
                 v = row.value(key)
                 if v is None:
