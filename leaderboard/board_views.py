@@ -6,6 +6,7 @@ Views are thin: resolve the split, parse the query with `leaderboard.core.board`
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 from dataclasses import replace
@@ -35,9 +36,7 @@ from leaderboard.core.board import (
     active_parameters_from_name,
     board_build,
     board_page,
-    column_marks,
     csv_cell,
-    empty_leaves,
     export_cells,
     export_header,
     export_table,
@@ -46,7 +45,8 @@ from leaderboard.core.board import (
     parameters_from_name,
     parse_page,
     parse_query,
-    top_marks,
+    view_empty_leaves,
+    view_marks,
 )
 from leaderboard.core.readings import reading_sentence
 from scoring import access
@@ -158,26 +158,33 @@ def board_view(split, spec, query, *, marks: bool = True) -> tuple[BoardView, se
 def _cell_html(view: BoardView, row, column, headline: str) -> str:
     """One figure cell of the board table, as HTML. Written here rather than in the template: a page draws some
     50 rows × 35 columns of these, and the template language spent most of an uncached board's time on them
-    (a dozen lookups per cell). Every text is escaped as the template's autoescape escapes it (html.escape)."""
+    (a dozen lookups per cell). Every text is escaped as the template's autoescape escapes it (html.escape); a
+    figure is written by Python's float formatting (digits, sign, point, exponent), which needs none."""
     key = column.key
     value = row.value(key)
     interval = row.interval(key)
     mark = view.marks.get(key, {}).get(row.submission_id, "")
     leaf = column.level is Level.LEAF
-    out = f'<td data-key="{escape(key)}"'
+    out = f'<td data-key="{_escaped(key)}"'
     if mark or leaf or key == headline:
-        out += f' class="{escape(mark)}{" leaf" if leaf else ""}{" col-headline" if key == headline else ""}"'
+        out += f' class="{_escaped(mark)}{" leaf" if leaf else ""}{" col-headline" if key == headline else ""}"'
     if interval:
-        out += f' data-value="{escape("" if value is None else repr(value))}"'
+        out += f' data-value="{"" if value is None else repr(value)}"'
     if column.parent:
-        out += f' data-parent="{escape(column.parent)}"'
-    out += ">" + escape(format_value(value, column.digits) or "–")
+        out += f' data-parent="{_escaped(column.parent)}"'
+    out += ">" + (format_value(value, column.digits) or "–")
     if row.submission_id in view.top.get(key, ()):
         out += '<span class="top-mark" title="Best of all rows in this column">★</span>'
     if interval:
-        out += (f'<span class="ci" title="95% bootstrap interval">{escape(format_value(interval[0], column.digits))}'
-                f'–{escape(format_value(interval[1], column.digits))}</span>')
+        out += (f'<span class="ci" title="95% bootstrap interval">{format_value(interval[0], column.digits)}'
+                f'–{format_value(interval[1], column.digits)}</span>')
     return out + "</td>"
+
+
+@functools.lru_cache(maxsize=1024)
+def _escaped(text: str) -> str:
+    """`escape` of a column's key, its parent's or a mark: a few texts, each escaped once."""
+    return escape(text)
 
 
 def _model_cells_html(row, split, run_sd: str) -> str:
@@ -243,20 +250,25 @@ def _header_groups(columns, spec, *, collapsed: bool = False) -> list[dict[str, 
 
 def _table_view(view: BoardView, collapsed: bool) -> tuple[tuple, tuple, BoardView]:
     """The table's left-out task columns, its columns, and the view with its marks over them (collapsed: marked here,
-    over every column with leaves, so that script can expand a group in place). Over all of the view's rows, so
-    remembered on the view: a view is kept per process while its board's data is unchanged
-    (`services.board_view_build`), and a read after a score landed elsewhere need not mark a large board again."""
+    over every column with leaves, so that script can expand a group in place). From the figures the view keeps per
+    column (`view_marks`: no pass over its rows), and remembered on the view."""
     known = view.__dict__.setdefault("_table_read", {})  # not a field: views compare as before
     if collapsed not in known:
         all_columns = view.spec.visible(expanded=True, extras=view.query.extras) if collapsed else view.columns
         # Task columns no shown row has a figure for are left out (the papers' rows give category scores only),
         # and the page says which and why.
-        empty = empty_leaves(view.rows, all_columns)
+        empty = view_empty_leaves(view, all_columns)
         table_columns = tuple(c for c in all_columns if c not in empty)
-        shown_view = replace(view, marks=column_marks(view.rows, table_columns, within_kind=True),
-                             top=top_marks(view.rows, table_columns)) if collapsed else view
+        shown_view = None
+        if collapsed:
+            marks, top = view_marks(view, table_columns)
+            shown_view = replace(view, marks=marks, top=top)
+        # Never the view itself: a view holding itself is a reference cycle, and a view dropped after a change (with
+        # its kept figures, some 70,000 objects on a board of 2,000 rows) would wait for the garbage collector's
+        # full pass, which then took some 175 ms inside one request.
         known[collapsed] = (empty, table_columns, shown_view)
-    return known[collapsed]
+    empty, table_columns, shown_view = known[collapsed]
+    return empty, table_columns, shown_view or view
 
 
 def _table_context(request: HttpRequest, benchmark, split, view: BoardView, page: BoardPage) -> dict[str, Any]:
@@ -345,8 +357,8 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         page_key = selectors.board_page_key(selectors.board_cache_key(split_id=split.pk), request.get_full_path())
         if (page := selectors.board_response_get(page_key)) is not None:
             return HttpResponse(page, content_type="text/html; charset=utf-8")
-    # With task columns collapsed the table marks every column itself (`_table_context`): none computed twice.
-    view, data = board_view(split, spec, query, marks=not (spec.has_leaves and not query.expanded))
+    # With task columns collapsed the table marks every column from the figures the view keeps (`_table_view`).
+    view, data = board_view(split, spec, query)
     data_key = data.cache_key
     page = board_page(len(view.rows), number)
     # The table is the costly part to render; it depends only on the rows, the query, the page and the split

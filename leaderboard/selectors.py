@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.db.models import Aggregate, CharField, Count, Exists, F, Max, OuterRef, QuerySet, Sum
+from django.db.models.functions import Mod
 
 from leaderboard.core.board import BoardRow, PairSignificance, combine_runs, parameters_from_name
 from leaderboard.core.readings import Figures, figures_under
@@ -238,6 +239,7 @@ def board_local_responses_clear() -> None:
         _local_rows.clear()
         _local_pairs.clear()
         _local_derived.clear()
+        _local_views.clear()
     _local_splits.clear()
 
 
@@ -328,25 +330,46 @@ def _public_provenance(keys: Any, *, hidden: bool) -> dict[str, Any]:
     return keys
 
 
-# Board rows under the headline reading and the current scores, kept in this process per split and reused while
-# what each was made from is unchanged. An uncached board read (after a score landed) first asks the database for a
-# digest of every row's own columns (submission, model entry, the score's id and last change: one aggregate, the rows'
-# text never leaves the database); while it is the one the kept rows were made under, they are the board. Otherwise
-# one light query reads each row's columns and only the rows whose columns differ are built again (a new or re-scored
-# submission, an edited entry); a row gone from the board (withdrawn, made private, held back by its phase) is not in
-# the query. Bounded: the least recently read splits go first.
+# Board rows under the headline reading and the current scores, kept in this process per split and brought up to date
+# with what changed. An uncached board read (after a score landed) first asks the database for digests of the rows' own
+# columns (submission, model entry, the score's id and last change), one per bucket of submissions (id modulo
+# DIGEST_BUCKETS: one grouped aggregate, the rows' text never leaves the database); while they are the ones the kept
+# rows were made under, the kept rows are the board. Otherwise one light query reads the columns of the rows in the
+# buckets whose digest changed, and only the rows whose columns differ are built again (a new or re-scored submission,
+# an edited entry); a row gone from the board (withdrawn, made private, held back by its phase) is not in the query.
+# Each change is kept with the rows (the rows that went and came, `RowsChange`), for the views made from them to
+# follow (`board_view_kept`). Bounded: the least recently read splits go first.
 _ROW_COLUMNS = ("pk", "source", "note", "run_set", "finished_at", "scorer_version", "model_entry_id",
                 "model_entry__name", "model_entry__slug", "model_entry__kind", "model_entry__thinking",
                 "model_entry__parameters_b", "model_entry__organisation", "score__id", "score__updated_at",
                 "score__overall")
 LOCAL_ROWS_MAX = 50_000  # rows kept in all, over every split this process has read
+DIGEST_BUCKETS = 64  # a change reads the columns of the rows in its bucket: about 1/64 of a large board's
+CHANGES_KEPT = 8  # the last changes of a split's rows kept for views made before them
+
+
+@dataclass(frozen=True)
+class RowsChange:
+    """The board's rows going from digest `before` to `after`: the rows that left (as they were) and came (as they
+    are); a changed row is in both."""
+
+    before: str
+    after: str
+    gone: tuple[BoardRow, ...]
+    came: tuple[BoardRow, ...]
 
 
 @dataclass(frozen=True)
 class _KeptRows:
-    digest: str  # of the rows' columns (`_digest`) and the split's flags, when they were read
-    stamped: dict[int, tuple[tuple, BoardRow]]  # per submission: its columns and its row
-    rows: tuple[BoardRow, ...]  # the board's rows (`combine_runs`)
+    digest: str  # of the rows' columns (`_bucket_digests`) and the split's flags, when they were read
+    buckets: dict[int, str]  # the digest of each bucket's rows
+    stamped: dict[int, dict[int, tuple[tuple, BoardRow]]]  # per bucket, per submission: its columns and its row
+    by_id: dict[int, BoardRow]  # the board's rows (`combine_runs`) by submission, in id order
+    changes: tuple[RowsChange, ...] = ()  # the last changes that led here, oldest first
+
+    @property
+    def rows(self) -> list[BoardRow]:
+        return list(self.by_id.values())
 
 
 _local_rows: OrderedDict[int, _KeptRows] = OrderedDict()
@@ -386,6 +409,33 @@ def _digest(rows: QuerySet, columns: Sequence[str]) -> str:
     return f"{found['n']}:{found['digest'] or ''}"
 
 
+def _bucket_digests(rows: QuerySet, columns: Sequence[str]) -> dict[int, str]:
+    """`_digest` of each bucket of `rows` (id modulo DIGEST_BUCKETS) that has any, from one grouped query."""
+    found = (rows.order_by().annotate(bucket=Mod("pk", DIGEST_BUCKETS)).values("bucket")
+             .annotate(n=Count("pk"), digest=_Digest(columns, "pk")).values_list("bucket", "n", "digest"))
+    return {int(bucket): f"{n}:{digest or ''}" for bucket, n, digest in found}
+
+
+def _digest_of(buckets: Mapping[int, str]) -> str:
+    return hashlib.md5(repr(sorted(buckets.items())).encode()).hexdigest()
+
+
+def _buckets_read(rows: QuerySet, columns: Sequence[str], buckets: Mapping[int, str]
+                  ) -> tuple[dict[int, str], dict[int, dict[int, tuple]]]:
+    """The digest of each bucket of `rows` now, and the columns (the first: the id) of each row in the buckets whose
+    digest differs from `buckets` (the digests before), per bucket: one grouped aggregate, and one light query when
+    any bucket changed. A bucket left empty is read as empty."""
+    now = _bucket_digests(rows, columns)  # read before the rows: a change in between is read at the next read
+    changed = {b for b in now.keys() | buckets.keys() if now.get(b) != buckets.get(b)}
+    read: dict[int, dict[int, tuple]] = {b: {} for b in changed}
+    if changed:
+        query = rows.order_by() if len(changed) == len(now) else \
+            rows.order_by().annotate(bucket=Mod("pk", DIGEST_BUCKETS)).filter(bucket__in=sorted(changed))
+        for stamp in query.values_list(*columns):
+            read.setdefault(stamp[0] % DIGEST_BUCKETS, {})[stamp[0]] = stamp
+    return now, read
+
+
 def _board_subs(split_id: int | OuterRef) -> QuerySet[Submission]:
     """The submissions on a split's board: scored, with a score, and shown now (`on_boards`)."""
     return on_boards(Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED,
@@ -404,39 +454,88 @@ def board_rows_current(*, split_id: int) -> list[BoardRow]:
     """The board's rows under the headline reading and the current scores: what `_load_rows(split_id)` returns,
     from this process's rows of the split while the digest of their columns is unchanged (one aggregate query),
     else those whose columns are unchanged (one light query) and the others built anew (`_row`)."""
-    return list(_rows_kept(split_id).rows)
+    return _rows_kept(split_id).rows
 
 
 def _rows_kept(split_id: int) -> _KeptRows:
     hidden, headline, readings = _board_figures(split_id)
-    # Read before the rows: a change in between leaves kept rows newer than their digest, rebuilt at the next read.
-    digest = f"{hidden}:{_digest(_board_subs(split_id), _ROW_COLUMNS)}"
     with _local_lock:
         held = _local_rows.get(split_id)
-        if held is not None and held.digest == digest:
+    if held is not None and not held.digest.startswith(f"{hidden}:"):
+        held = None  # the split's flags changed: every row anew
+    buckets, read = _buckets_read(_board_subs(split_id), _ROW_COLUMNS, held.buckets if held is not None else {})
+    digest = f"{hidden}:{_digest_of(buckets)}"
+    if held is not None and held.digest == digest:
+        with _local_lock:
             _local_rows.move_to_end(split_id)
-            return held
-    known = held.stamped if held is not None else {}
-    stamps = [(*columns, hidden) for columns in _board_subs(split_id).order_by("id").values_list(*_ROW_COLUMNS)]
-    kept: dict[int, tuple[tuple, BoardRow]] = {}
-    stale: dict[int, tuple] = {}
-    for stamp in stamps:
-        found = known.get(stamp[0])
-        if found is not None and found[0] == stamp:
-            kept[stamp[0]] = found
-        else:
-            stale[stamp[0]] = stamp
-    if stale:
-        for sub in Submission.objects.filter(pk__in=list(stale)).select_related("model_entry", "score"):
-            kept[sub.pk] = (stale[sub.pk], _row(sub, headline, readings=readings, hidden=hidden))
-    stamped = {pk: kept[pk] for pk, *_ in stamps if pk in kept}  # a row scored away meanwhile is left out
-    made = _KeptRows(digest, stamped, tuple(combine_runs([row for _, row in stamped.values()])))
+        return held
+    before = held.stamped if held is not None else {}
+    stale = [pk for b, stamps in read.items() for pk, stamp in stamps.items()
+             if before.get(b, {}).get(pk, (None,))[0] != stamp]
+    built = _rows_built(stale, headline, readings, hidden) if stale else {}
+    # The buckets read: each row built again where its columns differ, else kept. A row scored away between the two
+    # queries is left out; its bucket's digest differs at the next read.
+    stamped = {b: rows for b, rows in before.items() if b not in read}
+    for b, stamps in read.items():
+        kept = {pk: (stamp, built[pk]) if pk in built else before[b][pk] for pk, stamp in stamps.items()
+                if pk in built or before.get(b, {}).get(pk, (None,))[0] == stamp}
+        if kept:
+            stamped[b] = kept
+    gone = [row for b in read for pk, (_, row) in before.get(b, {}).items()
+            if stamped.get(b, {}).get(pk, (None, None))[1] is not row]
+    came = [row for b in read for pk, (_, row) in stamped.get(b, {}).items()
+            if before.get(b, {}).get(pk, (None, None))[1] is not row]
+    if held is not None and not any(row.run_set and row.source == "scored" for row in (*gone, *came)):
+        # No mean of runs among them: the board's rows are the kept ones with these out and in, in id order.
+        by_id, last = dict(held.by_id), max(held.by_id, default=0)
+        staying = {row.submission_id for row in came}
+        for row in gone:
+            if row.submission_id not in staying:
+                del by_id[row.submission_id]
+        for row in came:
+            by_id[row.submission_id] = row  # in its place when it was there, else last
+        if any(row.submission_id < last and row.submission_id not in held.by_id for row in came):
+            by_id = dict(sorted(by_id.items()))
+        change = RowsChange(held.digest, digest, tuple(gone), tuple(came))
+    else:
+        by_id = _combined(stamped, held)
+        change = RowsChange(held.digest, digest, *_rows_differing(held.by_id, by_id)) if held is not None else None
+    changes = (*held.changes, change)[-CHANGES_KEPT:] if held is not None and change is not None else ()
+    made = _KeptRows(digest, buckets, stamped, by_id, changes)
     with _local_lock:
         _local_rows[split_id] = made
         _local_rows.move_to_end(split_id)
-        while sum(len(r.stamped) for r in _local_rows.values()) > LOCAL_ROWS_MAX and len(_local_rows) > 1:
+        while sum(len(r.by_id) for r in _local_rows.values()) > LOCAL_ROWS_MAX and len(_local_rows) > 1:
             _local_rows.popitem(last=False)
     return made
+
+
+def _rows_built(ids: Sequence[int], headline: str, readings: tuple, hidden: bool) -> dict[int, BoardRow]:
+    """The rows of these submissions, built anew (`_row`). Their scores are read on their own: a submission read with
+    its score (select_related) and the score holding its submission back are a reference cycle, and 2,000 of them
+    (some 184,000 objects with their figures) were left to the garbage collector's full pass, some 100-175 ms inside
+    a later request."""
+    scores = {score.submission_id: score for score in Score.objects.filter(submission_id__in=ids)}
+    return {sub.pk: _row(sub, headline, readings=readings, hidden=hidden, score=scores[sub.pk])
+            for sub in Submission.objects.filter(pk__in=ids).select_related("model_entry") if sub.pk in scores}
+
+
+def _combined(stamped: Mapping[int, Mapping[int, tuple[tuple, BoardRow]]], held: _KeptRows | None
+              ) -> dict[int, BoardRow]:
+    """The board's rows (`combine_runs`) by submission, in id order; a mean of runs made again with the same figures
+    is the row `held` kept (only rows that differ went and came)."""
+    rows = combine_runs([row for _, (_, row) in sorted(pk_row for by_pk in stamped.values()
+                                                       for pk_row in by_pk.items())])
+    kept = held.by_id if held is not None else {}
+    return {row.submission_id: old if (old := kept.get(row.submission_id)) is not None and old == row else row
+            for row in rows}
+
+
+def _rows_differing(before: Mapping[int, BoardRow], now: Mapping[int, BoardRow]
+                    ) -> tuple[tuple[BoardRow, ...], tuple[BoardRow, ...]]:
+    """The rows of `before` not in `now`, and those of `now` not in `before` (a row is itself, not its equal)."""
+    return (tuple(row for sid, row in before.items() if now.get(sid) is not row),
+            tuple(row for sid, row in now.items() if before.get(sid) is not row))
 
 
 def _load_rows(split_id: int, reading: str = "", scorer: str = "") -> list[BoardRow]:
@@ -480,30 +579,54 @@ def benchmark_readings(benchmark_slug: str) -> tuple:
 
 
 def _load_pairs(split_id: int) -> dict[frozenset[int], PairSignificance]:
-    rows = BoardComparison.objects.filter(split_id=split_id).values_list(*_PAIR_COLUMNS)
+    rows = BoardComparison.objects.filter(split_id=split_id).values_list(*_PAIR_COLUMNS[1:])
     return {frozenset((a, b)): PairSignificance(a, b, p, n) for a, b, p, n in rows}
 
 
-# The board's stored comparisons, kept in this process per split like its rows: read again only when the digest of
-# their columns changed (a comparison stored or recomputed since).
-_PAIR_COLUMNS = ("a_id", "b_id", "p_value", "shared_units")
-_local_pairs: OrderedDict[int, tuple[str, dict[frozenset[int], PairSignificance]]] = OrderedDict()
+# The board's stored comparisons, kept in this process per split like its rows: the columns of those in the buckets
+# whose digest changed read again (a comparison stored or recomputed since), the others kept.
+_PAIR_COLUMNS = ("pk", "a_id", "b_id", "p_value", "shared_units")
+
+
+@dataclass(frozen=True)
+class _KeptPairs:
+    digest: str
+    buckets: dict[int, str]
+    stamps: dict[int, dict[int, tuple]]  # per bucket, per comparison: its columns
+    pairs: dict[frozenset[int], PairSignificance]  # never changed in place: a change makes a new one
+
+
+_local_pairs: OrderedDict[int, _KeptPairs] = OrderedDict()
 
 
 def _pairs_kept(split_id: int) -> tuple[str, dict[frozenset[int], PairSignificance]]:
-    digest = _digest(BoardComparison.objects.filter(split_id=split_id), _PAIR_COLUMNS)
     with _local_lock:
         held = _local_pairs.get(split_id)
-        if held is not None and held[0] == digest:
+    buckets, read = _buckets_read(BoardComparison.objects.filter(split_id=split_id), _PAIR_COLUMNS,
+                                  held.buckets if held is not None else {})
+    digest = _digest_of(buckets)
+    if held is not None and held.digest == digest:
+        with _local_lock:
             _local_pairs.move_to_end(split_id)
-            return held
-    made = (digest, _load_pairs(split_id))
+        return held.digest, held.pairs
+    before = held.stamps if held is not None else {}
+    pairs = dict(held.pairs) if held is not None else {}
+    for b, stamps in read.items():
+        for pk, (_, a, b_id, *_rest) in before.get(b, {}).items():
+            if stamps.get(pk) != before[b][pk]:
+                pairs.pop(frozenset((a, b_id)), None)
+        for pk, (_, a, b_id, p, n) in stamps.items():
+            if before.get(b, {}).get(pk) != stamps[pk]:
+                pairs[frozenset((a, b_id))] = PairSignificance(a, b_id, p, n)
+    stamped = {**{b: stamps for b, stamps in before.items() if b not in read},
+               **{b: stamps for b, stamps in read.items() if stamps}}
+    made = _KeptPairs(digest, buckets, stamped, pairs)
     with _local_lock:
         _local_pairs[split_id] = made
         _local_pairs.move_to_end(split_id)
-        while sum(len(p) for _, p in _local_pairs.values()) > LOCAL_ROWS_MAX and len(_local_pairs) > 1:
+        while sum(len(p.pairs) for p in _local_pairs.values()) > LOCAL_ROWS_MAX and len(_local_pairs) > 1:
             _local_pairs.popitem(last=False)
-    return made
+    return made.digest, made.pairs
 
 
 def board_pairs_stored(*, pairs: Iterable[tuple[int, int]]) -> dict[frozenset[int], PairSignificance]:
@@ -524,6 +647,10 @@ class BoardData:
     # whatever the scoring cache version: the key of what this process makes from them (`board_derived`); "" for a
     # board under another reading or scorer version, whose data is not kept in the process.
     content_key: str = ""
+    split_id: int = 0
+    rows_digest: str = ""  # the rows' part of the content key
+    pairs_digest: str = ""  # the comparisons' part
+    changes: tuple[RowsChange, ...] = ()  # the rows' last changes, that led to these (`board_view_kept`)
 
 
 def board_data(*, split: Split, reading: str = "", scorer: str = "") -> BoardData:
@@ -534,7 +661,8 @@ def board_data(*, split: Split, reading: str = "", scorer: str = "") -> BoardDat
         # The board as it is now: this process's rows and stored comparisons, each checked by one aggregate query
         # (`_rows_kept`, `_pairs_kept`); nothing is pickled to or from the shared cache.
         rows, (pairs_digest, pairs) = _rows_kept(split.pk), _pairs_kept(split.pk)
-        return BoardData(key, list(rows.rows), pairs, f"{split.pk}:{rows.digest}:{pairs_digest}")
+        return BoardData(key, rows.rows, pairs, f"{split.pk}:{rows.digest}:{pairs_digest}", split.pk,
+                         rows.digest, pairs_digest, rows.changes)
     rows_key = f"{key}:reading:{reading}" if reading else key
     if scorer:
         rows_key = f"{rows_key}:scorer:{hashlib.sha256(scorer.encode()).hexdigest()[:16]}"
@@ -575,6 +703,62 @@ def board_derived(data: BoardData, what: tuple, make: Callable[[], T]) -> T:
         while len(_local_derived) > LOCAL_DERIVED_MAX:
             _local_derived.popitem(last=False)
     return made
+
+
+# The views made from a board's data, kept in this process per split and query: a read after a change brings the view
+# it kept up to date with the rows that went and came since (`leaderboard.core.board_kept`), in time that grows with
+# the change, not with the board. Bounded: the least recently used go first.
+LOCAL_VIEWS_MAX = 64
+_local_views: OrderedDict[tuple, tuple[str, str, Any]] = OrderedDict()
+
+
+def board_view_kept(data: BoardData, what: tuple, make: Callable[[], T],
+                    update: Callable[[T, tuple[BoardRow, ...], tuple[BoardRow, ...]], T]) -> T:
+    """What `make()` makes from the board's data for `what` (e.g. a query's canonical form): the one kept for this
+    data, else the one kept for earlier data brought up to date by `update(kept, gone, came)` with each change of
+    the rows since, in order (with none when only the comparisons changed), else made anew (`update` raised
+    ValueError, or the changes since are no longer kept). Made each time for data with no content key."""
+    if not data.content_key:
+        return make()
+    key = (data.split_id, *what)
+    with _local_lock:
+        held = _local_views.get(key)
+    made: Any = None
+    if held is not None:
+        rows_digest, pairs_digest, kept = held
+        if (rows_digest, pairs_digest) == (data.rows_digest, data.pairs_digest):
+            with _local_lock:
+                _local_views.move_to_end(key)
+            return kept
+        since = _changes_since(data.changes, rows_digest, data.rows_digest)
+        try:
+            if since is not None:
+                made = kept
+                for change in since or [None]:
+                    made = update(made, change.gone if change else (), change.came if change else ())
+        except ValueError:
+            made = None
+    if made is None:
+        made = make()
+    with _local_lock:
+        _local_views[key] = (data.rows_digest, data.pairs_digest, made)
+        _local_views.move_to_end(key)
+        while len(_local_views) > LOCAL_VIEWS_MAX:
+            _local_views.popitem(last=False)
+    return made
+
+
+def _changes_since(changes: Sequence[RowsChange], start: str, end: str) -> list[RowsChange] | None:
+    """The changes that lead from rows of digest `start` to rows of digest `end` ([]: the same), or None when they
+    are not all kept."""
+    if start == end:
+        return []
+    first = next((i for i, change in enumerate(changes) if change.before == start), None)
+    if first is None:
+        return None
+    since = list(changes[first:])
+    chained = all(a.after == b.before for a, b in zip(since, since[1:]))
+    return since if chained and since[-1].after == end else None
 
 
 def board_has_kind(*, split_id: int, kind: str) -> bool:

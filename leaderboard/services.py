@@ -9,10 +9,11 @@ so a score costs a few comparisons however large the board grows.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable
+from typing import Container, Iterable
 
 from leaderboard import selectors
-from leaderboard.core.board import BoardQuery, BoardView, board_build
+from leaderboard.core.board import BoardQuery, BoardView
+from leaderboard.core.board_kept import KeptView, view_kept, view_updated
 from leaderboard.models import BoardComparison
 from scoring.core.columns import BoardSpec
 from scoring.core.stats import paired_bootstrap
@@ -61,9 +62,8 @@ def board_comparisons_compute(*, split_id: int, pairs: Iterable[tuple[int, int]]
     return len(found)
 
 
-def _missing(pairs: Iterable[tuple[int, int]], stored: Iterable[frozenset[int]]) -> list[tuple[int, int]]:
-    have = set(stored)
-    return list(dict.fromkeys(p for p in pairs if frozenset(p) not in have))
+def _missing(pairs: Iterable[tuple[int, int]], stored: Container[frozenset[int]]) -> list[tuple[int, int]]:
+    return list(dict.fromkeys(p for p in pairs if frozenset(p) not in stored))
 
 
 def _rank_neighbours(submission: Submission) -> list[tuple[int, int]]:
@@ -102,19 +102,25 @@ def board_view_build(*, split: Split, spec: BoardSpec, query: BoardQuery, marks:
     `board_build`'s."""
     data = selectors.board_data(split=split, reading=query.reading, scorer=query.scorer)
 
-    def build() -> tuple[BoardView, list[tuple[int, int]]]:
-        view = board_build(data.rows, spec, query, data.pairs, marks=marks)
-        return view, _missing(view.compared, data.pairs)  # none under another reading than the headline's
+    def build() -> tuple[KeptView, list[tuple[int, int]]]:
+        kept = view_kept(data.rows, spec, query, data.pairs, marks=marks)
+        return kept, _missing(kept.view.compared, data.pairs)  # none under another reading than the headline's
 
-    # Made once while the board's rows and comparisons are unchanged, whatever the cache version (a read after a
-    # score landed on another board, or pairs stored that this view does not show).
-    view, missing = selectors.board_derived(data, ("view", query.canonical(), marks), build)
+    def update(held: tuple[KeptView, list[tuple[int, int]]], gone, came) -> tuple[KeptView, list[tuple[int, int]]]:
+        kept = view_updated(held[0], gone, came, data.pairs, len(data.rows))
+        return kept, _missing(kept.view.compared, data.pairs)
+
+    # Kept while the board's rows and comparisons are unchanged, whatever the cache version (a read after a score
+    # landed on another board, or pairs stored that this view does not show); after a change, brought up to date with
+    # the rows that changed.
+    kept, missing = selectors.board_view_kept(data, ("view", query.canonical(), marks), build, update)
+    view = kept.view
     if not missing:
         return view, data, []
     now, later = missing[:INLINE_PAIRS_MAX], missing[INLINE_PAIRS_MAX:]
     board_comparisons_compute(split_id=split.pk, pairs=now)
     data = selectors.board_data_pairs_add(data, selectors.board_pairs_stored(pairs=now))
-    return board_build(data.rows, spec, query, data.pairs, marks=marks), data, later
+    return view_updated(kept, (), (), data.pairs, len(data.rows)).view, data, later  # the rows are the same
 
 
 def board_comparisons_on_score_landed(sender: object, *, submission_id: int, **kwargs: object) -> None:

@@ -6,11 +6,12 @@ here too, and anything malformed raises `BadBoardQuery` with the parameter and w
 """
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import AbstractSet, Any, Iterable, Iterator, Mapping, Sequence
 
 from scoring.core.columns import BoardSpec, Column, Direction, Level
 from scoring.core.numbers import finite
@@ -239,64 +240,68 @@ def parse_query(params: Mapping[str, str], spec: BoardSpec, readings: Sequence[s
     return query
 
 
-def filter_rows(rows: Iterable[BoardRow], query: BoardQuery) -> list[BoardRow]:
+def row_kept(row: BoardRow, query: BoardQuery) -> bool:
+    """Whether the query's filters keep a row (`filter_rows`)."""
+    if query.kinds and row.kind not in query.kinds:
+        return False
+    if query.thinking and (row.thinking or "unknown") not in query.thinking:
+        return False
+    if query.sources and row.source not in query.sources:
+        return False
+    if query.types and row.row_type not in query.types:
+        return False
+    if query.min_params is not None or query.max_params is not None:
+        # A parameter range only keeps models whose size is known and inside it.
+        if row.parameters_b is None:
+            return False
+        if query.min_params is not None and row.parameters_b < query.min_params:
+            return False
+        if query.max_params is not None and row.parameters_b > query.max_params:
+            return False
     needle = query.search.casefold()
-    out = []
-    for row in rows:
-        if query.kinds and row.kind not in query.kinds:
-            continue
-        if query.thinking and (row.thinking or "unknown") not in query.thinking:
-            continue
-        if query.sources and row.source not in query.sources:
-            continue
-        if query.types and row.row_type not in query.types:
-            continue
-        if query.min_params is not None or query.max_params is not None:
-            # A parameter range only keeps models whose size is known and inside it.
-            if row.parameters_b is None:
-                continue
-            if query.min_params is not None and row.parameters_b < query.min_params:
-                continue
-            if query.max_params is not None and row.parameters_b > query.max_params:
-                continue
-        if needle and needle not in row.model_name.casefold() and needle not in row.organisation.casefold():
-            continue
-        out.append(row)
-    return out
+    return not needle or needle in row.model_name.casefold() or needle in row.organisation.casefold()
 
 
-def _better_first(column: Column, descending: bool | None) -> bool:
+def filter_rows(rows: Iterable[BoardRow], query: BoardQuery) -> list[BoardRow]:
+    return [row for row in rows if row_kept(row, query)]
+
+
+def better_first(column: Column, descending: bool | None) -> bool:
     if descending is not None:
         return descending
     return column.direction is Direction.UP
 
 
+def sort_key(row: BoardRow, key: str, descending: bool) -> tuple:
+    """Where a row stands when sorting on column `key` (`sort_rows`): rows with a value first, by value (largest
+    first when `descending`), then by name, then by submission. Unique per submission."""
+    v = row.value(key)
+    if v is None:
+        return (1, 0.0, row.model_name.casefold(), row.submission_id)
+    return (0, -v if descending else v, row.model_name.casefold(), row.submission_id)
+
+
 def sort_rows(rows: Iterable[BoardRow], column: Column, *, descending: bool | None = None) -> list[BoardRow]:
     """Sort by one column; rows without a value always go last; ties broken by name, then submission."""
-    desc = _better_first(column, descending)
-    present = [(v, r) for r in rows if (v := r.value(column.key)) is not None]
-    missing = [r for r in rows if r.value(column.key) is None]
-    present.sort(key=lambda vr: (vr[1].model_name.casefold(), vr[1].submission_id))
-    present.sort(key=lambda vr: vr[0], reverse=desc)  # stable: ties keep name order
-    missing.sort(key=lambda r: (r.model_name.casefold(), r.submission_id))
-    return [r for _, r in present] + missing
+    desc = better_first(column, descending)
+    return sorted(rows, key=lambda r: sort_key(r, column.key, desc))
+
+
+def best_key(row: BoardRow, column: Column) -> tuple:
+    """The smallest of a model's rows is the one `best_per_model` keeps: a figure on the column before none, the
+    better figure, then the earlier submission."""
+    v = row.value(column.key)
+    if v is None:
+        return (1, 0.0, row.submission_id)
+    return (0, -v if column.direction is Direction.UP else v, row.submission_id)
 
 
 def best_per_model(rows: Iterable[BoardRow], column: Column) -> list[BoardRow]:
     """Keep each model entry's best row on a column (scored rows beat reported ones only on the figure)."""
     best: dict[int, BoardRow] = {}
-    up = column.direction is Direction.UP
     for row in rows:
         held = best.get(row.model_id)
-        if held is None:
-            best[row.model_id] = row
-            continue
-        a, b = row.value(column.key), held.value(column.key)
-        if b is None and a is not None:
-            best[row.model_id] = row
-        elif a is not None and b is not None and ((a > b) if up else (a < b)):
-            best[row.model_id] = row
-        elif a == b and row.submission_id < held.submission_id:
+        if held is None or best_key(row, column) < best_key(held, column):
             best[row.model_id] = row
     return list(best.values())
 
@@ -355,6 +360,150 @@ def top_marks(rows: Sequence[BoardRow], columns: Iterable[Column]) -> dict[str, 
 
 
 @dataclass(frozen=True)
+class ColumnTops:
+    """The figures of some rows per column, for marking them without a pass over the rows: per column and model kind
+    the (value, submission) pairs sorted (the human baseline left out, as `column_marks` leaves it out), per column
+    how many rows, the human baseline's included, have a figure (`empty_leaves`), and the rows by submission. Changed
+    by copying only what a row changes (`tops_changed`): one in use by a reader is never changed."""
+
+    up: Mapping[str, bool]  # per column key: whether larger is better
+    values: Mapping[str, Mapping[str, list[tuple[float, int]]]]
+    filled: Mapping[str, int]
+    rows: Mapping[int, BoardRow]
+
+    def cover(self, columns: Iterable[Column]) -> bool:
+        return all(c.key in self.up for c in columns)
+
+
+def tops_of(rows: Iterable[BoardRow], columns: Iterable[Column]) -> ColumnTops:
+    columns = tuple(columns)
+    values: dict[str, dict[str, list[tuple[float, int]]]] = {c.key: {} for c in columns}
+    filled = {c.key: 0 for c in columns}
+    by_id = {}
+    for row in rows:
+        by_id[row.submission_id] = row
+        for c in columns:
+            v = row.value(c.key)
+            if v is None:
+                continue
+            filled[c.key] += 1
+            if row.kind != "human":
+                values[c.key].setdefault(row.kind, []).append((v, row.submission_id))
+    for by_kind in values.values():
+        for pairs in by_kind.values():
+            pairs.sort()
+    return ColumnTops({c.key: c.direction is Direction.UP for c in columns}, values, filled, by_id)
+
+
+def tops_changed(tops: ColumnTops, gone: Iterable[BoardRow], came: Iterable[BoardRow]) -> ColumnTops:
+    """`tops` without the rows `gone` and with the rows `came` (a new ColumnTops; `tops` is left as it was)."""
+    values = {key: dict(by_kind) for key, by_kind in tops.values.items()}
+    filled, by_id = dict(tops.filled), dict(tops.rows)
+    copied: set[tuple[str, str]] = set()
+    for sign, rows in ((-1, gone), (1, came)):
+        for row in rows:
+            if sign > 0:
+                by_id[row.submission_id] = row
+            elif by_id.pop(row.submission_id, None) is None:
+                raise ValueError(f"row {row.submission_id} is not among the tops")
+            for key, by_kind in values.items():
+                v = row.value(key)
+                if v is None:
+                    continue
+                filled[key] += sign
+                if row.kind == "human":
+                    continue
+                if (key, row.kind) not in copied:
+                    by_kind[row.kind] = list(by_kind.get(row.kind, ()))
+                    copied.add((key, row.kind))
+                pairs = by_kind[row.kind]
+                if sign > 0:
+                    bisect.insort(pairs, (v, row.submission_id))
+                else:
+                    i = bisect.bisect_left(pairs, (v, row.submission_id))
+                    if i == len(pairs) or pairs[i] != (v, row.submission_id):
+                        raise ValueError(f"row {row.submission_id} is not among the tops of {key}")
+                    del pairs[i]
+    return ColumnTops(tops.up, values, filled, by_id)
+
+
+def _leaders(pairs: Sequence[tuple[float, int]], up: bool) -> tuple[float, ...]:
+    """The best and second-best distinct values of sorted (value, submission) pairs, best first (fewer when there
+    are fewer): found by bisection, not by walking the rows that hold them."""
+    if not pairs:
+        return ()
+    if up:
+        best = pairs[-1][0]
+        i = bisect.bisect_left(pairs, (best, -math.inf))
+        return (best, pairs[i - 1][0]) if i else (best,)
+    best = pairs[0][0]
+    i = bisect.bisect_right(pairs, (best, math.inf))
+    return (best, pairs[i][0]) if i < len(pairs) else (best,)
+
+
+class _ColumnMarks(Mapping[int, str]):
+    """One column of `column_marks` of the rows a ColumnTops holds, read per submission: a row's mark is whether its
+    figure is its group's best or second-best value, so a page asks for the marks of its own rows only."""
+
+    def __init__(self, key: str, leaders: Mapping[str, tuple[float, ...]], rows: Mapping[int, BoardRow],
+                 within_kind: bool):
+        self.key, self.leaders, self.rows, self.within_kind = key, leaders, rows, within_kind
+
+    def __getitem__(self, sid: int) -> str:
+        row = self.rows.get(sid)
+        v = row.value(self.key) if row is not None and row.kind != "human" else None
+        top = self.leaders.get(row.kind if self.within_kind else "", ()) if row is not None else ()
+        if v is not None and v in top:
+            return ("best", "second")[top.index(v)]
+        raise KeyError(sid)
+
+    def __iter__(self) -> Iterator[int]:  # every row: for comparing and listing, not for a page
+        return (sid for sid in self.rows if sid in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class _ColumnBest(AbstractSet[int]):
+    """One column of `top_marks`: the submissions whose figure is the best of all rows' (`_ColumnMarks`)."""
+
+    def __init__(self, marks: _ColumnMarks):
+        self.marks = marks
+
+    def __contains__(self, sid: object) -> bool:
+        return isinstance(sid, int) and self.marks.get(sid) == "best"
+
+    def __iter__(self) -> Iterator[int]:
+        return (sid for sid, mark in self.marks.items() if mark == "best")
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def tops_marks(tops: ColumnTops, columns: Iterable[Column], *, within_kind: bool = False
+               ) -> dict[str, _ColumnMarks]:
+    """`column_marks` of the rows `tops` holds, each column's read per submission (`_ColumnMarks`)."""
+    marks: dict[str, _ColumnMarks] = {}
+    for column in columns:
+        up = tops.up[column.key]
+        leaders = {kind: _leaders(pairs, up) for kind, pairs in tops.values[column.key].items()}
+        if not within_kind:  # the best two distinct values of all kinds are among each kind's best two
+            leaders = {"": tuple(sorted({v for top in leaders.values() for v in top}, reverse=up)[:2])}
+        marks[column.key] = _ColumnMarks(column.key, leaders, tops.rows, within_kind)
+    return marks
+
+
+def tops_best(tops: ColumnTops, columns: Iterable[Column]) -> dict[str, AbstractSet[int]]:
+    """`top_marks` of the rows `tops` holds, each column's read per submission."""
+    return {key: _ColumnBest(col) for key, col in tops_marks(tops, columns).items()}
+
+
+def tops_empty_leaves(tops: ColumnTops, columns: Iterable[Column]) -> tuple[Column, ...]:
+    """`empty_leaves` of the rows `tops` holds."""
+    return tuple(c for c in columns if c.level is Level.LEAF and not tops.filled[c.key])
+
+
+@dataclass(frozen=True)
 class PairSignificance:
     """A precomputed paired-bootstrap result between two submissions on the same split."""
 
@@ -371,12 +520,10 @@ def adjacent_pairs(rows: Sequence[BoardRow]) -> list[tuple[int, int]]:
     """The (above, below) submission pairs whose significance a board shows: scored single runs standing next to
     each other in rank. Reported rows carry no samples, a mean of runs is no single submission, and a row between
     two scored ones (a paper's, say) separates them: a board compares only what it shows side by side."""
-    ranked = [r for r in rows if r.kind not in UNRANKED_KINDS]
-    return [
-        (above.submission_id, below.submission_id)
-        for above, below in zip(ranked, ranked[1:])
-        if above.source == below.source == "scored" and above.runs == below.runs == 1
-    ]
+    # Each row's submission where it is a scored single run (`runs` is 1), else None.
+    single = [r.submission_id if r.source == "scored" and len(r.run_ids) <= 1 else None
+              for r in rows if r.kind not in UNRANKED_KINDS]
+    return [(above, below) for above, below in zip(single, single[1:]) if above is not None and below is not None]
 
 
 def adjacent_ties(
@@ -386,8 +533,14 @@ def adjacent_ties(
 
     Only pairs with a stored comparison on shared samples are judged (`adjacent_pairs`).
     """
+    return pairs_tied(adjacent_pairs(rows), pairs, alpha=alpha)
+
+
+def pairs_tied(adjacent: Iterable[tuple[int, int]], pairs: Mapping[frozenset[int], PairSignificance], *,
+               alpha: float = 0.05) -> set[int]:
+    """`adjacent_ties` of the pairs `adjacent_pairs` gave."""
     tied: set[int] = set()
-    for above, below in adjacent_pairs(rows):
+    for above, below in adjacent:
         result = pairs.get(frozenset((above, below)))
         if result is not None and result.shared_units > 0 and not result.significant(alpha):
             tied.add(below)
@@ -430,8 +583,27 @@ class BoardView:
     marks: Mapping[str, Mapping[int, str]]  # best / second best within each model category
     ties: frozenset[int]
     total_rows: int  # before filtering and best-per-model
-    top: Mapping[str, frozenset[int]] = field(default_factory=dict)  # per column: best across all rows
+    top: Mapping[str, AbstractSet[int]] = field(default_factory=dict)  # per column: best across all rows
     compared: tuple[tuple[int, int], ...] = ()  # the adjacent pairs whose significance this view shows
+    # The figures of `rows` over every column the view can show (`ColumnTops`), for marks over other columns than
+    # `columns` (`view_marks`); None where not kept. Not compared: views compare by what they show.
+    tops: ColumnTops | None = field(default=None, compare=False, repr=False)
+
+
+def view_marks(view: BoardView, columns: Sequence[Column]
+               ) -> tuple[Mapping[str, Mapping[int, str]], Mapping[str, AbstractSet[int]]]:
+    """`column_marks` within each kind and `top_marks` of the view's rows over `columns` (from its tops when it
+    keeps them over these columns)."""
+    if view.tops is not None and view.tops.cover(columns):
+        return tops_marks(view.tops, columns, within_kind=True), tops_best(view.tops, columns)
+    return column_marks(view.rows, columns, within_kind=True), top_marks(view.rows, columns)
+
+
+def view_empty_leaves(view: BoardView, columns: Sequence[Column]) -> tuple[Column, ...]:
+    """`empty_leaves` of the view's rows (from its tops when it keeps them over these columns)."""
+    if view.tops is not None and view.tops.cover(columns):
+        return tops_empty_leaves(view.tops, columns)
+    return empty_leaves(view.rows, columns)
 
 
 def board_build(
@@ -448,24 +620,30 @@ def board_build(
     kept = filter_rows(rows, query)
     if not query.all_entries:
         kept = best_per_model(kept, column)
-    ordered = sort_rows(kept, column, descending=query.descending)
+    return ordered_view(spec, query, sort_rows(kept, column, descending=query.descending), pairs, len(rows),
+                        marked=marks)
+
+
+def ordered_view(spec: BoardSpec, query: BoardQuery, ordered: Sequence[BoardRow],
+                 pairs: Mapping[frozenset[int], PairSignificance] | None, total_rows: int, *,
+                 marked: bool = False, tops: ColumnTops | None = None) -> BoardView:
+    """The view of rows the query's filters kept, one per model (unless every entry) and in its order, `total_rows`
+    before that: ranks and the significance of adjacent rows counted over them; with `marked` the best / second-best
+    marks from a pass over the rows, with `tops` (their figures kept per column) from these."""
+    column = spec.column(query.sort) or spec.columns[0]
     columns = spec.visible(expanded=query.expanded, extras=query.extras)
     # Comparisons are of the headline reading's per-sample scores: none is shown under another reading.
     # Nor under an older scorer version: the stored comparisons are of the current scores' per-sample rows.
     compared = compared_pairs(ordered, column) if not query.reading and not query.scorer else ()
-    ties = adjacent_ties(ordered, pairs or {}) if compared else set()
-    return BoardView(
-        spec=spec,
-        query=query,
-        columns=columns,
-        rows=tuple(ordered),
-        ranks=tuple(ranks(ordered, column)),
-        marks=column_marks(ordered, columns, within_kind=True) if marks else {},
-        ties=frozenset(ties),
-        total_rows=len(rows),
-        top=top_marks(ordered, columns) if marks else {},
-        compared=compared,
-    )
+    marks: Mapping[str, Mapping[int, str]] = {}
+    top: Mapping[str, AbstractSet[int]] = {}
+    if tops is not None:
+        marks, top = tops_marks(tops, columns, within_kind=True), tops_best(tops, columns)
+    elif marked:
+        marks, top = column_marks(ordered, columns, within_kind=True), top_marks(ordered, columns)
+    return BoardView(spec=spec, query=query, columns=columns, rows=tuple(ordered),
+                     ranks=tuple(ranks(ordered, column)), marks=marks, ties=frozenset(pairs_tied(compared, pairs or {})),
+                     total_rows=total_rows, top=top, compared=compared, tops=tops)
 
 
 PAGE_ROWS = 50  # rows a board page shows (and the board API's page, unless it asks for another size)

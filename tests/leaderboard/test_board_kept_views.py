@@ -4,16 +4,20 @@ digest is unchanged, neither they nor the views made from them (filtered, sorted
 row text are made again; any change to a row, an entry or a comparison shows at the next read."""
 import csv
 import io
+import random
+from datetime import timedelta
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from leaderboard import board_views, selectors, services
-from leaderboard.core.board import BoardQuery, export_table
+from leaderboard.core.board import BoardQuery, board_build, column_marks, export_table, top_marks, view_marks
+from leaderboard.core.board_kept import view_kept
 from leaderboard.models import BoardComparison
 from scoring.benchmarks import board_for
-from scoring.models import Score, Submission
+from scoring.models import ModelEntry, Phase, Score, Submission
 from scoring.selectors import board_cache_invalidate
 from tests.leaderboard.conftest import make_entry, make_reported, make_scored, random_scores
 
@@ -164,3 +168,84 @@ def test_an_unchanged_board_page_is_not_rendered_again_and_a_changed_one_is(clie
     entry.save()
     assert tables_rendered() == ["leaderboard/_board_table.html"]
     assert "Changed-VL" in client.get("/leaderboard/epic-bench/?kind=open-source").content.decode()
+
+
+QUERIES = (BoardQuery(), BoardQuery(kinds=("open-source", "proprietary"), sort="BA", descending=False),
+           BoardQuery(all_entries=True, expanded=True), BoardQuery(search="vl-0", descending=False))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seed", range(3))
+def test_views_kept_through_random_writes_are_the_views_made_from_scratch(epic_split, monkeypatch, seed):
+    """Each write path (a new score, a re-score, a withdrawal, a private toggle, an entry renamed or moved to another
+    kind, a phase closing, a comparison stored) shows at the next read exactly as a view built from all the rows read
+    anew; the views are brought up to date, never built again after the first read."""
+    rnd = random.Random(seed)
+    monkeypatch.setattr(selectors, "DIGEST_BUCKETS", (64, 4, 1)[seed])  # buckets of one row, of several, of all
+    spec = board_for("epic-bench")
+    entries = [make_entry(f"Rand-VL-{i}", kind=rnd.choice(("open-source", "proprietary", "human"))) for i in range(6)]
+    phase = Phase.objects.create(benchmark=epic_split.benchmark, name="Held", slug="held", results_at_close=True,
+                                 opens_at=timezone.now() - timedelta(days=2),
+                                 closes_at=timezone.now() + timedelta(days=1))
+
+    def new_row() -> Submission:
+        entry = rnd.choice(entries)
+        if rnd.random() < 0.5:
+            return make_reported(epic_split, entry, float(rnd.randrange(0, 100, 5)), {"BA": float(rnd.randrange(9))})
+        sub = make_scored(epic_split, entry, random_scores(rnd.randrange(99), 40, rnd.random()),
+                          breakdown={"BA": float(rnd.randrange(9))})
+        if rnd.random() < 0.3:
+            Submission.objects.filter(pk=sub.pk).update(run_set="seeds")
+        return sub
+
+    subs = [new_row() for _ in range(12)]
+    builds = []
+    monkeypatch.setattr(services, "view_kept", lambda *a, **k: builds.append(1) or view_kept(*a, **k))
+    for step in range(30):
+        for _ in range(rnd.choice((1, 1, 3))):
+            sub = rnd.choice(subs)
+            what = rnd.randrange(8)
+            if what == 0:
+                subs.append(new_row())
+            elif what == 1:  # re-scored: its figures and last change
+                score = Score.objects.get(submission=sub)
+                score.overall, score.breakdown = float(rnd.randrange(0, 100, 5)), {"BA": float(rnd.randrange(9))}
+                score.save()
+            elif what == 2:
+                Submission.objects.filter(pk=sub.pk).update(visibility=rnd.choice(Submission.Visibility.values))
+            elif what == 3:
+                entry = sub.model_entry  # a name that sorts elsewhere, or its own of the same length
+                entry.name = rnd.choice(("A-Renamed", "Z-Renamed", entry.name.swapcase())) + f"-{step}"
+                entry.save()
+            elif what == 4:
+                ModelEntry.objects.filter(pk=sub.model_entry_id).update(kind=rnd.choice(("open-source", "human")))
+            elif what == 5:  # the split enters a phase that holds uploads back, or the phase closes
+                if epic_split.phase_id is None:
+                    epic_split.phase = phase
+                    epic_split.save()
+                else:
+                    phase.closes_at = timezone.now() - timedelta(seconds=1)
+                    phase.save()
+            elif what == 6:
+                scored = list(Submission.objects.filter(split=epic_split, source="upload").values_list("pk", flat=True))
+                stored = list(BoardComparison.objects.filter(split=epic_split))
+                if stored and rnd.random() < 0.3:  # a comparison gone (its submission deleted: the cascade)
+                    rnd.choice(stored).delete()
+                elif len(scored) > 1:
+                    a, b = sorted(rnd.sample(scored, 2))
+                    BoardComparison.objects.update_or_create(a_id=a, b_id=b, defaults={
+                        "split": epic_split, "difference": 1.0, "p_value": rnd.choice((0.01, 0.5)),
+                        "shared_units": 40})
+            else:
+                Submission.objects.filter(pk=sub.pk).update(note=rnd.choice(("", "a note")))
+        for query in QUERIES:
+            for marks in (True, False):
+                view, _, _ = services.board_view_build(split=epic_split, spec=spec, query=query, marks=marks)
+                rows, pairs = selectors._load_rows(epic_split.pk), selectors._load_pairs(epic_split.pk)
+                assert view == board_build(rows, spec, query, pairs, marks=marks), (step, query)
+                if marks:
+                    every = spec.visible(expanded=True)
+                    assert view_marks(view, every) == (column_marks(view.rows, every, within_kind=True),
+                                                       top_marks(view.rows, every))
+        assert selectors.board_rows_current(split_id=epic_split.pk) == selectors._load_rows(epic_split.pk)
+    assert len(builds) == 2 * len(QUERIES)  # made once each, then only brought up to date
