@@ -18,7 +18,6 @@ Replies: {"type": <the message's>, "id", "status", ...the HTTP API's body}; a me
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -37,7 +36,7 @@ from scoring.core import bounded
 from scoring.errors import ServiceRefusal
 from simulator import api
 from simulator.agent_writer import writer
-from simulator.asgi import LARGEST_ID, token_key, with_connections
+from simulator.asgi import LARGEST_ID, compact_json, token_key, with_connections
 from simulator.serializers import plain_act_output
 
 # The largest message: a model output of ACT_OUTPUT_MAX characters (up to 4 bytes each in UTF-8) and its envelope.
@@ -105,6 +104,7 @@ class AgentConsumer(AsyncWebsocketConsumer):
         every message (await_many_dispatch waits on its one source as on many): the next message is read once the
         last one is answered, as there."""
         self.scope = scope
+        self.loop = asyncio.get_running_loop()  # once: each call makes a getpid system call (AgentWriter.run)
         self.channel_layer = None
         self.base_send = send
         try:
@@ -136,7 +136,7 @@ class AgentConsumer(AsyncWebsocketConsumer):
         if binary:
             await self.send(bytes_data=msgpack.packb(reply, use_bin_type=True))
         else:
-            await self.send(text_data=_json(reply))
+            await self.send(text_data=compact_json(reply))
 
     def _decode(self, text_data: str | None, bytes_data: bytes | None) -> Any:
         size = len(text_data) if text_data is not None else len(bytes_data or b"")
@@ -169,7 +169,7 @@ class AgentConsumer(AsyncWebsocketConsumer):
         user = self.user
         if kind == "reset":
             data = {k: v for k, v in message.items() if k not in ("type", "id")}
-            status, body = await writer.run(lambda: api.start_answer(user=user, data=data, in_batch=True))
+            status, body = await writer.run(lambda: api.start_answer(user=user, data=data, in_batch=True), self.loop)
             if status == 201:
                 self.episode = body["episode"]
             return {"type": kind, "status": status, **body} if status < 400 else _error(status, body)
@@ -183,7 +183,7 @@ class AgentConsumer(AsyncWebsocketConsumer):
             raise ServiceRefusal(status=400, message="A step needs `output`: the model's text, at most 20000 characters, no NUL.",
                           field="output")
         status, body = await writer.run(
-            lambda: api.step_answer(user=user, episode_id=episode, output=output, in_batch=True))
+            lambda: api.step_answer(user=user, episode_id=episode, output=output, in_batch=True), self.loop)
         return {"type": kind, "status": status, **body} if status < 400 else _error(status, body)
 
     async def _auth(self, message: dict) -> dict:
@@ -205,12 +205,8 @@ class AgentConsumer(AsyncWebsocketConsumer):
         return episode
 
     async def _run(self, call: Callable[[], Any]) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(_pool(), with_connections, call)
+        return await self.loop.run_in_executor(_pool(), with_connections, call)
 
 
 def _error(status: int, body: dict) -> dict:
     return {"type": "error", "status": status, "error": body}
-
-
-def _json(reply: dict) -> str:
-    return json.dumps(reply, ensure_ascii=False, separators=(",", ":"))

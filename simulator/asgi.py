@@ -40,6 +40,9 @@ LARGEST_ID = 10**18 - 1
 JSON_TYPE = "application/json"
 
 log = logging.getLogger("django.request")
+# An agent's answer as compact JSON text, for the HTTP fast path and the agent socket: json.dumps with options builds
+# a new encoder at every call; this one is built once (the same text).
+compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 Answer = tuple[int, dict, tuple[tuple[bytes, bytes], ...]]
 
 
@@ -130,7 +133,7 @@ def agent_admission(app, limit: int | None = None):
         except Exception:  # logged as Django logs a failed request; the agent gets a 500
             log.exception("Internal Server Error: %s", path)
             status, answer, extra = 500, {"detail": "A server error occurred."}, ()
-        body = json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode()
+        body = compact_json(answer).encode()
         await respond(send, status, body, JSON_TYPE, extra=extra)
 
     return application
