@@ -337,6 +337,19 @@ def measure(base: str, facts: dict, requests: int, uncached: int, bust: CacheBus
     return figures
 
 
+# make_large_hub's options this script passes on when it builds a scale (each may be given more than once)
+GENERATOR_OPTIONS = {
+    "--entries": ("SLUG=N", "make_large_hub's cap on a benchmark's entries, for a disk that cannot hold 100x: "
+                            "--entries vge-bench=1800 (VGE's rows take 27 MB an entry)"),
+    "--no-summaries": ("SLUG", "make_large_hub leaves this benchmark's Analysis summaries unmade (VGE: ~4 s of CPU "
+                               "each); skip its Analysis tab then, which would make them all"),
+    "--samples": ("SLUG=N", "a benchmark's samples instead of its paper's split size: a wide hub (every entry, few "
+                            "samples: --samples epic-bench=300) for the pages that read rows, not samples"),
+    "--without": ("COMMAND", "make_large_hub leaves out one of its other generators (make_large_episodes: 200,000 "
+                             "episodes at 100x that no page measured here reads)"),
+}
+
+
 def main() -> None:
     global PREFIX
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -355,18 +368,8 @@ def main() -> None:
     parser.add_argument("--skip", default="", help="comma-separated page labels not to measure, e.g. "
                                                    "'vge-bench analysis' (minutes a request at any scale)")
     only.add_argument("--worker-only", action="store_true", help="measure the worker only: no server, no page")
-    parser.add_argument("--entries", action="append", default=[], metavar="SLUG=N",
-                        help="make_large_hub's cap on a benchmark's entries, for a disk that cannot hold 100x: "
-                             "--entries vge-bench=1800 (VGE's rows take 27 MB an entry)")
-    parser.add_argument("--no-summaries", action="append", default=[], metavar="SLUG",
-                        help="make_large_hub leaves this benchmark's Analysis summaries unmade (VGE: ~4 s of CPU "
-                             "each); skip its Analysis tab then, which would make them all")
-    parser.add_argument("--samples", action="append", default=[], metavar="SLUG=N",
-                        help="a benchmark's samples instead of its paper's split size: a wide hub (every entry, few "
-                             "samples: --samples epic-bench=300) for the pages that read rows, not samples")
-    parser.add_argument("--without", action="append", default=[], metavar="COMMAND",
-                        help="make_large_hub leaves out one of its other generators (make_large_episodes: 200,000 "
-                             "episodes at 100x that no page measured here reads)")
+    for option, (metavar, text) in GENERATOR_OPTIONS.items():
+        parser.add_argument(option, action="append", default=[], metavar=metavar, help=text)
     args = parser.parse_args()
     PREFIX = args.prefix
     skip = tuple(s.strip() for s in args.skip.split(",") if s.strip())
@@ -374,10 +377,8 @@ def main() -> None:
         raise SystemExit("set REDIS_URL: the server's cache must be one this script can empty between requests")
     scales = [int(s) for s in args.scales.split(",")]
     results = {}
-    generator_args = (*[a for e in args.entries for a in ("--entries", e)],
-                      *[a for n in args.no_summaries for a in ("--no-summaries", n)],
-                      *[a for n in args.samples for a in ("--samples", n)],
-                      *[a for n in args.without for a in ("--without", n)])
+    generator_args = tuple(a for option in GENERATOR_OPTIONS
+                           for value in getattr(args, option[2:].replace("-", "_")) for a in (option, value))
     for scale in scales:
         print(f"== {scale}x", flush=True)
         env, built, build_peak = build(scale, args.pg, args.reuse, generator_args)
