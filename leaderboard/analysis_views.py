@@ -27,7 +27,7 @@ from markdown_it import MarkdownIt
 from leaderboard import selectors, services_analysis
 from leaderboard.board_views import error_page, pager_context, resolve_board, svg_response
 from leaderboard.core import analysis_svg
-from leaderboard.core.board import BadBoardQuery, board_build, board_page, csv_cell, filter_rows, parse_page
+from leaderboard.core.board import BadBoardQuery, board_page, csv_cell, parse_page
 from scoring import access
 from scoring.benchmarks import UnknownBenchmark, plugin_for
 from scoring.core.analysis import EntryPage, Figure, figure_page
@@ -42,14 +42,13 @@ def _figures_made(plugin: BenchmarkPlugin, split, spec, query, data, *, number: 
                   withheld: tuple[str, ...]) -> tuple[list[Figure], list[str]]:
     """What `_figures` caches: the figures (of the page `number`'s entries, or of every entry) and the labels of the
     entries, in the board's order."""
-    view = board_build(data.rows, spec, query, data.pairs, marks=False)  # the tab shows no best / second marks
-    filtered = filter_rows(data.rows, query)
-    labelled = selectors.analysis_labels(rows=view.rows)
+    rows, filtered = services_analysis.analysis_entries(data, spec, query)
+    labelled = selectors.analysis_labels(rows=rows)
     labels = [label for _, label in labelled]
     page = board_page(len(labels), number or 1)
     entries = (EntryPage(frozenset(labels[page.start:page.end]), frozenset(labels))
                if number is not None and page.pages > 1 else None)
-    context = replace(services_analysis.figure_context(plugin, split, view.rows, filtered, site_reads=public),
+    context = replace(services_analysis.figure_context(plugin, split, rows, filtered, site_reads=public),
                       page=entries)
     summaries = plugin.analysis_summaries_spec()
     if summaries is not None and summaries.span is not None and entries is not None:
@@ -61,13 +60,13 @@ def _figures_made(plugin: BenchmarkPlugin, split, spec, query, data, *, number: 
                                                                  also=filtered, shown=entries.shown)
         computed = summaries.combine(shown, replace(context, summaries=by_id, span=span))
     elif summaries is not None:  # the stored summaries of the rows, combined: no per-sample row read
-        shown, by_id = services_analysis.analysis_summaries_for(split=split, plugin=plugin, rows=view.rows,
+        shown, by_id = services_analysis.analysis_summaries_for(split=split, plugin=plugin, rows=rows,
                                                                 also=filtered)
         computed = summaries.combine(shown, replace(context, summaries=by_id))
     else:  # a benchmark that declares no summaries: from the rows' per-sample scores
         read = ({"truth_keys": plugin.analysis_truth_keys} if public
                 else {"detail_keys": plugin.hidden_split_detail_keys})
-        computed = plugin.analyses_function()(selectors.analysis_models(rows=view.rows, **read), context)
+        computed = plugin.analyses_function()(selectors.analysis_models(rows=rows, **read), context)
     # A figures function may make every entry's rows: the page is cut here all the same.
     return ([f if entries is None else figure_page(f, entries) for f in computed if f.key not in withheld],
             labels)

@@ -27,7 +27,8 @@ from django.core.cache import cache
 from django.db.models import Count, Max
 
 from leaderboard import selectors
-from leaderboard.core.board import BoardRow, board_build, filter_rows, parse_query
+from leaderboard.core.board import BoardQuery, BoardRow, BoardSpec, filter_rows, parse_query
+from leaderboard.core.board_kept import view_kept, view_updated
 from leaderboard.models import AnalysisSummary
 from scoring import access
 from scoring.benchmarks import UnknownBenchmark, board_for, plugin_for
@@ -184,6 +185,18 @@ def figure_context(plugin: BenchmarkPlugin, split: Split, rows: Sequence[BoardRo
                            submissions=submissions)
 
 
+def analysis_entries(data: selectors.BoardData, spec: BoardSpec, query: BoardQuery
+                     ) -> tuple[list[BoardRow], list[BoardRow]]:
+    """The rows the tab shows, in the board's order (the view `board_build` makes, without marks: the tab shows
+    none), and the rows the filters keep (every entry of a kept model). The view is kept in this process and brought
+    up to date with the rows that changed, as the board's own views are (`selectors.board_view_kept`), so that a page
+    after a score landed does not order every row again; no comparison is read for it (the tab shows none)."""
+    kept = selectors.board_view_kept(
+        data, ("analysis", query.canonical()), lambda: view_kept(data.rows, spec, query, marks=False),
+        lambda held, gone, came: view_updated(held, gone, came, None, len(data.rows)))
+    return list(kept.view.rows), filter_rows(data.rows, query)
+
+
 def analysis_span_refresh(*, split: Split, plugin: BenchmarkPlugin) -> bool:
     """When a score lands or is re-scored: store the span of the split's board as it opens (no filter), so the tab's
     first page after it reads no summary but its own entries'. Returns whether one was made."""
@@ -192,12 +205,9 @@ def analysis_span_refresh(*, split: Split, plugin: BenchmarkPlugin) -> bool:
         return False
     board = board_for(split.benchmark.slug)
     query = parse_query({}, board, tuple(r.key for r in selectors.benchmark_readings(split.benchmark.slug)))
-    data = selectors.board_data(split=split)
-    view = board_build(data.rows, board, query, data.pairs, marks=False)
-    filtered = filter_rows(data.rows, query)
-    context = figure_context(plugin, split, view.rows, filtered,
-                             site_reads=access.ground_truth_figures_public(split=split))
-    analysis_span(split=split, plugin=plugin, labelled=selectors.analysis_labels(rows=view.rows), also=filtered,
+    rows, filtered = analysis_entries(selectors.board_data(split=split), board, query)
+    context = figure_context(plugin, split, rows, filtered, site_reads=access.ground_truth_figures_public(split=split))
+    analysis_span(split=split, plugin=plugin, labelled=selectors.analysis_labels(rows=rows), also=filtered,
                   context=context)
     return True
 

@@ -11,8 +11,10 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
+from django.db.models import F
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from leaderboard import selectors, services_analysis, tasks
 from leaderboard.board_views import board_resolve
@@ -20,7 +22,7 @@ from leaderboard.core.board import PAGE_ROWS, board_build, filter_rows
 from leaderboard.services_analysis import figure_context
 from scoring.benchmarks import plugin_for
 from scoring.core.analysis import EntryPage, entry_of, figure_page
-from scoring.models import SampleScore, Submission
+from scoring.models import SampleScore, Score, Submission
 from scoring.selectors import board_cache_invalidate
 from tests.leaderboard.test_analysis_paging import PARAMS, _plain, board_labels, clone_entries, shown
 from tests.leaderboard.test_analysis_summaries import DEMOS, _per_sample_figures
@@ -176,3 +178,25 @@ def test_a_cached_page_reads_no_board_row(client, plan_board):
     read = [q["sql"] for q in queries.captured_queries]
     assert not [sql for sql in read if "MD5(" in sql.upper()], read
     assert not [sql for sql in read if "leaderboard_analysissummary" in sql], read
+
+
+def test_the_tabs_entries_follow_a_change_without_ordering_every_row_again(client, plan_board, monkeypatch):
+    """After a score changed, the tab's entries are its kept view brought up to date with that row
+    (`services_analysis.analysis_entries`, as the board's own views are), in the order a view made from every row
+    has them."""
+    made = []
+    real = services_analysis.view_kept
+    monkeypatch.setattr(services_analysis, "view_kept", lambda *a, **k: made.append(1) or real(*a, **k))
+    shown(client, 2)
+    assert len(made) == 1
+    sub = (Submission.objects.filter(split__benchmark__slug="plan-bench", split__name="demo",
+                                     status=Submission.Status.SCORED).order_by("pk").last())
+    Score.objects.filter(submission=sub).update(overall=F("overall") + 7.5, updated_at=timezone.now())
+    board_cache_invalidate(split_id=sub.split_id)
+    shown(client, 2)
+    assert len(made) == 1  # brought up to date, not made again
+    _, split, spec, query = board_resolve(PARAMS, "plan-bench")
+    data = selectors.board_data(split=split)
+    rows, filtered = services_analysis.analysis_entries(data, spec, query)
+    assert rows == list(board_build(data.rows, spec, query, data.pairs).rows)
+    assert filtered == filter_rows(data.rows, query) and len(rows) > PAGE_ROWS
