@@ -249,3 +249,43 @@ def test_views_kept_through_random_writes_are_the_views_made_from_scratch(epic_s
                                                        top_marks(view.rows, every))
         assert selectors.board_rows_current(split_id=epic_split.pk) == selectors._load_rows(epic_split.pk)
     assert len(builds) == 2 * len(QUERIES)  # made once each, then only brought up to date
+
+
+@pytest.mark.django_db
+def test_a_view_kept_from_before_the_board_came_back_to_the_same_rows_follows_every_change_since(epic_split,
+                                                                                                monkeypatch):
+    """A view read when the board's rows were A, not read while they went to B and back to A (a note written and
+    taken back) and then to C, is brought up to date through every change kept since the first A: the same view as
+    one made from scratch, not made again."""
+    subs = reported_rows(epic_split, 12)
+    spec = board_for("epic-bench")
+    kept_query, other_query = BoardQuery(sort="BA"), BoardQuery(descending=False)
+    builds, chains = [], []
+    monkeypatch.setattr(services, "view_kept", lambda *a, **k: builds.append(1) or view_kept(*a, **k))
+    changes_since = selectors._changes_since
+
+    def changes_seen(*args):
+        found = changes_since(*args)
+        if found is not None:
+            chains.append(len(found))
+        return found
+
+    monkeypatch.setattr(selectors, "_changes_since", changes_seen)
+
+    def read(query: BoardQuery):
+        board_cache_invalidate(split_id=epic_split.pk)
+        return services.board_view_build(split=epic_split, spec=spec, query=query)[0]
+
+    read(kept_query)
+    read(other_query)
+    for note in ("a note", ""):  # B, then A again
+        Submission.objects.filter(pk=subs[3].pk).update(note=note)
+        read(other_query)
+    score = Score.objects.get(submission=subs[7])  # C: a row moves
+    score.overall, score.breakdown = 99.5, {"BA": 1.0}
+    score.save()
+    view = read(kept_query)
+    rows, pairs = selectors._load_rows(epic_split.pk), selectors._load_pairs(epic_split.pk)
+    assert view == board_build(rows, spec, kept_query, pairs)
+    assert len(builds) == 2  # each query's view made once, then brought up to date
+    assert chains[-1] == 3  # the kept view followed A -> B, B -> A and A -> C
