@@ -526,19 +526,10 @@ def adjacent_pairs(rows: Sequence[BoardRow]) -> list[tuple[int, int]]:
     return [(above, below) for above, below in zip(single, single[1:]) if above is not None and below is not None]
 
 
-def adjacent_ties(
-    rows: Sequence[BoardRow], pairs: Mapping[frozenset[int], PairSignificance], *, alpha: float = 0.05
-) -> set[int]:
-    """Submissions whose difference to the row just above is not significant (paired bootstrap).
-
-    Only pairs with a stored comparison on shared samples are judged (`adjacent_pairs`).
-    """
-    return pairs_tied(adjacent_pairs(rows), pairs, alpha=alpha)
-
-
-def pairs_tied(adjacent: Iterable[tuple[int, int]], pairs: Mapping[frozenset[int], PairSignificance], *,
-               alpha: float = 0.05) -> set[int]:
-    """`adjacent_ties` of the pairs `adjacent_pairs` gave."""
+def adjacent_ties(adjacent: Iterable[tuple[int, int]], pairs: Mapping[frozenset[int], PairSignificance], *,
+                  alpha: float = 0.05) -> set[int]:
+    """Submissions whose difference to the row just above is not significant (paired bootstrap), of the (above,
+    below) pairs `adjacent_pairs` gave. Only pairs with a stored comparison on shared samples are judged."""
     tied: set[int] = set()
     for above, below in adjacent:
         result = pairs.get(frozenset((above, below)))
@@ -642,7 +633,7 @@ def ordered_view(spec: BoardSpec, query: BoardQuery, ordered: Sequence[BoardRow]
     elif marked:
         marks, top = column_marks(ordered, columns, within_kind=True), top_marks(ordered, columns)
     return BoardView(spec=spec, query=query, columns=columns, rows=tuple(ordered),
-                     ranks=tuple(ranks(ordered, column)), marks=marks, ties=frozenset(pairs_tied(compared, pairs or {})),
+                     ranks=tuple(ranks(ordered, column)), marks=marks, ties=frozenset(adjacent_ties(compared, pairs or {})),
                      total_rows=total_rows, top=top, compared=compared, tops=tops)
 
 

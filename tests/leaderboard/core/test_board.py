@@ -4,6 +4,7 @@ from leaderboard.core.board import (
     BadBoardQuery,
     BoardRow,
     PairSignificance,
+    adjacent_pairs,
     adjacent_ties,
     best_per_model,
     board_build,
@@ -122,7 +123,7 @@ def test_adjacent_ties_mark_only_non_significant_neighbours():
         frozenset((1, 2)): PairSignificance(1, 2, 0.4, 100),
         frozenset((2, 3)): PairSignificance(2, 3, 0.001, 100),
     }
-    assert adjacent_ties(rows, pairs) == {2}
+    assert adjacent_ties(adjacent_pairs(rows), pairs) == {2}
 
 
 def test_ranks_share_a_rank_on_equal_values():
@@ -190,7 +191,7 @@ def test_human_rows_are_not_ranked_and_never_tie_a_model():
     rows = [row(1, "human", 100, kind="human"), row(2, "a", 100), row(3, "b", 50), row(4, "c", 50)]
     assert ranks(rows, EPIC.column("overall")) == [None, 1, 2, 2]
     pairs = {frozenset((1, 2)): PairSignificance(1, 2, 0.9, 10), frozenset((2, 3)): PairSignificance(2, 3, 0.01, 10)}
-    assert adjacent_ties(rows, pairs) == set()  # the human row is neither above nor below a model
+    assert adjacent_ties(adjacent_pairs(rows), pairs) == set()  # the human row is neither above nor below a model
 
 
 def test_empty_leaves_are_the_task_columns_no_row_has_a_figure_for():
@@ -231,4 +232,4 @@ def test_repeated_runs_become_one_row_with_mean_spread_and_an_interval_for_items
     assert combined[2].runs == 1 and combined[2].run_ids == ()  # a label used once is a single run
     # Runs of one row are never compared with the stored pairwise tests of single submissions.
     pairs = {frozenset((1, 9)): PairSignificance(1, 9, 0.9, 10)}
-    assert adjacent_ties([combined[0], combined[1]], pairs) == set()
+    assert adjacent_ties(adjacent_pairs([combined[0], combined[1]]), pairs) == set()
