@@ -402,15 +402,10 @@ class _Digest(Aggregate):
         return f"MD5(GROUP_CONCAT({text}, ','))", tuple(params)
 
 
-def _digest(rows: QuerySet, columns: Sequence[str]) -> str:
-    """What changes when any of `rows` changes in one of `columns`, or one comes or goes: their number and the
-    digest of their columns (`_Digest`), from one aggregate query however many rows there are."""
-    found = rows.order_by().aggregate(n=Count("pk"), digest=_Digest(columns, "pk"))
-    return f"{found['n']}:{found['digest'] or ''}"
-
-
 def _bucket_digests(rows: QuerySet, columns: Sequence[str]) -> dict[int, str]:
-    """`_digest` of each bucket of `rows` (id modulo DIGEST_BUCKETS) that has any, from one grouped query."""
+    """Per bucket of `rows` (id modulo DIGEST_BUCKETS) that has any: what changes when any of its rows changes in one
+    of `columns`, or one comes or goes (their number and the digest of their columns, `_Digest`), from one grouped
+    query however many rows there are."""
     found = (rows.order_by().annotate(bucket=Mod("pk", DIGEST_BUCKETS)).values("bucket")
              .annotate(n=Count("pk"), digest=_Digest(columns, "pk")).values_list("bucket", "n", "digest"))
     return {int(bucket): f"{n}:{digest or ''}" for bucket, n, digest in found}
