@@ -8,7 +8,10 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import itertools
 import json
+import threading
+from collections import OrderedDict
 from dataclasses import replace
 from html import escape
 from typing import Any
@@ -41,6 +44,7 @@ from leaderboard.core.board import (
     export_header,
     export_table,
     format_value,
+    marks_signature,
     page_numbers,
     parameters_from_name,
     parse_page,
@@ -224,6 +228,64 @@ def _model_cells_html(row, split, run_sd: str) -> str:
     return out + f'</th><td class="kind" data-key="kind">{escape(row.kind or "not stated")}</td>'
 
 
+class _RowsDrawn:
+    """How a table draws its rows' cells after the rank (the model cell, the kind, each column's figure): the view its
+    marks are read from, its columns and headline, the split the model cells name, and `token`, the same number for
+    tables that draw a row alike (equal marks' signatures, columns, headline and split), or None (marks counted over
+    the rows: drawn each time)."""
+
+    def __init__(self, view: BoardView, columns: tuple, headline: str, split, token: int | None):
+        self.view, self.columns, self.headline, self.split, self.token = view, columns, headline, split, token
+
+
+# A number per way of drawing rows (`_RowsDrawn.token`), never one number for two ways; the least recently used go.
+DRAWN_TOKENS_MAX = 256
+_drawn_tokens: OrderedDict[tuple, int] = OrderedDict()
+_drawn_numbers = itertools.count()
+_drawn_lock = threading.Lock()
+
+
+def _rows_drawn(view: BoardView, columns: tuple, headline: str, split) -> _RowsDrawn:
+    signature = marks_signature(view.marks, view.top)
+    token = None
+    if signature is not None:
+        key = (signature, tuple(c.key for c in columns), headline, split.pk, split.name, split.version)
+        with _drawn_lock:
+            token = _drawn_tokens.get(key)
+            if token is None:
+                token = _drawn_tokens[key] = next(_drawn_numbers)
+            _drawn_tokens.move_to_end(key)
+            while len(_drawn_tokens) > DRAWN_TOKENS_MAX:
+                _drawn_tokens.popitem(last=False)
+    return _RowsDrawn(view, columns, headline, split, token)
+
+
+ROW_DRAWINGS_KEPT = 4  # ways of drawing one row remembered on it (collapsed or not, with extras or not, ...)
+
+
+def _row_html(row, rank: int | None, tied: bool, drawn: _RowsDrawn) -> str:
+    """One row of the board table, as HTML (the template's loop wrote it until issue 34). Its cells after the rank are
+    remembered on the row for the way `drawn` draws it: a board keeps its rows between reads (leaderboard.selectors),
+    so a page read after a score landed elsewhere draws only the rows that changed, and the ranks. Every text escaped
+    as the template's autoescape escapes it."""
+    known = row.__dict__.setdefault("_html_read", {})  # not a field: rows compare as before
+    cells = known.get(drawn.token) if drawn.token is not None else None
+    if cells is None:
+        view, headline = drawn.view, drawn.headline
+        run_sd = format_value(row.run_spread.get(headline), view.spec.columns[0].digits) if row.runs > 1 else ""
+        cells = _model_cells_html(row, drawn.split, run_sd) + "".join(
+            _cell_html(view, row, c, headline) for c in drawn.columns)
+        if drawn.token is not None:
+            if len(known) >= ROW_DRAWINGS_KEPT:
+                known.clear()
+            known[drawn.token] = cells
+    tie = ('<span class="tie" title="Not significantly different from the row above (paired bootstrap, 95%)">≈</span>'
+           if tied else "")
+    return (f'<tr class="{escape(row.source)}{" human" if row.kind == "human" else ""}" '
+            f'data-submission="{row.submission_id}"><td class="rank pin pin-rank" data-key="rank">'
+            f'{"–" if rank is None else rank}{tie}</td>{cells}</tr>')
+
+
 def _header_group_label(column, spec) -> str:
     """The group a column sits under in the header row. A task (leaf) column sits under its parent's group when
     its parent's group differs (a dimension's subtasks under "Dimensions", once, not once per dimension)."""
@@ -292,18 +354,9 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView, page
     groups = _header_groups(table_columns, view.spec, collapsed=collapsed)
     group_index = [gi for gi, g in enumerate(groups) for _ in range(g["full"])]
     headline = view.spec.columns[0].key
-    rows = []
-    for rank, row in zip(view.ranks[page.start:page.end], view.rows[page.start:page.end]):
-        rows.append({
-            "row": row,
-            "rank": rank,
-            "tied": row.submission_id in view.ties,
-            "head": mark_safe(_model_cells_html(  # our own, every text escaped
-                row, split, format_value(row.run_spread.get(headline), view.spec.columns[0].digits)
-                if row.runs > 1 else "")),
-            # our own cells, every text escaped (`_cell_html`)
-            "cells": mark_safe("".join(_cell_html(shown_view, row, c, headline) for c in table_columns)),
-        })
+    drawn = _rows_drawn(shown_view, table_columns, headline, split)
+    rows = [_row_html(row, rank, row.submission_id in view.ties, drawn)
+            for rank, row in zip(view.ranks[page.start:page.end], view.rows[page.start:page.end])]
     return {
         "benchmark": benchmark,
         "split": split,
@@ -316,7 +369,7 @@ def _table_context(request: HttpRequest, benchmark, split, view: BoardView, page
             for i, c in enumerate(table_columns)
         ],
         "groups": groups,
-        "rows": rows,
+        "rows_html": mark_safe("".join(rows)),  # our own, every text escaped (`_row_html`)
         "has_groups": any(c.group for c in table_columns),
         "collapsed": collapsed,
         "empty_leaves": empty if (view.query.expanded and view.rows) else (),

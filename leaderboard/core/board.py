@@ -498,6 +498,22 @@ def tops_best(tops: ColumnTops, columns: Iterable[Column]) -> dict[str, Abstract
     return {key: _ColumnBest(col) for key, col in tops_marks(tops, columns).items()}
 
 
+def marks_signature(marks: Mapping[str, Mapping[int, str]], top: Mapping[str, AbstractSet[int]]) -> tuple | None:
+    """What a row's best / second-best and best-of-all marks over these columns depend on besides the row itself:
+    each column's leaders (`tops_marks`, `tops_best`), so that rows drawn under equal signatures are drawn alike; None
+    where the marks were counted over the rows (`column_marks`), which keep no such summary."""
+    parts: list[tuple] = []
+    for key, column in marks.items():
+        if not isinstance(column, _ColumnMarks):
+            return None
+        parts.append((key, column.within_kind, tuple(sorted(column.leaders.items()))))
+    for key, best in top.items():
+        if not isinstance(best, _ColumnBest):
+            return None
+        parts.append((key, tuple(sorted(best.marks.leaders.items()))))
+    return tuple(parts)
+
+
 def tops_empty_leaves(tops: ColumnTops, columns: Iterable[Column]) -> tuple[Column, ...]:
     """`empty_leaves` of the rows `tops` holds."""
     return tuple(c for c in columns if c.level is Level.LEAF and not tops.filled[c.key])
