@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Min, Q
+from django.db.models import Count, Min, Q, Subquery
 
 from leaderboard.core.diff import DiffRow, VersionRow, version_diff
 from leaderboard.selectors import headline_key, scores_under_version
@@ -68,8 +68,12 @@ def comparable_version(*, split: Split, known: list[ScorerVersion] | None = None
     """The scorer version a paper's reported rows are comparable to: the one they were loaded beside (the loader
     records it), else the benchmark's first version on this split (`known`: its `scorer_versions`, where the caller
     has read them already)."""
-    found = (Score.objects.filter(submission__split=split, submission__source=Submission.Source.REPORTED)
-             .values_list("details__comparable_scorer_version", flat=True).first())
+    # The first reported score by id, found as the least id of the split's reported scores: asked for as the first
+    # of them in id order, the planner walked every score of every split by id (18 ms at 6,000 scores, issue 34).
+    first = (Score.objects.filter(submission__split=split, submission__source=Submission.Source.REPORTED)
+             .order_by().values("submission__split").annotate(first=Min("pk")).values("first"))
+    found = (Score.objects.filter(pk=Subquery(first)).values_list("details__comparable_scorer_version", flat=True)
+             .first())
     if found:
         return str(found)
     versions = scorer_versions(split=split) if known is None else known
