@@ -13,6 +13,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter
 from channels.security.websocket import AllowedHostsOriginValidator
 
 from config.routing import token_websocket_urlpatterns, websocket_urlpatterns
+from config.warm_up import frozen_after_warm_up
 from leaderboard.asgi import board_fast_path
 from simulator.asgi import agent_admission
 
@@ -35,7 +36,7 @@ application = ProtocolTypeRouter(
     {
         # Anonymous board reads are answered from the page cache before the middleware stack (see leaderboard.asgi);
         # agent API requests enter Django a few at a time per process (see simulator.asgi).
-        "http": board_fast_path(agent_admission(django_asgi_app)),
+        "http": frozen_after_warm_up(board_fast_path(agent_admission(django_asgi_app))),
         "websocket": websockets_by_auth(
             AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
             URLRouter(token_websocket_urlpatterns),

@@ -4,11 +4,15 @@ every full collection walked ~200,000 start-up objects, 100-250 ms holding the G
 agents: the agent socket's latency tail (perf/serving.py --paced)."""
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+from config.warm_up import frozen_after_warm_up
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,3 +34,28 @@ def test_importing_the_asgi_application_freezes_the_start_up_objects(tmp_path):
     # nearly every object is frozen; a full collection walks a small remainder
     assert found["frozen"] > 50_000
     assert found["walked"] < found["frozen"] / 10
+
+
+def test_what_the_first_requests_leave_is_frozen_once():
+    # Given an application wrapped as the served one is, its first requests leaving objects behind
+    kept = []
+
+    async def app(scope, receive, send):
+        kept.append([{"request": len(kept)}])  # lives on, as a compiled template or a board's kept rows do
+
+    served = frozen_after_warm_up(app, requests=3)
+    before = gc.get_freeze_count()
+    try:
+        # When two requests were served (and a websocket, which does not count), nothing more is frozen
+        for scope in ({"type": "http"}, {"type": "websocket"}, {"type": "http"}):
+            asyncio.run(served(scope, None, None))
+        assert gc.get_freeze_count() == before
+        # When the third was, what they left is frozen: out of every later collection's walk
+        asyncio.run(served({"type": "http"}, None, None))
+        frozen = gc.get_freeze_count()
+        assert frozen > before and not any(o is kept[0] for o in gc.get_objects())
+        # and never again after
+        asyncio.run(served({"type": "http"}, None, None))
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
