@@ -63,6 +63,7 @@ from scoring.errors import ServiceRefusal
 from scoring.models import ModelEntry, Sample, SampleScore, Submission
 from scoring.paging import page_requested
 from scoring.phases import phase_shown
+from scoring.rescore import declared_version
 from scoring.selectors import model_entry_editable_by
 
 PLOT_TOP_MODELS = 6
@@ -454,7 +455,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
         "board_fingerprint": selectors.board_fingerprint_of_key(data_key),
         "phase": phase_shown(split.phase) if split.phase_id else None,
     }
-    context.update(_versions_context(benchmark, split, query, base))
+    context.update(_versions_context(benchmark, split, query, base, data))
     context["can_curate"] = roles.is_curator(request.user)
     plugin = _plugin(benchmark.slug)
     if plugin is not None:
@@ -474,10 +475,14 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
-def _versions_context(benchmark, split, query, base: dict[str, str]) -> dict[str, Any]:
+def _versions_context(benchmark, split, query, base: dict[str, str], data: selectors.BoardData) -> dict[str, Any]:
     """The scorer-version selector (issue 29): each row's current score, or the scores of one version (older ones
-    stay viewable after a re-score), the version a paper's rows are comparable to, and the diff page's link."""
-    known = versions.scorer_versions(split=split)
+    stay viewable after a re-score), the version a paper's rows are comparable to, and the diff page's link. The
+    versions are read from the scores on the board: made once per content of its rows (`board_derived`; a re-score
+    writes the score it replaces, whose row changes with it) and the version the benchmark declares now."""
+    declared = declared_version(benchmark)
+    known = selectors.board_derived(data, ("scorer_versions", declared),
+                                    lambda: versions.scorer_versions(split=split, declared=declared))
     choices = [{"label": "current scores", "shown": not query.scorer, "current": False,
                 "link": "?" + urlencode({**base, **query.as_params(scorer="")})}]
     choices += [{"label": v.version, "shown": v.version == query.scorer, "current": v.current,

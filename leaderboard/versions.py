@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Min, Q, Subquery
+from django.db.models import Count, Min, Subquery
 
 from leaderboard.core.diff import DiffRow, VersionRow, version_diff
 from leaderboard.selectors import headline_key, scores_under_version
 from scoring.models import RescoreRun, Score, ScoreVersion, Split, Submission
 from scoring.published import REPORTED_VERSION
 from scoring.rescore import declared_version
+from scoring.selectors import on_boards
 
 
 @dataclass(frozen=True)
@@ -27,20 +28,21 @@ def _board_submissions(split: Split):
                                      visibility=Submission.Visibility.PUBLIC)
 
 
-def scorer_versions(*, split: Split) -> list[ScorerVersion]:
-    """The scorer versions the split's public scores were made under, current or replaced, oldest first (a paper's
-    rows are no version of the hub's scorer: left out)."""
+def scorer_versions(*, split: Split, declared: str | None = None) -> list[ScorerVersion]:
+    """The scorer versions the scores on the split's board (`on_boards`: an upload held back until its phase closes
+    is not there yet, nor the version only it bears) were made under, current or replaced, oldest first (a paper's
+    rows are no version of the hub's scorer: left out). `declared`: the benchmark's version now, where the caller
+    has read it (`declared_version`)."""
     # Two grouped queries (each version's first score and count), not one count query per version; each joins the
-    # submissions it counts (an IN over the board's submissions read all of them first, for the few replaced scores
-    # too).
-    on_board = Q(submission__split=split, submission__status=Submission.Status.SCORED,
-                 submission__visibility=Submission.Visibility.PUBLIC) & ~Q(submission__source=Submission.Source.REPORTED)
-    current = {row["scorer_version"]: row for row in Score.objects.filter(on_board).values(
+    # submissions it counts.
+    shown = on_boards(Submission.objects.filter(split=split, status=Submission.Status.SCORED)).exclude(
+        source=Submission.Source.REPORTED).values("pk")
+    current = {row["scorer_version"]: row for row in Score.objects.filter(submission__in=shown).values(
         "scorer_version").annotate(first=Min("created_at"), n=Count("id")).order_by()}
     kept = {row["scorer_version"]: row for row in ScoreVersion.objects.filter(
-        on_board, submission__score__isnull=False).values(
+        submission__in=shown, submission__score__isnull=False).values(
         "scorer_version").annotate(first=Min("scored_at"), n=Count("id")).order_by()}
-    declared = declared_version(split.benchmark)
+    declared = declared_version(split.benchmark) if declared is None else declared
     versions = []
     for version in set(current) | set(kept):
         if not version or version == REPORTED_VERSION:

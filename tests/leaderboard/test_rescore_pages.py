@@ -5,12 +5,16 @@ re-score from a page."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
-from scoring.models import RescoreRun, Score, Split, Submission
+from leaderboard import versions
+from scoring.models import Phase, RescoreRun, Score, Split, Submission
+from scoring.selectors import board_cache_invalidate
 
-from .conftest import forget_pages, make_entry, make_reported, rescore_now
+from .conftest import forget_pages, make_entry, make_reported, make_scored, random_scores, rescore_now
 
 pytestmark = pytest.mark.django_db
 
@@ -175,3 +179,44 @@ def test_a_curator_scores_the_previous_versions_submissions_onto_a_new_split_ver
                                                                            "Gamma": 50.0}
     old = client.get("/leaderboard/dummy/?split=test&split_version=1")
     assert {r.model_name: r.overall for r in old.context["view"].rows}["Gamma"] == 25.0
+
+
+def test_the_version_selector_is_read_once_per_content_of_the_board_and_names_no_held_back_version(
+        client, epic_split, monkeypatch):
+    # Given a board of uploads scored here, read once (their neighbours' comparisons made and stored), and the
+    # versions' reads counted
+    subs = [make_scored(epic_split, make_entry(f"Versioned-VL-{i}"), random_scores(i, 40, 0.3 + i / 10))
+            for i in range(3)]
+    page = "/leaderboard/epic-bench/"
+    for _ in range(2):
+        forget_pages()
+        assert client.get(page).status_code == 200
+    reads = []
+    counted = versions.scorer_versions
+    monkeypatch.setattr(versions, "scorer_versions", lambda **kw: reads.append(kw) or counted(**kw))
+    # When it is read again after a score landed elsewhere (its cached pages left behind, its rows the same)
+    board_cache_invalidate(split_id=epic_split.pk)
+    assert client.get(page).status_code == 200 and "Versioned-VL-2" in client.get(page).content.decode()
+    # Then the versions were not read again
+    assert reads == []
+
+    def selector() -> str:
+        forget_pages()
+        found = re.search(r'id="board-versions".*?</nav>', client.get(page).content.decode(), re.S)
+        return found.group(0) if found else ""
+
+    # When an upload scored under another version waits for its phase to close (results at the close)
+    held = Phase.objects.create(benchmark=epic_split.benchmark, name="Held", slug="held", results_at_close=True,
+                                opens_at=timezone.now() - timedelta(days=2), closes_at=timezone.now() + timedelta(days=1))
+    Split.objects.filter(pk=epic_split.pk).update(phase=held)
+    score = Score.objects.get(submission=subs[0])
+    score.scorer_version = "test-held"
+    score.save()
+    # Then the board names only the versions of the scores on it (its row is not there yet)
+    refused = client.get(page + "?scorer=none")
+    # (every upload of the split now waits: the board shows none of them, nor their versions)
+    assert refused.status_code == 400 and "; versions: none" in refused.content.decode()
+    assert selector() == "" and counted(split=epic_split) == []
+    # When the phase has closed: its row and its version are on the board
+    Phase.objects.filter(pk=held.pk).update(closes_at=timezone.now() - timedelta(seconds=1))
+    assert "test-held" in selector()
