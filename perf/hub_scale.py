@@ -5,12 +5,15 @@ For each scale S it builds (or, with --reuse, keeps) a PostgreSQL database `<pre
 plus `manage.py make_large_hub --scale S` (20·S model entries and one scored submission each per benchmark, at the
 papers' split sizes, their per-sample rows written inside the database; 2,000·S VGE episodes with steps; 200·S
 annotation items through review; the neighbours' comparisons and Analysis summaries the worker writes when a score
-lands). It starts the site as `make run` serves it (one uvicorn process, the cache in Redis: REDIS_URL), and requests each page: board
-first page, a filtered and sorted board page, the board API, the CSV export, the Analysis tab, a drill-down page, the
+lands). It starts the site as `make run` serves it, one uvicorn process per scale side by side (the cache in Redis:
+REDIS_URL's database for the first scale, the next numbers for the others), and requests each page: board first
+page, a filtered and sorted board page, the board API, the CSV export, the Analysis tab, a drill-down page, the
 pre-check API, a model page, the heavy user's submission list. Per page: the first request after the server started
 with the board caches emptied, --uncached requests each after one score of every scale board changed and the caches
 were emptied again (`CacheBuster`: the board's cache hides what a page costs when a score has just landed), then
---requests on the cache's path. Then, in a process of its own like
+--requests on the cache's path; the scales are asked in turn, request by request (`measure`: this machine's speed
+drifts by a third within minutes, and a ratio of figures taken minutes apart measured the drift). Then, in a
+process of its own like
 the worker's, one new score: a submission of the demo's example file scored by the pipeline (`submission_score`)
 and its board comparisons (`board_comparisons_update`), then a curator's forced re-score of that one submission
 (`rescore_item_run`, a run of one item).
@@ -53,6 +56,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -301,40 +305,75 @@ class CacheBuster:
                 self.client.incr(key)
 
 
-def measure(base: str, facts: dict, requests: int, uncached: int, bust: CacheBuster,
-            skip: tuple[str, ...] = ()) -> dict[str, dict]:
-    """Per page: the first request (after the server started and the board caches were emptied), `uncached`
-    requests each after emptying them, then `requests` as they come (the cache's path)."""
-    headers = {"Authorization": f"Token {facts['token']}"}
-    figures = {}
-    with httpx.Client(base_url=base, headers=headers, timeout=600) as client:
-        for label, method, path, extra in pages(facts):
+@dataclass
+class Served:
+    """One scale's server as the pages are measured: its address, its hub's facts and its cache buster."""
+
+    scale: int
+    base: str
+    facts: dict
+    bust: CacheBuster
+
+
+def measure(served: list[Served], requests: int, uncached: int, skip: tuple[str, ...] = ()) -> dict[int, dict]:
+    """Per page and scale: the first request (after the servers started and the board caches were emptied),
+    `uncached` requests each after emptying them, then `requests` as they come (the cache's path). The scales'
+    servers run side by side and are asked in turn, request by request, so that the machine's speed, which drifts by
+    a third within minutes here, weighs on every scale alike: their ratios are of one stretch of time."""
+    figures: dict[int, dict] = {one.scale: {} for one in served}
+    clients = [httpx.Client(base_url=one.base, headers={"Authorization": f"Token {one.facts['token']}"}, timeout=600)
+               for one in served]
+    try:
+        pages_of = [pages(one.facts) for one in served]
+        for index, (label, *_rest) in enumerate(pages_of[0]):
             if label in skip:
                 continue
-            files = None
-            if "example" in extra:
-                files = {"file": ("example.jsonl", client.get(extra["example"]).content)}
+            timers = []
+            for client, own in zip(clients, pages_of):
+                _, method, path, extra = own[index]
+                files = None
+                if "example" in extra:
+                    files = {"file": ("example.jsonl", client.get(extra["example"]).content)}
 
-            data = extra.get("data")
+                data = extra.get("data")
 
-            def timed(method=method, path=path, data=data, files=files) -> tuple[float, int]:
-                t = time.perf_counter()
-                response = client.request(method, path, data=data, files=files)
-                return (time.perf_counter() - t) * 1000, response.status_code
+                def timed(client=client, method=method, path=path, data=data, files=files) -> tuple[float, int]:
+                    t = time.perf_counter()
+                    response = client.request(method, path, data=data, files=files)
+                    return (time.perf_counter() - t) * 1000, response.status_code
 
-            bust()
-            first, status = timed()
-            cold = []
+                timers.append(timed)
+            first, status = {}, {}
+            for one, timed in zip(served, timers):
+                one.bust()
+                first[one.scale], status[one.scale] = timed()
+            cold: dict[int, list[float]] = {one.scale: [] for one in served}
+            warm: dict[int, list[float]] = {one.scale: [] for one in served}
             for _ in range(uncached):
-                bust()
-                cold.append(timed()[0])
-            warm = [timed()[0] for _ in range(requests)]
-            f = {"first": first, "status": status, "uncached": percentiles(cold), "cached": percentiles(warm)}
-            figures[label] = f
-            print(f"  {label:<34} first {first:>8.1f} ms  uncached p50 {f['uncached'][0]:>8.1f} p99 "
-                  f"{f['uncached'][1]:>8.1f} ms  cached p50 {f['cached'][0]:>7.1f} p99 {f['cached'][1]:>7.1f} ms  "
-                  f"HTTP {status}", flush=True)
+                for one, timed in zip(served, timers):
+                    one.bust()
+                    cold[one.scale].append(timed()[0])
+            for _ in range(requests):
+                for one, timed in zip(served, timers):
+                    warm[one.scale].append(timed()[0])
+            for one in served:
+                f = {"first": first[one.scale], "status": status[one.scale], "uncached": percentiles(cold[one.scale]),
+                     "cached": percentiles(warm[one.scale])}
+                figures[one.scale][label] = f
+                print(f"  {one.scale:>4}x {label:<34} first {f['first']:>8.1f} ms  uncached p50 {f['uncached'][0]:>8.1f} "
+                      f"p99 {f['uncached'][1]:>8.1f} ms  cached p50 {f['cached'][0]:>7.1f} p99 {f['cached'][1]:>7.1f} ms"
+                      f"  HTTP {f['status']}", flush=True)
+    finally:
+        for client in clients:
+            client.close()
     return figures
+
+
+def redis_url_of(url: str, index: int) -> str:
+    """The Redis database of the `index`-th scale's server: REDIS_URL's own number plus `index`, so that servers side
+    by side never read each other's cached pages (their hubs' splits have the same ids)."""
+    head, _, number = url.rpartition("/")
+    return f"{head}/{(int(number) if number.isdigit() else 0) + index}"
 
 
 # make_large_hub's options this script passes on when it builds a scale (each may be given more than once)
@@ -379,32 +418,45 @@ def main() -> None:
     results = {}
     generator_args = tuple(a for option in GENERATOR_OPTIONS
                            for value in getattr(args, option[2:].replace("-", "_")) for a in (option, value))
+    built_scales = {}
     for scale in scales:
         print(f"== {scale}x", flush=True)
         env, built, build_peak = build(scale, args.pg, args.reuse, generator_args)
         size = database_size(env)
         print(f"  database {size:.2f} GiB" + (f", built in {built:.0f} s" if built is not None else ""), flush=True)
-        figures, rss, peak = {}, float("nan"), float("nan")
-        if not args.worker_only:
-            facts = result_of(manage(env, "shell", code=SETUP_CODE))
-            print("  entries: " + ", ".join(f"{slug} {f['entries']}" for slug, f in facts["benchmarks"].items()),
-                  flush=True)
-            bust = CacheBuster(os.environ["REDIS_URL"], [f["split"] for f in facts["benchmarks"].values()],
-                               env["DATABASE_URL"], [f["submission"] for f in facts["benchmarks"].values()])
-            proc, base = serve(env, args.port)
-            try:
-                figures = measure(base, facts, args.requests, args.uncached, bust, skip)
-                rss, peak = rss_mib(proc.pid)
-            finally:
+        built_scales[scale] = env
+        results[scale] = {"pages": {}, "rss": float("nan"), "peak": float("nan"), "worker": None, "built": built,
+                          "size": size, "build_peak": build_peak}
+    if not args.worker_only:
+        print(f"== pages: {', '.join(f'{s}x' for s in scales)} served side by side, asked in turn", flush=True)
+        served, procs = [], []
+        try:
+            for index, scale in enumerate(scales):
+                env = {**built_scales[scale], "REDIS_URL": redis_url_of(os.environ["REDIS_URL"], index)}
+                facts = result_of(manage(env, "shell", code=SETUP_CODE))
+                print(f"  {scale}x entries: " + ", ".join(f"{slug} {f['entries']}"
+                                                           for slug, f in facts["benchmarks"].items()), flush=True)
+                bust = CacheBuster(env["REDIS_URL"], [f["split"] for f in facts["benchmarks"].values()],
+                                   env["DATABASE_URL"], [f["submission"] for f in facts["benchmarks"].values()])
+                bust.client.flushdb()  # what an earlier run left in this scale's cache
+                proc, base = serve(env, args.port + index if args.port else 0)
+                procs.append(proc)
+                served.append(Served(scale, base, facts, bust))
+            figures = measure(served, args.requests, args.uncached, skip)
+            for scale, proc in zip(scales, procs):
+                results[scale]["pages"] = figures[scale]
+                results[scale]["rss"], results[scale]["peak"] = rss_mib(proc.pid)
+        finally:
+            for proc in procs:
                 stop(proc)
-        worker = None
-        if not args.pages_only:
-            print(f"  load average before the worker: {os.getloadavg()[0]:.1f}", flush=True)
-            worker = result_of(manage(env, "shell", code=WORKER_CODE))
-        print((f"  server memory: {rss:.0f} MiB resident, peak {peak:.0f} MiB; " if figures else "  ")
-              + f"worker: {json.dumps(worker)}", flush=True)
-        results[scale] = {"pages": figures, "rss": rss, "peak": peak, "worker": worker, "built": built, "size": size,
-                          "build_peak": build_peak}
+        for scale in scales:
+            print(f"  {scale}x server memory: {results[scale]['rss']:.0f} MiB resident, peak "
+                  f"{results[scale]['peak']:.0f} MiB", flush=True)
+    if not args.pages_only:
+        for scale in scales:
+            print(f"  {scale}x load average before the worker: {os.getloadavg()[0]:.1f}", flush=True)
+            results[scale]["worker"] = result_of(manage(built_scales[scale], "shell", code=WORKER_CODE))
+            print(f"  {scale}x worker: {json.dumps(results[scale]['worker'])}", flush=True)
     report(scales, results)
 
 
