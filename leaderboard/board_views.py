@@ -482,7 +482,7 @@ def _versions_context(benchmark, split, query, base: dict[str, str], data: selec
     writes the score it replaces, whose row changes with it) and the version the benchmark declares now."""
     declared = declared_version(benchmark)
     known = selectors.board_derived(data, ("scorer_versions", declared),
-                                    lambda: versions.scorer_versions(split=split, declared=declared))
+                                    lambda: versions.scorer_versions(split=split, declared=declared, data=data))
     choices = [{"label": "current scores", "shown": not query.scorer, "current": False,
                 "link": "?" + urlencode({**base, **query.as_params(scorer="")})}]
     choices += [{"label": v.version, "shown": v.version == query.scorer, "current": v.current,

@@ -342,7 +342,7 @@ def _public_provenance(keys: Any, *, hidden: bool) -> dict[str, Any]:
 _ROW_COLUMNS = ("pk", "source", "note", "run_set", "finished_at", "scorer_version", "model_entry_id",
                 "model_entry__name", "model_entry__slug", "model_entry__kind", "model_entry__thinking",
                 "model_entry__parameters_b", "model_entry__organisation", "score__id", "score__updated_at",
-                "score__overall")
+                "score__overall", "score__scorer_version", "score__created_at")
 LOCAL_ROWS_MAX = 50_000  # rows kept in all, over every split this process has read
 DIGEST_BUCKETS = 64  # a change reads the columns of the rows in its bucket: about 1/64 of a large board's
 CHANGES_KEPT = 8  # the last changes of a split's rows kept for views made before them
@@ -646,6 +646,28 @@ class BoardData:
     rows_digest: str = ""  # the rows' part of the content key
     pairs_digest: str = ""  # the comparisons' part
     changes: tuple[RowsChange, ...] = ()  # the rows' last changes, that led to these (`board_view_kept`)
+    # Per bucket, per submission on the board: its columns (`_ROW_COLUMNS`) and its row, as read; None for a board
+    # under another reading or scorer version.
+    stamped: Mapping[int, Mapping[int, tuple[tuple, BoardRow]]] | None = None
+
+
+def board_scores_by_version(data: BoardData) -> tuple[dict[str, tuple[int, Any]], frozenset[int]]:
+    """Per scorer version of the current scores of the uploads on the board (not a paper's rows): how many, and when
+    the first was made; and those uploads' submissions. From the columns read with the board's rows (`board_data`
+    as it is now: `stamped`), no query."""
+    if data.stamped is None:
+        raise ValueError("only the board's data under the headline reading and the current scores has its columns")
+    source, version, made = (_ROW_COLUMNS.index(c) for c in ("source", "score__scorer_version", "score__created_at"))
+    found: dict[str, tuple[int, Any]] = {}
+    uploads = []
+    for by_pk in data.stamped.values():
+        for pk, (stamp, _) in by_pk.items():
+            if stamp[source] == Submission.Source.REPORTED:
+                continue
+            uploads.append(pk)
+            n, first = found.get(stamp[version], (0, stamp[made]))
+            found[stamp[version]] = (n + 1, min(first, stamp[made]))
+    return found, frozenset(uploads)
 
 
 def board_data(*, split: Split, reading: str = "", scorer: str = "") -> BoardData:
@@ -657,7 +679,7 @@ def board_data(*, split: Split, reading: str = "", scorer: str = "") -> BoardDat
         # (`_rows_kept`, `_pairs_kept`); nothing is pickled to or from the shared cache.
         rows, (pairs_digest, pairs) = _rows_kept(split.pk), _pairs_kept(split.pk)
         return BoardData(key, rows.rows, pairs, f"{split.pk}:{rows.digest}:{pairs_digest}", split.pk,
-                         rows.digest, pairs_digest, rows.changes)
+                         rows.digest, pairs_digest, rows.changes, rows.stamped)
     rows_key = f"{key}:reading:{reading}" if reading else key
     if scorer:
         rows_key = f"{rows_key}:scorer:{hashlib.sha256(scorer.encode()).hexdigest()[:16]}"
