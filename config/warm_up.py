@@ -10,7 +10,7 @@ def frozen_after_warm_up(app, requests: int = WARM_UP_REQUESTS):
     """`app`, freezing once what lives after its first `requests` HTTP requests (as config.asgi freezes what importing made).
     Those requests load what lives as long as the process too: the templates compiled, the benchmarks' page code
     (SciPy's statistics for PLAN's analyses), the cache's client, the boards' kept rows and views. Left unfrozen, a
-    full collection walked them every few seconds: 30-90 ms inside one request on the 100x hub (issue 34,
+    full collection walked them every few seconds: 10-90 ms inside one request on the 100x hub (issue 34,
     perf/hub_scale.py), where a board page takes 50-80. Once per process, after the response was sent; an object
     frozen is still freed when nothing refers to it, and what was cyclic garbage at that moment stays (bounded:
     once)."""
