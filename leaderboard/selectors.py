@@ -651,16 +651,16 @@ class BoardData:
     stamped: Mapping[int, Mapping[int, tuple[tuple, BoardRow]]] | None = None
 
 
-def board_scores_by_version(data: BoardData) -> tuple[dict[str, tuple[int, Any]], frozenset[int]]:
+def board_scores_by_version(*, split_id: int, data: BoardData | None = None
+                            ) -> tuple[dict[str, tuple[int, Any]], frozenset[int]]:
     """Per scorer version of the current scores of the uploads on the board (not a paper's rows): how many, and when
-    the first was made; and those uploads' submissions. From the columns read with the board's rows (`board_data`
-    as it is now: `stamped`), no query."""
-    if data.stamped is None:
-        raise ValueError("only the board's data under the headline reading and the current scores has its columns")
+    the first was made; and those uploads' submissions. From the columns read with the board's rows: `data`'s where
+    the caller has the board as it is now (`stamped`: no query), else this process's kept rows (`_rows_kept`)."""
+    stamped = data.stamped if data is not None and data.stamped is not None else _rows_kept(split_id).stamped
     source, version, made = (_ROW_COLUMNS.index(c) for c in ("source", "score__scorer_version", "score__created_at"))
     found: dict[str, tuple[int, Any]] = {}
     uploads = []
-    for by_pk in data.stamped.values():
+    for by_pk in stamped.values():
         for pk, (stamp, _) in by_pk.items():
             if stamp[source] == Submission.Source.REPORTED:
                 continue
@@ -693,8 +693,8 @@ def board_data(*, split: Split, reading: str = "", scorer: str = "") -> BoardDat
 def board_data_pairs_add(data: BoardData, pairs: Mapping[frozenset[int], PairSignificance]) -> BoardData:
     """The board data with comparisons computed since it was read (the rows are unchanged: a comparison changes no
     figure; they are stored, so the next read finds them with the others). Not the data that was read: no content
-    key."""
-    return BoardData(data.cache_key, data.rows, {**data.pairs, **pairs})
+    key; its rows' columns are those read with the rows (the scorer versions count them)."""
+    return BoardData(data.cache_key, data.rows, {**data.pairs, **pairs}, stamped=data.stamped)
 
 
 # What reads make from a board's data (its views: filtered, best entry per model, sorted, ranked, marked), kept in

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.db.models import Min, Subquery
 
 from leaderboard.core.diff import DiffRow, VersionRow, version_diff
-from leaderboard.selectors import BoardData, board_data, board_scores_by_version, headline_key, scores_under_version
+from leaderboard.selectors import BoardData, board_scores_by_version, headline_key, scores_under_version
 from scoring.models import RescoreRun, Score, ScoreVersion, Split, Submission
 from scoring.published import REPORTED_VERSION
 from scoring.rescore import declared_version
@@ -35,9 +35,7 @@ def scorer_versions(*, split: Split, declared: str | None = None, data: BoardDat
     has read it (`declared_version`); `data`: the board's data as it is now, where the caller has read it."""
     # The current scores from the columns read with the board's rows (no query of their own: a grouped query over
     # every score of the split was 10-12 ms at 2,000 rows, issue 34); the scores they replaced, few, read here.
-    if data is None or data.stamped is None:
-        data = board_data(split=split)
-    counts, uploads = board_scores_by_version(data)
+    counts, uploads = board_scores_by_version(split_id=split.pk, data=data)
     current = {version: {"first": first, "n": n} for version, (n, first) in counts.items()}
     kept: dict[str, dict] = {}
     for submission, version, scored_at in ScoreVersion.objects.filter(submission__split=split).order_by().values_list(
