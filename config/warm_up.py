@@ -7,8 +7,8 @@ WARM_UP_REQUESTS = 100  # HTTP requests served before what they left behind is f
 
 
 def frozen_after_warm_up(app, requests: int = WARM_UP_REQUESTS):
-    """`app`, freezing once what lives after its first `requests` HTTP requests (as config.asgi freezes what importing made).
-    Those requests load what lives as long as the process too: the templates compiled, the benchmarks' page code
+    """`app`, freezing once what lives after its first `requests` HTTP requests (as config.asgi freezes what importing
+    made). Those requests load what lives as long as the process too: the templates compiled, the benchmarks' page code
     (SciPy's statistics for PLAN's analyses), the cache's client, the boards' kept rows and views. Left unfrozen, a
     full collection walked them every few seconds: 10-90 ms inside one request on the 100x hub (issue 34,
     perf/hub_scale.py), where a board page takes 50-80. Once per process, after the response was sent; an object

@@ -13,10 +13,9 @@ with the board caches emptied, --uncached requests each after one score of every
 were emptied again (`CacheBuster`: the board's cache hides what a page costs when a score has just landed), then
 --requests on the cache's path; the scales are asked in turn, request by request (`measure`: this machine's speed
 drifts by a third within minutes, and a ratio of figures taken minutes apart measured the drift). Then, in a
-process of its own like
-the worker's, one new score: a submission of the demo's example file scored by the pipeline (`submission_score`)
-and its board comparisons (`board_comparisons_update`), then a curator's forced re-score of that one submission
-(`rescore_item_run`, a run of one item).
+process of its own like the worker's, one new score: a submission of the demo's example file scored by the pipeline
+(`submission_score`) and its board comparisons (`board_comparisons_update`), then a curator's forced re-score of that
+one submission (`rescore_item_run`, a run of one item).
 
 Prints p50/p99 per page and scale, uncached and cached, each p99's ratio to the first scale's (target: ≤ 2 at
 100×), the first requests, the server's resident and peak memory, the database's size and build time, and the
@@ -360,9 +359,9 @@ def measure(served: list[Served], requests: int, uncached: int, skip: tuple[str,
                 f = {"first": first[one.scale], "status": status[one.scale], "uncached": percentiles(cold[one.scale]),
                      "cached": percentiles(warm[one.scale])}
                 figures[one.scale][label] = f
-                print(f"  {one.scale:>4}x {label:<34} first {f['first']:>8.1f} ms  uncached p50 {f['uncached'][0]:>8.1f} "
-                      f"p99 {f['uncached'][1]:>8.1f} ms  cached p50 {f['cached'][0]:>7.1f} p99 {f['cached'][1]:>7.1f} ms"
-                      f"  HTTP {f['status']}", flush=True)
+                print(f"  {one.scale:>4}x {label:<34} first {f['first']:>8.1f} ms  uncached p50 "
+                      f"{f['uncached'][0]:>8.1f} p99 {f['uncached'][1]:>8.1f} ms  cached p50 {f['cached'][0]:>7.1f} "
+                      f"p99 {f['cached'][1]:>7.1f} ms  HTTP {f['status']}", flush=True)
     finally:
         for client in clients:
             client.close()

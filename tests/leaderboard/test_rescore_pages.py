@@ -209,7 +209,8 @@ def test_the_version_selector_is_read_once_per_content_of_the_board_and_names_no
 
     # When an upload scored under another version waits for its phase to close (results at the close)
     held = Phase.objects.create(benchmark=epic_split.benchmark, name="Held", slug="held", results_at_close=True,
-                                opens_at=timezone.now() - timedelta(days=2), closes_at=timezone.now() + timedelta(days=1))
+                                opens_at=timezone.now() - timedelta(days=2),
+                                closes_at=timezone.now() + timedelta(days=1))
     Split.objects.filter(pk=epic_split.pk).update(phase=held)
     score = Score.objects.get(submission=subs[0])
     score.scorer_version = "test-held"
