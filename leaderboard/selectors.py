@@ -67,7 +67,7 @@ def board_splits(*, benchmark: Benchmark) -> list[Split]:
     (scored public submissions), then empty ones (a split just published into has none yet); each group by name,
     newest version first."""
     # Whether a split has an entry, not how many: one indexed look-up per split however many rows its board has.
-    splits = list(benchmark.splits.annotate(has_entries=Exists(_board_subs(OuterRef("pk")))))
+    splits = list(benchmark.splits.annotate(has_entries=Exists(board_submissions(OuterRef("pk")))))
     newest: dict[str, int] = {}
     for split in splits:
         newest[split.name] = max(newest.get(split.name, 0), split.version)
@@ -431,7 +431,7 @@ def _buckets_read(rows: QuerySet, columns: Sequence[str], buckets: Mapping[int, 
     return now, read
 
 
-def _board_subs(split_id: int | OuterRef) -> QuerySet[Submission]:
+def board_submissions(split_id: int | OuterRef) -> QuerySet[Submission]:
     """The submissions on a split's board: scored, with a score, and shown now (`on_boards`)."""
     return on_boards(Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED,
                                                score__isnull=False))
@@ -458,7 +458,7 @@ def _rows_kept(split_id: int) -> _KeptRows:
         held = _local_rows.get(split_id)
     if held is not None and not held.digest.startswith(f"{hidden}:"):
         held = None  # the split's flags changed: every row anew
-    buckets, read = _buckets_read(_board_subs(split_id), _ROW_COLUMNS, held.buckets if held is not None else {})
+    buckets, read = _buckets_read(board_submissions(split_id), _ROW_COLUMNS, held.buckets if held is not None else {})
     digest = f"{hidden}:{_digest_of(buckets)}"
     if held is not None and held.digest == digest:
         with _local_lock:
@@ -538,7 +538,7 @@ def _load_rows(split_id: int, reading: str = "", scorer: str = "") -> list[Board
     under the reading asked for ("": the headline's); with `scorer`, the scores made under that scorer version (the
     current one or one a re-score replaced: a submission with neither is not on that board; a paper's reported rows
     are on every version's board, as the paper gave them)."""
-    subs = _board_subs(split_id).select_related("model_entry", "score").order_by("id")
+    subs = board_submissions(split_id).select_related("model_entry", "score").order_by("id")
     hidden, headline, readings = _board_figures(split_id)
     if scorer:
         return combine_runs([_row(s, headline, reading=reading, readings=readings, hidden=hidden, score=score)
@@ -780,7 +780,7 @@ def _changes_since(changes: Sequence[RowsChange], start: str, end: str) -> list[
 
 def board_has_kind(*, split_id: int, kind: str) -> bool:
     """Whether the board shows a row of a model of this kind (one indexed query, however many rows it has)."""
-    return _board_subs(split_id).filter(model_entry__kind=kind).exists()
+    return board_submissions(split_id).filter(model_entry__kind=kind).exists()
 
 
 def model_submissions(*, entry: ModelEntry) -> QuerySet[Submission]:

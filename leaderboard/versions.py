@@ -7,7 +7,13 @@ from dataclasses import dataclass
 from django.db.models import Min, Subquery
 
 from leaderboard.core.diff import DiffRow, VersionRow, version_diff
-from leaderboard.selectors import BoardData, board_scores_by_version, headline_key, scores_under_version
+from leaderboard.selectors import (
+    BoardData,
+    board_scores_by_version,
+    board_submissions,
+    headline_key,
+    scores_under_version,
+)
 from scoring.models import RescoreRun, Score, ScoreVersion, Split, Submission
 from scoring.published import REPORTED_VERSION
 from scoring.rescore import declared_version
@@ -20,11 +26,6 @@ class ScorerVersion:
     current: bool  # the version the plugin declares now (a score made now bears it)
     scores: int  # current scores under it
     kept: int  # replaced scores under it
-
-
-def _board_submissions(split: Split):
-    return Submission.objects.filter(split=split, status=Submission.Status.SCORED, score__isnull=False,
-                                     visibility=Submission.Visibility.PUBLIC)
 
 
 def scorer_versions(*, split: Split, declared: str | None = None, data: BoardData | None = None
@@ -56,8 +57,9 @@ def scorer_versions(*, split: Split, declared: str | None = None, data: BoardDat
 
 
 def version_rows(*, split: Split, version: str) -> list[VersionRow]:
-    """The board's rows (one per submission) under a scorer version, with their headline figure."""
-    subs = _board_submissions(split).select_related("model_entry", "score").order_by("id")
+    """The board's rows (one per submission, those `on_boards` shows now: an upload held back until its phase
+    closes is not listed) under a scorer version, with their headline figure."""
+    subs = board_submissions(split.pk).select_related("model_entry", "score").order_by("id")
     return [VersionRow(sub.pk, str(sub.model_entry) + (f" · {sub.run_set}" if sub.run_set else ""), score.overall,
                        sub.source == Submission.Source.REPORTED)
             for sub, score in scores_under_version(subs, version)]

@@ -183,6 +183,36 @@ def test_a_curator_scores_the_previous_versions_submissions_onto_a_new_split_ver
     assert {r.model_name: r.overall for r in old.context["view"].rows}["Gamma"] == 25.0
 
 
+def test_the_diff_lists_no_upload_held_back_until_its_phase_closes(client, board, monkeypatch):
+    # Given a re-scored board whose split is now in a phase that shows uploads' results only at its close
+    split, subs = board
+    rescore_now(split, monkeypatch)
+    uploads = {subs[n].pk for n in ("Alpha", "Beta", "Gamma")}
+
+    def listed() -> set[int]:
+        return {row.key for version in ("dummy-1", "dummy-2")
+                for row in versions.version_rows(split=split, version=version)}
+
+    assert uploads <= listed()
+    held = Phase.objects.create(benchmark=split.benchmark, name="Held", slug="held", results_at_close=True,
+                                opens_at=timezone.now() - timedelta(days=2),
+                                closes_at=timezone.now() + timedelta(days=1))
+    Split.objects.filter(pk=split.pk).update(phase=held)
+    forget_pages()
+    # When the rows under each version are read, and the diff page asked for the two versions
+    # Then no held-back upload is listed, neither its row nor its figures (the paper's row is), and the page names
+    # no version of theirs
+    assert listed() & uploads == set() and subs["Paper"].pk in listed()
+    page = client.get("/leaderboard/dummy/diff/?from=dummy-1&to=dummy-2")
+    assert page.status_code == 400 and "versions: none" in page.content.decode()
+    # When the phase has closed, they are
+    Phase.objects.filter(pk=held.pk).update(closes_at=timezone.now() - timedelta(seconds=1))
+    forget_pages()
+    assert uploads <= listed()
+    assert uploads <= {int(pk) for pk in re.findall(r'data-submission="(\d+)"', client.get(
+        "/leaderboard/dummy/diff/?from=dummy-1&to=dummy-2").content.decode())}
+
+
 def test_the_version_selector_is_read_once_per_content_of_the_board_and_names_no_held_back_version(
         client, epic_split, monkeypatch):
     # Given a board of uploads scored here, read once (their neighbours' comparisons made and stored), and the
