@@ -194,6 +194,7 @@ def build(scale: int, pg: str, reuse: bool, generator_args: tuple[str, ...] = ()
     var_dir = _var_dir(str(scale))
     env = {**os.environ, "DATABASE_URL": f"{pg}/{name}", "EBH_VAR_DIR": str(var_dir)}
     if reuse and _database_exists(pg, name):
+        manage(env, "migrate", "-v0")  # a migration added since the hub was built
         return env, None, None
     demo_var = demo_template(pg)
     started = time.monotonic()
@@ -234,9 +235,13 @@ def free_port() -> int:
 
 def serve(env: dict, port: int = 0) -> tuple[subprocess.Popen, str]:
     port = port or free_port()
-    proc = subprocess.Popen([str(Path(PYTHON).with_name("uvicorn")), "config.asgi:application", "--host", "127.0.0.1",
-                             "--port", str(port), "--log-level", "warning"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    # Its errors to a file (a pipe nobody reads fills up, and the server then hangs in its first error's log line)
+    log = Path(env["EBH_VAR_DIR"]) / "server.log"
+    with log.open("wb") as errors:
+        proc = subprocess.Popen([str(Path(PYTHON).with_name("uvicorn")), "config.asgi:application", "--host",
+                                 "127.0.0.1", "--port", str(port), "--log-level", "warning"], cwd=ROOT, env=env,
+                                stdout=subprocess.DEVNULL, stderr=errors, start_new_session=True)
+    print(f"  server on port {port}, its errors in {log}", flush=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -244,7 +249,7 @@ def serve(env: dict, port: int = 0) -> tuple[subprocess.Popen, str]:
             return proc, f"http://127.0.0.1:{port}"
         except OSError:
             if proc.poll() is not None:
-                raise SystemExit(f"uvicorn exited: {proc.stderr.read().decode()[-2000:]}") from None
+                raise SystemExit(f"uvicorn exited: {log.read_text(errors='replace')[-2000:]}") from None
             time.sleep(0.3)
     raise SystemExit("uvicorn did not start within 60 s")
 
