@@ -255,6 +255,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "scoring.tasks.requeue_stale_submissions", "schedule": float(SCORING_SWEEP_SECONDS),
     },
     "prune-quota-days": {"task": "scoring.tasks.prune_quota_days", "schedule": 24 * 3600.0},
+    "prune-board-changes": {"task": "leaderboard.tasks.prune_board_changes", "schedule": 600.0},
     "requeue-rescore-items": {
         "task": "scoring.tasks.requeue_rescore_items", "schedule": float(SCORING_SWEEP_SECONDS),
     },

@@ -1,9 +1,10 @@
 """Admin for precomputed board comparisons (read-mostly: the scoring pipeline writes them), the Analysis tab's
 per-submission summaries (read only: derived from the scores; one deleted is made again when a page needs it) and
-frozen snapshots (read only: a snapshot never changes; a curator may delete one made by mistake)."""
+frozen snapshots (read only: a snapshot never changes; a curator may delete one made by mistake), and the
+board-change log with its pruning horizon (read only: PostgreSQL's triggers and the pruning task write them)."""
 from django.contrib import admin
 
-from leaderboard.models import AnalysisSummary, BoardComparison, BoardSnapshot
+from leaderboard.models import AnalysisSummary, BoardChange, BoardChangeHorizon, BoardComparison, BoardSnapshot
 
 
 @admin.register(BoardComparison)
@@ -38,3 +39,25 @@ class AnalysisSummaryAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+class _WrittenByTheDatabase(admin.ModelAdmin):
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # a change deleted by hand would leave a process's kept rows stale
+
+
+@admin.register(BoardChange)
+class BoardChangeAdmin(_WrittenByTheDatabase):
+    list_display = ("id", "split_id", "kind", "item_id", "xid", "at")
+    list_filter = ("kind",)
+
+
+@admin.register(BoardChangeHorizon)
+class BoardChangeHorizonAdmin(_WrittenByTheDatabase):
+    list_display = ("id", "below")

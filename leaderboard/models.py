@@ -85,3 +85,40 @@ class AnalysisSummary(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.submission_id} {self.disclosure} summary {self.version}"
+
+
+class BoardChange(models.Model):
+    """A board's row or comparison a write touched, with the id of the transaction that wrote it: PostgreSQL's
+    triggers on submissions, scores, model entries and comparisons write these (migration 0005), so a process that
+    kept a board's rows reads the changes of the transactions it had not seen (`xid` at or above its last snapshot's
+    xmin) and reads those rows again, not the whole board (leaderboard.selectors). Any write counts, the site's or
+    another's (an admin's, a script's SQL); SQLite has no such table's triggers and reads the board's digest instead.
+    Pruned after an hour (`services.board_changes_prune`), the pruned transactions' horizon kept in
+    BoardChangeHorizon."""
+
+    class Kind(models.IntegerChoices):
+        ROW = 0, "Board row (a submission, its score or its model entry)"
+        PAIR = 1, "Comparison"
+
+    split_id = models.BigIntegerField()
+    kind = models.SmallIntegerField(choices=Kind.choices)
+    item_id = models.BigIntegerField(help_text="The submission (a row) or the comparison (a pair).")
+    xid = models.BigIntegerField(help_text="The writing transaction's id (pg_current_xact_id).")
+    at = models.DateTimeField(help_text="When the trigger wrote it (clock_timestamp), for pruning.")
+
+    class Meta:
+        indexes = [models.Index(fields=["split_id", "kind", "xid"], name="board_change_since"),
+                   models.Index(fields=["at"], name="board_change_at")]
+
+    def __str__(self) -> str:
+        return f"split {self.split_id} {self.get_kind_display()} #{self.item_id} in transaction {self.xid}"
+
+
+class BoardChangeHorizon(models.Model):
+    """The one row saying which transactions' board changes were pruned: those below `below`. A reader whose last
+    snapshot's xmin is below it may have lost changes and reads the board's digest instead."""
+
+    below = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"board changes pruned below transaction {self.below}"

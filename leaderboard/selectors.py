@@ -7,17 +7,18 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
+from django.db import connection
 from django.db.models import Aggregate, CharField, Count, Exists, F, Max, OuterRef, QuerySet, Sum
 from django.db.models.functions import Mod
 
 from leaderboard.core.board import BoardRow, PairSignificance, combine_runs, parameters_from_name
 from leaderboard.core.readings import Figures, figures_under
-from leaderboard.models import AnalysisSummary, BoardComparison
+from leaderboard.models import AnalysisSummary, BoardChange, BoardChangeHorizon, BoardComparison
 from scoring import access
 from scoring.benchmarks import UnknownBenchmark, plugin_for, plugins
 from scoring.core.analysis import ModelSamples, SampleRow
@@ -153,17 +154,25 @@ def board_page_key_cached(*, slug: str, split_name: str | None, full_path: str) 
 
 
 def board_fingerprint(*, split_id: int) -> str:
-    """What changes when a board's data changes: scored submissions (count, newest, last finish) and their
-    headline figures (a score recomputed in place after a human judgement changes only these)."""
-    # Rows held back until their phase closes are not counted: the fingerprint changes when they show.
+    """What changes when a board's rows change. On PostgreSQL, the split's rows' entries in the board-change log
+    (their number, the newest, the pruning horizon: any write to its rows, a transaction committing late included;
+    a comparison a page stored while it was built changes no fingerprint); elsewhere, scored submissions (count,
+    newest, last finish) and their headline figures (a score recomputed in place after a human judgement changes
+    only these)."""
+    # The phase's words ("closes in 5 hours", "closed") are on the page too: a cached page turns with them, and
+    # rows held back until their phase closes show at that moment, with no write.
+    phase = Phase.objects.filter(splits=split_id).first()
+    when = phase_shown(phase).when.replace(" ", "_") if phase is not None else ""
+    if connection.vendor == "postgresql":
+        logged = BoardChange.objects.filter(split_id=split_id, kind=BoardChange.Kind.ROW).aggregate(
+            n=Count("id"), top=Max("id"))
+        below = BoardChangeHorizon.objects.aggregate(below=Max("below"))["below"] or 0
+        return f"log-{logged['n']}-{logged['top']}-{below}-{when}"
     agg = on_boards(Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED)).aggregate(
         n=Count("id"), last=Max("finished_at"), top=Max("id"), known=Count("score__overall"),
         total=Sum("score__overall"),
     )
     stamp = agg["last"].timestamp() if agg["last"] else 0
-    # The phase's words ("closes in 5 hours", "closed") are on the page too: a cached page turns with them.
-    phase = Phase.objects.filter(splits=split_id).first()
-    when = phase_shown(phase).when.replace(" ", "_") if phase is not None else ""
     return f"{agg['n']}-{agg['top']}-{stamp:.6f}-{agg['known']}-{(agg['total'] or 0):.6f}-{when}"
 
 
@@ -366,6 +375,7 @@ class _KeptRows:
     stamped: dict[int, dict[int, tuple[tuple, BoardRow]]]  # per bucket, per submission: its columns and its row
     by_id: dict[int, BoardRow]  # the board's rows (`combine_runs`) by submission, in id order
     changes: tuple[RowsChange, ...] = ()  # the last changes that led here, oldest first
+    seen: _Seen | None = None  # PostgreSQL: what the read of the change log they were last checked by saw
 
     @property
     def rows(self) -> list[BoardRow]:
@@ -431,18 +441,80 @@ def _buckets_read(rows: QuerySet, columns: Sequence[str], buckets: Mapping[int, 
     return now, read
 
 
+def _items_read(rows: QuerySet, columns: Sequence[str], items: Iterable[int],
+                stamped: Mapping[int, Mapping[int, Any]]) -> dict[int, dict[int, tuple]]:
+    """The columns of each row of the buckets that `items` (ids of `rows`' model) fall in, per bucket, as
+    `_buckets_read` reads them, from those rows alone: the other rows of those buckets as `stamped` (per bucket, per
+    id: their columns first) holds them; an item no longer in `rows` is left out."""
+    items = sorted(set(items))
+    read: dict[int, dict[int, tuple]] = {b: {} for b in {pk % DIGEST_BUCKETS for pk in items}}
+    for b, held in read.items():
+        held.update((pk, entry[0]) for pk, entry in stamped.get(b, {}).items() if pk not in items)
+    for stamp in rows.order_by().filter(pk__in=items).values_list(*columns):
+        read[stamp[0] % DIGEST_BUCKETS][stamp[0]] = stamp
+    return read
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """What a read of the board-change log saw (PostgreSQL): its snapshot's xmin, xmax and in-progress transactions,
+    and the reading transaction's own id with the last change of its own it saw. A later read takes as new the
+    changes of transactions that read could not see (at or above its xmax, or in progress then), the changes its own
+    transaction made since, and every change of the later read's own transaction when it is another."""
+
+    xmin: int
+    xmax: int
+    running: tuple[int, ...]
+    own: int | None
+    own_last: int
+
+
+_LOG, _HORIZON = BoardChange._meta.db_table, BoardChangeHorizon._meta.db_table
+_CHANGES_SQL = (
+    "WITH now AS (SELECT pg_current_snapshot() AS snapshot, pg_current_xact_id_if_assigned()::text::bigint AS own) "
+    "SELECT pg_snapshot_xmin(snapshot)::text::bigint, pg_snapshot_xmax(snapshot)::text::bigint, "
+    "ARRAY(SELECT x::text::bigint FROM pg_snapshot_xip(snapshot) AS x), own, "
+    f"(SELECT COALESCE(MAX(id), 0) FROM {_LOG} WHERE split_id = %(split)s AND kind = %(kind)s AND xid = own), "
+    f"(SELECT COALESCE(MAX(below), 0) FROM {_HORIZON}), "
+    f"CASE WHEN %(since)s THEN ARRAY(SELECT DISTINCT item_id FROM {_LOG} WHERE split_id = %(split)s "
+    "AND kind = %(kind)s AND xid >= %(xmin)s AND CASE WHEN xid = own THEN own IS DISTINCT FROM %(own)s::bigint "
+    "OR id > %(own_last)s WHEN xid = %(own)s::bigint THEN id > %(own_last)s "
+    "ELSE xid >= %(xmax)s OR xid = ANY(%(running)s::bigint[]) END) END FROM now")
+
+
+def _changes_logged(split_id: int, kind: int, since: _Seen | None) -> tuple[_Seen | None, frozenset[int] | None]:
+    """On PostgreSQL, whose triggers log every write to a board's rows and comparisons (BoardChange), in one query:
+    what this read sees (`_Seen`), and the split's items of `kind` that transactions unseen by the read `since` wrote.
+    (None, None) on another database; the items None when there is no `since` or the changes since it may have been
+    pruned (BoardChangeHorizon): the caller reads the digest instead."""
+    if connection.vendor != "postgresql":
+        return None, None
+    with connection.cursor() as cursor:
+        cursor.execute(_CHANGES_SQL, {
+            "split": split_id, "kind": kind, "since": since is not None, "xmin": since.xmin if since else 0,
+            "xmax": since.xmax if since else 0,
+            "running": list(since.running) if since else [], "own": since.own if since else None,
+            "own_last": since.own_last if since else 0})
+        xmin, xmax, running, own, own_last, below, items = cursor.fetchone()
+    seen = _Seen(xmin, xmax, tuple(running), own, own_last)
+    return seen, frozenset(items) if since is not None and since.xmin >= below and items is not None else None
+
+
 def board_submissions(split_id: int | OuterRef) -> QuerySet[Submission]:
     """The submissions on a split's board: scored, with a score, and shown now (`on_boards`)."""
     return on_boards(Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED,
                                                score__isnull=False))
 
 
-def _board_figures(split_id: int) -> tuple[bool, str, tuple]:
-    """What a board row's figures are read under: whether the split hides its ground truth, the benchmark's
-    headline key and its readings."""
-    slug, hidden = Split.objects.filter(pk=split_id).values_list("benchmark__slug", "hidden_ground_truth").first() \
-        or ("", False)
-    return hidden, headline_key(slug) if slug else "overall", benchmark_readings(slug) if slug else ()
+def _board_figures(split_id: int) -> tuple[bool, bool, str, tuple]:
+    """What a board's rows are read under: whether the split hides its ground truth, whether its phase holds uploads'
+    results back now (`on_boards`), the benchmark's headline key and its readings."""
+    split = Split.objects.filter(pk=split_id).select_related("benchmark", "phase").first()
+    if split is None:
+        return False, False, "overall", ()
+    waiting = split.phase is not None and split.phase.results_waiting()
+    slug = split.benchmark.slug
+    return split.hidden_ground_truth, waiting, headline_key(slug), benchmark_readings(slug)
 
 
 def board_rows_current(*, split_id: int) -> list[BoardRow]:
@@ -453,21 +525,37 @@ def board_rows_current(*, split_id: int) -> list[BoardRow]:
 
 
 def _rows_kept(split_id: int) -> _KeptRows:
-    hidden, headline, readings = _board_figures(split_id)
+    hidden, waiting, headline, readings = _board_figures(split_id)
+    flags = f"{hidden}:{waiting}"
     with _local_lock:
         held = _local_rows.get(split_id)
-    if held is not None and not held.digest.startswith(f"{hidden}:"):
+    if held is not None and not held.digest.startswith(f"{flags}:"):
         held = None  # the split's flags changed: every row anew
-    buckets, read = _buckets_read(board_submissions(split_id), _ROW_COLUMNS, held.buckets if held is not None else {})
-    digest = f"{hidden}:{_digest_of(buckets)}"
-    if held is not None and held.digest == digest:
+    seen, logged = _changes_logged(split_id, BoardChange.Kind.ROW, held.seen if held is not None else None)
+    if held is not None and logged is not None and len(logged) <= len(held.by_id) // 4 + DIGEST_BUCKETS:
+        # The rows the log names, read again (all their columns: a write may change one the stamp has not); the
+        # buckets they fall in lose their digest, so a later read of the digest reads them whole.
+        read = _items_read(board_submissions(split_id), _ROW_COLUMNS, logged, held.stamped)
+        buckets = {b: d for b, d in held.buckets.items() if b not in read}
+        digest = f"{flags}:" + hashlib.md5(repr((held.digest, seen, sorted(logged))).encode()).hexdigest()
+    else:
+        logged = frozenset()
+        buckets, read = _buckets_read(board_submissions(split_id), _ROW_COLUMNS,
+                                      held.buckets if held is not None else {})
+        digest = f"{flags}:{_digest_of(buckets)}"
+    if held is not None and (held.digest == digest or not read):
+        held = replace(held, seen=seen)
         with _local_lock:
+            _local_rows[split_id] = held
             _local_rows.move_to_end(split_id)
         return held
     before = held.stamped if held is not None else {}
     stale = [pk for b, stamps in read.items() for pk, stamp in stamps.items()
-             if before.get(b, {}).get(pk, (None,))[0] != stamp]
+             if pk in logged or before.get(b, {}).get(pk, (None,))[0] != stamp]
     built = _rows_built(stale, headline, readings, hidden) if stale else {}
+    for pk in logged & built.keys():
+        if (old := before.get(pk % DIGEST_BUCKETS, {}).get(pk)) is not None and old[1] == built[pk]:
+            built[pk] = old[1]  # read again, the same: the row it was (no change for the views to follow)
     # The buckets read: each row built again where its columns differ, else kept. A row scored away between the two
     # queries is left out; its bucket's digest differs at the next read.
     stamped = {b: rows for b, rows in before.items() if b not in read}
@@ -480,6 +568,8 @@ def _rows_kept(split_id: int) -> _KeptRows:
             if stamped.get(b, {}).get(pk, (None, None))[1] is not row]
     came = [row for b in read for pk, (_, row) in stamped.get(b, {}).items()
             if before.get(b, {}).get(pk, (None, None))[1] is not row]
+    if held is not None and not gone and not came and all(stamped.get(b, {}) == before.get(b, {}) for b in read):
+        digest = held.digest  # read again, the same (another digest's form, or a write that changed nothing shown)
     if held is not None and not any(row.run_set and row.source == "scored" for row in (*gone, *came)):
         # No mean of runs among them: the board's rows are the kept ones with these out and in, in id order.
         by_id, last = dict(held.by_id), max(held.by_id, default=0)
@@ -495,8 +585,11 @@ def _rows_kept(split_id: int) -> _KeptRows:
     else:
         by_id = _combined(stamped, held)
         change = RowsChange(held.digest, digest, *_rows_differing(held.by_id, by_id)) if held is not None else None
-    changes = (*held.changes, change)[-CHANGES_KEPT:] if held is not None and change is not None else ()
-    made = _KeptRows(digest, buckets, stamped, by_id, changes)
+    if held is not None and digest == held.digest:
+        change = None
+    changes = (*held.changes, change)[-CHANGES_KEPT:] if held is not None and change is not None else \
+        held.changes if held is not None else ()
+    made = _KeptRows(digest, buckets, stamped, by_id, changes, seen)
     with _local_lock:
         _local_rows[split_id] = made
         _local_rows.move_to_end(split_id)
@@ -539,7 +632,7 @@ def _load_rows(split_id: int, reading: str = "", scorer: str = "") -> list[Board
     current one or one a re-score replaced: a submission with neither is not on that board; a paper's reported rows
     are on every version's board, as the paper gave them)."""
     subs = board_submissions(split_id).select_related("model_entry", "score").order_by("id")
-    hidden, headline, readings = _board_figures(split_id)
+    hidden, _, headline, readings = _board_figures(split_id)
     if scorer:
         return combine_runs([_row(s, headline, reading=reading, readings=readings, hidden=hidden, score=score)
                              for s, score in scores_under_version(subs, scorer)])
@@ -589,6 +682,7 @@ class _KeptPairs:
     buckets: dict[int, str]
     stamps: dict[int, dict[int, tuple]]  # per bucket, per comparison: its columns
     pairs: dict[frozenset[int], PairSignificance]  # never changed in place: a change makes a new one
+    seen: _Seen | None = None  # PostgreSQL: what the read of the change log they were last checked by saw
 
 
 _local_pairs: OrderedDict[int, _KeptPairs] = OrderedDict()
@@ -597,11 +691,21 @@ _local_pairs: OrderedDict[int, _KeptPairs] = OrderedDict()
 def _pairs_kept(split_id: int) -> tuple[str, dict[frozenset[int], PairSignificance]]:
     with _local_lock:
         held = _local_pairs.get(split_id)
-    buckets, read = _buckets_read(BoardComparison.objects.filter(split_id=split_id), _PAIR_COLUMNS,
-                                  held.buckets if held is not None else {})
-    digest = _digest_of(buckets)
+    stored = BoardComparison.objects.filter(split_id=split_id)
+    seen, logged = _changes_logged(split_id, BoardChange.Kind.PAIR, held.seen if held is not None else None)
+    if held is not None and logged is not None and len(logged) <= len(held.pairs) // 4 + DIGEST_BUCKETS:
+        # The comparisons the log names, read again (`_rows_kept`)
+        read = _items_read(stored, _PAIR_COLUMNS, logged, {b: {pk: (stamp,) for pk, stamp in by_pk.items()}
+                                                           for b, by_pk in held.stamps.items()})
+        buckets = {b: d for b, d in held.buckets.items() if b not in read}
+        same = all(read[b] == held.stamps.get(b, {}) for b in read)
+        digest = held.digest if same else hashlib.md5(repr((held.digest, seen, sorted(logged))).encode()).hexdigest()
+    else:
+        buckets, read = _buckets_read(stored, _PAIR_COLUMNS, held.buckets if held is not None else {})
+        digest = _digest_of(buckets)
     if held is not None and held.digest == digest:
         with _local_lock:
+            _local_pairs[split_id] = replace(held, seen=seen)
             _local_pairs.move_to_end(split_id)
         return held.digest, held.pairs
     before = held.stamps if held is not None else {}
@@ -615,7 +719,7 @@ def _pairs_kept(split_id: int) -> tuple[str, dict[frozenset[int], PairSignifican
                 pairs[frozenset((a, b_id))] = PairSignificance(a, b_id, p, n)
     stamped = {**{b: stamps for b, stamps in before.items() if b not in read},
                **{b: stamps for b, stamps in read.items() if stamps}}
-    made = _KeptPairs(digest, buckets, stamped, pairs)
+    made = _KeptPairs(digest, buckets, stamped, pairs, seen)
     with _local_lock:
         _local_pairs[split_id] = made
         _local_pairs.move_to_end(split_id)

@@ -9,12 +9,17 @@ so a score costs a few comparisons however large the board grows.
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import timedelta
 from typing import Container, Iterable
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
 
 from leaderboard import selectors
 from leaderboard.core.board import BoardQuery, BoardView
 from leaderboard.core.board_kept import KeptView, view_kept, view_updated
-from leaderboard.models import BoardComparison
+from leaderboard.models import BoardChange, BoardChangeHorizon, BoardComparison
 from scoring.core.columns import BoardSpec
 from scoring.core.stats import paired_bootstrap
 from scoring.models import SampleScore, Score, Split, Submission
@@ -126,3 +131,23 @@ def board_view_build(*, split: Split, spec: BoardSpec, query: BoardQuery, marks:
 def board_comparisons_on_score_landed(sender: object, *, submission_id: int, **kwargs: object) -> None:
     """Receiver of `scoring.events.score_landed`."""
     board_comparisons_update(submission_id=submission_id)
+
+
+BOARD_CHANGES_KEPT = timedelta(hours=1)
+
+
+def board_changes_prune(*, kept: timedelta = BOARD_CHANGES_KEPT) -> int:
+    """Delete the board-change log's entries older than `kept` (PostgreSQL's triggers write them: BoardChange) and
+    raise the horizon above their transactions, in one transaction: a process whose rows were last checked before
+    the horizon reads their digest instead of the log."""
+    with transaction.atomic():
+        old = BoardChange.objects.filter(at__lt=timezone.now() - kept)
+        top = old.aggregate(top=Max("xid"))["top"]
+        if top is None:
+            return 0
+        deleted, _ = old.filter(xid__lte=top).delete()
+        horizon, _ = BoardChangeHorizon.objects.select_for_update().get_or_create(pk=1)
+        if horizon.below <= top:
+            horizon.below = top + 1
+            horizon.save(update_fields=["below"])
+    return deleted

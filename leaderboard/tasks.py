@@ -6,7 +6,7 @@ from celery import shared_task
 from django.db import transaction
 
 from leaderboard import services_analysis
-from leaderboard.services import board_comparisons_compute
+from leaderboard.services import board_changes_prune, board_comparisons_compute
 from scoring.selectors import board_cache_invalidate
 
 
@@ -17,6 +17,12 @@ def board_comparisons_fill(split_id: int, pairs: list[list[int]]) -> int:
     stored = board_comparisons_compute(split_id=split_id, pairs=[(a, b) for a, b in pairs])
     board_cache_invalidate(split_id=split_id)
     return stored
+
+
+@shared_task(acks_late=True)
+def prune_board_changes() -> int:
+    """Beat: the board-change log's entries older than an hour deleted (`services.board_changes_prune`)."""
+    return board_changes_prune()
 
 
 @shared_task(acks_late=True)
