@@ -158,3 +158,17 @@ def test_a_model_page_says_whether_its_board_has_a_human_row_without_reading_the
     assert client.get(f"/models/{entry.slug}/").context["any_human"] is False
     make_reported(epic_split, make_entry("Human", kind="human", thinking=""), 90.0)
     assert client.get(f"/models/{entry.slug}/").context["any_human"] is True
+
+
+@pytest.mark.django_db
+def test_kept_rows_share_their_column_keys(epic_split):
+    # A process keeps every row of a board: each score's JSON brings its own copy of every column key, held once.
+    for i in range(3):
+        make_scored(epic_split, make_entry(f"Keyed-VL-{i}"), random_scores(i, 40, 0.5),
+                    breakdown={"Navigation/FeasiblePath/FeasiblePath_Ego": 40.0 + i, "BA": 30.0 + i})
+        Score.objects.filter(submission__model_entry__name=f"Keyed-VL-{i}").update(
+            intervals={"BA": [20.0, 40.0 + i]})
+    rows = selectors.board_rows_current(split_id=epic_split.pk)
+    keys = [{k: k for k in (*row.values, *row.intervals)} for row in rows]
+    assert len(rows) == 3 and all(set(k) == set(keys[0]) for k in keys)
+    assert all(k[key] is keys[0][key] for k in keys for key in k)
