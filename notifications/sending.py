@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 from django.conf import settings
@@ -14,7 +15,7 @@ from django.utils import timezone
 
 from notifications.core.signing import backoff_seconds, signature
 from notifications.models import Event, Notice, WebhookDelivery
-from notifications.targets import submission_url, webhook_url_problem
+from notifications.targets import submission_url, webhook_address
 from scoring.models import Submission
 
 SNIPPET_BYTES = 1000  # of a response body kept in the delivery log
@@ -67,10 +68,17 @@ def delivery_headers(delivery: WebhookDelivery, body: bytes) -> dict[str, str]:
     }
 
 
-def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
-    """POST once, redirects not followed; the status and the start of the body (never more read)."""
+def _post(url: str, address: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
+    """POST once to `address` (the one `webhook_address` checked), redirects not followed; the status and the start
+    of the body (never more read). The URL's host is still the one named: in the Host header, in TLS's server name
+    and in the certificate's check."""
+    parts = urlsplit(url)
+    host = f"[{address}]" if ":" in address else address
+    pinned = urlunsplit((parts.scheme, f"{host}:{parts.port}" if parts.port else host, parts.path, parts.query, ""))
+    extensions = {"sni_hostname": parts.hostname} if parts.scheme == "https" else {}
     with httpx.Client(timeout=settings.WEBHOOK_TIMEOUT_SECONDS, follow_redirects=False, trust_env=False) as client:
-        with client.stream("POST", url, content=body, headers=headers) as response:
+        with client.stream("POST", pinned, content=body, headers={**headers, "Host": parts.netloc},
+                           extensions=extensions) as response:
             kept = b""
             for chunk in response.iter_bytes():
                 kept += chunk
@@ -108,13 +116,13 @@ def webhook_delivery_attempt(*, delivery_pk: int, now: datetime | None = None) -
         return "skipped", 0.0
     delivery.attempts += 1
     body = delivery.body.encode()
-    problem = "The endpoint is turned off." if not delivery.endpoint.active else webhook_url_problem(
+    problem, address = ("The endpoint is turned off.", "") if not delivery.endpoint.active else webhook_address(
         delivery.endpoint.url)
     status: int | None = None
     snippet = ""
     if problem is None:
         try:
-            status, snippet = _post(delivery.endpoint.url, body, delivery_headers(delivery, body))
+            status, snippet = _post(delivery.endpoint.url, address, body, delivery_headers(delivery, body))
         except httpx.HTTPError as exc:
             error = f"{type(exc).__name__}: {exc}"[:500]
         else:

@@ -2,6 +2,7 @@
 per attempt however many messages ask for it, and the sweep that sends again what a lost message left behind."""
 from __future__ import annotations
 
+import socket
 from datetime import timedelta
 
 import pytest
@@ -61,3 +62,35 @@ def test_the_sweep_sends_again_a_delivery_whose_message_was_lost(pending, receiv
     assert tasks.resend_overdue_webhooks.delay().get() == [pending.pk]
     assert WebhookDelivery.objects.get().status == "delivered" and len(receiver.calls) == 1
     assert webhook_deliveries_overdue() == []
+
+
+def test_a_host_that_resolves_elsewhere_after_the_check_is_not_followed(
+        token_client, notify_split, receiver, settings, monkeypatch, django_capture_on_commit_callbacks):
+    # Given an endpoint named by a host that resolves to the receiver's address when it is checked
+    settings.WEBHOOK_TIMEOUT_SECONDS = 2
+    port = int(receiver.url.rsplit(":", 1)[1].split("/", 1)[0])
+    real = socket.getaddrinfo
+    answers: list[str] = []
+
+    def resolve(host, *args, **kwargs):
+        if host != "hook.rebind.test":
+            return real(host, *args, **kwargs)
+        address = answers.pop(0) if answers else "10.255.255.1"  # then elsewhere: a private address nobody checked
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, args[0] if args else port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolve)
+    answers.append("127.0.0.1")
+    url = f"http://hook.rebind.test:{port}/hooks/ebh"
+    assert token_client.post("/api/notifications/webhooks/", {"url": url, "events": ["scored"]},
+                             format="json").status_code == 201
+    with django_capture_on_commit_callbacks(execute=False):
+        submission_id = upload(token_client)
+    with django_capture_on_commit_callbacks(execute=True):
+        pipeline.submission_score(submission_id=submission_id, worker="test")
+    delivery = WebhookDelivery.objects.get()
+    # When a delivery is attempted: its check resolves the host to the receiver, and any later answer is elsewhere
+    answers.append("127.0.0.1")
+    outcome, _ = webhook_delivery_attempt(delivery_pk=delivery.pk)
+    # Then the call went to the address checked, naming the host it was given
+    assert outcome == "delivered", WebhookDelivery.objects.get().error
+    assert len(receiver.calls) == 1 and receiver.calls[0].headers["host"] == f"hook.rebind.test:{port}"
