@@ -44,18 +44,22 @@ def test_what_the_first_requests_leave_is_frozen_once():
         kept.append([{"request": len(kept)}])  # lives on, as a compiled template or a board's kept rows do
 
     served = frozen_after_warm_up(app, requests=3)
-    before = gc.get_freeze_count()
+
+    def frozen(obj) -> bool:  # the collector's generations hold every tracked object but the frozen ones
+        return not any(o is obj for o in gc.get_objects())
+
+    # (Counts of frozen objects are no witness: an object frozen before, by config.asgi's import in another test of
+    # this process, may be freed meanwhile.)
     try:
-        # When two requests were served (and a websocket, which does not count), nothing more is frozen
+        # When two requests were served (and a websocket, which does not count), nothing they left is frozen
         for scope in ({"type": "http"}, {"type": "websocket"}, {"type": "http"}):
             asyncio.run(served(scope, None, None))
-        assert gc.get_freeze_count() == before
+        assert not frozen(kept[0]) and not frozen(kept[2])
         # When the third was, what they left is frozen: out of every later collection's walk
         asyncio.run(served({"type": "http"}, None, None))
-        frozen = gc.get_freeze_count()
-        assert frozen > before and not any(o is kept[0] for o in gc.get_objects())
+        assert all(frozen(k) for k in kept)
         # and never again after
         asyncio.run(served({"type": "http"}, None, None))
-        assert gc.get_freeze_count() == frozen
+        assert not frozen(kept[-1])
     finally:
         gc.unfreeze()
