@@ -1,4 +1,5 @@
-"""Writes for boards: the paired-bootstrap comparisons behind the significance marks.
+"""Writes for boards: the paired-bootstrap comparisons behind the significance marks (and, at the end, the pruning
+of the board-change log that PostgreSQL's triggers write: `board_changes_prune`).
 
 A board marks a row "not significantly different from the row above" (`core.board.adjacent_ties`), so it needs the
 comparisons of adjacent rows only, never all pairs: a new score stores those with its neighbours by the headline
