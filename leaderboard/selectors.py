@@ -503,6 +503,24 @@ def _changes_logged(split_id: int, kind: int, since: _Seen | None) -> tuple[_See
     return seen, frozenset(items) if since is not None and since.xmin >= below and items is not None else None
 
 
+def _read_since(split_id: int, kind: int, rows: QuerySet, columns: Sequence[str],
+                held: _KeptRows | _KeptPairs | None, stamps: Mapping[int, Mapping[int, Any]], size: int
+                ) -> tuple[_Seen | None, frozenset[int], dict[int, str], dict[int, dict[int, tuple]], str]:
+    """What changed in `rows` (a board's rows or comparisons, `kind`) since `held` was read: what this read saw
+    (`_changes_logged`), the items the log names (empty where the digest was read), the buckets' digests, the columns
+    of the buckets read (`_items_read` or `_buckets_read`; `stamps`: the held items' columns first, per bucket), and
+    a digest of them: the log's, chained to the held one, or the buckets'. From the log on PostgreSQL while `held` was
+    checked after its horizon and the change is under a quarter of its `size` items; else from the digest."""
+    seen, logged = _changes_logged(split_id, kind, held.seen if held is not None else None)
+    if held is not None and logged is not None and len(logged) <= size // 4 + DIGEST_BUCKETS:
+        read = _items_read(rows, columns, logged, stamps)
+        digest = hashlib.md5(repr((held.digest, seen, sorted(logged))).encode()).hexdigest()
+        # The buckets read lose their digest, so a later read of the digest reads them whole.
+        return seen, logged, {b: d for b, d in held.buckets.items() if b not in read}, read, digest
+    buckets, read = _buckets_read(rows, columns, held.buckets if held is not None else {})
+    return seen, frozenset(), buckets, read, _digest_of(buckets)
+
+
 def board_submissions(split_id: int | OuterRef) -> QuerySet[Submission]:
     """The submissions on a split's board: scored, with a score, and shown now (`on_boards`)."""
     return on_boards(Submission.objects.filter(split_id=split_id, status=Submission.Status.SCORED,
@@ -534,18 +552,11 @@ def _rows_kept(split_id: int) -> _KeptRows:
         held = _local_rows.get(split_id)
     if held is not None and not held.digest.startswith(f"{flags}:"):
         held = None  # the split's flags changed: every row anew
-    seen, logged = _changes_logged(split_id, BoardChange.Kind.ROW, held.seen if held is not None else None)
-    if held is not None and logged is not None and len(logged) <= len(held.by_id) // 4 + DIGEST_BUCKETS:
-        # The rows the log names, read again (all their columns: a write may change one the stamp has not); the
-        # buckets they fall in lose their digest, so a later read of the digest reads them whole.
-        read = _items_read(board_submissions(split_id), _ROW_COLUMNS, logged, held.stamped)
-        buckets = {b: d for b, d in held.buckets.items() if b not in read}
-        digest = f"{flags}:" + hashlib.md5(repr((held.digest, seen, sorted(logged))).encode()).hexdigest()
-    else:
-        logged = frozenset()
-        buckets, read = _buckets_read(board_submissions(split_id), _ROW_COLUMNS,
-                                      held.buckets if held is not None else {})
-        digest = f"{flags}:{_digest_of(buckets)}"
+    # The rows the log names are built again whatever their columns say (a write may change one the stamp has not).
+    seen, logged, buckets, read, digest = _read_since(split_id, BoardChange.Kind.ROW, board_submissions(split_id),
+                                                      _ROW_COLUMNS, held, held.stamped if held is not None else {},
+                                                      len(held.by_id) if held is not None else 0)
+    digest = f"{flags}:{digest}"
     if held is not None and (held.digest == digest or not read):
         held = replace(held, seen=seen)
         with _local_lock:
@@ -588,10 +599,8 @@ def _rows_kept(split_id: int) -> _KeptRows:
     else:
         by_id = _combined(stamped, held)
         change = RowsChange(held.digest, digest, *_rows_differing(held.by_id, by_id)) if held is not None else None
-    if held is not None and digest == held.digest:
-        change = None
-    changes = (*held.changes, change)[-CHANGES_KEPT:] if held is not None and change is not None else \
-        held.changes if held is not None else ()
+    changes = () if held is None else held.changes if digest == held.digest or change is None else \
+        (*held.changes, change)[-CHANGES_KEPT:]
     made = _KeptRows(digest, buckets, stamped, by_id, changes, seen)
     with _local_lock:
         _local_rows[split_id] = made
@@ -694,18 +703,12 @@ _local_pairs: OrderedDict[int, _KeptPairs] = OrderedDict()
 def _pairs_kept(split_id: int) -> tuple[str, dict[frozenset[int], PairSignificance]]:
     with _local_lock:
         held = _local_pairs.get(split_id)
-    stored = BoardComparison.objects.filter(split_id=split_id)
-    seen, logged = _changes_logged(split_id, BoardChange.Kind.PAIR, held.seen if held is not None else None)
-    if held is not None and logged is not None and len(logged) <= len(held.pairs) // 4 + DIGEST_BUCKETS:
-        # The comparisons the log names, read again (`_rows_kept`)
-        read = _items_read(stored, _PAIR_COLUMNS, logged, {b: {pk: (stamp,) for pk, stamp in by_pk.items()}
-                                                           for b, by_pk in held.stamps.items()})
-        buckets = {b: d for b, d in held.buckets.items() if b not in read}
-        same = all(read[b] == held.stamps.get(b, {}) for b in read)
-        digest = held.digest if same else hashlib.md5(repr((held.digest, seen, sorted(logged))).encode()).hexdigest()
-    else:
-        buckets, read = _buckets_read(stored, _PAIR_COLUMNS, held.buckets if held is not None else {})
-        digest = _digest_of(buckets)
+    seen, _, buckets, read, digest = _read_since(
+        split_id, BoardChange.Kind.PAIR, BoardComparison.objects.filter(split_id=split_id), _PAIR_COLUMNS, held,
+        {b: {pk: (stamp,) for pk, stamp in by_pk.items()} for b, by_pk in held.stamps.items()} if held is not None else {},
+        len(held.pairs) if held is not None else 0)
+    if held is not None and all(read[b] == held.stamps.get(b, {}) for b in read):
+        digest = held.digest  # read again, the same (none read, another digest's form, or a write that changed none)
     if held is not None and held.digest == digest:
         with _local_lock:
             _local_pairs[split_id] = replace(held, seen=seen)
