@@ -269,7 +269,10 @@ def _row_html(row, rank: int | None, tied: bool, drawn: _RowsDrawn) -> str:
     remembered on the row for the way `drawn` draws it: a board keeps its rows between reads (leaderboard.selectors),
     so a page read after a score landed elsewhere draws only the rows that changed, and the ranks. Every text escaped
     as the template's autoescape escapes it."""
-    known = row.__dict__.setdefault("_html_read", {})  # not a field: rows compare as before
+    known = row.drawn_html
+    if known is None:
+        known = {}
+        object.__setattr__(row, "drawn_html", known)
     cells = known.get(drawn.token) if drawn.token is not None else None
     if cells is None:
         view, headline = drawn.view, drawn.headline
@@ -558,10 +561,10 @@ def _csv_export(request: HttpRequest, benchmark, split, spec, query, names) -> H
     def chunks():
         buffer = io.StringIO()
         csv.writer(buffer).writerow(export_header(view, names, reading=shown))
-        columns = tuple(c.key for c in view.columns)
+        drawing = (tuple(c.key for c in view.columns), shown)
         for i, (rank, row) in enumerate(zip(view.ranks, view.rows), start=1):
             buffer.write("" if rank is None else str(rank))  # as the writer writes it, before the row's own cells
-            buffer.write(_csv_cells_text(row, view.columns, columns, shown))
+            buffer.write(_csv_cells_text(row, view.columns, drawing))
             if i % CSV_CHUNK_ROWS == 0:
                 yield buffer.getvalue().encode()
                 buffer.seek(0)
@@ -577,16 +580,20 @@ def _csv_export(request: HttpRequest, benchmark, split, spec, query, names) -> H
     return response
 
 
-def _csv_cells_text(row, columns, keys: tuple[str, ...], reading: str) -> str:
+def _csv_cells_text(row, columns, drawing: tuple[tuple[str, ...], str]) -> str:
     """A row's CSV text after its rank (`export_cells`, from the separator before them to the line's end), remembered
     on the row: a board keeps its rows per process while they are unchanged (leaderboard.selectors), so an export
-    after a score landed elsewhere writes only the ranks again. Not a field: rows compare as before."""
-    known = row.__dict__.setdefault("_csv_read", {})
-    text = known.get((keys, reading))
+    after a score landed elsewhere writes only the ranks again (`BoardRow.drawn_csv`, per `drawing`: the columns' keys
+    and the reading, one tuple for every row of an export)."""
+    known = row.drawn_csv
+    if known is None:
+        known = {}
+        object.__setattr__(row, "drawn_csv", known)
+    text = known.get(drawing)
     if text is None:
         buffer = io.StringIO()
-        csv.writer(buffer).writerow(["", *(csv_cell(v) for v in export_cells(row, columns, reading=reading))])
-        known[(keys, reading)] = text = buffer.getvalue()
+        csv.writer(buffer).writerow(["", *(csv_cell(v) for v in export_cells(row, columns, reading=drawing[1]))])
+        known[drawing] = text = buffer.getvalue()
     return text
 
 

@@ -10,6 +10,8 @@ import bisect
 import json
 import math
 import re
+import sys
+from array import array
 from dataclasses import dataclass, field, replace
 from typing import AbstractSet, Any, Iterable, Iterator, Mapping, Sequence
 
@@ -28,8 +30,53 @@ PROVENANCE_COLUMNS = ("file_sha256", "split_version", "ground_truth_sha256", "op
 UNRANKED_KINDS = frozenset({"human"})  # reference rows: shown in place, never ranked or tied
 
 
-@dataclass(frozen=True)
+class Intervals(Mapping[str, tuple[float, float]]):
+    """A row's confidence intervals per column, held as one array of doubles under a column index shared by every
+    row with the same columns: a process keeps a board's rows between reads (leaderboard.selectors), and a dict of
+    tuples of floats took ~100 bytes a column, 16 here (issue 34). Read only, compared as any mapping."""
+
+    __slots__ = ("_index", "_bounds")
+    _indexes: dict[tuple[str, ...], dict[str, int]] = {}  # one per set of columns (a benchmark's, a reading's)
+    INDEXES_MAX = 10_000
+
+    def __init__(self, found: Mapping[str, tuple[float, float]]):
+        keys = tuple(found)
+        index = self._indexes.get(keys)
+        if index is None:
+            index = {key: i for i, key in enumerate(keys)}
+            if len(self._indexes) < self.INDEXES_MAX:
+                self._indexes[keys] = index
+        self._index = index
+        self._bounds = array("d", [bound for pair in found.values() for bound in pair])  # no room to spare
+
+    @classmethod
+    def of(cls, found: Mapping[str, tuple[float, float]]) -> "Intervals":
+        return found if isinstance(found, Intervals) else cls(found)
+
+    def __getitem__(self, key: str) -> tuple[float, float]:
+        i = 2 * self._index[key]
+        return self._bounds[i], self._bounds[i + 1]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __repr__(self) -> str:
+        return f"Intervals({dict(self)!r})"
+
+
+def _figure(value: Any) -> float | None:
+    """A row's figure: a finite number as a float; None for None, NaN, either infinity and what is not a number."""
+    found = finite(value) if isinstance(value, (int, float)) else None
+    return None if found is None else float(found)
+
+
+@dataclass(frozen=True, slots=True)
 class BoardRow:
+    # Slots: a process keeps a large board's rows between reads (leaderboard.selectors), and an instance dictionary
+    # took ~1 KB of a row once the pages' remembered drawings were added to it (issue 34).
     submission_id: int
     model_id: int
     model_name: str
@@ -53,6 +100,10 @@ class BoardRow:
     reading_note: str = ""  # why the row has no figures under the reading shown (leaderboard.core.readings)
     row_type: str = "upload"  # one of ROW_TYPES (the submission's source)
     provenance: Mapping[str, Any] = field(default_factory=dict)  # the score's provenance keys, as anyone may see them
+    # What the pages made of the row, remembered on it while a process keeps it (leaderboard.board_views: its table
+    # cells per way of drawing, its CSV text per columns and reading). Not compared: rows compare as before.
+    drawn_html: dict | None = field(default=None, init=False, compare=False, repr=False)
+    drawn_csv: dict | None = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def row_type_label(self) -> str:
@@ -62,18 +113,22 @@ class BoardRow:
     def runs(self) -> int:
         return max(1, len(self.run_ids))
 
+    def __post_init__(self) -> None:
+        # The figures made floats, or None where there is no finite one, once: every read asks each row for each
+        # column's figure several times (filter, sort, marks), and a process keeps a board's rows between reads
+        # (leaderboard.selectors), where a second, remembered copy of them cost ~2 KB a row. What is not a number
+        # (a score's text or nested keys) is no column's figure. The column keys interned: each score's JSON brings
+        # its own copies of some 50 keys (~4 KB of a kept row's ~14 KB at 2,000 rows; issue 34).
+        object.__setattr__(self, "overall", _figure(self.overall))
+        object.__setattr__(self, "values", {sys.intern(key): _figure(v) for key, v in self.values.items()
+                                            if v is None or isinstance(v, (int, float))})
+        object.__setattr__(self, "intervals", Intervals.of(self.intervals))
+        for name in ("kind", "thinking", "source", "scorer_version", "organisation", "row_type"):  # few distinct
+            if type(text := getattr(self, name)) is str:
+                object.__setattr__(self, name, sys.intern(text))
+
     def value(self, key: str) -> float | None:
-        # Remembered on the row: a board keeps its rows between reads (leaderboard.selectors), and every read asks
-        # each row for each column's figure several times (filter, sort, marks). Not a field: rows compare as before.
-        known = self.__dict__.get("_values_read")
-        if known is None:
-            known = {}
-            object.__setattr__(self, "_values_read", known)
-        if key in known:
-            return known[key]
-        value = finite(self.overall if key == "overall" else self.values.get(key))
-        known[key] = found = None if value is None else float(value)
-        return found
+        return self.overall if key == "overall" else self.values.get(key)
 
     def interval(self, key: str) -> tuple[float, float] | None:
         if self.source != "scored":
@@ -362,12 +417,14 @@ def top_marks(rows: Sequence[BoardRow], columns: Iterable[Column]) -> dict[str, 
 @dataclass(frozen=True)
 class ColumnTops:
     """The figures of some rows per column, for marking them without a pass over the rows: per column and model kind
-    the (value, submission) pairs sorted (the human baseline left out, as `column_marks` leaves it out), per column
-    how many rows, the human baseline's included, have a figure (`empty_leaves`), and the rows by submission. Changed
-    by copying only what a row changes (`tops_changed`): one in use by a reader is never changed."""
+    the values sorted (the human baseline left out, as `column_marks` leaves it out; an array of doubles, 8 bytes a
+    figure where a list of (value, submission) pairs took ~100: a process keeps a view's tops for every column of a
+    large board, issue 34), per column how many rows, the human baseline's included, have a figure (`empty_leaves`),
+    and the rows by submission. Changed by copying only what a row changes (`tops_changed`): one in use by a reader is
+    never changed."""
 
     up: Mapping[str, bool]  # per column key: whether larger is better
-    values: Mapping[str, Mapping[str, list[tuple[float, int]]]]
+    values: Mapping[str, Mapping[str, array]]
     filled: Mapping[str, int]
     rows: Mapping[int, BoardRow]
 
@@ -377,7 +434,7 @@ class ColumnTops:
 
 def tops_of(rows: Iterable[BoardRow], columns: Iterable[Column]) -> ColumnTops:
     columns = tuple(columns)
-    values: dict[str, dict[str, list[tuple[float, int]]]] = {c.key: {} for c in columns}
+    values: dict[str, dict[str, list[float]]] = {c.key: {} for c in columns}
     filled = {c.key: 0 for c in columns}
     by_id = {}
     for row in rows:
@@ -388,11 +445,9 @@ def tops_of(rows: Iterable[BoardRow], columns: Iterable[Column]) -> ColumnTops:
                 continue
             filled[c.key] += 1
             if row.kind != "human":
-                values[c.key].setdefault(row.kind, []).append((v, row.submission_id))
-    for by_kind in values.values():
-        for pairs in by_kind.values():
-            pairs.sort()
-    return ColumnTops({c.key: c.direction is Direction.UP for c in columns}, values, filled, by_id)
+                values[c.key].setdefault(row.kind, []).append(v)
+    tops = {key: {kind: array("d", sorted(found)) for kind, found in by_kind.items()} for key, by_kind in values.items()}
+    return ColumnTops({c.key: c.direction is Direction.UP for c in columns}, tops, filled, by_id)
 
 
 def tops_changed(tops: ColumnTops, gone: Iterable[BoardRow], came: Iterable[BoardRow]) -> ColumnTops:
@@ -414,31 +469,31 @@ def tops_changed(tops: ColumnTops, gone: Iterable[BoardRow], came: Iterable[Boar
                 if row.kind == "human":
                     continue
                 if (key, row.kind) not in copied:
-                    by_kind[row.kind] = list(by_kind.get(row.kind, ()))
+                    by_kind[row.kind] = array("d", by_kind.get(row.kind, ()))
                     copied.add((key, row.kind))
-                pairs = by_kind[row.kind]
+                found = by_kind[row.kind]
                 if sign > 0:
-                    bisect.insort(pairs, (v, row.submission_id))
+                    bisect.insort(found, v)
                 else:
-                    i = bisect.bisect_left(pairs, (v, row.submission_id))
-                    if i == len(pairs) or pairs[i] != (v, row.submission_id):
+                    i = bisect.bisect_left(found, v)
+                    if i == len(found) or found[i] != v:
                         raise ValueError(f"row {row.submission_id} is not among the tops of {key}")
-                    del pairs[i]
+                    del found[i]
     return ColumnTops(tops.up, values, filled, by_id)
 
 
-def _leaders(pairs: Sequence[tuple[float, int]], up: bool) -> tuple[float, ...]:
-    """The best and second-best distinct values of sorted (value, submission) pairs, best first (fewer when there
-    are fewer): found by bisection, not by walking the rows that hold them."""
-    if not pairs:
+def _leaders(found: Sequence[float], up: bool) -> tuple[float, ...]:
+    """The best and second-best distinct values of sorted values, best first (fewer when there are fewer): found by
+    bisection, not by walking the rows that hold them."""
+    if not found:
         return ()
     if up:
-        best = pairs[-1][0]
-        i = bisect.bisect_left(pairs, (best, -math.inf))
-        return (best, pairs[i - 1][0]) if i else (best,)
-    best = pairs[0][0]
-    i = bisect.bisect_right(pairs, (best, math.inf))
-    return (best, pairs[i][0]) if i < len(pairs) else (best,)
+        best = found[-1]
+        i = bisect.bisect_left(found, best)
+        return (best, found[i - 1]) if i else (best,)
+    best = found[0]
+    i = bisect.bisect_right(found, best)
+    return (best, found[i]) if i < len(found) else (best,)
 
 
 class _ColumnMarks(Mapping[int, str]):
@@ -486,7 +541,7 @@ def tops_marks(tops: ColumnTops, columns: Iterable[Column], *, within_kind: bool
     marks: dict[str, _ColumnMarks] = {}
     for column in columns:
         up = tops.up[column.key]
-        leaders = {kind: _leaders(pairs, up) for kind, pairs in tops.values[column.key].items()}
+        leaders = {kind: _leaders(found, up) for kind, found in tops.values[column.key].items()}
         if not within_kind:  # the best two distinct values of all kinds are among each kind's best two
             leaders = {"": tuple(sorted({v for top in leaders.values() for v in top}, reverse=up)[:2])}
         marks[column.key] = _ColumnMarks(column.key, leaders, tops.rows, within_kind)

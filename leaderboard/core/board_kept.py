@@ -33,13 +33,13 @@ from scoring.core.columns import BoardSpec, Column
 @dataclass(frozen=True)
 class KeptView:
     """A view with what updating it needs: per group (a model entry; a submission when every entry is shown) the
-    rows the filters keep and the one shown, the shown rows' sort keys in order, and their figures per column (None
-    for a view that shows no marks). Never changed: an update makes a new one."""
+    rows the filters keep and the one shown. Never changed: an update makes a new one. The shown rows' places are
+    found by their sort keys, made for the few rows bisection reads, not kept: a process keeps many views of a
+    large board (issue 34)."""
 
     view: BoardView
     candidates: Mapping[int, tuple[BoardRow, ...]]
     shown: Mapping[int, BoardRow]
-    keys: list[tuple]
 
 
 def _group(row: BoardRow, query: BoardQuery) -> int:
@@ -64,7 +64,7 @@ def view_kept(rows: Sequence[BoardRow], spec: BoardSpec, query: BoardQuery,
     ordered = sorted((sort_key(row, column.key, desc), row) for row in shown.values())  # keys are unique
     tops = tops_of(shown.values(), spec.visible(expanded=True, extras=query.extras)) if marks else None
     return KeptView(ordered_view(spec, query, [row for _, row in ordered], pairs, len(rows), tops=tops),
-                    {group: tuple(found) for group, found in candidates.items()}, shown, [k for k, _ in ordered])
+                    {group: tuple(found) for group, found in candidates.items()}, shown)
 
 
 def view_updated(kept: KeptView, gone: Iterable[BoardRow], came: Iterable[BoardRow],
@@ -90,7 +90,11 @@ def view_updated(kept: KeptView, gone: Iterable[BoardRow], came: Iterable[BoardR
             group = _group(row, query)
             candidates[group] = (*candidates.get(group, ()), row)
             changed.add(group)
-    shown, keys, ordered = dict(kept.shown), list(kept.keys), list(view.rows)
+    shown, ordered = dict(kept.shown), list(view.rows)
+
+    def key_of(row: BoardRow) -> tuple:
+        return sort_key(row, column.key, desc)
+
     left_out, put_in = [], []
     for group in changed:
         old = shown.pop(group, None)
@@ -105,16 +109,12 @@ def view_updated(kept: KeptView, gone: Iterable[BoardRow], came: Iterable[BoardR
     # Every row out before any comes in: a row that moved to another model entry goes from one group and comes into
     # another with the same sort key.
     for old in left_out:
-        key = sort_key(old, column.key, desc)
-        i = bisect.bisect_left(keys, key)
-        if i == len(keys) or keys[i] != key:
+        key = key_of(old)
+        i = bisect.bisect_left(ordered, key, key=key_of)
+        if i == len(ordered) or key_of(ordered[i]) != key:
             raise ValueError(f"row {old.submission_id} is not where the view put it")
-        del keys[i], ordered[i]
+        del ordered[i]
     for new in put_in:
-        key = sort_key(new, column.key, desc)
-        i = bisect.bisect_left(keys, key)
-        keys.insert(i, key)
-        ordered.insert(i, new)
+        bisect.insort(ordered, new, key=key_of)
     tops = tops_changed(view.tops, left_out, put_in) if view.tops is not None else None
-    return KeptView(ordered_view(view.spec, query, ordered, pairs, total_rows, tops=tops), candidates, shown,
-                    keys)
+    return KeptView(ordered_view(view.spec, query, ordered, pairs, total_rows, tops=tops), candidates, shown)

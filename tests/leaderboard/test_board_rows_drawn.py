@@ -83,4 +83,4 @@ def test_a_row_remembers_a_few_ways_of_being_drawn(client, epic_split):
         assert client.get(f"/leaderboard/epic-bench/{query}").status_code == 200
     # Then the row keeps at most ROW_DRAWINGS_KEPT of them
     row = selectors.board_rows_current(split_id=epic_split.pk)[0]
-    assert row.submission_id == sub.pk and 0 < len(row.__dict__["_html_read"]) <= board_views.ROW_DRAWINGS_KEPT
+    assert row.submission_id == sub.pk and 0 < len(row.drawn_html) <= board_views.ROW_DRAWINGS_KEPT

@@ -104,3 +104,39 @@ def test_a_row_gone_that_the_view_never_had_is_refused():
     stranger = replace(rows[0], submission_id=99)
     with pytest.raises(ValueError):
         view_updated(kept, [stranger], [], {}, len(rows))
+
+
+def test_a_kept_view_and_its_rows_hold_each_figure_in_a_few_bytes():
+    # A process keeps a large board's rows and views between reads (issue 34: memory flat as the hub grows): a view's
+    # per-column figures for its marks take a double each, and reading a row's figures keeps no second copy of them.
+    import tracemalloc
+
+    spec = board_for("epic-bench")
+    rnd = random.Random(3)
+    every = spec.visible(expanded=True)
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        rows = []
+        for sid in range(1, 2_001):  # each figure as a score brings it: its own float, its interval from JSON lists
+            row = random_row(rnd, sid, spec, 2_000)
+            figures = {key: None if v is None else float(str(v)) for key, v in row.values.items()}
+            rows.append(replace(row, values=figures, intervals={
+                str(key): (v - 1.5, v + float(sid % 7)) for key, v in figures.items() if v is not None}))
+        made = tracemalloc.get_traced_memory()[0] - start
+        before = tracemalloc.get_traced_memory()[0]
+        for row in rows:  # every figure read, as the filters, the sort and the marks read them
+            [row.value(c.key) for c in every]
+        read = tracemalloc.get_traced_memory()[0] - before
+        kept = view_kept(rows, spec, BoardQuery(expanded=True), {})
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    figures = sum(1 for row in rows for c in every if row.value(c.key) is not None)
+    assert figures > 40_000
+    print(f"{made / figures:.1f} bytes a figure in the rows, {held / figures:.1f} in the view")
+    assert made < 180 * figures, f"{made / figures:.1f} bytes a figure with its interval in the rows"
+    assert read < 64 * len(rows), f"{read / len(rows):.0f} bytes a row kept by reading its figures"
+    assert held < 16 * figures + 400 * len(rows), f"{held / figures:.1f} bytes a figure kept by the view"
+    shown = kept.view.rows
+    assert view_marks(kept.view, every) == (column_marks(shown, every, within_kind=True), top_marks(shown, every))
