@@ -296,15 +296,13 @@ def _row(sub: Submission, headline: str, *, reading: str = "", readings=(), hidd
     shown = figures_under(
         readings=readings, key=reading, reported=sub.source == Submission.Source.REPORTED,
         scorer_version=score.scorer_version or sub.scorer_version, hidden=hidden,
-        own=Figures(score.overall, score.breakdown or {}, score.intervals or {}), stored=score.readings or {})
-    # The column keys interned: each score's JSON brings its own copies, and a process keeps a board's rows (some
-    # 50 keys a row, ~4 KB of a kept row's ~14 KB at 2,000 rows, issue 34).
-    breakdown = {sys.intern(k): v for k, v in shown.breakdown.items() if isinstance(v, (int, float)) or v is None}
-    intervals = {sys.intern(k): (float(v[0]), float(v[1])) for k, v in shown.intervals.items()
+        own=Figures(score.overall, score.breakdown or {}, score.intervals or {}),
+        stored=(score.readings or {}) if reading else {})  # the headline's figures are the score's own
+    intervals = {k: (float(v[0]), float(v[1])) for k, v in shown.intervals.items()
                  if isinstance(v, (list, tuple)) and len(v) == 2 and None not in v}
     if headline in intervals:
         intervals.setdefault("overall", intervals[headline])
-    overall = shown.overall if shown.overall is not None else breakdown.get("overall")
+    overall = shown.overall if shown.overall is not None else shown.breakdown.get("overall")
     details = score.details if isinstance(score.details, dict) else {}
     provisional = provisional_of(details)  # the same words as the submission's page and the API
     pending = str(provisional)[:120] if provisional is not None else ""
@@ -319,7 +317,7 @@ def _row(sub: Submission, headline: str, *, reading: str = "", readings=(), hidd
         parameters_from_name=entry.parameters_b is None and parameters_from_name(entry.name) is not None,
         source="reported" if sub.source == Submission.Source.REPORTED else "scored",
         overall=overall,
-        values=breakdown,
+        values=shown.breakdown,
         intervals=intervals,
         organisation=entry.organisation,
         scorer_version=score.scorer_version or sub.scorer_version,
@@ -356,6 +354,7 @@ _ROW_COLUMNS = ("pk", "source", "note", "run_set", "finished_at", "scorer_versio
                 "model_entry__parameters_b", "model_entry__organisation", "score__id", "score__updated_at",
                 "score__overall", "score__scorer_version", "score__created_at")
 LOCAL_ROWS_MAX = 50_000  # rows kept in all, over every split this process has read
+ROWS_BUILT_AT_ONCE = 250  # rows built from one read of their scores (`_rows_built`)
 DIGEST_BUCKETS = 64  # a change reads the columns of the rows in its bucket: about 1/64 of a large board's
 CHANGES_KEPT = 8  # the last changes of a split's rows kept for views made before them
 
@@ -375,7 +374,7 @@ class RowsChange:
 class _KeptRows:
     digest: str  # of the rows' columns (`_bucket_digests`) and the split's flags, when they were read
     buckets: dict[int, str]  # the digest of each bucket's rows
-    stamped: dict[int, dict[int, tuple[tuple, BoardRow]]]  # per bucket, per submission: its columns and its row
+    stamped: dict[int, dict[int, tuple[tuple, BoardRow]]]  # per bucket, per submission: `_row_stamp`, its row
     by_id: dict[int, BoardRow]  # the board's rows (`combine_runs`) by submission, in id order
     changes: tuple[RowsChange, ...] = ()  # the last changes that led here, oldest first
     seen: _Seen | None = None  # PostgreSQL: what the read of the change log they were last checked by saw
@@ -428,33 +427,49 @@ def _digest_of(buckets: Mapping[int, str]) -> str:
     return hashlib.md5(repr(sorted(buckets.items())).encode()).hexdigest()
 
 
-def _buckets_read(rows: QuerySet, columns: Sequence[str], buckets: Mapping[int, str]
-                  ) -> tuple[dict[int, str], dict[int, dict[int, tuple]]]:
+def _as_read(columns: tuple) -> tuple:
+    return columns
+
+
+_STAMPED = tuple(_ROW_COLUMNS.index(c) for c in ("source", "score__scorer_version", "score__created_at"))
+
+
+def _row_stamp(columns: tuple) -> tuple:
+    """What a kept row holds of the columns it was made from (`_ROW_COLUMNS`, `_rows_kept`): 16 bytes that differ when
+    they differ (their text is one for one with their values: ids, text, numbers and times), then the source, the
+    score's scorer version and when it was made (`board_scores_by_version`). The columns themselves took ~1.2 KB a
+    row, kept for every row of a large board (issue 34)."""
+    digest = hashlib.blake2b(repr(columns).encode(), digest_size=16).digest()
+    return (digest, *(sys.intern(v) if isinstance(v, str) else v for v in (columns[i] for i in _STAMPED)))
+
+
+def _buckets_read(rows: QuerySet, columns: Sequence[str], buckets: Mapping[int, str], stamp: Callable[[tuple], Any]
+                  ) -> tuple[dict[int, str], dict[int, dict[int, Any]]]:
     """The digest of each bucket of `rows` now, and the columns (the first: the id) of each row in the buckets whose
-    digest differs from `buckets` (the digests before), per bucket: one grouped aggregate, and one light query when
-    any bucket changed. A bucket left empty is read as empty."""
+    digest differs from `buckets` (the digests before), per bucket, as `stamp` keeps them: one grouped aggregate, and
+    one light query when any bucket changed. A bucket left empty is read as empty."""
     now = _bucket_digests(rows, columns)  # read before the rows: a change in between is read at the next read
     changed = {b for b in now.keys() | buckets.keys() if now.get(b) != buckets.get(b)}
-    read: dict[int, dict[int, tuple]] = {b: {} for b in changed}
+    read: dict[int, dict[int, Any]] = {b: {} for b in changed}
     if changed:
         query = rows.order_by() if len(changed) == len(now) else \
             rows.order_by().annotate(bucket=Mod("pk", DIGEST_BUCKETS)).filter(bucket__in=sorted(changed))
-        for stamp in query.values_list(*columns):
-            read.setdefault(stamp[0] % DIGEST_BUCKETS, {})[stamp[0]] = stamp
+        for found in query.values_list(*columns):
+            read.setdefault(found[0] % DIGEST_BUCKETS, {})[found[0]] = stamp(found)
     return now, read
 
 
 def _items_read(rows: QuerySet, columns: Sequence[str], items: Iterable[int],
-                stamped: Mapping[int, Mapping[int, Any]]) -> dict[int, dict[int, tuple]]:
+                stamped: Mapping[int, Mapping[int, Any]], stamp: Callable[[tuple], Any]) -> dict[int, dict[int, Any]]:
     """The columns of each row of the buckets that `items` (ids of `rows`' model) fall in, per bucket, as
     `_buckets_read` reads them, from those rows alone: the other rows of those buckets as `stamped` (per bucket, per
     id: their columns first) holds them; an item no longer in `rows` is left out."""
     items = sorted(set(items))
-    read: dict[int, dict[int, tuple]] = {b: {} for b in {pk % DIGEST_BUCKETS for pk in items}}
+    read: dict[int, dict[int, Any]] = {b: {} for b in {pk % DIGEST_BUCKETS for pk in items}}
     for b, held in read.items():
         held.update((pk, entry[0]) for pk, entry in stamped.get(b, {}).items() if pk not in items)
-    for stamp in rows.order_by().filter(pk__in=items).values_list(*columns):
-        read[stamp[0] % DIGEST_BUCKETS][stamp[0]] = stamp
+    for found in rows.order_by().filter(pk__in=items).values_list(*columns):
+        read[found[0] % DIGEST_BUCKETS][found[0]] = stamp(found)
     return read
 
 
@@ -504,8 +519,9 @@ def _changes_logged(split_id: int, kind: int, since: _Seen | None) -> tuple[_See
 
 
 def _read_since(split_id: int, kind: int, rows: QuerySet, columns: Sequence[str],
-                held: _KeptRows | _KeptPairs | None, stamps: Mapping[int, Mapping[int, Any]], size: int
-                ) -> tuple[_Seen | None, frozenset[int], dict[int, str], dict[int, dict[int, tuple]], str]:
+                held: _KeptRows | _KeptPairs | None, stamps: Mapping[int, Mapping[int, Any]], size: int,
+                stamp: Callable[[tuple], Any] = _as_read
+                ) -> tuple[_Seen | None, frozenset[int], dict[int, str], dict[int, dict[int, Any]], str]:
     """What changed in `rows` (a board's rows or comparisons, `kind`) since `held` was read: what this read saw
     (`_changes_logged`), the items the log names (empty where the digest was read), the buckets' digests, the columns
     of the buckets read (`_items_read` or `_buckets_read`; `stamps`: the held items' columns first, per bucket), and
@@ -513,11 +529,11 @@ def _read_since(split_id: int, kind: int, rows: QuerySet, columns: Sequence[str]
     checked after its horizon and the change is under a quarter of its `size` items; else from the digest."""
     seen, logged = _changes_logged(split_id, kind, held.seen if held is not None else None)
     if held is not None and logged is not None and len(logged) <= size // 4 + DIGEST_BUCKETS:
-        read = _items_read(rows, columns, logged, stamps)
+        read = _items_read(rows, columns, logged, stamps, stamp)
         digest = hashlib.md5(repr((held.digest, seen, sorted(logged))).encode()).hexdigest()
         # The buckets read lose their digest, so a later read of the digest reads them whole.
         return seen, logged, {b: d for b, d in held.buckets.items() if b not in read}, read, digest
-    buckets, read = _buckets_read(rows, columns, held.buckets if held is not None else {})
+    buckets, read = _buckets_read(rows, columns, held.buckets if held is not None else {}, stamp)
     return seen, frozenset(), buckets, read, _digest_of(buckets)
 
 
@@ -555,7 +571,7 @@ def _rows_kept(split_id: int) -> _KeptRows:
     # The rows the log names are built again whatever their columns say (a write may change one the stamp has not).
     seen, logged, buckets, read, digest = _read_since(split_id, BoardChange.Kind.ROW, board_submissions(split_id),
                                                       _ROW_COLUMNS, held, held.stamped if held is not None else {},
-                                                      len(held.by_id) if held is not None else 0)
+                                                      len(held.by_id) if held is not None else 0, _row_stamp)
     digest = f"{flags}:{digest}"
     if held is not None and (held.digest == digest or not read):
         held = replace(held, seen=seen)
@@ -611,13 +627,20 @@ def _rows_kept(split_id: int) -> _KeptRows:
 
 
 def _rows_built(ids: Sequence[int], headline: str, readings: tuple, hidden: bool) -> dict[int, BoardRow]:
-    """The rows of these submissions, built anew (`_row`). Their scores are read on their own: a submission read with
-    its score (select_related) and the score holding its submission back are a reference cycle, and 2,000 of them
-    (some 184,000 objects with their figures) were left to the garbage collector's full pass, some 100-175 ms inside
-    a later request."""
-    scores = {score.submission_id: score for score in Score.objects.filter(submission_id__in=ids)}
-    return {sub.pk: _row(sub, headline, readings=readings, hidden=hidden, score=scores[sub.pk])
-            for sub in Submission.objects.filter(pk__in=ids).select_related("model_entry") if sub.pk in scores}
+    """The rows of these submissions, built anew (`_row`), ROWS_BUILT_AT_ONCE at a time: a score read with its JSON
+    is some 45 KB in memory (EPIC), and the first read of a 2,000-row board held all of them at once, a ~90 MiB peak
+    that the process kept (issue 34). The scores' other readings are not read (a row under the headline's shows none
+    of them). Their scores are read on their own: a submission read with its score (select_related) and the score
+    holding its submission back are a reference cycle, and 2,000 of them (some 184,000 objects with their figures)
+    were left to the garbage collector's full pass, some 100-175 ms inside a later request."""
+    built: dict[int, BoardRow] = {}
+    ids = sorted(ids)
+    for start in range(0, len(ids), ROWS_BUILT_AT_ONCE):
+        part = ids[start:start + ROWS_BUILT_AT_ONCE]
+        scores = {score.submission_id: score for score in Score.objects.filter(submission_id__in=part).defer("readings")}
+        built.update((sub.pk, _row(sub, headline, readings=readings, hidden=hidden, score=scores[sub.pk]))
+                     for sub in Submission.objects.filter(pk__in=part).select_related("model_entry") if sub.pk in scores)
+    return built
 
 
 def _combined(stamped: Mapping[int, Mapping[int, tuple[tuple, BoardRow]]], held: _KeptRows | None
@@ -756,8 +779,8 @@ class BoardData:
     rows_digest: str = ""  # the rows' part of the content key
     pairs_digest: str = ""  # the comparisons' part
     changes: tuple[RowsChange, ...] = ()  # the rows' last changes, that led to these (`board_view_kept`)
-    # Per bucket, per submission on the board: its columns (`_ROW_COLUMNS`) and its row, as read; None for a board
-    # under another reading or scorer version.
+    # Per bucket, per submission on the board: what it holds of its columns (`_row_stamp`) and its row, as read; None
+    # for a board under another reading or scorer version.
     stamped: Mapping[int, Mapping[int, tuple[tuple, BoardRow]]] | None = None
 
 
@@ -767,16 +790,15 @@ def board_scores_by_version(*, split_id: int, data: BoardData | None = None
     the first was made; and those uploads' submissions. From the columns read with the board's rows: `data`'s where
     the caller has the board as it is now (`stamped`: no query), else this process's kept rows (`_rows_kept`)."""
     stamped = data.stamped if data is not None and data.stamped is not None else _rows_kept(split_id).stamped
-    source, version, made = (_ROW_COLUMNS.index(c) for c in ("source", "score__scorer_version", "score__created_at"))
     found: dict[str, tuple[int, Any]] = {}
     uploads = []
     for by_pk in stamped.values():
-        for pk, (stamp, _) in by_pk.items():
-            if stamp[source] == Submission.Source.REPORTED:
+        for pk, ((_, source, version, made), _) in by_pk.items():
+            if source == Submission.Source.REPORTED:
                 continue
             uploads.append(pk)
-            n, first = found.get(stamp[version], (0, stamp[made]))
-            found[stamp[version]] = (n + 1, min(first, stamp[made]))
+            n, first = found.get(version, (0, made))
+            found[version] = (n + 1, min(first, made))
     return found, frozenset(uploads)
 
 

@@ -172,3 +172,18 @@ def test_kept_rows_share_their_column_keys(epic_split):
     keys = [{k: k for k in (*row.values, *row.intervals)} for row in rows]
     assert len(rows) == 3 and all(set(k) == set(keys[0]) for k in keys)
     assert all(k[key] is keys[0][key] for k in keys for key in k)
+
+
+@pytest.mark.django_db
+def test_a_boards_rows_are_built_a_few_scores_at_a_time(epic_split, monkeypatch, django_assert_num_queries):
+    # A score read with its JSON is tens of KB in memory: a board's first read held every one of them at once (a ~90
+    # MiB peak at 2,000 EPIC rows, which the process kept). Built ROWS_BUILT_AT_ONCE at a time, the rows are the same.
+    monkeypatch.setattr(selectors, "ROWS_BUILT_AT_ONCE", 3)
+    ids = [make_scored(epic_split, make_entry(f"Parted-VL-{i}"), random_scores(i, 40, 0.4 + i / 20)).pk
+           for i in range(7)]
+    hidden, _, headline, readings = selectors._board_figures(epic_split.pk)
+    with django_assert_num_queries(6):  # a submissions' and a scores' query for each three
+        built = selectors._rows_built(ids, headline, readings, hidden)
+    assert sorted(built) == ids
+    assert [built[pk] for pk in ids] == [r for r in selectors._load_rows(epic_split.pk) if r.submission_id in built]
+    same_as_built_afresh(epic_split)
