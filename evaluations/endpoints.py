@@ -1,7 +1,7 @@
 """Which endpoint URLs a run may ask: http(s) only; never a link-local or cloud-metadata address (169.254.0.0/16,
 fe80::/10, metadata.google.internal), even allow-listed; loopback, private and reserved addresses only when the host
 is on the EVALUATIONS_ENDPOINT_ALLOW list (a deployment's own model servers). The host is resolved and every address
-it resolves to is judged."""
+it resolves to is judged; a run connects to an address so judged (`endpoint_address`)."""
 from __future__ import annotations
 
 import ipaddress
@@ -17,6 +17,14 @@ METADATA_HOSTS = frozenset({"metadata.google.internal", "metadata", "instance-da
 
 def endpoint_check(url: str) -> str:
     """The URL, stripped of a trailing slash; ServiceRefusal naming the field `base_url` otherwise."""
+    return endpoint_address(url)[0]
+
+
+def endpoint_address(url: str) -> tuple[str, str]:
+    """The URL (stripped of a trailing slash) and the address a run is to connect to: the first of those its host
+    resolves to now, every one of them allowed; ServiceRefusal naming the field `base_url` otherwise. A run's chunks
+    check again when they start and connect to that address (`OpenAIChatClient(address=...)`), not to the host's name
+    resolved again: a name whose answer changes after the check (DNS rebinding) reaches no address it did not allow."""
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ServiceRefusal("The endpoint must be an http(s) URL with a host, e.g. https://host/v1.", field="base_url")
@@ -31,8 +39,9 @@ def endpoint_check(url: str) -> str:
                                    type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError):
         raise ServiceRefusal(f"The endpoint's host {host} does not resolve.", field="base_url") from None
-    for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
+    addresses = [str(info[4][0]).split("%")[0] for info in infos]
+    for text in addresses:
+        address = ipaddress.ip_address(text)
         if address.is_link_local or str(address) == "169.254.169.254" or (
                 isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped and address.ipv4_mapped.is_link_local):
             raise ServiceRefusal(f"{host} resolves to the link-local address {address}: runs never ask it.",
@@ -41,4 +50,6 @@ def endpoint_check(url: str) -> str:
                             or address.is_multicast or address.is_unspecified):
             raise ServiceRefusal(f"{host} resolves to {address}, an internal address; a curator may allow the host "
                                  "(EVALUATIONS_ENDPOINT_ALLOW).", field="base_url")
-    return url.strip().rstrip("/")
+    if not addresses:
+        raise ServiceRefusal(f"The endpoint's host {host} does not resolve.", field="base_url")
+    return url.strip().rstrip("/"), addresses[0]

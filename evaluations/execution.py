@@ -22,6 +22,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
+from evaluations.endpoints import endpoint_address
 from evaluations.limits import EndpointGate, effective_limits, endpoint_for, write_lock
 from evaluations.models import EvaluationRun, RunAnswer, RunChunk, RunLine
 from evaluations.secrets import unseal
@@ -204,11 +205,15 @@ def chunk_play(*, chunk_id: int, stop_after: int | None = None, stats: dict[str,
     by_key = {r.key: r for r in split_inputs(split=run.split, keys={k.split("/", 1)[1] for k in wanted})}
     todo = [Unit(int(key.split("/", 1)[0][1:]), by_key[key.split("/", 1)[1]]) for key in wanted
             if key.split("/", 1)[1] in by_key]
+    try:  # checked again now, and asked at the address checked: the host's answer may have changed since
+        _, address = endpoint_address(run.base_url)
+    except ServiceRefusal as refusal:
+        return _chunk_paused(run, chunk, holder, f"The endpoint was checked again and refused: {refusal}")
     endpoint = endpoint_for(base_url=run.base_url, model=run.model_name)
     slots, rate = effective_limits(endpoint, concurrency=run.concurrency, rate_per_minute=run.rate_per_minute)
     gate = EndpointGate(endpoint, slots=slots, rate_per_minute=rate, timeout=settings.EVALUATIONS_REQUEST_TIMEOUT)
     client = OpenAIChatClient(base_url=run.base_url, model=run.model_name, api_key=unseal(run.api_key_sealed),
-                              max_in_flight=slots, who="the model", gate=gate,
+                              max_in_flight=slots, who="the model", gate=gate, address=address,
                               timeout=settings.EVALUATIONS_REQUEST_TIMEOUT)
     agent = None
     if protocol.uses_agent:
@@ -279,16 +284,22 @@ def chunk_play(*, chunk_id: int, stop_after: int | None = None, stats: dict[str,
         mine.update(status=RunChunk.Status.PENDING, holder="")
         return EvaluationRun.objects.get(pk=run.pk).status
     if progress.errors:
-        message = (f"{len(progress.errors)} unit(s) got no answer; resume to ask them again. "
-                   f"First: {progress.errors[0]}")[:2000]
-        mine.update(status=RunChunk.Status.PENDING, holder="", error_message=message)
-        EvaluationRun.objects.filter(pk=run.pk, status=EvaluationRun.Status.RUNNING).update(
-            status=EvaluationRun.Status.PAUSED, error_message=message)
-        return EvaluationRun.Status.PAUSED
+        return _chunk_paused(run, chunk, holder, f"{len(progress.errors)} unit(s) got no answer; resume to ask them "
+                                                 f"again. First: {progress.errors[0]}")
     mine.update(status=RunChunk.Status.DONE, holder="", error_message="")
     if finish:
         run_finish(run_id=run.pk)
     return DONE
+
+
+def _chunk_paused(run: EvaluationRun, chunk: RunChunk, holder: str, message: str) -> str:
+    """The chunk back to pending with `message`, and the run paused with it: a resume asks what is left again."""
+    message = message[:2000]
+    RunChunk.objects.filter(pk=chunk.pk, holder=holder).update(status=RunChunk.Status.PENDING, holder="",
+                                                               error_message=message)
+    EvaluationRun.objects.filter(pk=run.pk, status=EvaluationRun.Status.RUNNING).update(
+        status=EvaluationRun.Status.PAUSED, error_message=message)
+    return EvaluationRun.Status.PAUSED
 
 
 def run_execute(*, run_id: int, stop_after: int | None = None, stats: dict[str, float] | None = None) -> str:

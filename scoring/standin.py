@@ -77,6 +77,7 @@ class StandInModel(LocalServer):
         self.in_flight = 0
         self.peak_in_flight = 0
         self.authorizations: list[str] = []
+        self.hosts: list[str] = []  # the Host header of each request (a run names its endpoint's host there)
         self._lock = threading.Lock()
         server = self
 
@@ -120,6 +121,7 @@ class StandInModel(LocalServer):
                     self.open = True
                     server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
                     server.authorizations.append(self.headers.get("authorization") or "")
+                    server.hosts.append(self.headers.get("host") or "")
                 try:
                     if server.api_key and self.headers.get("authorization") != f"Bearer {server.api_key}":
                         self._send(401, b'{"error": {"message": "bad API key"}}')

@@ -5,7 +5,8 @@ Up to `max_in_flight` requests at once (threads sharing one httpx connection poo
 backoff on 429, 5xx, timeouts and connection errors (honouring Retry-After); a reply that is not a chat completion
 is reported as an error; a reply body over `max_reply_bytes` is refused unread past the bound. Errors never raise:
 the caller decides (the judge leaves items undecided, the runner records the failure). The API key goes in the
-Authorization header only: it is in no error text, no repr and no log line of this module. Pure (httpx, no Django).
+Authorization header only: it is in no error text, no repr and no log line of this module. Given an `address`, it
+connects there (checked by its caller) and never resolves the URL's host. Pure (httpx, no Django).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -52,6 +54,7 @@ class OpenAIChatClient:
         params: Mapping[str, Any] | None = None,
         max_reply_bytes: int = MAX_REPLY_BYTES,
         gate: Callable[[], AbstractContextManager[Any]] | None = None,
+        address: str = "",
     ):
         if max_in_flight < 1:
             raise ValueError("max_in_flight must be at least 1")
@@ -59,6 +62,16 @@ class OpenAIChatClient:
         self.model = model
         self.who = who
         self.url = base_url.rstrip("/") + "/chat/completions"
+        # `address`: the IP address to connect to, checked by the caller (evaluations.endpoints.endpoint_address): the
+        # URL's host is still the one named, in the Host header, in TLS's server name and in the certificate check,
+        # but is not resolved again (a name whose answer changed since the check reaches no address it did not allow).
+        self._target, self._host, self._tls_name = self.url, {}, {}
+        if address:
+            parts = urlsplit(self.url)
+            host = f"[{address}]" if ":" in address else address
+            self._target = urlunsplit(parts._replace(netloc=host + (f":{parts.port}" if parts.port else "")))
+            self._host = {"Host": parts.netloc}
+            self._tls_name = {"sni_hostname": parts.hostname} if parts.scheme == "https" else {}
         self.max_in_flight = max_in_flight
         self.max_retries = max_retries
         self.backoff = backoff
@@ -112,7 +125,8 @@ class OpenAIChatClient:
             self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
         try:
             body = {"model": self.model, "messages": [dict(m) for m in messages], **self.params, **params}
-            with self._http.stream("POST", self.url, json=body) as response:
+            with self._http.stream("POST", self._target, json=body, headers=self._host,
+                                   extensions=self._tls_name) as response:
                 data = bytearray()
                 for chunk in response.iter_bytes():
                     data += chunk

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
+import sys
 import time
 
 import pytest
@@ -146,3 +148,54 @@ def test_the_command_line_file_scores_as_the_hubs_run(curator, tmp_path) -> None
                              "--out", str(out)]) == 0
     [hub] = finish_scoring(run)
     assert out.read_text() == hub.file.read().decode()
+
+
+def rebinding(monkeypatch, host: str, checked: str) -> None:
+    """`host` answers the hub's check (evaluations.endpoints) with `checked`, and any other lookup of it (a connection
+    resolving the name itself) with 127.0.0.2, where nothing listens."""
+    real = socket.getaddrinfo
+
+    def resolve(name, port, *args, **kwargs):
+        if name != host:
+            return real(name, port, *args, **kwargs)
+        by_the_check = sys._getframe(1).f_globals.get("__name__") == "evaluations.endpoints"
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (checked if by_the_check else "127.0.0.2", port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolve)
+
+
+def test_a_run_asks_the_address_its_endpoint_was_checked_at(curator, settings, monkeypatch) -> None:
+    # Given an endpoint named by a host whose answer to the hub's check is the stand-in, and elsewhere to any other
+    split = plan_split()
+    settings.EVALUATIONS_ENDPOINT_ALLOW = ["models.rebind.test"]
+    settings.EVALUATIONS_REQUEST_TIMEOUT = 2
+    rebinding(monkeypatch, "models.rebind.test", "127.0.0.1")
+    with StandInModel(api_key=KEY) as server:
+        run = start(curator, split, server, base_url=server.base_url.replace("127.0.0.1", "models.rebind.test"))
+        # When it plays
+        assert execution.run_execute(run_id=run.pk) == EvaluationRun.Status.SUBMITTED, \
+            EvaluationRun.objects.get(pk=run.pk).error_message
+    # Then every request went to the address checked, naming the host it was given
+    run.refresh_from_db()
+    assert run.units_done == run.units_total > 0
+    port = server.base_url.rsplit(":", 1)[1].split("/", 1)[0]
+    assert server.answered == run.units_total and set(server.hosts) == {f"models.rebind.test:{port}"}
+
+
+def test_a_chunk_whose_endpoint_now_resolves_inside_pauses_the_run(curator, settings, monkeypatch) -> None:
+    # Given a run checked when it was made against a host that resolves to a private address by the time it plays
+    split = plan_split()
+    settings.EVALUATIONS_ENDPOINT_ALLOW = []
+    with StandInModel(api_key=KEY) as server:
+        answers = ["93.184.215.14"]  # a public address when the run is made, then a private one
+        real = socket.getaddrinfo
+        monkeypatch.setattr(socket, "getaddrinfo", lambda name, port, *args, **kwargs: real(
+            name, port, *args, **kwargs) if name != "models.rebind.test" else [
+            (socket.AF_INET, socket.SOCK_STREAM, 6, "", (answers.pop(0) if answers else "10.255.255.1", port))])
+        run = start(curator, split, server, base_url=server.base_url.replace("127.0.0.1", "models.rebind.test"))
+        # When it plays
+        assert execution.run_execute(run_id=run.pk) == EvaluationRun.Status.PAUSED
+    # Then nothing was asked, and the run says why, keeping its chunks for a resume
+    run.refresh_from_db()
+    assert server.requests == 0 and run.units_done == 0
+    assert "checked again and refused" in run.error_message and "10.255.255.1, an internal address" in run.error_message

@@ -24,6 +24,7 @@ def test_a_killed_worker_resumes_and_asks_no_stored_answer_again(tmp_path, curat
     # slot a request held when the worker died comes free after 5 + 2 s, not the default 120 + 30 (the stand-in
     # answers in 0.05 s): the second worker's first request waits for it
     env = site_env(EVALUATIONS_LEASE_SECONDS="3", EVALUATIONS_CHUNK_UNITS="4", EVALUATIONS_REQUEST_TIMEOUT="5",
+                   EVALUATIONS_ENDPOINT_ALLOW="127.0.0.1",  # the workers check the endpoint again, as the site
                    EVALUATIONS_SLOT_LEASE_MARGIN="2")
     first = Worker(f"run-a-{uuid.uuid4().hex[:6]}@localhost", env, tmp_path / "worker-a.log")
     first.purge()
