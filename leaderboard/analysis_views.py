@@ -48,8 +48,8 @@ def _figures_made(plugin: BenchmarkPlugin, split, spec, query, data, *, number: 
     page = board_page(len(labels), number or 1)
     entries = (EntryPage(frozenset(labels[page.start:page.end]), frozenset(labels))
                if number is not None and page.pages > 1 else None)
-    context = replace(services_analysis.figure_context(plugin, split, rows, filtered, site_reads=public),
-                      page=entries)
+    context = replace(services_analysis.figure_context(plugin, split, rows, filtered, site_reads=public,
+                                                       board_rows=data.rows), page=entries)
     summaries = plugin.analysis_summaries_spec()
     if summaries is not None and summaries.span is not None and entries is not None:
         # A page: what spans every entry from its stored aggregate, the summaries of the page's models alone (issue

@@ -241,11 +241,34 @@ def _local_remember(key: str, value: Any) -> None:
             _local_responses.popitem(last=False)
 
 
+_local_members: OrderedDict[tuple[str, int], tuple[tuple, Any]] = OrderedDict()
+LOCAL_MEMBERS_MAX = 64  # (name, split) pairs kept by `board_members_kept`
+
+
+def board_members_kept(name: str, split_id: int, rows: Sequence[BoardRow], make: Callable[[], T]) -> T:
+    """`make()` kept in this process under `name` for the split while its board's `rows` are the same submissions
+    (each run of a repeated one) of the same model entries: for what follows those alone, which a score landing,
+    a new interval or a note changes none of (e.g. VGE's list of every upload's options for its figures)."""
+    members = tuple((r.submission_id, r.run_ids, r.row_type, r.model_name, r.thinking, r.kind) for r in rows)
+    with _local_lock:
+        held = _local_members.get((name, split_id))
+    if held is not None and held[0] == members:
+        return held[1]
+    found = make()
+    with _local_lock:
+        _local_members[(name, split_id)] = (members, found)
+        _local_members.move_to_end((name, split_id))
+        while len(_local_members) > LOCAL_MEMBERS_MAX:
+            _local_members.popitem(last=False)
+    return found
+
+
 def board_local_responses_clear() -> None:
     """Forget this process's copies of responses, board rows and split lookups (tests that clear the shared cache
     clear these too)."""
     with _local_lock:
         _local_responses.clear()
+        _local_members.clear()
         _local_rows.clear()
         _local_pairs.clear()
         _local_derived.clear()

@@ -20,7 +20,7 @@ import hashlib
 import pickle
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Collection, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping, Sequence
 
 from django.conf import settings
 from django.core.cache import cache
@@ -167,11 +167,22 @@ def analysis_span(*, split: Split, plugin: BenchmarkPlugin, labelled: Sequence[t
     return found
 
 
+def _site_reads(plugin: BenchmarkPlugin, hook: Callable[[Split], Mapping[str, Any]], split: Split,
+                board_rows: Sequence[BoardRow] | None) -> Mapping[str, Any]:
+    """The plugin's own reads for the figures (`analysis_context`): for a plugin whose reads follow the board's rows
+    alone (`analysis_context_of_rows`: VGE lists every upload's options, ~20 ms a read at 2,000, issue 34), kept in
+    this process while the rows are the same submissions of the same entries (`selectors.board_members_kept`)."""
+    if not plugin.analysis_context_of_rows or board_rows is None:
+        return hook(split)
+    return selectors.board_members_kept("analysis-context", split.pk, board_rows, lambda: hook(split))
+
+
 def figure_context(plugin: BenchmarkPlugin, split: Split, rows: Sequence[BoardRow],
-                   filtered: Sequence[BoardRow], *, site_reads: bool = True) -> AnalysisContext:
+                   filtered: Sequence[BoardRow], *, site_reads: bool = True,
+                   board_rows: Sequence[BoardRow] | None = None) -> AnalysisContext:
     """The paper's rows of the reported entries the filters keep, its stated deltas, the plugin's own reads (unless
-    `site_reads` is false), and the scored submissions of `filtered` (the rows the filters keep, every entry of a
-    model)."""
+    `site_reads` is false; `board_rows`: every row of the board, which those reads may follow, `_site_reads`), and
+    the scored submissions of `filtered` (the rows the filters keep, every entry of a model)."""
     published, deltas = [], []
     if plugin.published is not None:
         directory = Path(settings.PUBLISHED_DATA_DIR)
@@ -181,8 +192,8 @@ def figure_context(plugin: BenchmarkPlugin, split: Split, rows: Sequence[BoardRo
         deltas = read_deltas(directory, plugin.published) if kept else []
     hook = plugin.analysis_context_function() if site_reads else None
     submissions = frozenset(i for r in filtered if r.source == "scored" for i in (r.run_ids or (r.submission_id,)))
-    return AnalysisContext(published=published, deltas=deltas, extra=hook(split) if hook else {},
-                           submissions=submissions)
+    return AnalysisContext(published=published, deltas=deltas,
+                           extra=_site_reads(plugin, hook, split, board_rows) if hook else {}, submissions=submissions)
 
 
 def analysis_entries(data: selectors.BoardData, spec: BoardSpec, query: BoardQuery
@@ -205,8 +216,10 @@ def analysis_span_refresh(*, split: Split, plugin: BenchmarkPlugin) -> bool:
         return False
     board = board_for(split.benchmark.slug)
     query = parse_query({}, board, tuple(r.key for r in selectors.benchmark_readings(split.benchmark.slug)))
-    rows, filtered = analysis_entries(selectors.board_data(split=split), board, query)
-    context = figure_context(plugin, split, rows, filtered, site_reads=access.ground_truth_figures_public(split=split))
+    data = selectors.board_data(split=split)
+    rows, filtered = analysis_entries(data, board, query)
+    context = figure_context(plugin, split, rows, filtered, site_reads=access.ground_truth_figures_public(split=split),
+                             board_rows=data.rows)
     analysis_span(split=split, plugin=plugin, labelled=selectors.analysis_labels(rows=rows), also=filtered,
                   context=context)
     return True

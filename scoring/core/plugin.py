@@ -257,6 +257,10 @@ class BenchmarkPlugin:
     analyses: str = ""  # "module:function", an `Analyses` (scoring.core.analysis): the Analysis tab's figures; pure
     analysis_truth_keys: tuple[str, ...] = ()  # ground-truth keys of each sample the figures need (`SampleRow.truth`)
     analysis_context: str = ""  # "module:function" (split) -> mapping: site-side reads for the figures (may use Django)
+    # Whether those reads follow the board's rows alone: the same while its rows are the same submissions of the same
+    # model entries (what an upload fixes when it is made, its options, may be read too). The site then keeps them
+    # per process until the rows' submissions or entries change (leaderboard.services_analysis._site_reads).
+    analysis_context_of_rows: bool = False
     # "module:NAME", an `AnalysisSummaries` (scoring.core.analysis): the figures in two steps, a summary per
     # submission (stored when its score lands, leaderboard.services_analysis) and figures combined from the board's
     # summaries, so a request reads no per-sample row. None: the figures read every entry's samples per request.

@@ -113,6 +113,7 @@ PLUGIN = BenchmarkPlugin(
     analyses="scoring.benchmarks.vge.core.analysis:figures",
     analysis_truth_figures=("goals", "budget", "errors", "view-switches"),  # errors: judged against the optimal plan
     analysis_context="scoring.benchmarks.vge.selectors:vge_analysis_context",
+    analysis_context_of_rows=True,  # every upload on the board with its entry and its options (fixed at upload)
     analysis_summaries="scoring.benchmarks.vge.core.analysis:SUMMARIES",
     analysis_summary_context="scoring.benchmarks.vge.selectors:vge_analysis_summary_context",
     analysis_summary_stamp="scoring.benchmarks.vge.selectors:vge_analysis_summary_stamp",
