@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 from django.conf import settings
@@ -16,6 +15,7 @@ from django.utils import timezone
 from notifications.core.signing import backoff_seconds, signature
 from notifications.models import Event, Notice, WebhookDelivery
 from notifications.targets import submission_url, webhook_address
+from scoring.core.pinning import pinned
 from scoring.models import Submission
 
 SNIPPET_BYTES = 1000  # of a response body kept in the delivery log
@@ -72,13 +72,10 @@ def _post(url: str, address: str, body: bytes, headers: dict[str, str]) -> tuple
     """POST once to `address` (the one `webhook_address` checked), redirects not followed; the status and the start
     of the body (never more read). The URL's host is still the one named: in the Host header, in TLS's server name
     and in the certificate's check."""
-    parts = urlsplit(url)
-    host = f"[{address}]" if ":" in address else address
-    pinned = urlunsplit((parts.scheme, f"{host}:{parts.port}" if parts.port else host, parts.path, parts.query, ""))
-    extensions = {"sni_hostname": parts.hostname} if parts.scheme == "https" else {}
+    target = pinned(url, address)
     with httpx.Client(timeout=settings.WEBHOOK_TIMEOUT_SECONDS, follow_redirects=False, trust_env=False) as client:
-        with client.stream("POST", pinned, content=body, headers={**headers, "Host": parts.netloc},
-                           extensions=extensions) as response:
+        with client.stream("POST", target.url, content=body, headers={**headers, **target.headers},
+                           extensions=target.extensions) as response:
             kept = b""
             for chunk in response.iter_bytes():
                 kept += chunk

@@ -16,9 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+
+from scoring.core.pinning import pinned
 
 Messages = Sequence[Mapping[str, Any]]  # {"role", "content"}: content is text, or a list of OpenAI content parts
 MAX_REPLY_BYTES = 1024 * 1024  # a chat completion larger than this is refused (answers are size-bounded)
@@ -62,16 +63,8 @@ class OpenAIChatClient:
         self.model = model
         self.who = who
         self.url = base_url.rstrip("/") + "/chat/completions"
-        # `address`: the IP address to connect to, checked by the caller (evaluations.endpoints.endpoint_address): the
-        # URL's host is still the one named, in the Host header, in TLS's server name and in the certificate check,
-        # but is not resolved again (a name whose answer changed since the check reaches no address it did not allow).
-        self._target, self._host, self._tls_name = self.url, {}, {}
-        if address:
-            parts = urlsplit(self.url)
-            host = f"[{address}]" if ":" in address else address
-            self._target = urlunsplit(parts._replace(netloc=host + (f":{parts.port}" if parts.port else "")))
-            self._host = {"Host": parts.netloc}
-            self._tls_name = {"sni_hostname": parts.hostname} if parts.scheme == "https" else {}
+        # `address`: the IP address to connect to, checked by the caller (evaluations.endpoints.endpoint_address).
+        self._target = pinned(self.url, address)
         self.max_in_flight = max_in_flight
         self.max_retries = max_retries
         self.backoff = backoff
@@ -125,8 +118,8 @@ class OpenAIChatClient:
             self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
         try:
             body = {"model": self.model, "messages": [dict(m) for m in messages], **self.params, **params}
-            with self._http.stream("POST", self._target, json=body, headers=self._host,
-                                   extensions=self._tls_name) as response:
+            with self._http.stream("POST", self._target.url, json=body, headers=self._target.headers,
+                                   extensions=self._target.extensions) as response:
                 data = bytearray()
                 for chunk in response.iter_bytes():
                     data += chunk
