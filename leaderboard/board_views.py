@@ -264,15 +264,21 @@ def _rows_drawn(view: BoardView, columns: tuple, headline: str, split) -> _RowsD
 ROW_DRAWINGS_KEPT = 4  # ways of drawing one row remembered on it (collapsed or not, with extras or not, ...)
 
 
+def _drawn_on(row, name: str) -> dict:
+    """The row's memo `name` (`BoardRow.drawn_html`, `drawn_csv`): what the pages made of it, kept with it."""
+    known = getattr(row, name)
+    if known is None:
+        known = {}
+        object.__setattr__(row, name, known)
+    return known
+
+
 def _row_html(row, rank: int | None, tied: bool, drawn: _RowsDrawn) -> str:
     """One row of the board table, as HTML (the template's loop wrote it until issue 34). Its cells after the rank are
     remembered on the row for the way `drawn` draws it: a board keeps its rows between reads (leaderboard.selectors),
     so a page read after a score landed elsewhere draws only the rows that changed, and the ranks. Every text escaped
     as the template's autoescape escapes it."""
-    known = row.drawn_html
-    if known is None:
-        known = {}
-        object.__setattr__(row, "drawn_html", known)
+    known = _drawn_on(row, "drawn_html")
     cells = known.get(drawn.token) if drawn.token is not None else None
     if cells is None:
         view, headline = drawn.view, drawn.headline
@@ -585,10 +591,7 @@ def _csv_cells_text(row, columns, drawing: tuple[tuple[str, ...], str]) -> str:
     on the row: a board keeps its rows per process while they are unchanged (leaderboard.selectors), so an export
     after a score landed elsewhere writes only the ranks again (`BoardRow.drawn_csv`, per `drawing`: the columns' keys
     and the reading, one tuple for every row of an export)."""
-    known = row.drawn_csv
-    if known is None:
-        known = {}
-        object.__setattr__(row, "drawn_csv", known)
+    known = _drawn_on(row, "drawn_csv")
     text = known.get(drawing)
     if text is None:
         buffer = io.StringIO()
