@@ -209,19 +209,29 @@ PAGE_PATH_KEPT = 300  # characters of a full path a page key holds as they are; 
 
 # Whole responses are kept in this process too, in front of the shared cache: their key names the split, the
 # scoring cache version and the data fingerprint, so an entry never goes stale, and a hit costs no round trip to
-# Redis (a 100-row board page is some 100 KB to fetch and unpickle). Least recently used first out.
+# Redis (a 100-row board page is some 100 KB to fetch and unpickle). One per page of a split (`_response_slot`): the
+# newest key's bytes replace the page's older ones, which no read asks for again once its board changed (kept until
+# evicted, 128 of them held some 30 MiB of a 100x board's stale exports: issue 34). Least recently used first out.
 LOCAL_RESPONSES_MAX = 128
-_local_responses: OrderedDict[str, Any] = OrderedDict()
+_local_responses: OrderedDict[str, tuple[str, Any]] = OrderedDict()
 _local_lock = threading.Lock()
+
+
+def _response_slot(key: str) -> str:
+    """The page a whole-response key (`board_page_key`) names, whatever the board's version and fingerprint: the
+    split and the full path."""
+    board_key, _, path = key.partition(":page:")
+    return f"{board_key.split(':', 2)[1]}:page:{path}"
 
 
 def board_response_get(key: str) -> Any:
     """A whole board response (page bytes or a CachedResponse) by its key, or None."""
+    slot = _response_slot(key)
     with _local_lock:
-        found = _local_responses.get(key)
-        if found is not None:
-            _local_responses.move_to_end(key)
-            return found
+        held = _local_responses.get(slot)
+        if held is not None and held[0] == key:
+            _local_responses.move_to_end(slot)
+            return held[1]
     found = cache.get(key)
     if found is not None:
         _local_remember(key, found)
@@ -234,9 +244,10 @@ def board_response_set(key: str, value: Any) -> None:
 
 
 def _local_remember(key: str, value: Any) -> None:
+    slot = _response_slot(key)
     with _local_lock:
-        _local_responses[key] = value
-        _local_responses.move_to_end(key)
+        _local_responses[slot] = (key, value)
+        _local_responses.move_to_end(slot)
         while len(_local_responses) > LOCAL_RESPONSES_MAX:
             _local_responses.popitem(last=False)
 
@@ -853,10 +864,11 @@ def board_data_pairs_add(data: BoardData, pairs: Mapping[frozenset[int], PairSig
 
 
 # What reads make from a board's data (its views: filtered, best entry per model, sorted, ranked, marked), kept in
-# this process under the data's content key: a read after a score landed elsewhere (a new cache version, the same
-# rows) makes none of it again. Bounded: the least recently used go first.
+# this process per split and `what` for the data's content key: a read after a score landed elsewhere (a new cache
+# version, the same rows) makes none of it again, and what was made from rows since changed goes when the new is made
+# (as whole responses: one per page). Bounded: the least recently used go first.
 LOCAL_DERIVED_MAX = 64
-_local_derived: OrderedDict[tuple, Any] = OrderedDict()
+_local_derived: OrderedDict[tuple, tuple[str, Any]] = OrderedDict()
 
 
 def board_derived(data: BoardData, what: tuple, make: Callable[[], T]) -> T:
@@ -864,14 +876,16 @@ def board_derived(data: BoardData, what: tuple, make: Callable[[], T]) -> T:
     time for data with no content key."""
     if not data.content_key:
         return make()
-    key = (data.content_key, *what)
+    slot = (data.split_id, *what)
     with _local_lock:
-        if key in _local_derived:
-            _local_derived.move_to_end(key)
-            return _local_derived[key]
+        held = _local_derived.get(slot)
+        if held is not None and held[0] == data.content_key:
+            _local_derived.move_to_end(slot)
+            return held[1]
     made = make()
     with _local_lock:
-        _local_derived[key] = made
+        _local_derived[slot] = (data.content_key, made)
+        _local_derived.move_to_end(slot)
         while len(_local_derived) > LOCAL_DERIVED_MAX:
             _local_derived.popitem(last=False)
     return made

@@ -12,6 +12,7 @@ from leaderboard.asgi import _cached
 from leaderboard.core.board import PAGE_ROWS
 from scoring.core.provenance import WITHHELD
 from scoring.models import Score, Submission
+from scoring.selectors import board_cache_invalidate
 from tests.leaderboard.conftest import make_entry, make_reported, make_scored, random_scores
 from tests.leaderboard.test_asgi_fast_path import http_scope
 
@@ -187,3 +188,28 @@ def test_a_boards_rows_are_built_a_few_scores_at_a_time(epic_split, monkeypatch,
     assert sorted(built) == ids
     assert [built[pk] for pk in ids] == [r for r in selectors._load_rows(epic_split.pk) if r.submission_id in built]
     same_as_built_afresh(epic_split)
+
+
+@pytest.mark.django_db
+def test_a_process_keeps_one_copy_of_each_page_however_often_its_board_changes(client, epic_split):
+    """What a process keeps of a board's pages (whole responses, rendered tables) is one per page: a page read
+    after a score landed replaces what was kept of it, which no read asks for again (with 128 responses kept until
+    evicted, a 100x hub's server held ~30 MiB of stale exports: issue 34)."""
+    board_rows(epic_split, 5)
+    paths = ["/leaderboard/epic-bench/", "/leaderboard/epic-bench/?sort=BA", "/leaderboard/epic-bench/export.csv",
+             "/api/leaderboards/epic-bench/"]
+    selectors.board_local_responses_clear()
+    shown = []
+    for change in range(4):
+        make_scored(epic_split, make_entry(f"Landed-VL-{change}"), random_scores(10 + change, 40, 0.5))
+        board_cache_invalidate(split_id=epic_split.pk)  # as a score landing does
+        for path in paths:
+            response = client.get(path)
+            assert response.status_code == 200
+            shown.append(b"".join(response) if response.streaming else response.content)
+        assert b"Landed-VL-%d" % change in shown[-2]  # the CSV of this change
+        assert len(selectors._local_responses) == len(paths)
+        assert len(selectors._local_derived) == 3  # each page's table and the scorer versions: not one per change
+    for path, first in zip(paths, shown[-len(paths):]):
+        again = client.get(path)
+        assert (b"".join(again) if again.streaming else again.content) == first
