@@ -30,23 +30,81 @@ PROVENANCE_COLUMNS = ("file_sha256", "split_version", "ground_truth_sha256", "op
 UNRANKED_KINDS = frozenset({"human"})  # reference rows: shown in place, never ranked or tied
 
 
+_COLUMN_INDEXES: dict[tuple[str, ...], dict[str, int]] = {}  # one per set of columns (a benchmark's, a reading's)
+COLUMN_INDEXES_MAX = 10_000
+
+
+def _column_index(keys: tuple[str, ...]) -> dict[str, int]:
+    """Each key's place, in one dict shared by every row with the same keys in the same order (`Figures`,
+    `Intervals`); the keys interned."""
+    index = _COLUMN_INDEXES.get(keys)
+    if index is None:
+        index = {sys.intern(key): i for i, key in enumerate(keys)}
+        if len(_COLUMN_INDEXES) < COLUMN_INDEXES_MAX:
+            _COLUMN_INDEXES[keys] = index
+    return index
+
+
+_NO_FIGURE = float("nan")  # where a column has no figure (None), in `Figures`' array
+
+
+class Figures(Mapping[str, "float | None"]):
+    """A row's figures per column (a finite float, or None), held as one array of doubles (NaN for none) under a
+    column index shared by every row with the same columns: a process keeps a board's rows between reads
+    (leaderboard.selectors), and a dict of float objects took ~1.6 KB of an EPIC row, 0.3 here (issue 34). Read
+    only, compared as any mapping; `get` is the rows' fast read (`BoardRow.value`)."""
+
+    __slots__ = ("_index", "_values")
+
+    def __init__(self, found: Mapping[str, Any]):
+        kept = {key: _figure(v) for key, v in found.items() if v is None or isinstance(v, (int, float))}
+        self._index = _column_index(tuple(kept))
+        self._values = array("d", [_NO_FIGURE if v is None else v for v in kept.values()])
+
+    @classmethod
+    def of(cls, found: Mapping[str, Any]) -> "Figures":
+        return found if isinstance(found, Figures) else cls(found)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        i = self._index.get(key)
+        if i is None:
+            return default
+        v = self._values[i]
+        return None if v != v else v
+
+    def __getitem__(self, key: str) -> float | None:
+        v = self._values[self._index[key]]
+        return None if v != v else v
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Figures) and other._index is self._index:
+            return self._values.tobytes() == other._values.tobytes()  # every None is the same NaN
+        return super().__eq__(other)
+
+    __hash__ = None  # type: ignore[assignment]  # as a dict's
+
+    def __reduce__(self) -> tuple:
+        return Figures, (dict(self),)
+
+    def __repr__(self) -> str:
+        return f"Figures({dict(self)!r})"
+
+
 class Intervals(Mapping[str, tuple[float, float]]):
     """A row's confidence intervals per column, held as one array of doubles under a column index shared by every
-    row with the same columns: a process keeps a board's rows between reads (leaderboard.selectors), and a dict of
-    tuples of floats took ~100 bytes a column, 16 here (issue 34). Read only, compared as any mapping."""
+    row with the same columns (as `Figures`): a dict of tuples of floats took ~100 bytes a column, 16 here (issue
+    34). Read only, compared as any mapping."""
 
     __slots__ = ("_index", "_bounds")
-    _indexes: dict[tuple[str, ...], dict[str, int]] = {}  # one per set of columns (a benchmark's, a reading's)
-    INDEXES_MAX = 10_000
 
     def __init__(self, found: Mapping[str, tuple[float, float]]):
-        keys = tuple(found)
-        index = self._indexes.get(keys)
-        if index is None:
-            index = {key: i for i, key in enumerate(keys)}
-            if len(self._indexes) < self.INDEXES_MAX:
-                self._indexes[keys] = index
-        self._index = index
+        self._index = _column_index(tuple(found))
         self._bounds = array("d", [bound for pair in found.values() for bound in pair])  # no room to spare
 
     @classmethod
@@ -62,6 +120,9 @@ class Intervals(Mapping[str, tuple[float, float]]):
 
     def __len__(self) -> int:
         return len(self._index)
+
+    def __reduce__(self) -> tuple:
+        return Intervals, (dict(self),)
 
     def __repr__(self) -> str:
         return f"Intervals({dict(self)!r})"
@@ -117,11 +178,10 @@ class BoardRow:
         # The figures made floats, or None where there is no finite one, once: every read asks each row for each
         # column's figure several times (filter, sort, marks), and a process keeps a board's rows between reads
         # (leaderboard.selectors), where a second, remembered copy of them cost ~2 KB a row. What is not a number
-        # (a score's text or nested keys) is no column's figure. The column keys interned: each score's JSON brings
-        # its own copies of some 50 keys (~4 KB of a kept row's ~14 KB at 2,000 rows; issue 34).
+        # (a score's text or nested keys) is no column's figure. Figures and intervals are arrays under column keys
+        # shared by the rows (`Figures`, `Intervals`): each score's JSON brings its own copies of some 50 keys.
         object.__setattr__(self, "overall", _figure(self.overall))
-        object.__setattr__(self, "values", {sys.intern(key): _figure(v) for key, v in self.values.items()
-                                            if v is None or isinstance(v, (int, float))})
+        object.__setattr__(self, "values", Figures.of(self.values))
         object.__setattr__(self, "intervals", Intervals.of(self.intervals))
         for name in ("kind", "thinking", "source", "scorer_version", "organisation", "row_type"):  # few distinct
             if type(text := getattr(self, name)) is str:
