@@ -388,7 +388,7 @@ _ROW_COLUMNS = ("pk", "source", "note", "run_set", "finished_at", "scorer_versio
                 "model_entry__parameters_b", "model_entry__organisation", "score__id", "score__updated_at",
                 "score__overall", "score__scorer_version", "score__created_at")
 LOCAL_ROWS_MAX = 50_000  # rows kept in all, over every split this process has read
-ROWS_BUILT_AT_ONCE = 250  # rows built from one read of their scores (`_rows_built`)
+ROWS_BUILT_AT_ONCE = 100  # rows built from one read of their scores (`_rows_built`)
 DIGEST_BUCKETS = 64  # a change reads the columns of the rows in its bucket: about 1/64 of a large board's
 CHANGES_KEPT = 8  # the last changes of a split's rows kept for views made before them
 
@@ -662,11 +662,12 @@ def _rows_kept(split_id: int) -> _KeptRows:
 
 def _rows_built(ids: Sequence[int], headline: str, readings: tuple, hidden: bool) -> dict[int, BoardRow]:
     """The rows of these submissions, built anew (`_row`), ROWS_BUILT_AT_ONCE at a time: a score read with its JSON
-    is some 45 KB in memory (EPIC), and the first read of a 2,000-row board held all of them at once, a ~90 MiB peak
-    that the process kept (issue 34). The scores' other readings are not read (a row under the headline's shows none
-    of them). Their scores are read on their own: a submission read with its score (select_related) and the score
-    holding its submission back are a reference cycle, and 2,000 of them (some 184,000 objects with their figures)
-    were left to the garbage collector's full pass, some 100-175 ms inside a later request."""
+    is some 45-70 KB in memory (EPIC), and the first read of a 2,000-row board held all of them at once, a ~90 MiB
+    peak that the process kept (issue 34); 250 at a time, 17 MiB above what the rows keep; 100, 9 (the cold build's
+    time the same within this machine's noise). The scores' other readings are not read (a row under the headline's
+    shows none of them). Their scores are read on their own: a submission read with its score (select_related) and
+    the score holding its submission back are a reference cycle, and 2,000 of them (some 184,000 objects with their
+    figures) were left to the garbage collector's full pass, some 100-175 ms inside a later request."""
     built: dict[int, BoardRow] = {}
     ids = sorted(ids)
     for start in range(0, len(ids), ROWS_BUILT_AT_ONCE):
