@@ -26,7 +26,6 @@ from markdown_it import MarkdownIt
 
 from leaderboard import selectors, services_analysis
 from leaderboard.board_views import error_page, pager_context, resolve_board, svg_response
-from leaderboard.core import analysis_svg
 from leaderboard.core.board import BadBoardQuery, board_page, csv_cell, parse_page
 from scoring import access
 from scoring.benchmarks import UnknownBenchmark, plugin_for
@@ -139,7 +138,7 @@ def analysis(request: HttpRequest, slug: str) -> HttpResponse:
     paged = figures or []
     charts = cache.get(f"{key}:svg") if key else None
     if charts is None:
-        charts = [analysis_svg.render(f.chart, title=f.title) or "" for f in paged]
+        charts = [chart or "" for chart in services_analysis.charts_drawn(paged)]
         if key:
             cache.set(f"{key}:svg", charts, selectors.ROWS_TIMEOUT)
     shown = [{"f": f, "svg": mark_safe(chart)} for f, chart in zip(paged, charts)]  # our own escaped SVG
@@ -175,7 +174,7 @@ def analysis_figure(request: HttpRequest, slug: str, key: str, fmt: str) -> Http
         return error_page(request, 404, f"No figure '{key[:40]}' for {benchmark.slug}. Known: {known}.")
     name = f"{benchmark.slug}-{slugify(split.name)}-v{split.version}-{figure.key}.{fmt}"
     if fmt == "svg":
-        body = analysis_svg.render(figure.chart, title=figure.title)
+        body = services_analysis.charts_drawn([figure])[0]
         if body is None:
             return error_page(request, 404, f"Figure '{figure.key}' is a table only: use .csv or .json.")
         return svg_response(body)

@@ -27,12 +27,13 @@ from django.core.cache import cache
 from django.db.models import Count, Max
 
 from leaderboard import selectors
+from leaderboard.core import analysis_svg
 from leaderboard.core.board import BoardQuery, BoardRow, BoardSpec, filter_rows, parse_query
 from leaderboard.core.board_kept import view_kept, view_updated
 from leaderboard.models import AnalysisSummary
 from scoring import access
 from scoring.benchmarks import UnknownBenchmark, board_for, plugin_for
-from scoring.core.analysis import AnalysisContext, ModelSamples, ModelSummary
+from scoring.core.analysis import AnalysisContext, Figure, ModelSamples, ModelSummary
 from scoring.core.plugin import BenchmarkPlugin
 from scoring.core.published import read_deltas, read_table
 from scoring.models import Split, Submission
@@ -277,3 +278,33 @@ def analysis_summary_on_verdicts(sender: object, *, submission_id: int, **kwargs
     """Receiver of `scoring.events.score_updated`: a person's verdict, in the person's request, which does not ask
     for the span (every entry's summary read: a second at 100x); the tab's next page makes it, once."""
     analysis_summary_update(submission_id=submission_id)
+
+
+CHART_TIMEOUT = 3600  # seconds a drawn chart is kept in the shared cache (found by what it draws: never stale)
+
+
+def charts_drawn(figures: Sequence[Figure]) -> list[str | None]:
+    """Each figure's chart as SVG (None for a table only), found in the shared cache under the digest of what it
+    draws, else drawn and stored. A page made again after a score landed redraws only the charts whose data changed:
+    the tab's heat maps were a fifth of an uncached page at 100x, drawn again for the same figures (issue 34); the
+    figure's own .svg URL reads the same."""
+    keys = [f"analysis-svg:{hashlib.sha256(pickle.dumps(_drawn_from(f), protocol=5)).hexdigest()}" for f in figures]
+    found = cache.get_many(keys)
+    drawn: list[str | None] = []
+    made: dict[str, str] = {}
+    for figure, key in zip(figures, keys):
+        chart = found.get(key)
+        if chart is None:
+            chart = made[key] = analysis_svg.render(figure.chart, title=figure.title) or ""  # "": a table only
+        drawn.append(chart or None)
+    if made:
+        cache.set_many(made, CHART_TIMEOUT)
+    return drawn
+
+
+def _drawn_from(figure: Figure) -> tuple:
+    """What a figure's SVG is made of (`analysis_svg.render`: its chart and title), as plain values: equal pickles
+    are equal inputs (a value pickled another way gives another key: a miss, never a wrong chart)."""
+    chart = figure.chart
+    return (chart.kind, tuple(chart.x), tuple((s.name, tuple(s.values)) for s in chart.series), chart.y_label,
+            chart.y_max, figure.title)
