@@ -51,7 +51,7 @@ _NO_FIGURE = float("nan")  # where a column has no figure (None), in `Figures`' 
 class Figures(Mapping[str, "float | None"]):
     """A row's figures per column (a finite float, or None), held as one array of doubles (NaN for none) under a
     column index shared by every row with the same columns: a process keeps a board's rows between reads
-    (leaderboard.selectors), and a dict of float objects took ~1.6 KB of an EPIC row, 0.3 here (issue 34). Read
+    (leaderboard.selectors), and a dict of float objects took ~1.6 KB of an EPIC row, ~0.4 here (issue 34). Read
     only, compared as any mapping; `get` is the rows' fast read (`BoardRow.value`)."""
 
     __slots__ = ("_index", "_values")
