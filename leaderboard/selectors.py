@@ -213,8 +213,44 @@ PAGE_PATH_KEPT = 300  # characters of a full path a page key holds as they are; 
 # newest key's bytes replace the page's older ones, which no read asks for again once its board changed (kept until
 # evicted, 128 of them held some 30 MiB of a 100x board's stale exports: issue 34). Least recently used first out.
 LOCAL_RESPONSES_MAX = 128
-_local_responses: OrderedDict[str, tuple[str, Any]] = OrderedDict()
 _local_lock = threading.Lock()
+_MISSING = object()
+
+
+class _Slots:
+    """What a process keeps in front of the shared cache, one value per slot (a page, a table, a read): the one made
+    for the slot's newest stamp (a key, a content key), which replaces the older; a value asked for with another stamp
+    is not found. Bounded: the least recently used slot goes first."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._held: OrderedDict[Any, tuple[Any, Any]] = OrderedDict()
+
+    def get(self, slot: Any, stamp: Any) -> Any:
+        """The value kept for `slot` under `stamp`, or _MISSING."""
+        with _local_lock:
+            held = self._held.get(slot)
+            if held is None or held[0] != stamp:
+                return _MISSING
+            self._held.move_to_end(slot)
+            return held[1]
+
+    def put(self, slot: Any, stamp: Any, value: Any) -> None:
+        with _local_lock:
+            self._held[slot] = (stamp, value)
+            self._held.move_to_end(slot)
+            while len(self._held) > self.size:
+                self._held.popitem(last=False)
+
+    def clear(self) -> None:
+        with _local_lock:
+            self._held.clear()
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+
+_local_responses = _Slots(LOCAL_RESPONSES_MAX)
 
 
 def _response_slot(key: str) -> str:
@@ -226,34 +262,22 @@ def _response_slot(key: str) -> str:
 
 def board_response_get(key: str) -> Any:
     """A whole board response (page bytes or a CachedResponse) by its key, or None."""
-    slot = _response_slot(key)
-    with _local_lock:
-        held = _local_responses.get(slot)
-        if held is not None and held[0] == key:
-            _local_responses.move_to_end(slot)
-            return held[1]
+    found = _local_responses.get(_response_slot(key), key)
+    if found is not _MISSING:
+        return found
     found = cache.get(key)
     if found is not None:
-        _local_remember(key, found)
+        _local_responses.put(_response_slot(key), key, found)
     return found
 
 
 def board_response_set(key: str, value: Any) -> None:
     cache.set(key, value, ROWS_TIMEOUT)
-    _local_remember(key, value)
+    _local_responses.put(_response_slot(key), key, value)
 
 
-def _local_remember(key: str, value: Any) -> None:
-    slot = _response_slot(key)
-    with _local_lock:
-        _local_responses[slot] = (key, value)
-        _local_responses.move_to_end(slot)
-        while len(_local_responses) > LOCAL_RESPONSES_MAX:
-            _local_responses.popitem(last=False)
-
-
-_local_members: OrderedDict[tuple[str, int], tuple[tuple, Any]] = OrderedDict()
 LOCAL_MEMBERS_MAX = 64  # (name, split) pairs kept by `board_members_kept`
+_local_members = _Slots(LOCAL_MEMBERS_MAX)
 
 
 def board_members_kept(name: str, split_id: int, rows: Sequence[BoardRow], make: Callable[[], T]) -> T:
@@ -261,28 +285,22 @@ def board_members_kept(name: str, split_id: int, rows: Sequence[BoardRow], make:
     (each run of a repeated one) of the same model entries: for what follows those alone, which a score landing,
     a new interval or a note changes none of (e.g. VGE's list of every upload's options for its figures)."""
     members = tuple((r.submission_id, r.run_ids, r.row_type, r.model_name, r.thinking, r.kind) for r in rows)
-    with _local_lock:
-        held = _local_members.get((name, split_id))
-    if held is not None and held[0] == members:
-        return held[1]
-    found = make()
-    with _local_lock:
-        _local_members[(name, split_id)] = (members, found)
-        _local_members.move_to_end((name, split_id))
-        while len(_local_members) > LOCAL_MEMBERS_MAX:
-            _local_members.popitem(last=False)
+    found = _local_members.get((name, split_id), members)
+    if found is _MISSING:
+        found = make()
+        _local_members.put((name, split_id), members, found)
     return found
 
 
 def board_local_responses_clear() -> None:
     """Forget this process's copies of responses, board rows and split lookups (tests that clear the shared cache
     clear these too)."""
+    _local_responses.clear()
+    _local_members.clear()
+    _local_derived.clear()
     with _local_lock:
-        _local_responses.clear()
-        _local_members.clear()
         _local_rows.clear()
         _local_pairs.clear()
-        _local_derived.clear()
         _local_views.clear()
     _local_splits.clear()
 
@@ -869,7 +887,7 @@ def board_data_pairs_add(data: BoardData, pairs: Mapping[frozenset[int], PairSig
 # version, the same rows) makes none of it again, and what was made from rows since changed goes when the new is made
 # (as whole responses: one per page). Bounded: the least recently used go first.
 LOCAL_DERIVED_MAX = 64
-_local_derived: OrderedDict[tuple, tuple[str, Any]] = OrderedDict()
+_local_derived = _Slots(LOCAL_DERIVED_MAX)
 
 
 def board_derived(data: BoardData, what: tuple, make: Callable[[], T]) -> T:
@@ -877,19 +895,11 @@ def board_derived(data: BoardData, what: tuple, make: Callable[[], T]) -> T:
     time for data with no content key."""
     if not data.content_key:
         return make()
-    slot = (data.split_id, *what)
-    with _local_lock:
-        held = _local_derived.get(slot)
-        if held is not None and held[0] == data.content_key:
-            _local_derived.move_to_end(slot)
-            return held[1]
-    made = make()
-    with _local_lock:
-        _local_derived[slot] = (data.content_key, made)
-        _local_derived.move_to_end(slot)
-        while len(_local_derived) > LOCAL_DERIVED_MAX:
-            _local_derived.popitem(last=False)
-    return made
+    found = _local_derived.get((data.split_id, *what), data.content_key)
+    if found is _MISSING:
+        found = make()
+        _local_derived.put((data.split_id, *what), data.content_key, found)
+    return found
 
 
 # The views made from a board's data, kept in this process per split and query: a read after a change brings the view
