@@ -144,11 +144,14 @@ def analysis_span_key(*, split: Split, plugin: BenchmarkPlugin, labelled: Sequen
         "summaries": _summaries_state(split, disclosure, version), "extra": context.extra,
         "submissions": sorted(context.submissions or ()),
     }
-    # pickle, not JSON: the site's reads of 2,000 VGE uploads were 60 ms as sorted JSON. Equal pickles are equal
-    # inputs; inputs built in another order (a set of strings in another process) give another key: a miss, never a
-    # wrong span.
-    digest = hashlib.sha256(pickle.dumps(made_of, protocol=pickle.HIGHEST_PROTOCOL)).hexdigest()
-    return f"analysis-span:{split.pk}:{digest}"
+    return f"analysis-span:{split.pk}:{_digest(made_of)}"
+
+
+def _digest(made_of: Any) -> str:
+    """A cache key's digest of what a stored value is made of. Pickle, not JSON: the site's reads of 2,000 VGE uploads
+    were 60 ms as sorted JSON. Equal pickles are equal inputs; inputs built in another order (a set of strings in
+    another process) give another key: a miss, never a wrong value."""
+    return hashlib.sha256(pickle.dumps(made_of, protocol=pickle.HIGHEST_PROTOCOL)).hexdigest()
 
 
 def analysis_span(*, split: Split, plugin: BenchmarkPlugin, labelled: Sequence[tuple[BoardRow, str]],
@@ -288,7 +291,7 @@ def charts_drawn(figures: Sequence[Figure]) -> list[str | None]:
     draws, else drawn and stored. A page made again after a score landed redraws only the charts whose data changed:
     the tab's heat maps were a fifth of an uncached page at 100x, drawn again for the same figures (issue 34); the
     figure's own .svg URL reads the same."""
-    keys = [f"analysis-svg:{hashlib.sha256(pickle.dumps(_drawn_from(f), protocol=5)).hexdigest()}" for f in figures]
+    keys = [f"analysis-svg:{_digest(_drawn_from(f))}" for f in figures]
     found = cache.get_many(keys)
     drawn: list[str | None] = []
     made: dict[str, str] = {}
@@ -303,8 +306,7 @@ def charts_drawn(figures: Sequence[Figure]) -> list[str | None]:
 
 
 def _drawn_from(figure: Figure) -> tuple:
-    """What a figure's SVG is made of (`analysis_svg.render`: its chart and title), as plain values: equal pickles
-    are equal inputs (a value pickled another way gives another key: a miss, never a wrong chart)."""
+    """What a figure's SVG is made of (`analysis_svg.render`: its chart and title), as plain values (`_digest`)."""
     chart = figure.chart
     return (chart.kind, tuple(chart.x), tuple((s.name, tuple(s.values)) for s in chart.series), chart.y_label,
             chart.y_max, figure.title)
